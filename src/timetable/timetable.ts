@@ -1,0 +1,43 @@
+import type { DataInterval, Slot } from '../../projections/slot.js';
+
+/** What a pipeline definition says about its schedule (see DESIGN §1). */
+export type TimetableSpec = {
+  /** `@daily`, `@hourly`, `@weekly`, `@monthly`, `@yearly`, five-field cron, or `every 6h`. */
+  schedule: string;
+  /** `interval` (data-interval timetable, the default) or `trigger` (zero-width slots). */
+  timetable: 'interval' | 'trigger';
+  /** IANA zone, e.g. `Asia/Jakarta`. */
+  timezone: string;
+  /** First slot bound: the first tick at or after this instant (RFC 3339). */
+  start: string;
+  /** Last slot bound, inclusive (RFC 3339), or null for open-ended. */
+  end: string | null;
+};
+
+/**
+ * A pipeline's schedule turned into slots. All arguments and results in epoch ms
+ * or the `Slot` data shape; nothing here reads a clock.
+ */
+export interface Timetable {
+  readonly spec: TimetableSpec;
+  /** True when date keys are `YYYY-MM-DD` (day-or-coarser schedules ticking at local midnight). */
+  readonly dailyKeys: boolean;
+  /** The slot whose logical date is exactly `logicalMs` (within start/end), else undefined. */
+  slotAt(logicalMs: number): Slot | undefined;
+  /** The first slot of the pipeline (first tick at or after start), or undefined if end < start. */
+  first(): Slot | undefined;
+  /** The slot after `slot`, or undefined past `end`. */
+  next(slot: Slot): Slot | undefined;
+  /** Slots whose logical date lies in [fromMs, toMs], ascending, clipped to start/end. */
+  slotsBetween(fromMs: number, toMs: number): Iterable<Slot>;
+  /** The latest slot whose runAfter is <= nowMs, or undefined when none is due yet. */
+  lastDue(nowMs: number): Slot | undefined;
+  /** The data interval the timetable gives an arbitrary logical date (used for off-schedule manual runs). */
+  intervalFor(logicalMs: number): DataInterval;
+  /** Parses a date key or an RFC 3339 instant to epoch ms; throws LedgerError('input.invalidDate') when invalid. */
+  parseDate(text: string): number;
+  /** The date key of a logical date. */
+  keyOf(logicalMs: number): string;
+  /** RFC 3339 with the zone's local offset, seconds precision (milliseconds only when non-zero). */
+  formatInstant(ms: number): string;
+}
