@@ -1,0 +1,19 @@
+import { z } from 'zod';
+
+/** Pipeline names: `[a-z0-9][a-z0-9_.-]{0,127}` (DESIGN §1). */
+export const PipelineName = z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,127}$/);
+
+/** An RFC 3339 instant with an offset or `Z`. */
+export const Instant = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
+
+export const DataInterval = z.object({ start: Instant, end: Instant });
+
+export const RunType = z.enum(['scheduled', 'manual', 'backfill', 'catchup']);
+export type RunType = z.infer<typeof RunType>;
+
+/** The part every run event carries, so projections never need a lookup. */
+export const RunRef = {
+  pipeline: PipelineName,
+  date: z.string().min(1),
+  runId: z.string().min(1),
+};

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { PipelineDefined } from './pipeline-defined.js';
+import { PipelineRedefined } from './pipeline-redefined.js';
+import { RunAbandoned } from './run-abandoned.js';
+import { RunCleared } from './run-cleared.js';
+import { RunFailed } from './run-failed.js';
+import { RunHeartbeat } from './run-heartbeat.js';
+import { RunStarted } from './run-started.js';
+import { RunSucceeded } from './run-succeeded.js';
+
+/** Every event runledger records, discriminated on `type` (DESIGN §3). */
+export const LedgerEvent = z.discriminatedUnion('type', [
+  PipelineDefined,
+  PipelineRedefined,
+  RunStarted,
+  RunSucceeded,
+  RunFailed,
+  RunCleared,
+  RunHeartbeat,
+  RunAbandoned,
+]);
+export type LedgerEvent = z.infer<typeof LedgerEvent>;
+export type EventType = LedgerEvent['type'];
+export type EventOfType<T extends EventType> = Extract<LedgerEvent, { type: T }>;
+
+/** The schema version each type is written with today; older ones are upcast on read. */
+export const currentSchemaVersion: Readonly<Record<EventType, number>> = {
+  PipelineDefined: 1,
+  PipelineRedefined: 1,
+  RunStarted: 1,
+  RunSucceeded: 1,
+  RunFailed: 1,
+  RunCleared: 1,
+  RunHeartbeat: 1,
+  RunAbandoned: 1,
+};
+
+export function isEventType(type: string): type is EventType {
+  return Object.hasOwn(currentSchemaVersion, type);
+}

@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { Instant, PipelineName } from './common.js';
+
+/** A pipeline's definition as recorded by `define` (DESIGN §1). */
+export const PipelineDefinition = z.object({
+  pipeline: PipelineName,
+  schedule: z.string().min(1),
+  timetable: z.enum(['interval', 'trigger']),
+  timezone: z.string().min(1),
+  start: Instant,
+  end: Instant.nullable(),
+  catchup: z.boolean(),
+  maxActiveRuns: z.number().int().positive(),
+  /** Default lease of a run in milliseconds, used when `start` gives none. */
+  leaseMs: z.number().int().positive(),
+});
+export type PipelineDefinition = z.infer<typeof PipelineDefinition>;

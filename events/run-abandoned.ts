@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { RunRef } from './common.js';
+
+/** A running run whose lease expired was taken over by a new attempt (S4). */
+export const RunAbandoned = z.object({
+  type: z.literal('RunAbandoned'),
+  schemaVersion: z.literal(1),
+  data: z.object({
+    ...RunRef,
+    reason: z.literal('leaseExpired'),
+    supersededBy: z.string(),
+  }),
+});
+export type RunAbandoned = z.infer<typeof RunAbandoned>;

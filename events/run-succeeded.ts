@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { RunRef } from './common.js';
+
+/** A run finished well; `metrics` is the user's JSON object (rows, rejected, revenue, …). */
+export const RunSucceeded = z.object({
+  type: z.literal('RunSucceeded'),
+  schemaVersion: z.literal(1),
+  data: z.object({
+    ...RunRef,
+    metrics: z.record(z.string(), z.unknown()),
+    outputs: z.array(z.string()),
+  }),
+});
+export type RunSucceeded = z.infer<typeof RunSucceeded>;

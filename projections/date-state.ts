@@ -1,0 +1,41 @@
+import type { RunType } from '../events/common.js';
+import type { DataInterval } from './slot.js';
+
+/** S2: the status of a date key's latest generation. A key with no event is `missing`. */
+export type DateStatus = 'running' | 'success' | 'failed' | 'cleared';
+
+/** The current state of one date key (the `dates[]` rows of `state --json`). */
+export type DateState = {
+  date: string;
+  status: DateStatus;
+  /** The latest run of the key (for a cleared key: the run that was cleared). */
+  runId: string;
+  attempt: number;
+  /** How many runs the key has had in all. */
+  attempts: number;
+  runType: RunType;
+  logicalDate: string;
+  dataInterval: DataInterval;
+  runAfter: string;
+  startedAt: string;
+  finishedAt: string | null;
+  leaseExpiresAt: string;
+  metrics: Record<string, unknown> | null;
+  outputs: string[];
+  error: { message: string; code: string | null } | null;
+  offSchedule: boolean;
+  forced: boolean;
+  clearedAt: string | null;
+  /** Version of the key's stream, for optimistic concurrency. */
+  version: number;
+};
+
+/** True when `runId` is the run that may still complete this key (S3 fencing). */
+export function isCurrentRun(date: DateState | undefined, runId: string): boolean {
+  return date !== undefined && date.status !== 'cleared' && date.runId === runId;
+}
+
+/** True when a running key's lease has run out at `nowMs`. */
+export function leaseExpired(date: DateState, nowMs: number): boolean {
+  return date.status === 'running' && Date.parse(date.leaseExpiresAt) <= nowMs;
+}

@@ -1,0 +1,61 @@
+import type { RunFailed } from '../events/run-failed.js';
+import type { RunHeartbeat } from '../events/run-heartbeat.js';
+import type { RunSucceeded } from '../events/run-succeeded.js';
+import type { PipelineState } from './pipeline-state.js';
+import { accept, refuse, type Decision } from './refusal.js';
+
+export type CompletionCommand =
+  | { kind: 'succeed'; runId: string; date: string; metrics: Record<string, unknown>; outputs: string[] }
+  | { kind: 'fail'; runId: string; date: string; error: string; code: string | null }
+  | { kind: 'heartbeat'; runId: string; date: string; leaseMs: number };
+
+/** `events` is empty when the same completion was already recorded (idempotent repeat). */
+export type CompletionDecision = { events: Array<RunSucceeded | RunFailed | RunHeartbeat>; repeated: boolean };
+
+/**
+ * S3 fencing: a completion must name the key's current run. A repeat of the
+ * completion already recorded is a no-op, not an error.
+ *
+ * @example
+ * decideCompletion(state, { kind: 'succeed', runId, date, metrics: {}, outputs: [] }, { nowMs })
+ */
+export function decideCompletion(state: PipelineState, command: CompletionCommand, context: { nowMs: number }): Decision<CompletionDecision> {
+  const { pipeline } = state;
+  const date = state.dates.get(command.date);
+  const what = command.kind === 'heartbeat' ? 'heartbeat' : command.kind === 'succeed' ? 'success' : 'failure';
+  if (!date) {
+    return refuse('ledger.unknownRun', `run ${command.runId} has no start for ${pipeline} ${command.date}; start the run first`);
+  }
+  if (date.runId !== command.runId) {
+    return refuse(
+      'ledger.staleRun',
+      `run ${command.runId} of ${pipeline} ${command.date} was superseded by attempt ${date.attempt} (run ${date.runId}); its ${what} is not recorded`,
+    );
+  }
+  if (date.status === 'cleared') {
+    return refuse(
+      'ledger.staleRun',
+      `run ${command.runId} of ${pipeline} ${command.date} was cleared at ${date.clearedAt}; its ${what} is not recorded. Start a new attempt instead`,
+    );
+  }
+  const ref = { pipeline, date: command.date, runId: command.runId };
+  if (date.status === 'running') {
+    switch (command.kind) {
+      case 'succeed':
+        return accept({ events: [{ type: 'RunSucceeded', schemaVersion: 1, data: { ...ref, metrics: command.metrics, outputs: command.outputs } }], repeated: false });
+      case 'fail':
+        return accept({ events: [{ type: 'RunFailed', schemaVersion: 1, data: { ...ref, error: command.error, code: command.code } }], repeated: false });
+      case 'heartbeat': {
+        const leaseExpiresAt = new Date(context.nowMs + command.leaseMs).toISOString();
+        return accept({ events: [{ type: 'RunHeartbeat', schemaVersion: 1, data: { ...ref, leaseExpiresAt } }], repeated: false });
+      }
+    }
+  }
+  const repeat = (command.kind === 'succeed' && date.status === 'success') || (command.kind === 'fail' && date.status === 'failed');
+  if (repeat) return accept({ events: [], repeated: true });
+  const finished = date.error?.code === 'abandoned' ? 'was abandoned when its lease expired' : `already ${date.status === 'success' ? 'succeeded' : 'failed'}`;
+  return refuse(
+    'ledger.runFinished',
+    `run ${command.runId} of ${pipeline} ${command.date} ${finished}; its ${what} is not recorded. Start a new attempt to run it again`,
+  );
+}

@@ -1,0 +1,84 @@
+import type { RunType } from '../events/common.js';
+import type { RunAbandoned } from '../events/run-abandoned.js';
+import type { RunStarted } from '../events/run-started.js';
+import { leaseExpired } from './date-state.js';
+import type { PipelineState } from './pipeline-state.js';
+import { accept, refuse, type Decision } from './refusal.js';
+import type { Slot } from './slot.js';
+
+export type StartCommand = {
+  pipeline: string;
+  /** The slot to run; for an off-schedule manual run, the explicit date and its interval. */
+  slot: Slot;
+  /** False when the logical date is not a slot of the timetable. */
+  onSchedule: boolean;
+  runType: RunType;
+  force: boolean;
+  /** The new run's id, made by the caller (ids are randomness, kept out of the core). */
+  runId: string;
+  leaseMs: number;
+};
+
+export type StartDecision = { events: Array<RunAbandoned | RunStarted>; attempt: number; takeoverOf: string | null };
+
+/**
+ * S4 start rules as a pure decision.
+ *
+ * @example
+ * const d = decideStart(state, command, { nowMs });
+ * if (!d.ok) console.error(d.refusal.message);
+ */
+export function decideStart(state: PipelineState, command: StartCommand, context: { nowMs: number }): Decision<StartDecision> {
+  const { slot, pipeline } = command;
+  const { nowMs } = context;
+  if (Date.parse(slot.logicalDate) > nowMs) {
+    return refuse('ledger.futureDate', `${pipeline} ${slot.date} is in the future; a run can only start for a logical date that has begun`);
+  }
+  if (!command.onSchedule && command.runType !== 'manual') {
+    return refuse('ledger.notASlot', `${slot.logicalDate} is not a slot of ${pipeline}'s timetable; use --type manual to run an off-schedule date`);
+  }
+  if (command.onSchedule && command.runType !== 'manual' && Date.parse(slot.runAfter) > nowMs) {
+    return refuse('ledger.notDue', `${pipeline} ${slot.date} is not due until ${slot.runAfter}; wait, or use --type manual to run it early`);
+  }
+  const current = state.dates.get(slot.date);
+  let takeover: RunAbandoned | null = null;
+  if (current?.status === 'running') {
+    if (!leaseExpired(current, nowMs)) {
+      return refuse(
+        'ledger.alreadyRunning',
+        `${pipeline} ${slot.date} is already running as run ${current.runId} (attempt ${current.attempt}, lease until ${current.leaseExpiresAt}); wait for it, or clear it first`,
+      );
+    }
+    takeover = {
+      type: 'RunAbandoned',
+      schemaVersion: 1,
+      data: { pipeline, date: slot.date, runId: current.runId, reason: 'leaseExpired', supersededBy: command.runId },
+    };
+  }
+  if (current?.status === 'success' && !command.force) {
+    return refuse(
+      'ledger.alreadySucceeded',
+      `${pipeline} ${slot.date} already succeeded (run ${current.runId}); pass --force to reprocess it`,
+    );
+  }
+  const attempt = (current?.attempts ?? 0) + 1;
+  const started: RunStarted = {
+    type: 'RunStarted',
+    schemaVersion: 1,
+    data: {
+      pipeline,
+      date: slot.date,
+      runId: command.runId,
+      attempt,
+      runType: command.runType,
+      logicalDate: slot.logicalDate,
+      dataInterval: slot.dataInterval,
+      runAfter: slot.runAfter,
+      leaseExpiresAt: new Date(nowMs + command.leaseMs).toISOString(),
+      force: current?.status === 'success',
+      offSchedule: !command.onSchedule,
+      takeoverOf: takeover ? takeover.data.runId : null,
+    },
+  };
+  return accept({ events: takeover ? [takeover, started] : [started], attempt, takeoverOf: started.data.takeoverOf });
+}

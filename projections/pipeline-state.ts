@@ -1,0 +1,138 @@
+import type { PipelineDefinition } from '../events/pipeline-definition.js';
+import type { RecordedEvent } from '../events/recorded-event.js';
+import { isCurrentRun, type DateState } from './date-state.js';
+
+/** A date key and its logical date; compared by instant, never as text (S5). */
+export type DateMark = { date: string; logicalDate: string };
+
+/** Everything the ledger knows about one pipeline, folded from its events. */
+export type PipelineState = {
+  pipeline: string;
+  definition: PipelineDefinition | null;
+  definedAt: string | null;
+  /** Version of the pipeline's own stream (definitions). */
+  version: number;
+  dates: Map<string, DateState>;
+  /** S5: the greatest date key that ever had a success; never lowered. */
+  watermark: DateMark | null;
+  /** Position of the last event folded in (0 before any). */
+  position: number;
+};
+
+export function initialState(pipeline: string): PipelineState {
+  return { pipeline, definition: null, definedAt: null, version: 0, dates: new Map(), watermark: null, position: 0 };
+}
+
+/**
+ * Folds one event into the state (S2, S5). The fold owns its state: `evolve`
+ * updates the `dates` map of the state it is given instead of copying it, so
+ * a rebuild over a million events stays linear. Keep a `structuredClone` if
+ * you need the previous state.
+ *
+ * Completions from a run that is not current are ignored here as well as
+ * refused by the deciders, so no log, however it was made, can let a stale
+ * run change a key (S3).
+ *
+ * @example
+ * const state = events.reduce(evolve, initialState('etl_orders'));
+ */
+export function evolve(state: PipelineState, event: RecordedEvent): PipelineState {
+  const next = { ...state, position: event.position };
+  switch (event.type) {
+    case 'PipelineDefined':
+      return { ...next, definition: event.data, definedAt: event.recordedAt, version: event.streamVersion };
+    case 'PipelineRedefined':
+      return { ...next, definition: event.data.definition, version: event.streamVersion };
+    case 'RunStarted': {
+      const d = event.data;
+      const before = state.dates.get(d.date);
+      state.dates.set(d.date, {
+        date: d.date,
+        status: 'running',
+        runId: d.runId,
+        attempt: d.attempt,
+        attempts: (before?.attempts ?? 0) + 1,
+        runType: d.runType,
+        logicalDate: d.logicalDate,
+        dataInterval: d.dataInterval,
+        runAfter: d.runAfter,
+        startedAt: event.recordedAt,
+        finishedAt: null,
+        leaseExpiresAt: d.leaseExpiresAt,
+        metrics: null,
+        outputs: [],
+        error: null,
+        offSchedule: d.offSchedule,
+        forced: d.force,
+        clearedAt: null,
+        version: event.streamVersion,
+      });
+      return next;
+    }
+    case 'RunSucceeded': {
+      const date = state.dates.get(event.data.date);
+      if (!date || !isCurrentRun(date, event.data.runId) || date.status !== 'running') return touch(next, event);
+      state.dates.set(date.date, {
+        ...date,
+        status: 'success',
+        finishedAt: event.recordedAt,
+        metrics: event.data.metrics,
+        outputs: event.data.outputs,
+        version: event.streamVersion,
+      });
+      const mark = { date: date.date, logicalDate: date.logicalDate };
+      const higher = !state.watermark || Date.parse(mark.logicalDate) > Date.parse(state.watermark.logicalDate);
+      return higher ? { ...next, watermark: mark } : next;
+    }
+    case 'RunFailed': {
+      const date = state.dates.get(event.data.date);
+      if (!date || !isCurrentRun(date, event.data.runId) || date.status !== 'running') return touch(next, event);
+      state.dates.set(date.date, {
+        ...date,
+        status: 'failed',
+        finishedAt: event.recordedAt,
+        error: { message: event.data.error, code: event.data.code },
+        version: event.streamVersion,
+      });
+      return next;
+    }
+    case 'RunAbandoned': {
+      const date = state.dates.get(event.data.date);
+      if (!date || !isCurrentRun(date, event.data.runId)) return touch(next, event);
+      state.dates.set(date.date, {
+        ...date,
+        status: 'failed',
+        finishedAt: event.recordedAt,
+        error: { message: `abandoned: lease expired at ${date.leaseExpiresAt}`, code: 'abandoned' },
+        version: event.streamVersion,
+      });
+      return next;
+    }
+    case 'RunHeartbeat': {
+      const date = state.dates.get(event.data.date);
+      if (!date || !isCurrentRun(date, event.data.runId) || date.status !== 'running') return touch(next, event);
+      state.dates.set(date.date, { ...date, leaseExpiresAt: event.data.leaseExpiresAt, version: event.streamVersion });
+      return next;
+    }
+    case 'RunCleared': {
+      const date = state.dates.get(event.data.date);
+      if (!date || date.status === 'cleared') return touch(next, event);
+      state.dates.set(date.date, { ...date, status: 'cleared', clearedAt: event.recordedAt, version: event.streamVersion });
+      return next;
+    }
+    default: {
+      const unknown: never = event;
+      throw new Error(`evolve: unhandled event ${JSON.stringify((unknown as { type: unknown }).type)}`);
+    }
+  }
+}
+
+/**
+ * An ignored run event still advances its key's stream version, so the next
+ * append on that key expects the version the store really holds.
+ */
+function touch(state: PipelineState, event: RecordedEvent & { data: { date: string } }): PipelineState {
+  const date = state.dates.get(event.data.date);
+  if (date) state.dates.set(date.date, { ...date, version: event.streamVersion });
+  return state;
+}

@@ -1,0 +1,96 @@
+import type { RunType } from '../events/common.js';
+import type { RecordedEvent } from '../events/recorded-event.js';
+import type { DataInterval } from './slot.js';
+
+export type RunStatus = 'running' | 'success' | 'failed' | 'cleared' | 'abandoned';
+
+/** One attempt at one date key (the rows of `runs`). */
+export type RunRecord = {
+  runId: string;
+  date: string;
+  attempt: number;
+  runType: RunType;
+  status: RunStatus;
+  logicalDate: string;
+  dataInterval: DataInterval;
+  startedAt: string;
+  finishedAt: string | null;
+  leaseExpiresAt: string;
+  actor: string;
+  forced: boolean;
+  offSchedule: boolean;
+  metrics: Record<string, unknown> | null;
+  error: string | null;
+};
+
+/** Every run of a pipeline, in start order, keyed by run id. */
+export type RunHistory = { runs: Map<string, RunRecord> };
+
+export function initialRunHistory(): RunHistory {
+  return { runs: new Map() };
+}
+
+/**
+ * Folds one event into the run history. Like `evolve`, it updates the map it
+ * is given. A result only lands on a run that is still `running`, matching
+ * the fencing of the per-date state.
+ */
+export function evolveRunHistory(history: RunHistory, event: RecordedEvent): RunHistory {
+  switch (event.type) {
+    case 'PipelineDefined':
+    case 'PipelineRedefined':
+      return history;
+    case 'RunHeartbeat':
+      update(history, event.data.runId, (r) => (r.status === 'running' ? { ...r, leaseExpiresAt: event.data.leaseExpiresAt } : r));
+      return history;
+    case 'RunStarted': {
+      const d = event.data;
+      history.runs.set(d.runId, {
+        runId: d.runId,
+        date: d.date,
+        attempt: d.attempt,
+        runType: d.runType,
+        status: 'running',
+        logicalDate: d.logicalDate,
+        dataInterval: d.dataInterval,
+        startedAt: event.recordedAt,
+        finishedAt: null,
+        leaseExpiresAt: d.leaseExpiresAt,
+        actor: event.metadata.actor,
+        forced: d.force,
+        offSchedule: d.offSchedule,
+        metrics: null,
+        error: null,
+      });
+      return history;
+    }
+    case 'RunSucceeded':
+      update(history, event.data.runId, (r) =>
+        r.status === 'running' ? { ...r, status: 'success', finishedAt: event.recordedAt, metrics: event.data.metrics } : r,
+      );
+      return history;
+    case 'RunFailed':
+      update(history, event.data.runId, (r) =>
+        r.status === 'running' ? { ...r, status: 'failed', finishedAt: event.recordedAt, error: event.data.error } : r,
+      );
+      return history;
+    case 'RunAbandoned':
+      update(history, event.data.runId, (r) =>
+        r.status === 'running' ? { ...r, status: 'abandoned', finishedAt: event.recordedAt, error: 'lease expired' } : r,
+      );
+      return history;
+    case 'RunCleared':
+      // A clear closes the generation of the key's current run, whatever its outcome was.
+      update(history, event.data.runId, (r) => (r.status === 'cleared' ? r : { ...r, status: 'cleared', finishedAt: r.finishedAt ?? event.recordedAt }));
+      return history;
+    default: {
+      const unknown: never = event;
+      throw new Error(`evolveRunHistory: unhandled event ${JSON.stringify((unknown as { type: unknown }).type)}`);
+    }
+  }
+}
+
+function update(history: RunHistory, runId: string, change: (run: RunRecord) => RunRecord): void {
+  const run = history.runs.get(runId);
+  if (run) history.runs.set(runId, change(run));
+}

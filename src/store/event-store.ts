@@ -1,0 +1,71 @@
+import type { EventMetadata } from '../../events/event-metadata.js';
+import type { LedgerEvent } from '../../events/ledger-event.js';
+import type { RecordedEvent } from '../../events/recorded-event.js';
+
+/** An event to append: the domain event plus the envelope fields the caller decides. */
+export type NewEvent = LedgerEvent & {
+  eventId: string;
+  stream: string;
+  recordedAt: string;
+  metadata: EventMetadata;
+};
+
+/** `n`: the stream must be at version n (0 = must not exist yet); `any`: no check. */
+export type ExpectedVersion = number | 'any';
+
+export type AppendRequest = { stream: string; expectedVersion: ExpectedVersion; events: NewEvent[] };
+
+export type AppendResult =
+  | { ok: true; events: RecordedEvent[]; head: ChainHead; alreadyAppended: boolean }
+  | { ok: false; conflict: { stream: string; expected: ExpectedVersion; actual: number } };
+
+export type ChainHead = { position: number; hash: string };
+
+export type ReadFilter = {
+  /** Only events of this pipeline. */
+  pipeline?: string;
+  /** Only events of this stream. */
+  stream?: string;
+  /** Only events of this run. */
+  runId?: string;
+  /** Inclusive lower bound on position. */
+  fromPosition?: number;
+  /** Inclusive upper bound on position. */
+  toPosition?: number;
+  /** Rows per batch (default 1000). */
+  batchSize?: number;
+  /** Check every row against its schema (import, verify); the hot path trusts rows it wrote. */
+  validate?: boolean;
+};
+
+/** What a store can do beyond the port, so callers ask instead of testing `kind`. */
+export type StoreCapabilities = { concurrentWriters: 'processes' | 'machines' };
+
+/**
+ * The store port. Both adapters (SQLite, PostgreSQL) implement it; only their
+ * files import a database driver.
+ *
+ * - `append` writes several streams' events in one transaction, atomically:
+ *   all requests succeed or none. Positions are global, gapless and in commit
+ *   order; each event is hashed onto the chain inside that transaction (S14).
+ *   An event whose `eventId` is already stored makes the whole append a no-op
+ *   that returns the stored events (idempotent re-append).
+ * - `read` streams events in batches so memory follows the batch, not the log.
+ */
+export interface EventStore {
+  readonly kind: 'sqlite' | 'postgres';
+  readonly capabilities: StoreCapabilities;
+  append(requests: AppendRequest[]): Promise<AppendResult>;
+  read(filter?: ReadFilter): AsyncIterable<RecordedEvent[]>;
+  /** The stored text of each event (the exact bytes that were hashed), in position order. */
+  readRaw(filter?: Pick<ReadFilter, 'fromPosition' | 'toPosition' | 'batchSize'>): AsyncIterable<RawEvent[]>;
+  /** The pipeline and stream of a run, from its `RunStarted`, or null. */
+  findRun(runId: string): Promise<{ pipeline: string; stream: string } | null>;
+  head(): Promise<ChainHead>;
+  /** The last position whose `recordedAt` is at or before the instant (0 if none). */
+  positionAt(instant: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** A stored row as text: what `export` writes and `verify` re-hashes. */
+export type RawEvent = { position: number; payload: string; prevHash: string; hash: string };

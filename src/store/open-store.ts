@@ -1,0 +1,27 @@
+import { LedgerError } from '../errors.js';
+import type { EventStore } from './event-store.js';
+import { openSqliteStore } from './sqlite/sqlite-event-store.js';
+
+export type OpenStoreOptions = {
+  /** Create the ledger if it does not exist yet (write commands do; queries do not). */
+  create: boolean;
+};
+
+/** True for the URLs that select PostgreSQL (DESIGN §5). */
+export function isPostgresUrl(db: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(db);
+}
+
+/**
+ * Opens the store a `--db` value names: a `postgres://` or `postgresql://`
+ * URL selects PostgreSQL, anything else is a SQLite file path.
+ *
+ * @example
+ * const store = await openStore('./runledger.db', { create: true });
+ */
+export async function openStore(db: string, options: OpenStoreOptions): Promise<EventStore> {
+  if (isPostgresUrl(db)) {
+    throw new LedgerError('input.unsupportedStore', `PostgreSQL ledgers are not supported by this build yet; use a SQLite file path for --db`);
+  }
+  return openSqliteStore({ path: db, create: options.create });
+}

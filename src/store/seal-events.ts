@@ -1,0 +1,39 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../../events/canonical-json.js';
+import { chainHash } from '../../events/hash-chain.js';
+import type { HashedEvent, RecordedEvent } from '../../events/recorded-event.js';
+import type { ChainHead, NewEvent } from './event-store.js';
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+export type SealedEvent = { event: RecordedEvent; payload: string; pipeline: string; runId: string | null };
+
+/**
+ * Gives new events their positions and stream versions and links them onto
+ * the chain. Called by adapters inside their append transaction, after they
+ * read the head under the append lock, so the chain stays linear.
+ */
+export function sealEvents(head: ChainHead, batch: Array<{ event: NewEvent; streamVersion: number }>): SealedEvent[] {
+  let { position, hash } = head;
+  return batch.map(({ event, streamVersion }) => {
+    position += 1;
+    const hashed: HashedEvent = {
+      position,
+      eventId: event.eventId,
+      stream: event.stream,
+      streamVersion,
+      type: event.type,
+      schemaVersion: event.schemaVersion,
+      recordedAt: event.recordedAt,
+      data: event.data,
+      metadata: event.metadata,
+    } as HashedEvent;
+    const payload = canonicalJson(hashed);
+    const prevHash = hash;
+    hash = chainHash(prevHash, payload, sha256Hex);
+    const runId = 'runId' in event.data ? event.data.runId : null;
+    return { event: { ...hashed, prevHash, hash } as RecordedEvent, payload, pipeline: event.data.pipeline, runId };
+  });
+}

@@ -1,0 +1,238 @@
+import { existsSync, statSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { decodeEvent } from '../../../events/decode-event.js';
+import { GENESIS_HASH } from '../../../events/hash-chain.js';
+import type { RecordedEvent } from '../../../events/recorded-event.js';
+import { LedgerError } from '../../errors.js';
+import type { AppendRequest, AppendResult, ChainHead, EventStore, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
+import { sealEvents } from '../seal-events.js';
+import { SQLITE_SCHEMA, SQLITE_SCHEMA_VERSION } from './sqlite-schema.js';
+
+export type SqliteStoreOptions = {
+  /** A file path, or `:memory:`. */
+  path: string;
+  /** Create the ledger when the file does not exist (write commands); otherwise a missing file is "not found". */
+  create: boolean;
+  /** How long a writer waits for another writer's lock, in ms. */
+  busyTimeoutMs?: number;
+};
+
+type Row = { position: number; payload: string; prev_hash: string; hash: string };
+
+/**
+ * The embedded default store on better-sqlite3: WAL, `synchronous=FULL`,
+ * appends in `BEGIN IMMEDIATE` transactions so concurrent processes queue on
+ * the write lock and positions follow commit order.
+ *
+ * @example
+ * const store = openSqliteStore({ path: './runledger.db', create: true });
+ */
+export function openSqliteStore(options: SqliteStoreOptions): EventStore {
+  const { path } = options;
+  const memory = path === ':memory:';
+  if (!memory && !existsSync(path)) {
+    if (!options.create) throw new LedgerError('notFound.ledger', `no ledger at ${path}; define a pipeline first, or point --db / RUNLEDGER_DB at an existing ledger`);
+  }
+  if (!memory && existsSync(path) && statSync(path).isDirectory()) {
+    throw new LedgerError('input.notALedger', `${path} is a directory, not a ledger file; pass --db <file>`);
+  }
+  let db: Database.Database;
+  try {
+    db = new Database(path);
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 15_000}`);
+    checkOrCreateSchema(db, path, options.create);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+  } catch (error) {
+    throw asLedgerError(error, path);
+  }
+  return new SqliteEventStore(db, path);
+}
+
+function checkOrCreateSchema(db: Database.Database, path: string, create: boolean): void {
+  let tables: string[];
+  try {
+    tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>).map((t) => t.name);
+  } catch (error) {
+    if ((error as { code?: string }).code === 'SQLITE_NOTADB') {
+      throw new LedgerError('input.notALedger', `${path} is not a SQLite database, so not a runledger ledger; pass --db with a ledger file or a new path`);
+    }
+    throw error;
+  }
+  if (tables.length === 0) {
+    if (!create) return;
+    db.transaction(() => {
+      db.exec(SQLITE_SCHEMA);
+      db.prepare(`INSERT INTO runledger_meta (key, value) VALUES ('format', 'runledger'), ('schemaVersion', ?)`).run(String(SQLITE_SCHEMA_VERSION));
+    }).immediate();
+    return;
+  }
+  if (!tables.includes('runledger_meta') || !tables.includes('events')) {
+    throw new LedgerError('input.notALedger', `${path} is a SQLite database but not a runledger ledger (no runledger_meta table); pass --db with a ledger file or a new path`);
+  }
+  const version = Number((db.prepare(`SELECT value FROM runledger_meta WHERE key = 'schemaVersion'`).get() as { value: string } | undefined)?.value);
+  if (!Number.isInteger(version)) throw new LedgerError('input.notALedger', `${path} has no runledger schema version; it is not a ledger this tool wrote`);
+  if (version > SQLITE_SCHEMA_VERSION) {
+    throw new LedgerError('input.newerLedger', `${path} is a runledger ledger of schema version ${version}, newer than this runledger understands (${SQLITE_SCHEMA_VERSION}); upgrade runledger`);
+  }
+}
+
+function asLedgerError(error: unknown, path: string): unknown {
+  if (error instanceof LedgerError) return error;
+  const code = (error as { code?: string }).code;
+  if (code === 'SQLITE_NOTADB') return new LedgerError('input.notALedger', `${path} is not a SQLite database, so not a runledger ledger; pass --db with a ledger file or a new path`);
+  if (code === 'SQLITE_CANTOPEN') return new LedgerError('input.cannotOpen', `cannot open ${path}: ${(error as Error).message}; check the path and its permissions`);
+  if (code === 'SQLITE_BUSY') return new LedgerError('store.busy', `the ledger ${path} stayed locked by another writer; retry in a moment`);
+  return error;
+}
+
+class SqliteEventStore implements EventStore {
+  readonly kind = 'sqlite' as const;
+  readonly capabilities = { concurrentWriters: 'processes' as const };
+  readonly #db: Database.Database;
+  readonly #path: string;
+  readonly #statements;
+
+  constructor(db: Database.Database, path: string) {
+    this.#db = db;
+    this.#path = path;
+    // A file opened without `create` may hold no schema yet: it then reads as an empty ledger.
+    const hasSchema = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'`).get() !== undefined;
+    this.#statements = hasSchema ? this.#prepare() : null;
+  }
+
+  #prepare() {
+    const db = this.#db;
+    return {
+      head: db.prepare('SELECT position, hash FROM events ORDER BY position DESC LIMIT 1'),
+      streamVersion: db.prepare('SELECT coalesce(max(stream_version), 0) AS v FROM events WHERE stream = ?'),
+      byEventId: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE event_id = ?'),
+      insert: db.prepare(
+        `INSERT INTO events (position, event_id, stream, stream_version, pipeline, run_id, type, recorded_at, payload, prev_hash, hash)
+         VALUES (@position, @eventId, @stream, @streamVersion, @pipeline, @runId, @type, @recordedAt, @payload, @prevHash, @hash)`,
+      ),
+      findRun: db.prepare(`SELECT pipeline, stream FROM events WHERE run_id = ? AND type = 'RunStarted' LIMIT 1`),
+      firstAfter: db.prepare('SELECT min(position) AS p FROM events WHERE recorded_at > ?'),
+    };
+  }
+
+  #ready() {
+    if (!this.#statements) throw new LedgerError('notFound.ledger', `${this.#path} holds no ledger yet; define a pipeline first`);
+    return this.#statements;
+  }
+
+  async append(requests: AppendRequest[]): Promise<AppendResult> {
+    const st = this.#ready();
+    const run = this.#db.transaction((): AppendResult => {
+      const all = requests.flatMap((r) => r.events);
+      const already = all.map((e) => st.byEventId.get(e.eventId) as Row | undefined);
+      if (already.some((row) => row !== undefined)) {
+        if (already.some((row) => row === undefined)) {
+          throw new LedgerError('input.eventIdReused', 'some event ids of this append are already stored and some are not; event ids must be unique per event');
+        }
+        const events = (already as Row[]).map((row) => decodeRow(row));
+        return { ok: true, events, head: headOf(st.head.get() as Row | undefined), alreadyAppended: true };
+      }
+      const batch: Array<{ event: NewEvent; streamVersion: number }> = [];
+      for (const request of requests) {
+        const actual = (st.streamVersion.get(request.stream) as { v: number }).v;
+        if (request.expectedVersion !== 'any' && request.expectedVersion !== actual) {
+          return { ok: false, conflict: { stream: request.stream, expected: request.expectedVersion, actual } };
+        }
+        request.events.forEach((event, i) => batch.push({ event, streamVersion: actual + i + 1 }));
+      }
+      const sealed = sealEvents(headOf(st.head.get() as Row | undefined), batch);
+      for (const { event, payload, pipeline, runId } of sealed) {
+        st.insert.run({
+          position: event.position,
+          eventId: event.eventId,
+          stream: event.stream,
+          streamVersion: event.streamVersion,
+          pipeline,
+          runId,
+          type: event.type,
+          recordedAt: event.recordedAt,
+          payload,
+          prevHash: event.prevHash,
+          hash: event.hash,
+        });
+      }
+      const last = sealed.at(-1)?.event;
+      return { ok: true, events: sealed.map((s) => s.event), head: last ? { position: last.position, hash: last.hash } : headOf(st.head.get() as Row | undefined), alreadyAppended: false };
+    });
+    try {
+      return run.immediate();
+    } catch (error) {
+      throw asLedgerError(error, this.#path);
+    }
+  }
+
+  async *read(filter: ReadFilter = {}): AsyncIterable<RecordedEvent[]> {
+    for await (const rows of this.#rows(filter)) {
+      yield rows.map((row) => decodeRow(row, filter.validate ?? false));
+    }
+  }
+
+  async *readRaw(filter: ReadFilter = {}): AsyncIterable<RawEvent[]> {
+    for await (const rows of this.#rows(filter)) {
+      yield rows.map((r) => ({ position: r.position, payload: r.payload, prevHash: r.prev_hash, hash: r.hash }));
+    }
+  }
+
+  async *#rows(filter: ReadFilter): AsyncIterable<Row[]> {
+    if (!this.#statements) return;
+    const where = ['position >= @from', 'position <= @to'];
+    if (filter.pipeline !== undefined) where.push('pipeline = @pipeline');
+    if (filter.stream !== undefined) where.push('stream = @stream');
+    if (filter.runId !== undefined) where.push('run_id = @runId');
+    const statement = this.#db.prepare(
+      `SELECT position, payload, prev_hash, hash FROM events WHERE ${where.join(' AND ')} ORDER BY position LIMIT @limit`,
+    );
+    const limit = filter.batchSize ?? 1000;
+    let from = filter.fromPosition ?? 1;
+    const to = filter.toPosition ?? Number.MAX_SAFE_INTEGER;
+    for (;;) {
+      const rows = statement.all({ from, to, limit, pipeline: filter.pipeline, stream: filter.stream, runId: filter.runId }) as Row[];
+      if (rows.length === 0) return;
+      yield rows;
+      if (rows.length < limit) return;
+      from = (rows.at(-1) as Row).position + 1;
+    }
+  }
+
+  async findRun(runId: string): Promise<{ pipeline: string; stream: string } | null> {
+    if (!this.#statements) return null;
+    return (this.#statements.findRun.get(runId) as { pipeline: string; stream: string } | undefined) ?? null;
+  }
+
+  async head(): Promise<ChainHead> {
+    if (!this.#statements) return { position: 0, hash: GENESIS_HASH };
+    return headOf(this.#statements.head.get() as Row | undefined);
+  }
+
+  async positionAt(instant: string): Promise<number> {
+    if (!this.#statements) return 0;
+    const first = (this.#statements.firstAfter.get(new Date(instant).toISOString()) as { p: number | null }).p;
+    return first === null ? (await this.head()).position : first - 1;
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.open) this.#db.close();
+  }
+}
+
+function headOf(row: Row | undefined): ChainHead {
+  return row ? { position: row.position, hash: row.hash } : { position: 0, hash: GENESIS_HASH };
+}
+
+function decodeRow(row: Row, validate = false): RecordedEvent {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(row.payload);
+  } catch {
+    throw new LedgerError('integrity.badPayload', `event at position ${row.position} is not valid JSON; run \`runledger verify\``);
+  }
+  const decoded = decodeEvent(payload, { prevHash: row.prev_hash, hash: row.hash }, { validate });
+  if (!decoded.ok) throw new LedgerError('integrity.badEvent', `event at position ${row.position}: ${decoded.reason}`);
+  return decoded.event;
+}
