@@ -1,0 +1,124 @@
+import type { DataInterval, Slot } from '../../projections/slot.js';
+import { LedgerError } from '../errors.js';
+import { parseDateText } from './parse-date.js';
+import { parseSchedule, type Schedule } from './parse-schedule.js';
+import { cronTicks, fixedTicks, type TickSource } from './tick-source.js';
+import type { Timetable, TimetableSpec } from './timetable.js';
+import { formatInstant, formatWallDate, zoneClock, type ZoneClock } from './zoned-time.js';
+
+/**
+ * Date keys are `YYYY-MM-DD` only for crons that fire at most once a day at
+ * local 00:00 (`@daily`, `@weekly`, `@monthly`, `@yearly`, `0 0 * * 1`, …).
+ * Fixed durations never get daily keys, even `every 1d` from a midnight start:
+ * absolute spacing drifts off midnight at the first DST change, and keys must
+ * not change shape halfway through a pipeline's history.
+ */
+function usesDailyKeys(schedule: Schedule): boolean {
+  return (
+    schedule.kind === 'cron' &&
+    schedule.minutes.values.length === 1 &&
+    schedule.minutes.values[0] === 0 &&
+    schedule.hours.values.length === 1 &&
+    schedule.hours.values[0] === 0
+  );
+}
+
+function parseBound(text: string, name: 'start' | 'end', clock: ZoneClock): number {
+  try {
+    return parseDateText(text, clock);
+  } catch (error) {
+    if (error instanceof LedgerError) {
+      throw new LedgerError(error.code, `timetable ${name}: ${error.message}`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/**
+ * Builds the timetable of a pipeline: validates zone, schedule and bounds
+ * (throwing `input.unknownZone`, `input.invalidSchedule`, `input.invalidDate`
+ * or `input.invalidTimetable`) and answers slot questions in epoch ms.
+ *
+ * @example
+ * const timetable = createTimetable({ schedule: '@daily', timetable: 'interval',
+ *   timezone: 'Asia/Jakarta', start: '2026-11-01', end: null });
+ * timetable.first()?.date; // '2026-11-01'
+ * timetable.lastDue(Date.parse('2026-11-03T00:00:00+07:00'))?.date; // '2026-11-02'
+ */
+export function createTimetable(spec: TimetableSpec): Timetable {
+  if (spec.timetable !== 'interval' && spec.timetable !== 'trigger') {
+    throw new LedgerError(
+      'input.invalidTimetable',
+      `timetable '${String(spec.timetable)}' is unknown; use 'interval' (data intervals, the default) or 'trigger' (zero-width slots)`,
+    );
+  }
+  const clock = zoneClock(spec.timezone);
+  const schedule = parseSchedule(spec.schedule);
+  const startMs = parseBound(spec.start, 'start', clock);
+  const endMs = spec.end === null ? Number.POSITIVE_INFINITY : parseBound(spec.end, 'end', clock);
+  const ticks: TickSource = schedule.kind === 'cron' ? cronTicks(schedule, clock) : fixedTicks(schedule.stepMs, startMs);
+  const dailyKeys = usesDailyKeys(schedule);
+  const isInterval = spec.timetable === 'interval';
+  const format = (ms: number): string => formatInstant(ms, clock);
+  const keyOf = (ms: number): string => (dailyKeys ? formatWallDate(clock.wallOf(ms)) : format(ms));
+  const inBounds = (ms: number): boolean => ms >= startMs && ms <= endMs;
+
+  function slotOf(tick: number, nextTick: number): Slot {
+    const logicalDate = format(tick);
+    const end = isInterval ? format(nextTick) : logicalDate;
+    return { date: keyOf(tick), logicalDate, dataInterval: { start: logicalDate, end }, runAfter: end };
+  }
+
+  /** The slot at a known tick; undefined outside start/end. */
+  function slotAtTick(tick: number): Slot | undefined {
+    return inBounds(tick) ? slotOf(tick, isInterval ? ticks.after(tick) : tick) : undefined;
+  }
+
+  function logicalMsOf(slot: Slot): number {
+    // Slots carry RFC 3339 with an offset, which Date.parse reads exactly; the
+    // strict parser is only the fallback that explains a malformed one.
+    const ms = Date.parse(slot.logicalDate);
+    return Number.isNaN(ms) ? parseDateText(slot.logicalDate, clock) : ms;
+  }
+
+  const firstTick = ticks.after(startMs - 1);
+
+  function* slotsBetween(fromMs: number, toMs: number): Generator<Slot> {
+    const last = Math.min(toMs, endMs);
+    let tick = ticks.after(Math.max(fromMs, startMs) - 1);
+    while (tick <= last) {
+      const nextTick = ticks.after(tick);
+      yield slotOf(tick, isInterval ? nextTick : tick);
+      tick = nextTick;
+    }
+  }
+
+  function lastDue(nowMs: number): Slot | undefined {
+    // For interval slots, runAfter is the next tick, so the due slot is the one
+    // before the latest tick that has passed.
+    const latestPassed = ticks.atOrBefore(nowMs);
+    let tick = isInterval ? ticks.atOrBefore(latestPassed - 1) : latestPassed;
+    if (tick > endMs) tick = ticks.atOrBefore(endMs);
+    return tick < startMs ? undefined : slotAtTick(tick);
+  }
+
+  function intervalFor(logicalMs: number): DataInterval {
+    if (!isInterval) return { start: format(logicalMs), end: format(logicalMs) };
+    const tick = ticks.atOrBefore(logicalMs);
+    return { start: format(tick), end: format(ticks.after(tick)) };
+  }
+
+  return {
+    spec,
+    dailyKeys,
+    slotAt: (logicalMs) => (ticks.atOrBefore(logicalMs) === logicalMs ? slotAtTick(logicalMs) : undefined),
+    first: () => slotAtTick(firstTick),
+    next: (slot) => slotAtTick(ticks.after(Math.max(logicalMsOf(slot), startMs - 1))),
+    slotsBetween,
+    lastDue,
+    intervalFor,
+    parseDate: (text) => parseDateText(text, clock),
+    keyOf,
+    formatInstant: format,
+  };
+}

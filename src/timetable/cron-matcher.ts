@@ -1,0 +1,166 @@
+import type { CronField, CronSchedule } from './parse-schedule.js';
+import { utcFromFields, wallFields, type WallMs } from './zoned-time.js';
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+/**
+ * Loop guard. The worst legal case is a 29 February that must also fall on
+ * weekdays picked by a stepped `*` weekday field (AND semantics): about 28
+ * years of Februaries, under 2,000 steps. Hitting the guard means a bug, not
+ * bad input (parseSchedule refuses schedules that never fire).
+ */
+const MAX_STEPS = 100_000;
+
+/**
+ * Finds matching local wall times of a cron expression by field jumping (month,
+ * then day, hour, minute), never minute by minute. Knows nothing about zones.
+ *
+ * @example
+ * const matcher = createCronMatcher(parseSchedule('30 2 * * *') as CronSchedule);
+ * matcher.nextAtOrAfter(Date.UTC(2026, 2, 8)); // Date.UTC(2026, 2, 8, 2, 30)
+ */
+export type CronMatcher = {
+  /** The earliest matching wall >= `wall` (rounded up to a minute). */
+  nextAtOrAfter(wall: WallMs): WallMs;
+  /** The latest matching wall <= `wall` (rounded down to a minute). */
+  prevAtOrBefore(wall: WallMs): WallMs;
+};
+
+/** For each value v, the smallest allowed value >= v (or -1). */
+function upTable(field: CronField, max: number): number[] {
+  const table = new Array<number>(max + 2).fill(-1);
+  for (let v = max; v >= 0; v--) table[v] = field.has[v] === true ? v : (table[v + 1] ?? -1);
+  return table;
+}
+
+/** For each value v, the largest allowed value <= v (or -1). */
+function downTable(field: CronField, max: number): number[] {
+  const table = new Array<number>(max + 1).fill(-1);
+  for (let v = 0; v <= max; v++) table[v] = field.has[v] === true ? v : v === 0 ? -1 : (table[v - 1] ?? -1);
+  return table;
+}
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(utcFromFields(year, month + 1, 0)).getUTCDate();
+}
+
+export function createCronMatcher(schedule: CronSchedule): CronMatcher {
+  const nextMinute = upTable(schedule.minutes, 59);
+  const prevMinute = downTable(schedule.minutes, 59);
+  const nextHour = upTable(schedule.hours, 23);
+  const prevHour = downTable(schedule.hours, 23);
+  const { daysOfMonth, daysOfWeek, months, dayMatch } = schedule;
+
+  function dayMatches(year: number, month: number, day: number): boolean {
+    const domOk = daysOfMonth.has[day] === true;
+    if (dayMatch === 'both' && !domOk) return false;
+    if (dayMatch === 'either' && domOk) return true;
+    const epochDay = Math.floor(utcFromFields(year, month, day) / DAY);
+    // 1970-01-01 was a Thursday (4).
+    return daysOfWeek.has[(((epochDay + 4) % 7) + 7) % 7] === true;
+  }
+
+  function nextAtOrAfter(wall: WallMs): WallMs {
+    let { year, month, day, hour, minute } = wallFields(Math.ceil(wall / MINUTE) * MINUTE);
+    const nextDay = (): void => {
+      day += 1;
+      if (day > daysInMonth(year, month)) {
+        day = 1;
+        month += 1;
+        if (month > 12) {
+          month = 1;
+          year += 1;
+        }
+      }
+      hour = 0;
+      minute = 0;
+    };
+    for (let step = 0; step < MAX_STEPS; step++) {
+      if (months.has[month] !== true) {
+        month += 1;
+        if (month > 12) {
+          month = 1;
+          year += 1;
+        }
+        day = 1;
+        hour = 0;
+        minute = 0;
+        continue;
+      }
+      if (!dayMatches(year, month, day)) {
+        nextDay();
+        continue;
+      }
+      const h = nextHour[hour] ?? -1;
+      if (h < 0) {
+        nextDay();
+        continue;
+      }
+      if (h !== hour) {
+        hour = h;
+        minute = 0;
+      }
+      const m = nextMinute[minute] ?? -1;
+      if (m < 0) {
+        if (hour === 23) nextDay();
+        else {
+          hour += 1;
+          minute = 0;
+        }
+        continue;
+      }
+      return utcFromFields(year, month, day, hour, m);
+    }
+    throw new Error(`cron matcher: no match for '${schedule.source}' after ${MAX_STEPS} steps`);
+  }
+
+  function prevAtOrBefore(wall: WallMs): WallMs {
+    let { year, month, day, hour, minute } = wallFields(Math.floor(wall / MINUTE) * MINUTE);
+    const prevDay = (): void => {
+      day -= 1;
+      if (day < 1) {
+        month -= 1;
+        if (month < 1) {
+          month = 12;
+          year -= 1;
+        }
+        day = daysInMonth(year, month);
+      }
+      hour = 23;
+      minute = 59;
+    };
+    for (let step = 0; step < MAX_STEPS; step++) {
+      if (months.has[month] !== true) {
+        day = 1;
+        prevDay();
+        continue;
+      }
+      if (!dayMatches(year, month, day)) {
+        prevDay();
+        continue;
+      }
+      const h = prevHour[hour] ?? -1;
+      if (h < 0) {
+        prevDay();
+        continue;
+      }
+      if (h !== hour) {
+        hour = h;
+        minute = 59;
+      }
+      const m = prevMinute[minute] ?? -1;
+      if (m < 0) {
+        if (hour === 0) prevDay();
+        else {
+          hour -= 1;
+          minute = 59;
+        }
+        continue;
+      }
+      return utcFromFields(year, month, day, hour, m);
+    }
+    throw new Error(`cron matcher: no match for '${schedule.source}' after ${MAX_STEPS} steps`);
+  }
+
+  return { nextAtOrAfter, prevAtOrBefore };
+}

@@ -1,0 +1,280 @@
+import { LedgerError } from '../errors.js';
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const DAY = 86_400_000;
+
+/**
+ * A "wall" value: the local wall-clock fields of a zone encoded as if they were
+ * UTC epoch ms (`Date.UTC(y, m, d, h, mi)`). Cron is matched on walls; only
+ * `ZoneClock` turns them into instants, so the DST rules live in one place.
+ */
+export type WallMs = number;
+
+/** Local calendar fields of an instant (month 1-12, weekday 0 = Sunday). */
+export type WallFields = {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  millisecond: number;
+  weekday: number;
+};
+
+/**
+ * Wall-clock <-> instant conversion for one IANA zone, built on
+ * `Intl.DateTimeFormat` (Node ships full ICU, so no tz library is needed).
+ *
+ * @example
+ * const ny = zoneClock('America/New_York');
+ * ny.offsetAt(Date.parse('2026-03-08T07:00:00Z')); // -14_400_000 (EDT)
+ * ny.resolveWall(Date.UTC(2026, 2, 8, 2, 30)); // { instants: [...03:30 EDT], gap: true }
+ */
+export type ZoneClock = {
+  readonly zone: string;
+  /** UTC offset in ms at an instant (local = instant + offset). */
+  offsetAt(ms: number): number;
+  /** The wall value an instant shows on local clocks. */
+  wallOf(ms: number): WallMs;
+  /**
+   * The instants that show `wall` on local clocks, ascending: one normally,
+   * two in a fall-back overlap, none in a spring-forward gap. For a gap,
+   * `instants` holds the wall shifted forward by the gap (pendulum's rule:
+   * 02:30 in a one-hour gap is 03:30 local) and `gap` is true.
+   */
+  resolveWall(wall: WallMs): { instants: number[]; gap: boolean };
+  /** |offset change| of a transition within a day of `ms` (0 when none). */
+  shiftNear(ms: number): number;
+};
+
+/** Intl formatter that yields numeric wall fields; `h23` avoids the `24:00` quirk of `hour12: false`. */
+function createFormatter(zone: string): Intl.DateTimeFormat {
+  return new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+    era: 'short',
+  });
+}
+
+/** Date.UTC maps years 0-99 to 1900-1999; this does not. */
+export function utcFromFields(year: number, month: number, day: number, hour = 0, minute = 0, second = 0): number {
+  if (year >= 100) return Date.UTC(year, month - 1, day, hour, minute, second);
+  const date = new Date(Date.UTC(2000, month - 1, day, hour, minute, second));
+  date.setUTCFullYear(year, month - 1, day);
+  return date.getTime();
+}
+
+/** The fields of a wall value (or of a UTC instant). */
+export function wallFields(wall: WallMs): WallFields {
+  const date = new Date(wall);
+  return {
+    year: date.getUTCFullYear(),
+    month: date.getUTCMonth() + 1,
+    day: date.getUTCDate(),
+    hour: date.getUTCHours(),
+    minute: date.getUTCMinutes(),
+    second: date.getUTCSeconds(),
+    millisecond: date.getUTCMilliseconds(),
+    weekday: date.getUTCDay(),
+  };
+}
+
+/**
+ * Throws `input.unknownZone` unless `zone` is an IANA zone name this runtime knows.
+ *
+ * @example
+ * assertZone('Asia/Jakarta'); // ok
+ * assertZone('Mars/Olympus'); // throws LedgerError('input.unknownZone', …)
+ */
+export function assertZone(zone: string): void {
+  // IANA names start with a letter; this refuses bare offsets like '+07:00' that newer ICU accepts.
+  const looksIana = /^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(zone);
+  let known = false;
+  if (looksIana) {
+    try {
+      createFormatter(zone);
+      known = true;
+    } catch {
+      known = false;
+    }
+  }
+  if (!known) {
+    throw new LedgerError(
+      'input.unknownZone',
+      `timezone '${zone}' is not a known IANA zone; use a name like 'UTC', 'Europe/Berlin' or 'America/New_York'`,
+    );
+  }
+}
+
+type DayEntry = { startOffset: number; endOffset: number; transitionMs: number };
+
+function createZoneClock(zone: string): ZoneClock {
+  const formatter = createFormatter(zone);
+  // Offsets are cached per UTC day: Intl calls cost microseconds, and a timetable
+  // asks for the same few days over and over. Assumes at most one transition per
+  // UTC day, which holds for every zone in the tz database since 1900.
+  const boundaryOffsets = new Map<number, number>();
+  const days = new Map<number, DayEntry>();
+
+  function rawOffset(ms: number): number {
+    const whole = Math.floor(ms / SECOND) * SECOND;
+    let year = 0;
+    let month = 1;
+    let day = 1;
+    let hour = 0;
+    let minute = 0;
+    let second = 0;
+    let bc = false;
+    for (const part of formatter.formatToParts(whole)) {
+      switch (part.type) {
+        case 'year':
+          year = Number(part.value);
+          break;
+        case 'month':
+          month = Number(part.value);
+          break;
+        case 'day':
+          day = Number(part.value);
+          break;
+        case 'hour':
+          hour = Number(part.value);
+          break;
+        case 'minute':
+          minute = Number(part.value);
+          break;
+        case 'second':
+          second = Number(part.value);
+          break;
+        case 'era':
+          bc = part.value.startsWith('B');
+          break;
+        default:
+          break;
+      }
+    }
+    const fullYear = bc ? 1 - year : year;
+    return utcFromFields(fullYear, month, day, hour, minute, second) - whole;
+  }
+
+  function boundaryOffset(dayIndex: number): number {
+    let offset = boundaryOffsets.get(dayIndex);
+    if (offset === undefined) {
+      offset = rawOffset(dayIndex * DAY);
+      boundaryOffsets.set(dayIndex, offset);
+    }
+    return offset;
+  }
+
+  function dayEntry(dayIndex: number): DayEntry {
+    const cached = days.get(dayIndex);
+    if (cached !== undefined) return cached;
+    const startOffset = boundaryOffset(dayIndex);
+    const endOffset = boundaryOffset(dayIndex + 1);
+    let transitionMs = Number.POSITIVE_INFINITY;
+    if (startOffset !== endOffset) {
+      // Binary search, in whole seconds, for the first second showing the new offset.
+      let lo = dayIndex * DAY;
+      let hi = (dayIndex + 1) * DAY;
+      while (hi - lo > SECOND) {
+        const mid = lo + Math.floor((hi - lo) / 2 / SECOND) * SECOND;
+        if (rawOffset(mid) === startOffset) lo = mid;
+        else hi = mid;
+      }
+      transitionMs = hi;
+    }
+    const entry = { startOffset, endOffset, transitionMs };
+    days.set(dayIndex, entry);
+    return entry;
+  }
+
+  function offsetAt(ms: number): number {
+    const entry = dayEntry(Math.floor(ms / DAY));
+    return ms < entry.transitionMs ? entry.startOffset : entry.endOffset;
+  }
+
+  function resolveWall(wall: WallMs): { instants: number[]; gap: boolean } {
+    // Offsets a day either side bracket any transition affecting this wall
+    // (local offsets are within ±14h), the approach of the Temporal polyfill.
+    const before = offsetAt(wall - DAY);
+    const after = offsetAt(wall + DAY);
+    const instants: number[] = [];
+    for (const candidate of before === after ? [wall - before] : [wall - before, wall - after]) {
+      if (candidate + offsetAt(candidate) === wall && !instants.includes(candidate)) instants.push(candidate);
+    }
+    instants.sort((a, b) => a - b);
+    if (instants.length > 0) return { instants, gap: false };
+    // Spring-forward gap: read the wall with the pre-transition offset, which lands
+    // it the same distance past the transition as it was past the gap's start.
+    return { instants: [wall - before], gap: true };
+  }
+
+  return {
+    zone,
+    offsetAt,
+    wallOf: (ms) => ms + offsetAt(ms),
+    resolveWall,
+    shiftNear: (ms) => Math.abs(offsetAt(ms + DAY) - offsetAt(ms - DAY)),
+  };
+}
+
+// A pure memo (zone name -> clock): results never change for a zone, so sharing
+// it across timetables is unobservable and saves rebuilding the offset cache.
+const clocks = new Map<string, ZoneClock>();
+
+/**
+ * The (cached) clock of a zone; throws `input.unknownZone` for unknown zones.
+ *
+ * @example
+ * zoneClock('Australia/Sydney').offsetAt(Date.parse('2026-01-01T00:00:00Z')); // 39_600_000
+ */
+export function zoneClock(zone: string): ZoneClock {
+  let clock = clocks.get(zone);
+  if (clock === undefined) {
+    assertZone(zone);
+    clock = createZoneClock(zone);
+    clocks.set(zone, clock);
+  }
+  return clock;
+}
+
+function pad(value: number, width = 2): string {
+  return String(value).padStart(width, '0');
+}
+
+/** `YYYY-MM-DD` of a wall value (years outside 0-9999 use the RFC 3339-incompatible ±YYYYYY form). */
+export function formatWallDate(wall: WallMs): string {
+  const fields = wallFields(wall);
+  const year =
+    fields.year >= 0 && fields.year <= 9999 ? pad(fields.year, 4) : (fields.year < 0 ? '-' : '+') + pad(Math.abs(fields.year), 6);
+  return `${year}-${pad(fields.month)}-${pad(fields.day)}`;
+}
+
+/**
+ * RFC 3339 with the zone's local offset, seconds precision (milliseconds only
+ * when non-zero). Historic offsets with seconds (LMT) are rounded down to the
+ * minute and the wall time adjusted, so the text still names the exact instant.
+ *
+ * @example
+ * formatInstant(Date.parse('2026-03-08T07:00:00Z'), 'America/New_York'); // '2026-03-08T03:00:00-04:00'
+ */
+export function formatInstant(ms: number, zone: string | ZoneClock): string {
+  const clock = typeof zone === 'string' ? zoneClock(zone) : zone;
+  const offsetMinutes = Math.floor(clock.offsetAt(ms) / MINUTE);
+  const wall = ms + offsetMinutes * MINUTE;
+  const fields = wallFields(wall);
+  const millis = fields.millisecond === 0 ? '' : `.${pad(fields.millisecond, 3)}`;
+  const sign = offsetMinutes < 0 ? '-' : '+';
+  const absolute = Math.abs(offsetMinutes);
+  return (
+    `${formatWallDate(wall)}T${pad(fields.hour)}:${pad(fields.minute)}:${pad(fields.second)}${millis}` +
+    `${sign}${pad(Math.floor(absolute / 60))}:${pad(absolute % 60)}`
+  );
+}
