@@ -1,0 +1,83 @@
+import { LedgerError } from '../errors.js';
+import { openLedger, type Ledger } from '../ledger/ledger.js';
+import type { AsOf } from '../ledger/ledger-types.js';
+
+/** What the CLI needs from the outside world; tests pass fakes, `main.ts` the real process. */
+export type CliDeps = {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Milliseconds since the epoch when neither --now nor RUNLEDGER_NOW is given. */
+  clock: () => number;
+  /** True when stdout/stderr is a terminal (progress bars, colours). */
+  isTTY: boolean;
+  /** Forwarded to long-running commands (backfill) so they can stop cleanly. */
+  signals?: { on(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void; off(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void };
+};
+
+export type GlobalOptions = { db?: string; now?: string; actor?: string };
+
+/** The options every command shares, resolved against the environment. */
+export class CliContext {
+  readonly deps: CliDeps;
+  readonly #globals: () => GlobalOptions;
+
+  constructor(deps: CliDeps, globals: () => GlobalOptions) {
+    this.deps = deps;
+    this.#globals = globals;
+  }
+
+  get db(): string {
+    return this.#globals().db ?? this.deps.env['RUNLEDGER_DB'] ?? './runledger.db';
+  }
+
+  /** The fixed clock of `--now` / `RUNLEDGER_NOW`, or the real one. */
+  clock(): () => number {
+    const text = this.#globals().now ?? this.deps.env['RUNLEDGER_NOW'];
+    if (text === undefined || text === '') return this.deps.clock;
+    const ms = parseInstant(text, '--now');
+    return () => ms;
+  }
+
+  /** Opens the ledger for one command and always closes it. */
+  async withLedger<T>(create: boolean, body: (ledger: Ledger) => Promise<T>): Promise<T> {
+    const clock = this.clock();
+    const actor = this.#globals().actor ?? this.deps.env['RUNLEDGER_ACTOR'];
+    const ledger = await openLedger({ db: this.db, clock, create, ...(actor ? { actor } : {}) });
+    try {
+      return await body(ledger);
+    } finally {
+      await ledger.close();
+    }
+  }
+
+  json(value: unknown): void {
+    this.deps.stdout(`${JSON.stringify(value, null, 2)}\n`);
+  }
+
+  out(text: string): void {
+    this.deps.stdout(text.endsWith('\n') ? text : `${text}\n`);
+  }
+
+  note(text: string): void {
+    this.deps.stderr(text.endsWith('\n') ? text : `${text}\n`);
+  }
+}
+
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** An RFC 3339 instant with an offset; a bare date is refused because its zone would be a guess. */
+export function parseInstant(text: string, what: string): number {
+  const ms = INSTANT.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(ms)) {
+    throw new LedgerError('input.invalidInstant', `${what} '${text}' is not an RFC 3339 instant; use e.g. 2026-11-05T01:00:00+07:00 or 2026-11-04T18:00:00Z`);
+  }
+  return ms;
+}
+
+/** `--as-of`: a whole number is a position, anything else an instant. */
+export function parseAsOf(text: string | undefined): AsOf | undefined {
+  if (text === undefined) return undefined;
+  if (/^\d+$/.test(text)) return { position: Number(text) };
+  return { instant: new Date(parseInstant(text, '--as-of')).toISOString() };
+}

@@ -1,0 +1,83 @@
+import { Command, CommanderError } from 'commander';
+import { ExitCode, isLedgerError } from '../errors.js';
+import { toolVersion } from '../runtime.js';
+import { CliContext, type CliDeps, type GlobalOptions } from './cli-context.js';
+import { registerClearCommand } from './commands/clear-command.js';
+import { registerDefineCommands } from './commands/define-command.js';
+import { registerQueryCommands } from './commands/query-commands.js';
+import { registerRunCommands } from './commands/run-commands.js';
+
+/** Extra commands added by other modules (backfill, audit, demo) register themselves through this. */
+export type CommandRegistrar = (program: Command, ctx: CliContext) => void;
+
+/**
+ * Builds the `runledger` program with its output and environment injected, so
+ * tests run it in-process. Only `main.ts` touches `process`.
+ *
+ * @example
+ * const program = createProgram({ stdout: console.log, stderr: console.error, env: {}, clock: Date.now, isTTY: false });
+ */
+export function createProgram(deps: CliDeps, extra: CommandRegistrar[] = []): Command {
+  const program = new Command('runledger');
+  const ctx = new CliContext(deps, () => program.opts<GlobalOptions>());
+  program
+    .description('An event-sourced run ledger for scheduled data pipelines: which dates ran, failed or are missing, and re-run only those.')
+    .version(toolVersion, '-V, --version')
+    .option('--db <path|url>', 'ledger: a SQLite file or a postgres:// URL (default: $RUNLEDGER_DB, then ./runledger.db)')
+    .option('--now <instant>', 'fix the clock, e.g. 2026-11-05T01:00:00+07:00 (default: $RUNLEDGER_NOW, then the real time)')
+    .option('--actor <name>', 'who is acting, recorded in every event (default: $RUNLEDGER_ACTOR, then user@host)')
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({ writeOut: deps.stdout, writeErr: deps.stderr })
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 done, 2 bad input, 3 refused by a rule, 4 not found, 5 integrity failure,\n' +
+        '6 a backfill/catchup run failed, 1 unexpected.\n\n' +
+        'A first session:\n' +
+        '  runledger define etl_orders --schedule @daily --start 2026-11-02 --tz Asia/Jakarta\n' +
+        '  runledger pending etl_orders\n' +
+        '  RUN=$(runledger start etl_orders 2026-11-02) && runledger succeed "$RUN" --metrics \'{"rows": 42}\'\n' +
+        '  runledger state etl_orders',
+    );
+  registerDefineCommands(program, ctx);
+  registerRunCommands(program, ctx);
+  registerClearCommand(program, ctx);
+  registerQueryCommands(program, ctx);
+  for (const register of extra) register(program, ctx);
+  return program;
+}
+
+/**
+ * Runs one command line and returns its exit code (DESIGN §5). Errors are one
+ * line on stderr; commander's usage errors become exit 2.
+ */
+export async function runCli(argv: string[], deps: CliDeps, extra: CommandRegistrar[] = []): Promise<number> {
+  const program = createProgram(deps, extra);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return ExitCode.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      const done = ['commander.helpDisplayed', 'commander.help', 'commander.version'].includes(error.code);
+      return done ? ExitCode.ok : ExitCode.badInput;
+    }
+    if (isLedgerError(error)) {
+      deps.stderr(`runledger: ${error.message}\n`);
+      return error.exitCode;
+    }
+    if (error instanceof RunExit) return error.exitCode;
+    const message = error instanceof Error ? error.message : String(error);
+    deps.stderr(`runledger: unexpected error: ${message}${deps.env['RUNLEDGER_DEBUG'] && error instanceof Error ? `\n${error.stack}` : ''}\n`);
+    return ExitCode.unexpected;
+  }
+}
+
+/** Thrown by commands that finished but must exit non-zero without an error line (e.g. backfill with failures). */
+export class RunExit extends Error {
+  readonly exitCode: number;
+  constructor(exitCode: number) {
+    super(`exit ${exitCode}`);
+    this.exitCode = exitCode;
+  }
+}

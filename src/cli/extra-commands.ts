@@ -1,0 +1,4 @@
+import type { CommandRegistrar } from './create-program.js';
+
+/** Commands beyond the core ones (backfill, catchup, audit, demo), each registered from its own module. */
+export const extraCommands: CommandRegistrar[] = [];

@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { LedgerError } from '../errors.js';
+
+/** A whole number option, at least `min`. */
+export function parseWholeNumber(text: string, what: string, min: number): number {
+  const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min) throw new LedgerError('input.invalidNumber', `${what} must be a whole number of ${min} or more, not '${text}'`);
+  return n;
+}
+
+/** `--metrics '{"rows": 5}'` or `--metrics @metrics.json`: a JSON object. */
+export function parseMetrics(text: string | undefined): Record<string, unknown> {
+  if (text === undefined) return {};
+  let source = text;
+  if (text.startsWith('@')) {
+    try {
+      source = readFileSync(text.slice(1), 'utf8');
+    } catch (error) {
+      throw new LedgerError('input.unreadableMetrics', `cannot read metrics file ${text.slice(1)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(source);
+  } catch (error) {
+    throw new LedgerError('input.invalidMetrics', `--metrics is not valid JSON (${(error as Error).message}); pass an object like '{"rows": 42}'`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new LedgerError('input.invalidMetrics', `--metrics must be a JSON object like '{"rows": 42}', not ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}`);
+  }
+  return value as Record<string, unknown>;
+}

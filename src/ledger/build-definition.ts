@@ -1,0 +1,79 @@
+import { PipelineName } from '../../events/common.js';
+import type { PipelineDefinition } from '../../events/pipeline-definition.js';
+import { LedgerError } from '../errors.js';
+import { createTimetable } from '../timetable/create-timetable.js';
+import { parseDateText } from '../timetable/parse-date.js';
+import { formatInstant, zoneClock } from '../timetable/zoned-time.js';
+
+/** What `define` takes; everything but name, schedule and start has a default. */
+export type DefineInput = {
+  pipeline: string;
+  schedule: string;
+  start: string;
+  end?: string | null;
+  timezone?: string;
+  timetable?: 'interval' | 'trigger';
+  catchup?: boolean;
+  maxActiveRuns?: number;
+  leaseMs?: number;
+};
+
+export const DEFAULT_LEASE_MS = 3_600_000;
+
+/** Throws `input.invalidPipelineName` unless the name fits DESIGN §1. */
+export function checkPipelineName(name: string): void {
+  if (!PipelineName.safeParse(name).success) {
+    throw new LedgerError(
+      'input.invalidPipelineName',
+      `'${name}' is not a valid pipeline name; use lowercase letters, digits, '_', '.' or '-', starting with a letter or digit (at most 128 characters)`,
+    );
+  }
+}
+
+/**
+ * Validates a definition (name, zone, schedule, bounds) and normalises its
+ * dates to RFC 3339 instants in the pipeline's zone.
+ *
+ * @example
+ * buildDefinition({ pipeline: 'etl_orders', schedule: '@daily', start: '2026-11-02', timezone: 'Asia/Jakarta' })
+ */
+export function buildDefinition(input: DefineInput): PipelineDefinition {
+  checkPipelineName(input.pipeline);
+  const timezone = input.timezone ?? 'UTC';
+  const clock = zoneClock(timezone);
+  const startMs = parseDateText(input.start, clock);
+  const endMs = input.end == null ? null : parseDateText(input.end, clock);
+  if (endMs !== null && endMs < startMs) {
+    throw new LedgerError('input.invalidEnd', `--end ${input.end} is before --start ${input.start}; the end must be at or after the start`);
+  }
+  const maxActiveRuns = input.maxActiveRuns ?? 1;
+  if (!Number.isInteger(maxActiveRuns) || maxActiveRuns < 1) {
+    throw new LedgerError('input.invalidMaxActiveRuns', `--max-active-runs must be a whole number of 1 or more, not ${input.maxActiveRuns}`);
+  }
+  const definition: PipelineDefinition = {
+    pipeline: input.pipeline,
+    schedule: input.schedule.trim(),
+    timetable: input.timetable ?? 'interval',
+    timezone,
+    start: formatInstant(startMs, clock),
+    end: endMs === null ? null : formatInstant(endMs, clock),
+    catchup: input.catchup ?? true,
+    maxActiveRuns,
+    leaseMs: input.leaseMs ?? DEFAULT_LEASE_MS,
+  };
+  // Builds the timetable once so a malformed schedule is refused here, with the field named.
+  createTimetable(timetableSpec(definition));
+  return definition;
+}
+
+export function timetableSpec(definition: PipelineDefinition) {
+  return { schedule: definition.schedule, timetable: definition.timetable, timezone: definition.timezone, start: definition.start, end: definition.end };
+}
+
+/** The fields that differ between two definitions, for `PipelineRedefined`. */
+export function diffDefinitions(before: PipelineDefinition, after: PipelineDefinition): Array<{ field: string; from: unknown; to: unknown }> {
+  const fields = Object.keys(after) as Array<keyof PipelineDefinition>;
+  return fields
+    .filter((field) => JSON.stringify(before[field]) !== JSON.stringify(after[field]))
+    .map((field) => ({ field, from: before[field] ?? null, to: after[field] }));
+}

@@ -1,0 +1,93 @@
+import type { RunType } from '../../events/common.js';
+import type { PendingReason } from '../../projections/pending.js';
+import type { RunRecord } from '../../projections/run-history.js';
+import type { DataInterval } from '../../projections/slot.js';
+
+/** `--as-of`: an event position, or an instant (S13). */
+export type AsOf = { position: number } | { instant: string };
+
+export type StartInput = {
+  pipeline: string;
+  /** A date key, or any instant that is exactly a slot's logical date (or, for manual runs, any instant). */
+  date: string;
+  runType?: RunType;
+  force?: boolean;
+  leaseMs?: number;
+  /** Explicit data interval of a manual run (S11). */
+  dataInterval?: { start: string; end: string };
+  reason?: string;
+};
+
+export type StartResult = {
+  runId: string;
+  pipeline: string;
+  date: string;
+  attempt: number;
+  runType: RunType;
+  logicalDate: string;
+  dataInterval: DataInterval;
+  runAfter: string;
+  leaseExpiresAt: string;
+  offSchedule: boolean;
+  forced: boolean;
+  takeoverOf: string | null;
+};
+
+export type CompletionResult = {
+  runId: string;
+  pipeline: string;
+  date: string;
+  status: 'success' | 'failed' | 'running';
+  /** True when this exact completion had already been recorded: nothing new was written. */
+  repeated: boolean;
+  leaseExpiresAt?: string;
+};
+
+export type ClearInput = {
+  pipeline: string;
+  dates?: string[];
+  from?: string;
+  to?: string;
+  onlyFailed?: boolean;
+  reason?: string;
+  dryRun?: boolean;
+};
+
+export type ClearResult = {
+  pipeline: string;
+  dryRun: boolean;
+  cleared: Array<{ date: string; runId: string; previousStatus: string }>;
+  skipped: Array<{ date: string; status: string; why: string }>;
+};
+
+export type DateRow = {
+  date: string;
+  status: 'missing' | 'running' | 'success' | 'failed' | 'cleared';
+  runId: string | null;
+  attempt: number | null;
+  attempts: number;
+  runType: RunType | null;
+  logicalDate: string;
+  dataInterval: DataInterval;
+  startedAt: string | null;
+  finishedAt: string | null;
+  leaseExpiresAt: string | null;
+  metrics: Record<string, unknown> | null;
+  outputs: string[];
+  error: string | null;
+  errorCode: string | null;
+  offSchedule: boolean;
+  stalled: boolean;
+};
+
+export type StateView = { pipeline: string; watermark: string | null; completeThrough: string | null; position: number; dates: DateRow[] };
+export type WatermarkView = { pipeline: string; watermark: string | null; completeThrough: string | null };
+export type PendingView = {
+  pipeline: string;
+  from: string | null;
+  to: string | null;
+  pending: Array<{ date: string; reason: PendingReason; logicalDate: string; runAfter: string; dataInterval: DataInterval }>;
+  inFlight: Array<{ date: string; runId: string; leaseExpiresAt: string }>;
+};
+export type RunsView = { pipeline: string; runs: RunRecord[] };
+export type RangeInput = { pipeline: string; from?: string; to?: string; asOf?: AsOf };

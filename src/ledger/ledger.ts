@@ -1,0 +1,436 @@
+import { monotonicFactory } from 'ulid';
+import type { LedgerEvent } from '../../events/ledger-event.js';
+import type { PipelineDefinition } from '../../events/pipeline-definition.js';
+import { runStream, type RecordedEvent } from '../../events/recorded-event.js';
+import { completeThrough } from '../../projections/complete-through.js';
+import { decideClear } from '../../projections/decide-clear.js';
+import { decideCompletion, type CompletionCommand } from '../../projections/decide-completion.js';
+import { decideStart } from '../../projections/decide-start.js';
+import { leaseExpired } from '../../projections/date-state.js';
+import { pending } from '../../projections/pending.js';
+import { evolve, initialState, type PipelineState } from '../../projections/pipeline-state.js';
+import { evolveRunHistory, initialRunHistory, type RunHistory } from '../../projections/run-history.js';
+import type { Refusal } from '../../projections/refusal.js';
+import type { Slot } from '../../projections/slot.js';
+import { LedgerError } from '../errors.js';
+import { defaultActor, processMetadata, toolVersion } from '../runtime.js';
+import type { AppendRequest, EventStore, NewEvent } from '../store/event-store.js';
+import { openStore } from '../store/open-store.js';
+import { createTimetable } from '../timetable/create-timetable.js';
+import type { Timetable } from '../timetable/timetable.js';
+import { buildDefinition, checkPipelineName, diffDefinitions, timetableSpec, type DefineInput } from './build-definition.js';
+import type {
+  AsOf,
+  ClearInput,
+  ClearResult,
+  CompletionResult,
+  DateRow,
+  PendingView,
+  RangeInput,
+  RunsView,
+  StartInput,
+  StartResult,
+  StateView,
+  WatermarkView,
+} from './ledger-types.js';
+
+export type LedgerOptions = {
+  /** A SQLite file path (default store) or a `postgres://` URL. */
+  db: string;
+  /** Milliseconds since the epoch; the only clock the ledger reads. Default `Date.now`. */
+  clock?: () => number;
+  /** Who is acting, recorded in every event (default `user@host`). */
+  actor?: string;
+  /** Create the ledger when it does not exist (default true; the CLI's queries pass false). */
+  create?: boolean;
+};
+
+type Loaded = { state: PipelineState; history: RunHistory };
+
+const MAX_CONFLICT_RETRIES = 50;
+
+/**
+ * Opens a ledger. Every operation reads the events it needs, folds them with
+ * the pure projections, and appends what the pure decision rules return.
+ *
+ * @example
+ * const ledger = await openLedger({ db: './runledger.db' });
+ * await ledger.define({ pipeline: 'etl_orders', schedule: '@daily', start: '2026-11-02' });
+ * const run = await ledger.start({ pipeline: 'etl_orders', date: '2026-11-02' });
+ * await ledger.succeed({ runId: run.runId, metrics: { rows: 42 } });
+ * await ledger.close();
+ */
+export async function openLedger(options: LedgerOptions): Promise<Ledger> {
+  const store = await openStore(options.db, { create: options.create ?? true });
+  return new Ledger(store, options.clock ?? Date.now, options.actor ?? defaultActor());
+}
+
+export class Ledger {
+  readonly store: EventStore;
+  readonly #clock: () => number;
+  readonly #actor: string;
+  readonly #ids = monotonicFactory();
+  /** Latest folded state per pipeline; caught up incrementally from its position. */
+  readonly #cache = new Map<string, Loaded>();
+
+  constructor(store: EventStore, clock: () => number, actor: string) {
+    this.store = store;
+    this.#clock = clock;
+    this.#actor = actor;
+  }
+
+  /** Milliseconds since the epoch, from the ledger's clock. */
+  now(): number {
+    return this.#clock();
+  }
+
+  /** A new ULID (event and run ids). */
+  newId(): string {
+    return this.#ids(this.#clock());
+  }
+
+  /** Defines a pipeline, or redefines it when the definition changed (`PipelineRedefined` with the diff). */
+  async define(input: DefineInput & { reason?: string }): Promise<{ pipeline: string; outcome: 'defined' | 'redefined' | 'unchanged'; definition: PipelineDefinition; changes: Array<{ field: string; from: unknown; to: unknown }> }> {
+    const definition = buildDefinition(input);
+    for (let retry = 0; ; retry++) {
+      const { state } = await this.#load(definition.pipeline);
+      const before = state.definition;
+      const changes = before ? diffDefinitions(before, definition) : [];
+      if (before && changes.length === 0) return { pipeline: definition.pipeline, outcome: 'unchanged', definition, changes };
+      const event: LedgerEvent = before
+        ? { type: 'PipelineRedefined', schemaVersion: 1, data: { pipeline: definition.pipeline, definition, changes } }
+        : { type: 'PipelineDefined', schemaVersion: 1, data: definition };
+      const ok = await this.#append([{ stream: definition.pipeline, expectedVersion: state.version, events: [event] }], input.reason);
+      if (ok) return { pipeline: definition.pipeline, outcome: before ? 'redefined' : 'defined', definition, changes };
+      this.#retryOrGiveUp(retry, definition.pipeline);
+    }
+  }
+
+  /** Every defined pipeline and its current definition, by name. */
+  async pipelines(): Promise<PipelineDefinition[]> {
+    const byName = new Map<string, PipelineDefinition>();
+    for await (const batch of this.store.read()) {
+      for (const event of batch) {
+        if (event.type === 'PipelineDefined') byName.set(event.data.pipeline, event.data);
+        if (event.type === 'PipelineRedefined') byName.set(event.data.pipeline, event.data.definition);
+      }
+    }
+    return [...byName.values()].sort((a, b) => a.pipeline.localeCompare(b.pipeline));
+  }
+
+  /** The definition and timetable of a pipeline; `notFound.pipeline` when it was never defined. */
+  async pipeline(name: string, asOf?: AsOf): Promise<{ definition: PipelineDefinition; timetable: Timetable; state: PipelineState; history: RunHistory }> {
+    checkPipelineName(name);
+    const loaded = await this.#load(name, asOf);
+    return { ...this.#defined(loaded.state), ...loaded };
+  }
+
+  /** S4: starts a run of one date key, or refuses (`ledger.alreadyRunning`, `ledger.alreadySucceeded`, …). */
+  async start(input: StartInput): Promise<StartResult> {
+    const runType = input.runType ?? 'scheduled';
+    const runId = this.newId();
+    for (let retry = 0; ; retry++) {
+      const { definition, timetable, state } = await this.pipeline(input.pipeline);
+      const { slot, onSchedule } = this.#slotFor(timetable, input, runType);
+      const decision = decideStart(
+        state,
+        { pipeline: input.pipeline, slot, onSchedule, runType, force: input.force ?? false, runId, leaseMs: input.leaseMs ?? definition.leaseMs },
+        { nowMs: this.now() },
+      );
+      if (!decision.ok) throw refusalError(decision.refusal);
+      const expected = state.dates.get(slot.date)?.version ?? 0;
+      const reason = input.reason ?? (decision.value.takeoverOf ? `took over run ${decision.value.takeoverOf} whose lease expired` : undefined);
+      const ok = await this.#append([{ stream: runStream(input.pipeline, slot.date), expectedVersion: expected, events: decision.value.events }], reason);
+      if (ok) {
+        const started = decision.value.events.at(-1) as Extract<LedgerEvent, { type: 'RunStarted' }>;
+        const d = started.data;
+        return {
+          runId: d.runId,
+          pipeline: d.pipeline,
+          date: d.date,
+          attempt: d.attempt,
+          runType: d.runType,
+          logicalDate: d.logicalDate,
+          dataInterval: d.dataInterval,
+          runAfter: d.runAfter,
+          leaseExpiresAt: d.leaseExpiresAt,
+          offSchedule: d.offSchedule,
+          forced: d.force,
+          takeoverOf: d.takeoverOf,
+        };
+      }
+      this.#retryOrGiveUp(retry, `${input.pipeline} ${slot.date}`);
+    }
+  }
+
+  /** S3: records the success of the current run of its key; a repeat is a no-op. */
+  async succeed(input: { runId: string; metrics?: Record<string, unknown>; outputs?: string[] }): Promise<CompletionResult> {
+    return this.#complete(input.runId, (date) => ({ kind: 'succeed', runId: input.runId, date, metrics: input.metrics ?? {}, outputs: input.outputs ?? [] }));
+  }
+
+  /** S3: records the failure of the current run of its key; a repeat is a no-op. */
+  async fail(input: { runId: string; error: string; code?: string | null }): Promise<CompletionResult> {
+    return this.#complete(input.runId, (date) => ({ kind: 'fail', runId: input.runId, date, error: input.error, code: input.code ?? null }));
+  }
+
+  /** Extends the lease of a running run. */
+  async heartbeat(input: { runId: string; leaseMs?: number }): Promise<CompletionResult> {
+    return this.#complete(input.runId, (date, definition) => ({ kind: 'heartbeat', runId: input.runId, date, leaseMs: input.leaseMs ?? definition.leaseMs }));
+  }
+
+  async #complete(runId: string, command: (date: string, definition: PipelineDefinition) => CompletionCommand): Promise<CompletionResult> {
+    const found = await this.store.findRun(runId);
+    if (!found) throw new LedgerError('notFound.run', `no run ${runId} in this ledger; list runs with \`runledger runs <pipeline>\``);
+    const date = found.stream.slice(found.pipeline.length + 1);
+    for (let retry = 0; ; retry++) {
+      const { definition, state } = await this.pipeline(found.pipeline);
+      const cmd = command(date, definition);
+      const decision = decideCompletion(state, cmd, { nowMs: this.now() });
+      if (!decision.ok) throw refusalError(decision.refusal);
+      const status = cmd.kind === 'succeed' ? 'success' : cmd.kind === 'fail' ? 'failed' : 'running';
+      const result: CompletionResult = { runId, pipeline: found.pipeline, date, status, repeated: decision.value.repeated };
+      if (decision.value.events.length === 0) return result;
+      const expected = state.dates.get(date)?.version ?? 0;
+      if (await this.#append([{ stream: found.stream, expectedVersion: expected, events: decision.value.events }])) {
+        const event = decision.value.events[0];
+        return event?.type === 'RunHeartbeat' ? { ...result, leaseExpiresAt: event.data.leaseExpiresAt } : result;
+      }
+      this.#retryOrGiveUp(retry, `${found.pipeline} ${date}`);
+    }
+  }
+
+  /** S8: makes keys pending again, fencing out their runs; never deletes history. */
+  async clear(input: ClearInput): Promise<ClearResult> {
+    for (let retry = 0; ; retry++) {
+      const { timetable, state } = await this.pipeline(input.pipeline);
+      const keys = this.#keysFor(timetable, state, input);
+      const decision = decideClear(state, { dates: keys, onlyFailed: input.onlyFailed ?? false });
+      const result: ClearResult = { pipeline: input.pipeline, dryRun: input.dryRun ?? false, cleared: decision.cleared, skipped: decision.skipped };
+      if (input.dryRun || decision.events.length === 0) return result;
+      const requests = decision.events.map((event) => ({
+        stream: runStream(input.pipeline, event.data.date),
+        expectedVersion: state.dates.get(event.data.date)?.version ?? 0,
+        events: [event],
+      }));
+      if (await this.#append(requests, input.reason)) return result;
+      this.#retryOrGiveUp(retry, input.pipeline);
+    }
+  }
+
+  /** Per-date state (S2) with watermark (S5) and complete-through (S6). */
+  async state(input: RangeInput): Promise<StateView> {
+    const { timetable, state } = await this.pipeline(input.pipeline, input.asOf);
+    const nowMs = await this.#nowFor(input.asOf);
+    const [fromMs, toMs] = this.#range(timetable, input, nowMs);
+    const rows = new Map<string, DateRow>();
+    for (const slot of timetable.slotsBetween(fromMs, toMs)) rows.set(slot.date, missingRow(slot));
+    for (const date of state.dates.values()) {
+      const at = Date.parse(date.logicalDate);
+      if (at < fromMs || at > toMs) continue;
+      rows.set(date.date, {
+        date: date.date,
+        status: date.status,
+        runId: date.runId,
+        attempt: date.attempt,
+        attempts: date.attempts,
+        runType: date.runType,
+        logicalDate: date.logicalDate,
+        dataInterval: date.dataInterval,
+        startedAt: date.startedAt,
+        finishedAt: date.finishedAt,
+        leaseExpiresAt: date.leaseExpiresAt,
+        metrics: date.metrics,
+        outputs: date.outputs,
+        error: date.error?.message ?? null,
+        errorCode: date.error?.code ?? null,
+        offSchedule: date.offSchedule,
+        stalled: leaseExpired(date, nowMs),
+      });
+    }
+    const dates = [...rows.values()].sort((a, b) => Date.parse(a.logicalDate) - Date.parse(b.logicalDate));
+    return { pipeline: input.pipeline, watermark: state.watermark?.date ?? null, completeThrough: this.#completeThrough(timetable, state), position: state.position, dates };
+  }
+
+  /** S5 and S6. */
+  async watermark(input: { pipeline: string; asOf?: AsOf }): Promise<WatermarkView> {
+    const { timetable, state } = await this.pipeline(input.pipeline, input.asOf);
+    return { pipeline: input.pipeline, watermark: state.watermark?.date ?? null, completeThrough: this.#completeThrough(timetable, state) };
+  }
+
+  /** S7: slots due by `now` that are not done, with reasons; running ones apart. */
+  async pending(input: RangeInput): Promise<PendingView> {
+    const { timetable, state } = await this.pipeline(input.pipeline, input.asOf);
+    const nowMs = await this.#nowFor(input.asOf);
+    const [fromMs, toMs] = this.#range(timetable, input, nowMs);
+    const slots = [...timetable.slotsBetween(fromMs, toMs)];
+    const report = pending(state, slots, nowMs);
+    return { pipeline: input.pipeline, from: slots[0]?.date ?? null, to: slots.at(-1)?.date ?? null, ...report };
+  }
+
+  /** Every run (attempt) of a pipeline, oldest first. */
+  async runs(input: { pipeline: string; date?: string; asOf?: AsOf }): Promise<RunsView> {
+    const { timetable, history } = await this.pipeline(input.pipeline, input.asOf);
+    const key = input.date === undefined ? undefined : this.#keyOf(timetable, input.date);
+    const runs = [...history.runs.values()].filter((run) => key === undefined || run.date === key);
+    return { pipeline: input.pipeline, runs };
+  }
+
+  /** Raw events, oldest first. */
+  async log(input: { pipeline?: string; asOf?: AsOf; limit?: number } = {}): Promise<{ events: RecordedEvent[] }> {
+    if (input.pipeline !== undefined) this.#defined((await this.#load(input.pipeline)).state);
+    const toPosition = await this.#positionFor(input.asOf);
+    const events: RecordedEvent[] = [];
+    const filter = { ...(input.pipeline === undefined ? {} : { pipeline: input.pipeline }), ...(toPosition === undefined ? {} : { toPosition }) };
+    for await (const batch of this.store.read(filter)) events.push(...batch);
+    return { events: input.limit === undefined ? events : events.slice(-input.limit) };
+  }
+
+  async close(): Promise<void> {
+    await this.store.close();
+  }
+
+  // ---- internals
+
+  async #load(pipeline: string, asOf?: AsOf): Promise<Loaded> {
+    if (asOf !== undefined) {
+      const toPosition = await this.#positionFor(asOf);
+      return this.#fold({ state: initialState(pipeline), history: initialRunHistory() }, pipeline, toPosition);
+    }
+    const cached = this.#cache.get(pipeline) ?? { state: initialState(pipeline), history: initialRunHistory() };
+    const loaded = await this.#fold(cached, pipeline, undefined);
+    this.#cache.set(pipeline, loaded);
+    return loaded;
+  }
+
+  async #fold(from: Loaded, pipeline: string, toPosition: number | undefined): Promise<Loaded> {
+    let { state, history } = from;
+    const filter = { pipeline, fromPosition: state.position + 1, ...(toPosition === undefined ? {} : { toPosition }) };
+    for await (const batch of this.store.read(filter)) {
+      for (const event of batch) {
+        state = evolve(state, event);
+        history = evolveRunHistory(history, event);
+      }
+    }
+    return { state, history };
+  }
+
+  async #positionFor(asOf: AsOf | undefined): Promise<number | undefined> {
+    if (asOf === undefined) return undefined;
+    if ('position' in asOf) return asOf.position;
+    return this.store.positionAt(asOf.instant);
+  }
+
+  /** With `--as-of <instant>`, "now" is that instant; otherwise the clock. */
+  async #nowFor(asOf: AsOf | undefined): Promise<number> {
+    if (asOf !== undefined && 'instant' in asOf) return Date.parse(asOf.instant);
+    return this.now();
+  }
+
+  #defined(state: PipelineState): { definition: PipelineDefinition; timetable: Timetable } {
+    if (!state.definition) {
+      throw new LedgerError('notFound.pipeline', `no pipeline '${state.pipeline}' in this ledger; define it with \`runledger define ${state.pipeline} --schedule @daily --start <date>\``);
+    }
+    return { definition: state.definition, timetable: createTimetable(timetableSpec(state.definition)) };
+  }
+
+  #completeThrough(timetable: Timetable, state: PipelineState): string | null {
+    return completeThrough(state, slotsFrom(timetable));
+  }
+
+  /** [from, to] in ms: defaults are the pipeline's first slot and the last slot due now. */
+  #range(timetable: Timetable, input: { from?: string; to?: string }, nowMs: number): [number, number] {
+    const from = input.from !== undefined ? timetable.parseDate(input.from) : Date.parse(timetable.first()?.logicalDate ?? '1970-01-01T00:00:00Z');
+    const lastDue = timetable.lastDue(nowMs);
+    const to = input.to !== undefined ? timetable.parseDate(input.to) : lastDue ? Date.parse(lastDue.logicalDate) : from - 1;
+    return [from, to];
+  }
+
+  #keyOf(timetable: Timetable, text: string): string {
+    const ms = timetable.parseDate(text);
+    return timetable.slotAt(ms)?.date ?? timetable.formatInstant(ms);
+  }
+
+  #slotFor(timetable: Timetable, input: StartInput, runType: StartInput['runType']): { slot: Slot; onSchedule: boolean } {
+    const ms = timetable.parseDate(input.date);
+    const onScheduleSlot = timetable.slotAt(ms);
+    const explicit = input.dataInterval;
+    if (explicit && runType !== 'manual') {
+      throw new LedgerError('input.intervalNeedsManual', 'an explicit data interval is only for manual runs; add --type manual');
+    }
+    const interval = explicit
+      ? { start: timetable.formatInstant(timetable.parseDate(explicit.start)), end: timetable.formatInstant(timetable.parseDate(explicit.end)) }
+      : undefined;
+    if (interval && Date.parse(interval.end) < Date.parse(interval.start)) {
+      throw new LedgerError('input.invalidInterval', `--interval-end ${explicit?.end} is before --interval-start ${explicit?.start}`);
+    }
+    if (onScheduleSlot) return { slot: interval ? { ...onScheduleSlot, dataInterval: interval } : onScheduleSlot, onSchedule: true };
+    // Off-schedule keys are always full instants, so they never collide with a daily slot's key.
+    const dataInterval = interval ?? timetable.intervalFor(ms);
+    const logicalDate = timetable.formatInstant(ms);
+    return { slot: { date: logicalDate, logicalDate, dataInterval, runAfter: dataInterval.end }, onSchedule: false };
+  }
+
+  #keysFor(timetable: Timetable, state: PipelineState, input: ClearInput): string[] {
+    const keys = new Set<string>((input.dates ?? []).map((d) => this.#keyOf(timetable, d)));
+    if (input.from !== undefined || input.to !== undefined) {
+      const [fromMs, toMs] = this.#range(timetable, input, this.now());
+      for (const slot of timetable.slotsBetween(fromMs, toMs)) keys.add(slot.date);
+      for (const date of state.dates.values()) {
+        const at = Date.parse(date.logicalDate);
+        if (at >= fromMs && at <= toMs) keys.add(date.date);
+      }
+    }
+    if (keys.size === 0) throw new LedgerError('input.nothingToClear', 'name the dates to clear, or a range with --from and --to');
+    return [...keys];
+  }
+
+  /** Appends with metadata; false on a version conflict (the caller re-reads and decides again). */
+  async #append(requests: Array<{ stream: string; expectedVersion: number; events: LedgerEvent[] }>, reason?: string): Promise<boolean> {
+    const recordedAt = new Date(this.now()).toISOString();
+    const metadata = { actor: this.#actor, ...processMetadata(), toolVersion, ...(reason === undefined ? {} : { reason }) };
+    const full: AppendRequest[] = requests.map((r) => ({
+      stream: r.stream,
+      expectedVersion: r.expectedVersion,
+      events: r.events.map((event): NewEvent => ({ ...event, eventId: this.newId(), stream: r.stream, recordedAt, metadata })),
+    }));
+    const result = await this.store.append(full);
+    return result.ok;
+  }
+
+  #retryOrGiveUp(retry: number, what: string): void {
+    if (retry >= MAX_CONFLICT_RETRIES) {
+      throw new LedgerError('store.contention', `${what} kept changing under ${MAX_CONFLICT_RETRIES} retries; try again`);
+    }
+  }
+}
+
+function refusalError(refusal: Refusal): LedgerError {
+  return new LedgerError(refusal.code, refusal.message);
+}
+
+function missingRow(slot: Slot): DateRow {
+  return {
+    date: slot.date,
+    status: 'missing',
+    runId: null,
+    attempt: null,
+    attempts: 0,
+    runType: null,
+    logicalDate: slot.logicalDate,
+    dataInterval: slot.dataInterval,
+    startedAt: null,
+    finishedAt: null,
+    leaseExpiresAt: null,
+    metrics: null,
+    outputs: [],
+    error: null,
+    errorCode: null,
+    offSchedule: false,
+    stalled: false,
+  };
+}
+
+/** Every slot from the pipeline's first, lazily. */
+export function* slotsFrom(timetable: Timetable): Generator<Slot> {
+  for (let slot = timetable.first(); slot; slot = timetable.next(slot)) yield slot;
+}
