@@ -1,10 +1,22 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { hostname, userInfo } from 'node:os';
 
+/** The package's root folder: the nearest parent with runledger's package.json (works from src/ and dist/src/). */
+export const packageRoot: string = (() => {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(dir, 'package.json');
+    if (existsSync(candidate) && (JSON.parse(readFileSync(candidate, 'utf8')) as { name?: string }).name === 'runledger') return dir;
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('runledger: cannot find its own package.json');
+    dir = parent;
+  }
+})();
+
 /** This build's version, from package.json, recorded in every event's metadata. */
-export const toolVersion: string = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+export const toolVersion: string = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** `user@host`, the default actor (DESIGN §3). */
 export function defaultActor(): string {

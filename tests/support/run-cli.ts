@@ -1,0 +1,41 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+
+export const BIN = resolve(import.meta.dirname, '../../bin/runledger.js');
+
+export type CliResult = { code: number; stdout: string; stderr: string };
+
+/** Runs the real binary (built by `npm test` before vitest starts). */
+export function cli(args: string[], env: Record<string, string> = {}): CliResult {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, RUNLEDGER_ACTOR: 'tester', ...env } });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Starts the real binary without waiting, for races. */
+export function cliAsync(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, RUNLEDGER_ACTOR: 'tester', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => done({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+export function tempDir(prefix = 'runledger-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** How many events a SQLite ledger holds (0 when the file has no ledger). */
+export function eventCount(path: string): number {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
