@@ -39,7 +39,7 @@ export type ReadFilter = {
 };
 
 /** What a store can do beyond the port, so callers ask instead of testing `kind`. */
-export type StoreCapabilities = { concurrentWriters: 'processes' | 'machines' };
+export type StoreCapabilities = { concurrentWriters: 'none' | 'processes' | 'machines' };
 
 /**
  * The store port. Both adapters (SQLite, PostgreSQL) implement it; only their
@@ -51,9 +51,13 @@ export type StoreCapabilities = { concurrentWriters: 'processes' | 'machines' };
  *   An event whose `eventId` is already stored makes the whole append a no-op
  *   that returns the stored events (idempotent re-append).
  * - `read` streams events in batches so memory follows the batch, not the log.
+ * - `importSealed` writes events that were sealed elsewhere (an export)
+ *   verbatim, keeping their positions, payload bytes and hashes, in one
+ *   transaction, and only into an empty ledger; it re-checks the chain so no
+ *   caller can store a broken one.
  */
 export interface EventStore {
-  readonly kind: 'sqlite' | 'postgres';
+  readonly kind: 'sqlite' | 'postgres' | 'memory';
   readonly capabilities: StoreCapabilities;
   append(requests: AppendRequest[]): Promise<AppendResult>;
   read(filter?: ReadFilter): AsyncIterable<RecordedEvent[]>;
@@ -64,6 +68,8 @@ export interface EventStore {
   head(): Promise<ChainHead>;
   /** The last position whose `recordedAt` is at or before the instant (0 if none). */
   positionAt(instant: string): Promise<number>;
+  /** Stores a whole chain from position 1 verbatim (import); refuses a ledger that already holds events. */
+  importSealed(rows: RawEvent[]): Promise<ChainHead>;
   close(): Promise<void>;
 }
 

@@ -1,5 +1,5 @@
-import { LedgerError } from '../errors.js';
 import type { EventStore } from './event-store.js';
+import { openPostgresStore } from './postgres/postgres-event-store.js';
 import { openSqliteStore } from './sqlite/sqlite-event-store.js';
 
 export type OpenStoreOptions = {
@@ -14,14 +14,16 @@ export function isPostgresUrl(db: string): boolean {
 
 /**
  * Opens the store a `--db` value names: a `postgres://` or `postgresql://`
- * URL selects PostgreSQL, anything else is a SQLite file path.
+ * URL selects PostgreSQL (`?schema=<name>` picks the schema holding the
+ * ledger), anything else is a SQLite file path.
  *
  * @example
  * const store = await openStore('./runledger.db', { create: true });
+ * const shared = await openStore('postgres://app@db:5432/ops?schema=ledger', { create: false });
  */
 export async function openStore(db: string, options: OpenStoreOptions): Promise<EventStore> {
   if (isPostgresUrl(db)) {
-    throw new LedgerError('input.unsupportedStore', `PostgreSQL ledgers are not supported by this build yet; use a SQLite file path for --db`);
+    return openPostgresStore({ url: db, create: options.create });
   }
   return openSqliteStore({ path: db, create: options.create });
 }

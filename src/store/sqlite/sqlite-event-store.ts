@@ -6,6 +6,7 @@ import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
 import type { AppendRequest, AppendResult, ChainHead, EventStore, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
 import { sealEvents } from '../seal-events.js';
+import { unsealChain } from '../unseal-chain.js';
 import { SQLITE_SCHEMA, SQLITE_SCHEMA_VERSION } from './sqlite-schema.js';
 
 export type SqliteStoreOptions = {
@@ -159,6 +160,38 @@ class SqliteEventStore implements EventStore {
       }
       const last = sealed.at(-1)?.event;
       return { ok: true, events: sealed.map((s) => s.event), head: last ? { position: last.position, hash: last.hash } : headOf(st.head.get() as Row | undefined), alreadyAppended: false };
+    });
+    try {
+      return run.immediate();
+    } catch (error) {
+      throw asLedgerError(error, this.#path);
+    }
+  }
+
+  async importSealed(rows: RawEvent[]): Promise<ChainHead> {
+    const st = this.#ready();
+    const sealed = unsealChain(rows);
+    const run = this.#db.transaction((): ChainHead => {
+      const head = headOf(st.head.get() as Row | undefined);
+      if (head.position !== 0) {
+        throw new LedgerError('ledger.notEmpty', `${this.#path} already holds ${head.position} events; import only into a new, empty ledger (pass another --db)`);
+      }
+      for (const { event, payload, pipeline, runId } of sealed) {
+        st.insert.run({
+          position: event.position,
+          eventId: event.eventId,
+          stream: event.stream,
+          streamVersion: event.streamVersion,
+          pipeline,
+          runId,
+          type: event.type,
+          recordedAt: event.recordedAt,
+          payload,
+          prevHash: event.prevHash,
+          hash: event.hash,
+        });
+      }
+      return headOf(st.head.get() as Row | undefined);
     });
     try {
       return run.immediate();

@@ -1,0 +1,362 @@
+import pg from 'pg';
+import { decodeEvent } from '../../../events/decode-event.js';
+import { GENESIS_HASH } from '../../../events/hash-chain.js';
+import type { RecordedEvent } from '../../../events/recorded-event.js';
+import { LedgerError } from '../../errors.js';
+import type { AppendRequest, AppendResult, ChainHead, EventStore, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
+import { sealEvents, type SealedEvent } from '../seal-events.js';
+import { unsealChain } from '../unseal-chain.js';
+import { asPostgresLedgerError, parsePostgresUrl, type PostgresTarget } from './postgres-connection.js';
+import { appendLockName, createLockName, POSTGRES_SCHEMA_VERSION, postgresSchemaSql, quoteIdent } from './postgres-schema.js';
+
+export type PostgresStoreOptions = {
+  /** `postgres://user[:password]@host:port/database[?schema=name]`. */
+  url: string;
+  /** Create the ledger (and its schema) when there is none yet (write commands). */
+  create: boolean;
+  /** The schema holding the ledger; overrides `?schema=`. Default: the connection's `current_schema()`. */
+  schema?: string;
+  /** Pool size. A CLI run needs one or two connections; a few more let a library caller read while it appends. */
+  maxConnections?: number;
+  /** Server-side cap on every statement, lock waits included, in ms. */
+  statementTimeoutMs?: number;
+  /** How long to wait for a connection to the server, in ms. */
+  connectTimeoutMs?: number;
+};
+
+/** A row as `pg` returns it: `bigint` comes back as a string, so positions are converted on the way out. */
+type Row = { position: string; payload: string; prev_hash: string; hash: string };
+
+/** Rows per INSERT, so a large import does not become one huge parameter list. */
+const INSERT_CHUNK = 500;
+
+/**
+ * The PostgreSQL store: one ledger shared by machines (DESIGN §4). Each
+ * append is a READ COMMITTED transaction that first takes a per-ledger
+ * `pg_advisory_xact_lock`, then reads the head, seals the events onto the
+ * chain and inserts them. The lock is held until commit, so positions are
+ * gapless, equal commit order, and a reader resuming after the last position
+ * it saw can never miss an event that commits late.
+ *
+ * @example
+ * const store = await openPostgresStore({ url: 'postgres://app@db:5432/ops', create: true });
+ * try { await store.append(requests) } finally { await store.close() }
+ */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<EventStore> {
+  const target = parsePostgresUrl(options.url);
+  const pool = new pg.Pool({
+    connectionString: target.connectionString,
+    max: options.maxConnections ?? 4,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    statement_timeout: options.statementTimeoutMs ?? 30_000,
+    // A process that hangs inside an append would otherwise block every writer of the ledger.
+    idle_in_transaction_session_timeout: 60_000,
+    idleTimeoutMillis: 10_000,
+    // A caller that forgets close() still lets the process exit instead of hanging on idle sockets.
+    allowExitOnIdle: true,
+    application_name: 'runledger',
+  });
+  // An idle connection the server drops emits 'error' on the pool; unhandled, it would crash the
+  // process. The next query gets a fresh connection or a clear error of its own.
+  pool.on('error', () => undefined);
+  try {
+    const schema = options.schema ?? target.schema ?? (await currentSchema(pool, target));
+    let state = await inspect(pool, schema, target);
+    if (state === 'empty' && options.create) state = await create(pool, schema, target);
+    return new PostgresEventStore(pool, target, schema, state === 'ledger');
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw asPostgresLedgerError(error, target);
+  }
+}
+
+async function currentSchema(pool: pg.Pool, target: PostgresTarget): Promise<string> {
+  const { rows } = await pool.query<{ schema: string | null }>('SELECT current_schema() AS schema');
+  const schema = rows[0]?.schema;
+  if (!schema) {
+    throw new LedgerError(
+      'input.noSchema',
+      `the search_path of database "${target.database}" at ${target.server} names no existing schema; add ?schema=<name> to --db`,
+    );
+  }
+  return schema;
+}
+
+/**
+ * What the schema holds: nothing of runledger's (`empty`) or a ledger this
+ * build understands (`ledger`); anything else is refused with one line. A
+ * schema may hold other tables (a shared database often does); only an
+ * `events` table that runledger did not create is refused.
+ */
+async function inspect(db: pg.Pool | pg.PoolClient, schema: string, target: PostgresTarget): Promise<'empty' | 'ledger'> {
+  const where = `schema "${schema}" of database "${target.database}" at ${target.server}`;
+  const { rows } = await db.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = $1 AND c.relname IN ('events', 'runledger_meta') AND c.relkind IN ('r', 'p', 'v', 'm', 'f')`,
+    [schema],
+  );
+  const names = new Set(rows.map((r) => r.name));
+  if (names.size === 0) return 'empty';
+  if (!names.has('runledger_meta')) {
+    throw new LedgerError(
+      'input.notALedger',
+      `the ${where} has an events table that is not a runledger ledger (no runledger_meta); use another schema (?schema=<name>) or database in --db`,
+    );
+  }
+  const meta = await db.query<{ key: string; value: string }>(`SELECT key, value FROM ${quoteIdent(schema)}.runledger_meta`);
+  const value = (key: string) => meta.rows.find((r) => r.key === key)?.value;
+  const version = Number(value('schemaVersion'));
+  if (value('format') !== 'runledger' || !Number.isInteger(version) || !names.has('events')) {
+    throw new LedgerError('input.notALedger', `the ${where} has a runledger_meta table that runledger did not write; use another schema (?schema=<name>) or database in --db`);
+  }
+  if (version > POSTGRES_SCHEMA_VERSION) {
+    throw new LedgerError(
+      'input.newerLedger',
+      `the ${where} holds a runledger ledger of schema version ${version}, newer than this runledger understands (${POSTGRES_SCHEMA_VERSION}); upgrade runledger`,
+    );
+  }
+  return 'ledger';
+}
+
+/**
+ * Creates the ledger in one transaction. Two processes may race here (two
+ * machines running their first `define`): the advisory lock makes the second
+ * wait, and it then finds the ledger the first one committed.
+ */
+async function create(pool: pg.Pool, schema: string, target: PostgresTarget): Promise<'ledger'> {
+  await transaction(pool, target, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [createLockName(schema)]);
+    if ((await inspect(client, schema, target)) === 'empty') await client.query(postgresSchemaSql(schema));
+  });
+  return 'ledger';
+}
+
+async function transaction<T>(pool: pg.Pool, target: PostgresTarget, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    throw asPostgresLedgerError(error, target);
+  }
+  let broken = false;
+  try {
+    await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {
+      broken = true;
+    });
+    throw asPostgresLedgerError(error, target);
+  } finally {
+    // A connection whose ROLLBACK failed is in an unknown state: destroy it rather than pool it.
+    client.release(broken);
+  }
+}
+
+class PostgresEventStore implements EventStore {
+  readonly kind = 'postgres' as const;
+  readonly capabilities = { concurrentWriters: 'machines' as const };
+  readonly #pool: pg.Pool;
+  readonly #target: PostgresTarget;
+  readonly #schema: string;
+  readonly #events: string;
+  readonly #hasLedger: boolean;
+  #closed = false;
+
+  constructor(pool: pg.Pool, target: PostgresTarget, schema: string, hasLedger: boolean) {
+    this.#pool = pool;
+    this.#target = target;
+    this.#schema = schema;
+    this.#events = `${quoteIdent(schema)}.events`;
+    this.#hasLedger = hasLedger;
+  }
+
+  async #query<R extends pg.QueryResultRow>(db: pg.Pool | pg.PoolClient, sql: string, params: unknown[]): Promise<R[]> {
+    try {
+      return (await db.query<R>(sql, params)).rows;
+    } catch (error) {
+      throw asPostgresLedgerError(error, this.#target);
+    }
+  }
+
+  async append(requests: AppendRequest[]): Promise<AppendResult> {
+    if (!this.#hasLedger) {
+      throw new LedgerError('notFound.ledger', `schema "${this.#schema}" of database "${this.#target.database}" holds no ledger yet; define a pipeline first`);
+    }
+    const all = requests.flatMap((r) => r.events);
+    const ids = all.map((e) => e.eventId);
+    if (new Set(ids).size !== ids.length) {
+      throw new LedgerError('input.eventIdReused', 'the same event id appears twice in one append; event ids must be unique per event');
+    }
+    return transaction(this.#pool, this.#target, async (client): Promise<AppendResult> => {
+      // Taken before anything is read, held until COMMIT: the head read below is the head of every
+      // append that committed before, and no later append can commit a lower position than ours.
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [appendLockName(this.#schema)]);
+      const stored = await this.#query<Row & { event_id: string }>(
+        client,
+        `SELECT position, payload, prev_hash, hash, event_id FROM ${this.#events} WHERE event_id = ANY($1::text[])`,
+        [ids],
+      );
+      if (stored.length > 0) {
+        if (stored.length < ids.length) {
+          throw new LedgerError('input.eventIdReused', 'some event ids of this append are already stored and some are not; event ids must be unique per event');
+        }
+        const byId = new Map(stored.map((row) => [row.event_id, row]));
+        const events = all.map((e) => decodeRow(byId.get(e.eventId) as Row));
+        return { ok: true, events, head: await this.#head(client), alreadyAppended: true };
+      }
+      const streams = [...new Set(requests.map((r) => r.stream))];
+      const versionRows = await this.#query<{ stream: string; v: number }>(
+        client,
+        `SELECT stream, max(stream_version) AS v FROM ${this.#events} WHERE stream = ANY($1::text[]) GROUP BY stream`,
+        [streams],
+      );
+      // Versions as they stand after the requests seen so far, so two requests for one stream chain up.
+      const versions = new Map(versionRows.map((r) => [r.stream, r.v]));
+      const batch: Array<{ event: NewEvent; streamVersion: number }> = [];
+      for (const request of requests) {
+        const actual = versions.get(request.stream) ?? 0;
+        if (request.expectedVersion !== 'any' && request.expectedVersion !== actual) {
+          return { ok: false, conflict: { stream: request.stream, expected: request.expectedVersion, actual } };
+        }
+        request.events.forEach((event, i) => batch.push({ event, streamVersion: actual + i + 1 }));
+        versions.set(request.stream, actual + request.events.length);
+      }
+      const head = await this.#head(client);
+      const sealed = sealEvents(head, batch);
+      for (let i = 0; i < sealed.length; i += INSERT_CHUNK) await this.#insert(client, sealed.slice(i, i + INSERT_CHUNK));
+      const last = sealed.at(-1)?.event;
+      return { ok: true, events: sealed.map((s) => s.event), head: last ? { position: last.position, hash: last.hash } : head, alreadyAppended: false };
+    });
+  }
+
+  async #insert(client: pg.PoolClient, rows: SealedEvent[]): Promise<void> {
+    // One statement per chunk: columns travel as arrays and `unnest` zips them back into rows.
+    await this.#query(
+      client,
+      `INSERT INTO ${this.#events} (position, event_id, stream, stream_version, pipeline, run_id, type, recorded_at, payload, prev_hash, hash)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])`,
+      [
+        rows.map((r) => r.event.position),
+        rows.map((r) => r.event.eventId),
+        rows.map((r) => r.event.stream),
+        rows.map((r) => r.event.streamVersion),
+        rows.map((r) => r.pipeline),
+        rows.map((r) => r.runId),
+        rows.map((r) => r.event.type),
+        rows.map((r) => r.event.recordedAt),
+        rows.map((r) => r.payload),
+        rows.map((r) => r.event.prevHash),
+        rows.map((r) => r.event.hash),
+      ],
+    );
+  }
+
+  async importSealed(rows: RawEvent[]): Promise<ChainHead> {
+    if (!this.#hasLedger) {
+      throw new LedgerError('notFound.ledger', `schema "${this.#schema}" of database "${this.#target.database}" holds no ledger yet; open it with create to import`);
+    }
+    const sealed = unsealChain(rows);
+    return transaction(this.#pool, this.#target, async (client): Promise<ChainHead> => {
+      // The append lock, so no append can slip in between the emptiness check and the inserts.
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [appendLockName(this.#schema)]);
+      const head = await this.#head(client);
+      if (head.position !== 0) {
+        throw new LedgerError('ledger.notEmpty', `schema "${this.#schema}" already holds ${head.position} events; import only into a new, empty ledger`);
+      }
+      for (let i = 0; i < sealed.length; i += INSERT_CHUNK) await this.#insert(client, sealed.slice(i, i + INSERT_CHUNK));
+      return this.#head(client);
+    });
+  }
+
+  async *read(filter: ReadFilter = {}): AsyncIterable<RecordedEvent[]> {
+    for await (const rows of this.#rows(filter)) {
+      yield rows.map((row) => decodeRow(row, filter.validate ?? false));
+    }
+  }
+
+  async *readRaw(filter: ReadFilter = {}): AsyncIterable<RawEvent[]> {
+    for await (const rows of this.#rows(filter)) {
+      yield rows.map((r) => ({ position: Number(r.position), payload: r.payload, prevHash: r.prev_hash, hash: r.hash }));
+    }
+  }
+
+  /**
+   * Keyset pagination: one short query per batch, so no connection or
+   * snapshot is held while the caller folds a batch, and an abandoned
+   * iteration leaks nothing.
+   */
+  async *#rows(filter: ReadFilter): AsyncIterable<Row[]> {
+    if (!this.#hasLedger) return;
+    const where = ['position >= $1', 'position <= $2'];
+    const params: unknown[] = [];
+    if (filter.pipeline !== undefined) where.push(`pipeline = $${params.push(filter.pipeline) + 3}`);
+    if (filter.stream !== undefined) where.push(`stream = $${params.push(filter.stream) + 3}`);
+    if (filter.runId !== undefined) where.push(`run_id = $${params.push(filter.runId) + 3}`);
+    const sql = `SELECT position, payload, prev_hash, hash FROM ${this.#events} WHERE ${where.join(' AND ')} ORDER BY position LIMIT $3`;
+    const limit = filter.batchSize ?? 1000;
+    let from = filter.fromPosition ?? 1;
+    const to = filter.toPosition ?? Number.MAX_SAFE_INTEGER;
+    for (;;) {
+      const rows = await this.#query<Row>(this.#pool, sql, [from, to, limit, ...params]);
+      if (rows.length === 0) return;
+      yield rows;
+      if (rows.length < limit) return;
+      from = Number((rows.at(-1) as Row).position) + 1;
+    }
+  }
+
+  async findRun(runId: string): Promise<{ pipeline: string; stream: string } | null> {
+    if (!this.#hasLedger) return null;
+    const rows = await this.#query<{ pipeline: string; stream: string }>(
+      this.#pool,
+      `SELECT pipeline, stream FROM ${this.#events} WHERE run_id = $1 AND type = 'RunStarted' ORDER BY position LIMIT 1`,
+      [runId],
+    );
+    return rows[0] ?? null;
+  }
+
+  async head(): Promise<ChainHead> {
+    if (!this.#hasLedger) return { position: 0, hash: GENESIS_HASH };
+    return this.#head(this.#pool);
+  }
+
+  async #head(db: pg.Pool | pg.PoolClient): Promise<ChainHead> {
+    const rows = await this.#query<{ position: string; hash: string }>(db, `SELECT position, hash FROM ${this.#events} ORDER BY position DESC LIMIT 1`, []);
+    const row = rows[0];
+    return row ? { position: Number(row.position), hash: row.hash } : { position: 0, hash: GENESIS_HASH };
+  }
+
+  async positionAt(instant: string): Promise<number> {
+    if (!this.#hasLedger) return 0;
+    // Same rule as SQLite: the event before the first one recorded after the instant, so an
+    // out-of-order clock on one machine cannot make the answer skip an earlier position.
+    const rows = await this.#query<{ p: string | null }>(
+      this.#pool,
+      `SELECT min(position) AS p FROM ${this.#events} WHERE recorded_at > $1`,
+      [new Date(instant).toISOString()],
+    );
+    const first = rows[0]?.p ?? null;
+    return first === null ? (await this.head()).position : Number(first) - 1;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#pool.end();
+  }
+}
+
+function decodeRow(row: Row, validate = false): RecordedEvent {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(row.payload);
+  } catch {
+    throw new LedgerError('integrity.badPayload', `event at position ${row.position} is not valid JSON; run \`runledger verify\``);
+  }
+  const decoded = decodeEvent(payload, { prevHash: row.prev_hash, hash: row.hash }, { validate });
+  if (!decoded.ok) throw new LedgerError('integrity.badEvent', `event at position ${row.position}: ${decoded.reason}`);
+  return decoded.event;
+}
