@@ -1,0 +1,41 @@
+import { decodeEvent } from '../../events/decode-event.js';
+import { chainHash, GENESIS_HASH } from '../../events/hash-chain.js';
+import { LedgerError } from '../errors.js';
+import type { RawEvent } from './event-store.js';
+import { sha256Hex, type SealedEvent } from './seal-events.js';
+
+/**
+ * Turns stored rows from elsewhere (an export) back into the sealed events an
+ * adapter inserts, checking that they form one whole chain from position 1:
+ * gapless positions, each link onto the previous hash, each hash over the
+ * exact payload text, each payload a valid event. Adapters call it inside
+ * `importSealed` as a last guard; `import` has already checked the same
+ * things line by line with friendlier messages.
+ *
+ * @example
+ * const sealed = unsealChain(rows); // throws LedgerError('input.brokenChain') on the first bad row
+ */
+export function unsealChain(rows: RawEvent[]): SealedEvent[] {
+  let prevHash = GENESIS_HASH;
+  return rows.map((row, i) => {
+    const fail = (why: string): never => {
+      throw new LedgerError('input.brokenChain', `cannot import event at position ${row.position}: ${why}; nothing was imported`);
+    };
+    if (row.position !== i + 1) fail(`expected position ${i + 1}`);
+    if (row.prevHash !== prevHash) fail('its prevHash is not the hash of the event before it');
+    if (chainHash(row.prevHash, row.payload, sha256Hex) !== row.hash) fail('its hash does not match its payload');
+    let payload: unknown;
+    try {
+      payload = JSON.parse(row.payload);
+    } catch {
+      return fail('its payload is not JSON');
+    }
+    const decoded = decodeEvent(payload, { prevHash: row.prevHash, hash: row.hash }, { validate: true });
+    if (!decoded.ok) return fail(decoded.reason);
+    const event = decoded.event;
+    if (event.position !== row.position) fail(`its payload says position ${event.position}`);
+    prevHash = row.hash;
+    const runId = 'runId' in event.data ? event.data.runId : null;
+    return { event, payload: row.payload, pipeline: event.data.pipeline, runId };
+  });
+}
