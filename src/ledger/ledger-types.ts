@@ -1,10 +1,25 @@
 import type { RunType } from '../../events/common.js';
+import type { EventType } from '../../events/ledger-event.js';
 import type { PendingReason } from '../../projections/pending.js';
 import type { RunRecord } from '../../projections/run-history.js';
 import type { DataInterval } from '../../projections/slot.js';
 
 /** `--as-of`: an event position, or an instant (S13). */
 export type AsOf = { position: number } | { instant: string };
+
+/** Filters of `log`; every one given narrows the result. Instants are RFC 3339. */
+export type LogInput = {
+  pipeline?: string;
+  date?: string;
+  runId?: string;
+  types?: EventType[];
+  actor?: string;
+  since?: string;
+  until?: string;
+  asOf?: AsOf;
+  /** Keep only the last n matching events. */
+  limit?: number;
+};
 
 export type StartInput = {
   pipeline: string;

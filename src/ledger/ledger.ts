@@ -25,6 +25,7 @@ import type {
   ClearResult,
   CompletionResult,
   DateRow,
+  LogInput,
   PendingView,
   RangeInput,
   RunsView,
@@ -275,14 +276,47 @@ export class Ledger {
     return { pipeline: input.pipeline, runs };
   }
 
-  /** Raw events, oldest first. */
-  async log(input: { pipeline?: string; asOf?: AsOf; limit?: number } = {}): Promise<{ events: RecordedEvent[] }> {
-    if (input.pipeline !== undefined) this.#defined((await this.#load(input.pipeline)).state);
+  /**
+   * Events, oldest first, filtered (every filter narrows): `pipeline`, `date`
+   * (a key of that pipeline's timetable, or the literal key without one),
+   * `runId`, `types`, `actor`, `since`/`until` (inclusive, on `recordedAt`),
+   * `asOf` (S13); `limit` keeps the last n that match.
+   *
+   * @example
+   * await ledger.log({ pipeline: 'etl_orders', date: '2026-11-03', types: ['RunFailed'], limit: 5 });
+   */
+  async log(input: LogInput = {}): Promise<{ events: RecordedEvent[] }> {
+    let key = input.date;
+    if (input.pipeline !== undefined) {
+      const { timetable } = this.#defined((await this.#load(input.pipeline)).state);
+      if (input.date !== undefined) key = this.#keyOf(timetable, input.date);
+    }
+    if (input.runId !== undefined && !(await this.store.findRun(input.runId))) {
+      throw new LedgerError('notFound.run', `no run ${input.runId} in this ledger; list runs with \`runledger runs <pipeline>\``);
+    }
     const toPosition = await this.#positionFor(input.asOf);
-    const events: RecordedEvent[] = [];
-    const filter = { ...(input.pipeline === undefined ? {} : { pipeline: input.pipeline }), ...(toPosition === undefined ? {} : { toPosition }) };
-    for await (const batch of this.store.read(filter)) events.push(...batch);
-    return { events: input.limit === undefined ? events : events.slice(-input.limit) };
+    const since = input.since === undefined ? -Infinity : Date.parse(input.since);
+    const until = input.until === undefined ? Infinity : Date.parse(input.until);
+    const types = input.types === undefined ? undefined : new Set<string>(input.types);
+    const matches = (e: RecordedEvent): boolean => {
+      if (types && !types.has(e.type)) return false;
+      if (input.actor !== undefined && e.metadata.actor !== input.actor) return false;
+      if (key !== undefined && (!('date' in e.data) || e.data.date !== key)) return false;
+      const at = Date.parse(e.recordedAt);
+      return at >= since && at <= until;
+    };
+    const filter = {
+      ...(input.pipeline === undefined ? {} : { pipeline: input.pipeline }),
+      ...(input.runId === undefined ? {} : { runId: input.runId }),
+      ...(toPosition === undefined ? {} : { toPosition }),
+    };
+    let events: RecordedEvent[] = [];
+    for await (const batch of this.store.read(filter)) {
+      events.push(...batch.filter(matches));
+      // With a limit, memory follows the limit, not the log.
+      if (input.limit !== undefined && events.length > 2 * input.limit + 1000) events = events.slice(-input.limit);
+    }
+    return { events: input.limit === undefined ? events : input.limit === 0 ? [] : events.slice(-input.limit) };
   }
 
   async close(): Promise<void> {
@@ -316,13 +350,31 @@ export class Ledger {
 
   async #positionFor(asOf: AsOf | undefined): Promise<number | undefined> {
     if (asOf === undefined) return undefined;
-    if ('position' in asOf) return asOf.position;
+    if ('position' in asOf) {
+      // A position past the head names a moment the ledger has not reached; answering with today's state would hide a typo.
+      const head = await this.store.head();
+      if (asOf.position > head.position) {
+        throw new LedgerError('input.asOfBeyondHead', `--as-of ${asOf.position} is past the ledger's last event (position ${head.position}); pass a position up to ${head.position} or an instant`);
+      }
+      return asOf.position;
+    }
     return this.store.positionAt(asOf.instant);
   }
 
-  /** With `--as-of <instant>`, "now" is that instant; otherwise the clock. */
+  /**
+   * S13: "now" as the ledger stood at the as-of point. With an instant, that
+   * instant; with a position, the moment that event was recorded, so pending,
+   * stalled leases and the default range are what the ledger said right after
+   * it, not a mix of old events and today's clock. Without as-of, the clock.
+   */
   async #nowFor(asOf: AsOf | undefined): Promise<number> {
-    if (asOf !== undefined && 'instant' in asOf) return Date.parse(asOf.instant);
+    if (asOf === undefined) return this.now();
+    if ('instant' in asOf) return Date.parse(asOf.instant);
+    for await (const batch of this.store.read({ fromPosition: asOf.position, toPosition: asOf.position, batchSize: 1 })) {
+      const event = batch[0];
+      if (event) return Date.parse(event.recordedAt);
+    }
+    // A position this store does not hold: a replayed export filtered to one pipeline.
     return this.now();
   }
 

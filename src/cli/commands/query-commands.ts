@@ -1,7 +1,12 @@
 import type { Command } from 'commander';
+import { currentSchemaVersion, isEventType, type EventType } from '../../../events/ledger-event.js';
+import type { RecordedEvent } from '../../../events/recorded-event.js';
+import { LedgerError } from '../../errors.js';
+import type { LogInput } from '../../ledger/ledger-types.js';
 import type { CliContext } from '../cli-context.js';
-import { parseAsOf } from '../cli-context.js';
+import { parseAsOf, parseInstant } from '../cli-context.js';
 import { formatMetrics, formatTable } from '../format-table.js';
+import { parseWholeNumber } from '../parse-options.js';
 
 type RangeOpts = { from?: string; to?: string; asOf?: string; json?: boolean };
 
@@ -92,31 +97,82 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
 
   program
     .command('log')
-    .summary('the events of the ledger (or of one pipeline), oldest first')
+    .summary('the events of the ledger (or of one pipeline) as a timeline: when, who, what, why')
     .argument('[pipeline]', 'only this pipeline')
-    .option('--limit <n>', 'only the last n events')
+    .option('--date <date>', 'only the events of this date key')
+    .option('--run <runId>', 'only the events of this run')
+    .option('--type <types>', `only these event types, comma-separated (${Object.keys(currentSchemaVersion).join(', ')})`)
+    .option('--actor <name>', 'only the events recorded by this actor')
+    .option('--since <instant>', 'only events recorded at or after this instant')
+    .option('--until <instant>', 'only events recorded at or before this instant')
+    .option('--limit <n>', 'only the last n matching events')
     .option(...AS_OF)
     .option('--json', 'print one JSON document')
-    .action(async (pipeline: string | undefined, opts: { limit?: string; asOf?: string; json?: boolean }) => {
-      const asOf = parseAsOf(opts.asOf);
-      const limit = opts.limit === undefined ? undefined : Number(opts.limit);
-      const { events } = await ctx.withLedger(false, (ledger) =>
-        ledger.log({ ...(pipeline === undefined ? {} : { pipeline }), ...(asOf ? { asOf } : {}), ...(limit === undefined ? {} : { limit }) }),
-      );
+    .action(async (pipeline: string | undefined, opts: LogOpts) => {
+      const input = logInput(pipeline, opts);
+      const { events } = await ctx.withLedger(false, (ledger) => ledger.log(input));
       if (opts.json) {
         return ctx.json({ events: events.map((e) => ({ position: e.position, type: e.type, eventId: e.eventId, recordedAt: e.recordedAt, stream: e.stream, data: e.data, metadata: e.metadata, hash: e.hash })) });
       }
+      if (events.length === 0) return ctx.out('no events match');
       ctx.out(
         formatTable(
           ['POS', 'WHEN', 'WHO', 'WHAT', 'WHY'],
-          events.map((e) => [String(e.position), e.recordedAt, e.metadata.actor, describe(e.type, e.data as Record<string, unknown>), e.metadata.reason ?? '']),
+          events.map((e) => [String(e.position), e.recordedAt, e.metadata.actor, describe(e), e.metadata.reason ?? '']),
         ),
       );
     });
 }
 
-function describe(type: string, data: Record<string, unknown>): string {
-  const where = [data['pipeline'], data['date']].filter(Boolean).join(' ');
-  const run = data['runId'] ? ` run ${String(data['runId'])}` : '';
-  return `${type} ${where}${run}`;
+type LogOpts = { date?: string; run?: string; type?: string; actor?: string; since?: string; until?: string; limit?: string; asOf?: string; json?: boolean };
+
+function logInput(pipeline: string | undefined, opts: LogOpts): LogInput {
+  const input: LogInput = {};
+  if (pipeline !== undefined) input.pipeline = pipeline;
+  if (opts.date !== undefined) input.date = opts.date;
+  if (opts.run !== undefined) input.runId = opts.run;
+  if (opts.actor !== undefined) input.actor = opts.actor;
+  if (opts.type !== undefined) input.types = opts.type.split(',').map((t) => eventType(t.trim()));
+  if (opts.since !== undefined) input.since = new Date(parseInstant(opts.since, '--since')).toISOString();
+  if (opts.until !== undefined) input.until = new Date(parseInstant(opts.until, '--until')).toISOString();
+  if (opts.limit !== undefined) input.limit = parseWholeNumber(opts.limit, '--limit', 1);
+  const asOf = parseAsOf(opts.asOf);
+  if (asOf) input.asOf = asOf;
+  return input;
+}
+
+function eventType(text: string): EventType {
+  if (isEventType(text)) return text;
+  const known = Object.keys(currentSchemaVersion);
+  const near = known.find((k) => k.toLowerCase() === text.toLowerCase()) ?? known.find((k) => k.toLowerCase().includes(text.toLowerCase()) && text.length >= 3);
+  throw new LedgerError('input.unknownEventType', `--type '${text}' is not an event type${near ? `; did you mean ${near}?` : `; use one of ${known.join(', ')}`}`);
+}
+
+/** The WHAT column of the timeline: a short sentence per event. */
+function describe(e: RecordedEvent): string {
+  switch (e.type) {
+    case 'PipelineDefined':
+      return `defined ${e.data.pipeline} (${e.data.schedule} from ${e.data.start} in ${e.data.timezone})`;
+    case 'PipelineRedefined':
+      return `redefined ${e.data.pipeline}: ${e.data.changes.map((c) => `${c.field} ${JSON.stringify(c.from)} -> ${JSON.stringify(c.to)}`).join(', ')}`;
+    case 'RunStarted': {
+      const d = e.data;
+      const notes = [d.runType, d.force ? 'forced' : '', d.offSchedule ? 'off-schedule' : '', d.takeoverOf ? `took over ${d.takeoverOf}` : ''].filter(Boolean).join(', ');
+      return `started ${d.pipeline} ${d.date} attempt ${d.attempt} (${notes}) run ${d.runId}`;
+    }
+    case 'RunSucceeded':
+      return `succeeded ${e.data.pipeline} ${e.data.date} run ${e.data.runId}${e.data.metrics && Object.keys(e.data.metrics).length > 0 ? ` ${formatMetrics(e.data.metrics)}` : ''}`;
+    case 'RunFailed':
+      return `failed ${e.data.pipeline} ${e.data.date} run ${e.data.runId}: ${e.data.error}${e.data.code ? ` (${e.data.code})` : ''}`;
+    case 'RunCleared':
+      return `cleared ${e.data.pipeline} ${e.data.date} (was ${e.data.previousStatus}) run ${e.data.runId}`;
+    case 'RunHeartbeat':
+      return `heartbeat ${e.data.pipeline} ${e.data.date} run ${e.data.runId}, lease until ${e.data.leaseExpiresAt}`;
+    case 'RunAbandoned':
+      return `abandoned ${e.data.pipeline} ${e.data.date} run ${e.data.runId} (${e.data.reason}${e.data.supersededBy ? `, superseded by ${e.data.supersededBy}` : ''})`;
+    default: {
+      const unknown: never = e;
+      return String((unknown as { type: unknown }).type);
+    }
+  }
 }
