@@ -2,6 +2,14 @@ import { runCli } from './cli/create-program.js';
 import { extraCommands } from './cli/extra-commands.js';
 
 // The one place that touches process: argv in, exit code out.
+
+// A reader that stops early (`runledger log | head`) closes the pipe; that is not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
 const exitCode = await runCli(
   process.argv.slice(2),
   {
