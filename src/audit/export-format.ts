@@ -1,0 +1,182 @@
+import { decodeEvent } from '../../events/decode-event.js';
+import { chainHash, GENESIS_HASH, type Sha256Hex } from '../../events/hash-chain.js';
+import { LedgerError } from '../errors.js';
+import type { ChainHead, RawEvent } from '../store/event-store.js';
+
+/**
+ * The export file (JSON Lines), version 1:
+ *
+ *     {"format":"runledger-export","version":1,"exportedAt":…,"toolVersion":…,"filtered":false,"pipeline":null,"ledgerHead":{…}}
+ *     {"prevHash":"<64 hex>","hash":"<64 hex>","event":<the stored payload, byte for byte>}
+ *     …
+ *     {"format":"runledger-export-end","events":<n>,"head":{"position":…,"hash":…}}
+ *
+ * Event lines are built by concatenation around the stored payload, never
+ * by re-serializing it, so `hash = sha256(prevHash ‖ payload)` can be checked
+ * on the file itself and an import stores the very bytes that were hashed.
+ */
+export const EXPORT_FORMAT = 'runledger-export';
+export const EXPORT_END = 'runledger-export-end';
+export const EXPORT_VERSION = 1;
+
+export type ExportHeader = {
+  format: typeof EXPORT_FORMAT;
+  version: number;
+  exportedAt: string;
+  toolVersion: string;
+  /** True when only one pipeline's events were exported: the chain then has gaps and cannot be imported as is. */
+  filtered: boolean;
+  pipeline: string | null;
+  /** The ledger's head when the export was taken (for a filtered export, beyond its last line). */
+  ledgerHead: ChainHead;
+};
+
+export type ExportTrailer = { format: typeof EXPORT_END; events: number; head: ChainHead };
+
+export type ParsedExport = { header: ExportHeader; rows: RawEvent[]; trailer: ExportTrailer };
+
+export function headerLine(header: Omit<ExportHeader, 'format' | 'version'>): string {
+  const { exportedAt, toolVersion, filtered, pipeline, ledgerHead } = header;
+  return JSON.stringify({ format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt, toolVersion, filtered, pipeline, ledgerHead });
+}
+
+/** One event line; the payload goes in verbatim (see the format above). */
+export function eventLine(row: RawEvent): string {
+  return `{"prevHash":${JSON.stringify(row.prevHash)},"hash":${JSON.stringify(row.hash)},"event":${row.payload}}`;
+}
+
+export function trailerLine(events: number, head: ChainHead): string {
+  return JSON.stringify({ format: EXPORT_END, events, head: { position: head.position, hash: head.hash } });
+}
+
+const EVENT_LINE = /^\{"prevHash":"([0-9a-f]{64})","hash":"([0-9a-f]{64})","event":(.*)\}$/s;
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/**
+ * Reads and checks a whole export before anyone acts on it: the header, then
+ * every event line (JSON, hash over the exact payload, a valid event, chain
+ * link and gapless positions, unique event ids, stream versions in order),
+ * then the trailer (count and head). A filtered export is checked the same
+ * way except that positions only have to increase and links are per line.
+ * The first problem throws `input.badExport` naming the line.
+ *
+ * @example
+ * const parsed = parseExport(readFileSync('ledger.jsonl', 'utf8'), 'ledger.jsonl', sha256Hex);
+ */
+export function parseExport(text: string, source: string, sha256: Sha256Hex): ParsedExport {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const fail = (line: number, why: string): never => {
+    throw new LedgerError('input.badExport', `${source} line ${line}: ${why}`);
+  };
+  if (lines.length === 0) fail(1, 'the file is empty; it is not a runledger export');
+  const header = parseHeader(lines[0] as string, fail);
+  const rows: RawEvent[] = [];
+  const eventIds = new Set<string>();
+  const streamVersions = new Map<string, number>();
+  let prev: ChainHead = { position: 0, hash: GENESIS_HASH };
+  let trailer: ExportTrailer | null = null;
+  for (let i = 1; i < lines.length; i++) {
+    const n = i + 1;
+    const line = (lines[i] as string).replace(/\r$/, '');
+    if (trailer) fail(n, 'there are lines after the export trailer; the file was altered');
+    if (line.trim() === '') fail(n, 'the line is empty; the file was altered');
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      fail(n, i === lines.length - 1 ? 'the line is cut short or garbled (not JSON); the file was truncated or damaged' : 'the line is not JSON; the file is garbled');
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail(n, 'the line is not a JSON object');
+    const obj = value as Record<string, unknown>;
+    if (obj['format'] === EXPORT_END) {
+      trailer = checkTrailer(obj, rows, prev, n, fail);
+      continue;
+    }
+    if (obj['format'] !== undefined) fail(n, `unexpected ${JSON.stringify(obj['format'])} line; the file was altered`);
+    const row = eventRow(line, obj, n, fail);
+    if (chainHash(row.prevHash, row.payload, sha256) !== row.hash) fail(n, "the event's hash does not match its content; the event was altered");
+    // Decode the extracted text itself, not the line's parse: the bytes that get stored are what must be an event.
+    let payload: unknown;
+    try {
+      payload = JSON.parse(row.payload);
+    } catch {
+      fail(n, 'the event is not one JSON value; the line was edited');
+    }
+    const decoded = decodeEvent(payload, { prevHash: row.prevHash, hash: row.hash }, { validate: true });
+    if (!decoded.ok) return fail(n, decoded.reason);
+    const event = decoded.event;
+    row.position = event.position;
+    if (header.filtered) {
+      if (event.position <= prev.position) fail(n, `position ${event.position} does not come after ${prev.position}; lines are out of order`);
+    } else {
+      if (event.position !== prev.position + 1) {
+        fail(n, `position ${event.position} where ${prev.position + 1} was expected; lines are missing or out of order`);
+      }
+      if (row.prevHash !== prev.hash) fail(n, 'its prevHash is not the hash of the line before; lines are missing, inserted or out of order');
+    }
+    if (eventIds.has(event.eventId)) fail(n, `event id ${event.eventId} appears twice`);
+    eventIds.add(event.eventId);
+    const version = (streamVersions.get(event.stream) ?? 0) + 1;
+    if (event.streamVersion !== version) fail(n, `stream ${event.stream} is at version ${event.streamVersion} where ${version} was expected; lines are missing or out of order`);
+    streamVersions.set(event.stream, version);
+    rows.push(row);
+    prev = { position: row.position, hash: row.hash };
+  }
+  if (!trailer) return fail(lines.length + 1, 'the file ends without its trailer line; it was truncated');
+  return { header, rows, trailer };
+}
+
+type Fail = (line: number, why: string) => never;
+
+function parseHeader(line: string, fail: Fail): ExportHeader {
+  let value: unknown;
+  try {
+    value = JSON.parse(line.replace(/\r$/, ''));
+  } catch {
+    return fail(1, 'not a runledger export (the first line is not JSON)');
+  }
+  const h = value as Partial<ExportHeader> | null;
+  if (typeof h !== 'object' || h === null || h.format !== EXPORT_FORMAT) return fail(1, `not a runledger export (no {"format":"${EXPORT_FORMAT}"} header)`);
+  if (!Number.isInteger(h.version) || (h.version as number) < 1) return fail(1, 'the header has no valid format version');
+  if ((h.version as number) > EXPORT_VERSION) return fail(1, `export format version ${h.version} is newer than this runledger understands (${EXPORT_VERSION}); upgrade runledger`);
+  if (typeof h.filtered !== 'boolean' || typeof h.exportedAt !== 'string' || !isHead(h.ledgerHead)) return fail(1, 'the header lacks filtered, exportedAt or ledgerHead');
+  return {
+    format: EXPORT_FORMAT,
+    version: h.version as number,
+    exportedAt: h.exportedAt,
+    toolVersion: typeof h.toolVersion === 'string' ? h.toolVersion : 'unknown',
+    filtered: h.filtered,
+    pipeline: typeof h.pipeline === 'string' ? h.pipeline : null,
+    ledgerHead: h.ledgerHead,
+  };
+}
+
+function eventRow(line: string, obj: Record<string, unknown>, n: number, fail: Fail): RawEvent {
+  const prevHash = obj['prevHash'];
+  const hash = obj['hash'];
+  if (typeof prevHash !== 'string' || !HEX64.test(prevHash) || typeof hash !== 'string' || !HEX64.test(hash)) {
+    return fail(n, 'the line lacks a prevHash and hash of 64 hex digits');
+  }
+  // The payload is the exact text between `"event":` and the closing brace; the hash check proves it.
+  const match = EVENT_LINE.exec(line);
+  if (!match || match[1] !== prevHash || match[2] !== hash) {
+    return fail(n, 'the line is not in the exported form {"prevHash":…,"hash":…,"event":…}; it was re-serialized or edited');
+  }
+  return { position: 0, payload: match[3] as string, prevHash, hash };
+}
+
+function checkTrailer(obj: Record<string, unknown>, rows: RawEvent[], prev: ChainHead, n: number, fail: Fail): ExportTrailer {
+  const head = obj['head'];
+  if (!isHead(head) || !Number.isInteger(obj['events'])) return fail(n, 'the trailer lacks events and head');
+  if (obj['events'] !== rows.length) fail(n, `the trailer says ${String(obj['events'])} events but the file holds ${rows.length}; lines were removed or added`);
+  if (head.position !== prev.position || head.hash !== prev.hash) {
+    fail(n, `the trailer's head ${head.position}:${head.hash} is not the last event's ${prev.position}:${prev.hash}; the file was altered`);
+  }
+  return { format: EXPORT_END, events: rows.length, head };
+}
+
+function isHead(value: unknown): value is ChainHead {
+  const h = value as ChainHead | null;
+  return typeof h === 'object' && h !== null && Number.isInteger(h.position) && typeof h.hash === 'string' && HEX64.test(h.hash);
+}

@@ -1,0 +1,92 @@
+import { decodeEvent } from '../../events/decode-event.js';
+import { chainHash, GENESIS_HASH, type Sha256Hex } from '../../events/hash-chain.js';
+import type { ChainHead, RawEvent } from '../store/event-store.js';
+
+/** The `verify --json` document (DESIGN §5, S14). */
+export type VerifyReport = {
+  ok: boolean;
+  /** Rows walked before the walk stopped (all of them when ok). */
+  events: number;
+  /** The first position that does not check out, or null. */
+  firstBadPosition: number | null;
+  /** The last position whose chain checks out, and its hash: record it elsewhere to catch a rewrite later. */
+  head: ChainHead;
+  /** What is wrong at `firstBadPosition`, one line; null when ok. */
+  problem: string | null;
+};
+
+export type VerifyOptions = {
+  sha256: Sha256Hex;
+  /** A head recorded earlier (`verify` printed it): the chain must still pass through it. */
+  expectHead?: ChainHead;
+};
+
+/**
+ * Re-walks a chain from position 1 (S14): positions gapless from 1, each
+ * payload JSON whose own `position` is its row's, each `prevHash` the previous
+ * row's hash (GENESIS for the first), each hash `sha256(prevHash ‖ payload)`.
+ * It stops at the first row that fails, because every later link hangs off it.
+ *
+ * A chain that was rewritten in full, or cut short at its end, is still a
+ * valid chain: only a head recorded outside the ledger (`expectHead`) shows it.
+ *
+ * @example
+ * const report = await verifyChain(store.readRaw({ batchSize: 5000 }), { sha256: sha256Hex });
+ * if (!report.ok) console.error(`position ${report.firstBadPosition}: ${report.problem}`);
+ */
+export async function verifyChain(batches: AsyncIterable<RawEvent[]>, options: VerifyOptions): Promise<VerifyReport> {
+  let head: ChainHead = { position: 0, hash: GENESIS_HASH };
+  let events = 0;
+  const bad = (position: number, problem: string): VerifyReport => ({ ok: false, events, firstBadPosition: position, head, problem });
+  const expect = options.expectHead;
+  for await (const batch of batches) {
+    for (const row of batch) {
+      const expected = head.position + 1;
+      if (row.position !== expected) {
+        return bad(expected, row.position > expected ? `positions jump from ${head.position} to ${row.position}: events were removed` : `position ${row.position} appears out of order`);
+      }
+      if (row.prevHash !== head.hash) return bad(row.position, 'its prevHash is not the hash of the event before it: an event was inserted, removed or replaced');
+      const problem = payloadProblem(row);
+      if (problem) return bad(row.position, problem);
+      if (chainHash(row.prevHash, row.payload, options.sha256) !== row.hash) {
+        return bad(row.position, 'its stored hash does not match its payload: the event was altered');
+      }
+      if (expect && row.position === expect.position && row.hash !== expect.hash) {
+        return bad(row.position, `its hash ${row.hash} is not the expected head ${expect.hash}: the ledger was rewritten up to here`);
+      }
+      events += 1;
+      head = { position: row.position, hash: row.hash };
+    }
+  }
+  if (expect && head.position < expect.position) {
+    return bad(head.position + 1, `the ledger ends at position ${head.position} but the expected head is at ${expect.position}: events were removed from its end`);
+  }
+  return { ok: true, events, firstBadPosition: null, head, problem: null };
+}
+
+function payloadProblem(row: RawEvent): string | null {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(row.payload);
+  } catch {
+    return 'its payload is not valid JSON: the event was altered';
+  }
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return 'its payload is not a JSON object: the event was altered';
+  const position = (payload as Record<string, unknown>)['position'];
+  if (position !== row.position) return `its payload says position ${JSON.stringify(position)}: the event was moved`;
+  // A payload whose hash checks out but that is no valid event was hashed by something other than runledger.
+  const decoded = decodeEvent(payload, { prevHash: row.prevHash, hash: row.hash }, { validate: true });
+  return decoded.ok ? null : `its payload is not a valid event (${decoded.reason})`;
+}
+
+/**
+ * Parses `--expect-head <position>:<hash>`; null when the text is not of that form.
+ *
+ * @example
+ * parseHead('15:9f86d0…') // { position: 15, hash: '9f86d0…' }
+ */
+export function parseHead(text: string): ChainHead | null {
+  const match = /^(\d+):([0-9a-f]{64})$/.exec(text.trim());
+  if (!match) return null;
+  return { position: Number(match[1]), hash: match[2] as string };
+}

@@ -1,0 +1,219 @@
+import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { Option, type Command } from 'commander';
+import { diffDocuments, formatDifference } from '../../audit/diff-documents.js';
+import { exportLedger } from '../../audit/export-ledger.js';
+import { parseExport, type ParsedExport } from '../../audit/export-format.js';
+import { assertImportable, importLedger } from '../../audit/import-ledger.js';
+import { replayExport } from '../../audit/replay-export.js';
+import { parseHead, verifyChain } from '../../audit/verify-chain.js';
+import { ExitCode, LedgerError } from '../../errors.js';
+import type { StateView } from '../../ledger/ledger-types.js';
+import { toolVersion } from '../../runtime.js';
+import type { ChainHead } from '../../store/event-store.js';
+import { sha256Hex } from '../../store/seal-events.js';
+import { parseAsOf, parseInstant, type CliContext, type GlobalOptions } from '../cli-context.js';
+import { RunExit } from '../create-program.js';
+import { formatMetrics, formatTable } from '../format-table.js';
+
+/**
+ * `verify`, `export`, `import` and `replay` (S13–S15): proving the ledger
+ * was not edited, moving it, and rebuilding its state from a file.
+ *
+ * @example
+ * runCli(['verify', '--json'], deps, [registerAuditCommands]);
+ */
+export function registerAuditCommands(program: Command, ctx: CliContext): void {
+  program
+    .command('verify')
+    .summary('re-walk the hash chain; exit 5 naming the first event that was altered, inserted or removed')
+    .description(
+      'Re-walks the hash chain from the first event (S14): gapless positions, every prevHash and hash.\n' +
+        'Prints the head (position:hash). A ledger rewritten in full, or cut short at its end, is still a\n' +
+        'valid chain: keep the head somewhere else and pass it as --expect-head to catch that too.',
+    )
+    .option('--expect-head <position:hash>', 'a head recorded earlier: the chain must still pass through it')
+    .addOption(new Option('--head <position:hash>', 'same as --expect-head').hideHelp())
+    .option('--json', 'print one JSON document (and still exit 5 when the chain is broken)')
+    .action(async (opts: { expectHead?: string; head?: string; json?: boolean }) => {
+      const text = opts.expectHead ?? opts.head;
+      const expectHead = text === undefined ? undefined : headOption(text);
+      const report = await ctx.withLedger(false, (ledger) =>
+        verifyChain(ledger.store.readRaw({ batchSize: 5000 }), { sha256: sha256Hex, ...(expectHead ? { expectHead } : {}) }),
+      );
+      if (opts.json) {
+        ctx.json(report);
+        if (!report.ok) throw new RunExit(ExitCode.integrity);
+        return;
+      }
+      if (!report.ok) {
+        throw new LedgerError(
+          'integrity.chainBroken',
+          `the ledger fails verification at position ${report.firstBadPosition}: ${report.problem}. The last intact head is ${headText(report.head)}; compare with an export or backup`,
+        );
+      }
+      ctx.out(`ok: ${report.events} events, chain intact${expectHead ? `, passes through the expected head ${expectHead.position}` : ''}`);
+      ctx.out(`head: ${headText(report.head)}`);
+      if (!expectHead) ctx.note('record this head outside the ledger and pass it later as --expect-head: only that catches a full rewrite or a removed last event');
+    });
+
+  program
+    .command('export')
+    .summary('write the ledger as JSON Lines: header, every stored event verbatim with its chain link, trailer with the head')
+    .option('--pipeline <name>', 'only this pipeline (a filtered export: for replay, not for import)')
+    .option('--out <file>', 'write to this file (atomically) instead of stdout')
+    .action(async (opts: { pipeline?: string; out?: string }) => {
+      await ctx.withLedger(false, async (ledger) => {
+        if (opts.pipeline !== undefined) await ledger.pipeline(opts.pipeline);
+        const lines = exportLedger(ledger.store, {
+          exportedAt: new Date(ledger.now()).toISOString(),
+          toolVersion,
+          ...(opts.pipeline === undefined ? {} : { pipeline: opts.pipeline }),
+        });
+        let last = '';
+        if (opts.out === undefined) {
+          for await (const chunk of lines) {
+            ctx.deps.stdout(chunk);
+            last = chunk;
+          }
+        } else {
+          last = await writeAtomically(opts.out, lines);
+        }
+        const trailer = JSON.parse(last) as { events: number; head: ChainHead };
+        ctx.note(`exported ${trailer.events} events${opts.out === undefined ? '' : ` to ${opts.out}`}; head ${headText(trailer.head)}`);
+      });
+    });
+
+  program
+    .command('import')
+    .summary('load a full export into a new, empty ledger: same positions, bytes and head hash; all or nothing')
+    .description(
+      'Checks every line first (JSON, event schema, hash, chain link, gapless positions, trailer) and writes\n' +
+        'nothing unless all of it holds. The target ledger must be empty; filtered exports are refused.',
+    )
+    .argument('<file>', 'a file written by `runledger export`')
+    .option('--json', 'print one JSON document')
+    .action(async (file: string, opts: { json?: boolean }) => {
+      const parsed = readExport(file, 'nothing was imported');
+      assertImportable(parsed);
+      const head = await ctx.withLedger(true, (ledger) => importLedger(ledger.store, parsed));
+      if (opts.json) return ctx.json({ imported: parsed.rows.length, head });
+      ctx.out(`imported ${parsed.rows.length} events into ${ctx.db}; head ${headText(head)}, the same as the export's`);
+    });
+
+  program
+    .command('replay')
+    .summary('rebuild the state of a pipeline from an export, without a database; --expect compares it')
+    .description(
+      'Folds an export with the same code as `state` and prints the same document. With --expect, compares\n' +
+        'it with an expected state document and exits 1 with one line per difference. "now" is --now or\n' +
+        "$RUNLEDGER_NOW when given, otherwise the export's exportedAt (so the result does not drift with the clock).",
+    )
+    .argument('<file>', 'a file written by `runledger export` (full or --pipeline)')
+    .option('--pipeline <name>', 'which pipeline (needed when the file holds several)')
+    .option('--as-of <instant|position>', 'replay as the ledger stood at that instant or event position')
+    .option('--expect <file>', 'an expected state document (`state --json` output)')
+    .option('--json', 'print one JSON document')
+    .action(async (file: string, opts: { pipeline?: string; asOf?: string; expect?: string; json?: boolean }) => {
+      const parsed = readExport(file, 'nothing was replayed');
+      const nowText = program.opts<GlobalOptions>().now ?? ctx.deps.env['RUNLEDGER_NOW'];
+      const asOf = parseAsOf(opts.asOf);
+      const expected = opts.expect === undefined ? undefined : readExpectation(opts.expect);
+      const view = await replayExport(parsed, {
+        ...(opts.pipeline === undefined ? {} : { pipeline: opts.pipeline }),
+        ...(asOf ? { asOf } : {}),
+        ...(nowText === undefined || nowText === '' ? {} : { nowMs: parseInstant(nowText, '--now') }),
+      });
+      if (expected === undefined) return opts.json ? ctx.json(view) : printState(ctx, view);
+      const differences = diffDocuments(expected, JSON.parse(JSON.stringify(view)) as unknown);
+      if (opts.json) ctx.json({ equal: differences.length === 0, differences, actual: view });
+      else if (differences.length === 0) ctx.out(`replay of ${file} matches ${opts.expect} (${view.dates.length} dates, watermark ${view.watermark ?? 'none'})`);
+      else ctx.out([`replay of ${file} differs from ${opts.expect} in ${differences.length} place${differences.length === 1 ? '' : 's'}:`, ...differences.map(formatDifference)].join('\n'));
+      if (differences.length > 0) throw new RunExit(ExitCode.unexpected);
+    });
+}
+
+function headOption(text: string): ChainHead {
+  const head = parseHead(text);
+  if (!head) throw new LedgerError('input.invalidHead', `--expect-head '${text}' is not <position>:<hash>; pass the head \`runledger verify\` printed, e.g. 15:9f86d081…(64 hex digits)`);
+  return head;
+}
+
+function headText(head: ChainHead): string {
+  return `${head.position}:${head.hash}`;
+}
+
+function readText(path: string, what: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new LedgerError('notFound.file', `no ${what} at ${path}; check the path`);
+    throw new LedgerError('input.unreadableFile', `cannot read ${what} ${path}: ${code ?? (error as Error).message}`);
+  }
+}
+
+/** Reads and checks an export; its one-line refusal says that nothing happened. */
+function readExport(path: string, consequence: string): ParsedExport {
+  const text = readText(path, 'export file');
+  try {
+    return parseExport(text, path, sha256Hex);
+  } catch (error) {
+    if (error instanceof LedgerError) throw new LedgerError(error.code, `${error.message}; ${consequence}`);
+    throw error;
+  }
+}
+
+function readExpectation(path: string): unknown {
+  const text = readText(path, 'expected state document');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new LedgerError('input.invalidExpectation', `${path} is not JSON (${(error as Error).message}); pass a document like \`runledger state <pipeline> --json\` prints`);
+  }
+}
+
+/** Writes to a temporary file beside the target and renames it, so a failed export never leaves half a file. */
+async function writeAtomically(path: string, chunks: AsyncIterable<string>): Promise<string> {
+  const temp = `${path}.${process.pid}.tmp`;
+  let fd: number;
+  try {
+    fd = openSync(temp, 'w');
+  } catch (error) {
+    throw new LedgerError('input.unwritableFile', `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; check the directory and its permissions`);
+  }
+  let last = '';
+  try {
+    for await (const chunk of chunks) {
+      writeSync(fd, chunk);
+      last = chunk;
+    }
+    closeSync(fd);
+    renameSync(temp, path);
+    return last;
+  } catch (error) {
+    try {
+      closeSync(fd);
+    } catch {
+      // Already closed when the rename failed.
+    }
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+function printState(ctx: CliContext, view: StateView): void {
+  ctx.out(
+    formatTable(
+      ['DATE', 'STATUS', 'ATTEMPT', 'RUN', 'FINISHED', 'DETAIL'],
+      view.dates.map((d) => [
+        d.date,
+        d.stalled ? 'stalled' : d.status,
+        d.attempt === null ? '-' : String(d.attempt),
+        d.runId ?? '-',
+        d.finishedAt ?? '-',
+        [d.error ?? '', formatMetrics(d.metrics)].filter(Boolean).join(' '),
+      ]),
+    ),
+  );
+  ctx.out(`watermark: ${view.watermark ?? 'none'}   complete through: ${view.completeThrough ?? 'none'}`);
+}
