@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// Architecture lint: the rules of DESIGN.md §4 and STYLE.md that a typechecker cannot see.
+// Prints one line per problem and exits 1 when there is any.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const problems = [];
+
+function* files(dir) {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) yield* files(path);
+    else if (/\.(ts|mts)$/.test(name) && !name.endsWith('.d.ts') && !name.endsWith('.d.mts')) yield path;
+  }
+}
+
+const pureRules = [
+  [/from ['"]node:|require\(/, 'imports a node: module'],
+  [/from ['"](better-sqlite3|pg|fs|path|os|child_process|crypto)['"]/, 'imports a driver or I/O module'],
+  [/Date\.now\(|Math\.random\(|new Date\(\)|performance\.now\(/, 'reads a clock or randomness'],
+  [/\bprocess\./, 'touches process'],
+  [/from ['"](\.\.\/)+src\//, 'imports from src/ (dependencies point src → projections → events)'],
+];
+
+for (const dir of ['events', 'projections', 'src']) {
+  for (const path of files(join(root, dir))) {
+    const rel = relative(root, path);
+    const text = readFileSync(path, 'utf8');
+    const base = path.split(sep).pop();
+    if (!/^[a-z0-9]+(-[a-z0-9]+)*(\.[a-z]+)*\.ts$/.test(base)) problems.push(`${rel}: file names are kebab-case`);
+    if (dir !== 'src') {
+      for (const [pattern, what] of pureRules) if (pattern.test(text)) problems.push(`${rel}: ${what}; ${dir}/ must stay pure`);
+      if (dir === 'events' && /from ['"](\.\.\/)+projections\//.test(text)) problems.push(`${rel}: events/ must not import projections/`);
+    } else {
+      if (/from ['"](better-sqlite3)['"]/.test(text) && !rel.startsWith(join('src', 'store', 'sqlite'))) problems.push(`${rel}: only the SQLite adapter imports better-sqlite3`);
+      if (/from ['"](pg)['"]/.test(text) && !rel.startsWith(join('src', 'store', 'postgres'))) problems.push(`${rel}: only the PostgreSQL adapter imports pg`);
+      if (/process\.(exit|argv)\b/.test(text) && rel !== join('src', 'main.ts')) problems.push(`${rel}: only src/main.ts touches process.exit and process.argv`);
+    }
+    if (/:\s*any\b|as any\b|<any>/.test(text)) problems.push(`${rel}: uses 'any'`);
+  }
+}
+
+for (const problem of problems) console.log(problem);
+if (problems.length > 0) {
+  console.log(`lint: ${problems.length} problem(s)`);
+  process.exit(1);
+}
+console.log('lint: ok');
