@@ -124,8 +124,11 @@ class SqliteEventStore implements EventStore {
 
   async append(requests: AppendRequest[]): Promise<AppendResult> {
     const st = this.#ready();
+    const all = requests.flatMap((r) => r.events);
+    if (new Set(all.map((e) => e.eventId)).size !== all.length) {
+      throw new LedgerError('input.eventIdReused', 'the same event id appears twice in one append; event ids must be unique per event');
+    }
     const run = this.#db.transaction((): AppendResult => {
-      const all = requests.flatMap((r) => r.events);
       const already = all.map((e) => st.byEventId.get(e.eventId) as Row | undefined);
       if (already.some((row) => row !== undefined)) {
         if (already.some((row) => row === undefined)) {
@@ -135,12 +138,15 @@ class SqliteEventStore implements EventStore {
         return { ok: true, events, head: headOf(st.head.get() as Row | undefined), alreadyAppended: true };
       }
       const batch: Array<{ event: NewEvent; streamVersion: number }> = [];
+      // Versions as they stand after the requests seen so far, so two requests for one stream chain up.
+      const versions = new Map<string, number>();
       for (const request of requests) {
-        const actual = (st.streamVersion.get(request.stream) as { v: number }).v;
+        const actual = versions.get(request.stream) ?? (st.streamVersion.get(request.stream) as { v: number }).v;
         if (request.expectedVersion !== 'any' && request.expectedVersion !== actual) {
           return { ok: false, conflict: { stream: request.stream, expected: request.expectedVersion, actual } };
         }
         request.events.forEach((event, i) => batch.push({ event, streamVersion: actual + i + 1 }));
+        versions.set(request.stream, actual + request.events.length);
       }
       const sealed = sealEvents(headOf(st.head.get() as Row | undefined), batch);
       for (const { event, payload, pipeline, runId } of sealed) {
