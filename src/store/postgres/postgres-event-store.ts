@@ -126,7 +126,12 @@ async function inspect(db: pg.Pool | pg.PoolClient, schema: string, target: Post
 async function create(pool: pg.Pool, schema: string, target: PostgresTarget): Promise<'ledger'> {
   await transaction(pool, target, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [createLockName(schema)]);
-    if ((await inspect(client, schema, target)) === 'empty') await client.query(postgresSchemaSql(schema));
+    if ((await inspect(client, schema, target)) !== 'empty') return;
+    // Only when missing: CREATE SCHEMA checks the database-level CREATE privilege even with
+    // IF NOT EXISTS, which an application role that may only create tables in `public` lacks.
+    const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+    if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${quoteIdent(schema)}`);
+    await client.query(postgresSchemaSql(schema));
   });
   return 'ledger';
 }

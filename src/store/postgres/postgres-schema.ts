@@ -37,7 +37,11 @@ export function createLockName(schema: string): string {
  * is `COLLATE "C"` so `positionAt` compares instants byte-wise, as SQLite
  * does, whatever the database's locale. The triggers are statement-level so
  * even an UPDATE or DELETE that matches no row is refused (S1), and TRUNCATE,
- * which row triggers never see, is refused too.
+ * which row triggers never see, is refused too. Triggers bind every role
+ * but the tables' owner, who can drop them; a DBA who wants S1 to hold
+ * against the application role as well creates the ledger as another role and
+ * runs `REVOKE UPDATE, DELETE, TRUNCATE ON <schema>.events, <schema>.runledger_meta FROM <app role>`.
+ * The schema itself must exist (see `openPostgresStore`).
  *
  * @example
  * await client.query(postgresSchemaSql('public'));
@@ -45,7 +49,6 @@ export function createLockName(schema: string): string {
 export function postgresSchemaSql(schema: string): string {
   const s = quoteIdent(schema);
   return `
-CREATE SCHEMA IF NOT EXISTS ${s};
 CREATE TABLE ${s}.runledger_meta (
   key   text PRIMARY KEY,
   value text NOT NULL
