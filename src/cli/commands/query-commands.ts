@@ -171,8 +171,11 @@ function describe(e: RecordedEvent): string {
     case 'RunAbandoned':
       return `abandoned ${e.data.pipeline} ${e.data.date} run ${e.data.runId} (${e.data.reason}${e.data.supersededBy ? `, superseded by ${e.data.supersededBy}` : ''})`;
     default: {
-      const unknown: never = e;
-      return String((unknown as { type: unknown }).type);
+      // Event types added later (task states, …) read well enough from their common fields until they get a sentence.
+      const data = (e as { data: Record<string, unknown> }).data;
+      const task = typeof data['taskId'] === 'string' ? ` task ${data['taskId']} ${String(data['state'] ?? '')}` : '';
+      const where = [data['pipeline'], data['date']].filter((x) => typeof x === 'string').join(' ');
+      return `${(e as { type: string }).type} ${where}${task}${typeof data['runId'] === 'string' ? ` run ${data['runId']}` : ''}`;
     }
   }
 }
