@@ -1,0 +1,181 @@
+import { spawn } from 'node:child_process';
+import { Option, type Command } from 'commander';
+import { parseDuration } from '../../duration.js';
+import { ExitCode, LedgerError } from '../../errors.js';
+import type { Ledger } from '../../ledger/ledger.js';
+import { commandTask } from '../../runner/command-task.js';
+import { dryRunJson, formatDryRun, formatSummary, leftAlone, nothingToDo, summaryJson } from '../../runner/format-summary.js';
+import { planJob, resolveReprocess, type JobRequest } from '../../runner/plan-job.js';
+import { createProgressReporter, type ProgressReporter } from '../../runner/progress-reporter.js';
+import { runJob } from '../../runner/run-job.js';
+import type { RunSummary } from '../../runner/run-types.js';
+import type { CliContext } from '../cli-context.js';
+import { RunExit } from '../create-program.js';
+import { parseWholeNumber } from '../parse-options.js';
+
+type JobCliOptions = {
+  reprocess?: string;
+  force?: boolean;
+  maxActiveRuns: string;
+  runBackwards?: boolean;
+  continueOnFailure?: boolean;
+  dryRun?: boolean;
+  lease?: string;
+  json?: boolean;
+};
+
+const EXIT_ON_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const;
+
+/** The options `backfill` and `catchup` share. */
+function jobOptions(command: Command, defaultReprocess: string): Command {
+  return command
+    .addOption(new Option('--reprocess <mode>', `none: missing, cleared and stalled dates; failed: adds failed ones; completed: adds successful ones (default: ${defaultReprocess})`).choices(['none', 'failed', 'completed']))
+    .option('--force', 'same as --reprocess completed')
+    .option('--max-active-runs <n>', 'run up to n dates at once', '1')
+    .option('--run-backwards', 'newest date first')
+    .option('--continue-on-failure', 'keep going after a failed run (default: stop at the first failure)')
+    .option('--dry-run', 'show what would run, run nothing')
+    .option('--lease <duration>', "how long a run may go without a heartbeat (default: the pipeline's lease); the runner heartbeats well within it")
+    .option('--json', 'print one JSON document (the summary, or the plan with --dry-run)')
+    .argument('[command...]', 'after --: the command to run for each date, with {date} {start} {end} {runId} filled in');
+}
+
+const HOW =
+  '\nThe command runs once per date with no shell in between. {date}, {start}, {end} and {runId} are replaced\n' +
+  'in every argument; the environment adds RUNLEDGER_PIPELINE, RUNLEDGER_DATE, RUNLEDGER_INTERVAL_START,\n' +
+  'RUNLEDGER_INTERVAL_END, RUNLEDGER_RUN_ID, RUNLEDGER_ATTEMPT and RUNLEDGER_METRICS (a path: a JSON object\n' +
+  'written there becomes the run\'s metrics). Exit 0 records a success; anything else a failure with the\n' +
+  'exit status and the end of stderr. Exit codes: 0 every run succeeded (or nothing to do), 6 a run failed,\n' +
+  '130/143 stopped by SIGINT/SIGTERM (running dates are recorded as failed: interrupted).';
+
+export function registerBackfillCommands(program: Command, ctx: CliContext): void {
+  jobOptions(
+    program
+      .command('backfill')
+      .summary('run a command for each date of a range that needs it (S10)')
+      .description('Run a command for each date in [--from, --to] that is missing, cleared or stalled (and failed or\nsuccessful ones with --reprocess), recording every start, success and failure.')
+      .argument('<pipeline>', 'pipeline name')
+      .requiredOption('--from <date>', 'first date of the range')
+      .requiredOption('--to <date>', 'last date of the range (inclusive)'),
+    'none',
+  )
+    .addHelpText('after', `${HOW}\n\nExample:\n  runledger backfill etl_orders --from 2026-11-02 --to 2026-11-04 -- sh -c 'echo {date} >> out.txt'`)
+    .action(async (pipeline: string, argv: string[], opts: JobCliOptions & { from: string; to: string }) => {
+      const reprocess = resolveReprocess(opts.reprocess, opts.force);
+      const request: JobRequest = { kind: 'backfill', pipeline, from: opts.from, to: opts.to, ...(reprocess ? { reprocess } : {}), ...(opts.runBackwards ? { runBackwards: true } : {}) };
+      await runJobCommand(ctx, request, opts, argv);
+    });
+
+  jobOptions(
+    program
+      .command('catchup')
+      .summary("run a command for the due dates after the latest scheduled run (S9)")
+      .description(
+        "Run a command for the due, pending dates after the latest scheduled or catchup run (from the start when\n" +
+          "there is none); with the pipeline's catchup off, only the latest due date. Older gaps are left to\n" +
+          '`pending` and `backfill`, as in Airflow. Runs are recorded as `catchup`.',
+      )
+      .argument('<pipeline>', 'pipeline name'),
+    'failed',
+  )
+    .addHelpText('after', `${HOW}\n\nExample:\n  runledger catchup etl_orders --dry-run`)
+    .action(async (pipeline: string, argv: string[], opts: JobCliOptions) => {
+      const reprocess = resolveReprocess(opts.reprocess, opts.force);
+      const request: JobRequest = { kind: 'catchup', pipeline, ...(reprocess ? { reprocess } : {}), ...(opts.runBackwards ? { runBackwards: true } : {}) };
+      await runJobCommand(ctx, request, opts, argv);
+    });
+}
+
+async function runJobCommand(ctx: CliContext, request: JobRequest, opts: JobCliOptions, argv: string[]): Promise<void> {
+  const maxActiveRuns = parseWholeNumber(opts.maxActiveRuns, '--max-active-runs', 1);
+  const leaseMs = opts.lease === undefined ? undefined : parseDuration(opts.lease, '--lease');
+  if (!opts.dryRun && argv.length === 0) {
+    throw new LedgerError('input.missingCommand', `no command to run; put it after --, e.g. runledger ${request.kind} ${request.pipeline} … -- sh -c 'echo {date} >> out.txt' (or use --dry-run)`);
+  }
+  const exitCode = await ctx.withLedger(false, async (ledger) => {
+    if (opts.dryRun) {
+      const job = await planJob(ledger, request);
+      if (opts.json) ctx.json(dryRunJson(job));
+      else ctx.out(formatDryRun(job));
+      return ExitCode.ok;
+    }
+    return execute(ctx, ledger, request, opts, argv, { maxActiveRuns, ...(leaseMs === undefined ? {} : { leaseMs }) });
+  });
+  if (exitCode !== ExitCode.ok) throw new RunExit(exitCode);
+}
+
+async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opts: JobCliOptions, argv: string[], limits: { maxActiveRuns: number; leaseMs?: number }): Promise<number> {
+  const { deps } = ctx;
+  // With --json, stdout carries exactly one document, so the commands' own stdout goes to stderr.
+  const childStdout = opts.json ? (line: string) => deps.stderr(`${line}\n`) : (line: string) => deps.stdout(`${line}\n`);
+  let reporter: ProgressReporter | undefined;
+  const command = commandTask({
+    argv,
+    spawn,
+    // A negative pid signals the command's whole process group.
+    kill: (pid, signal) => process.kill(pid, signal),
+    env: deps.env,
+    onOutput: (stream, run, line) => {
+      if (reporter) reporter.onProgress({ kind: 'output', stream, date: run.date, line });
+      else if (stream === 'stdout') childStdout(line);
+      else deps.stderr(`${line}\n`);
+    },
+  });
+
+  const controller = new AbortController();
+  let received = 0;
+  const handlers = (['SIGINT', 'SIGTERM'] as const).map((name) => {
+    const handler = () => {
+      received += 1;
+      if (received === 1) {
+        ctx.note(`\nrunledger: ${name}: not starting more dates; stopping the running ones (send it again to kill them now)`);
+        controller.abort(name);
+      } else {
+        command.killAll('SIGKILL');
+      }
+    };
+    deps.signals?.on(name, handler);
+    return { name, handler };
+  });
+
+  let summary: RunSummary;
+  try {
+    const result = await runJob(ledger, request, command.task, {
+      ...limits,
+      continueOnFailure: opts.continueOnFailure ?? false,
+      signal: controller.signal,
+      onPlanned: (job) => {
+        if (job.plan.slots.length === 0) return;
+        reporter = createProgressReporter({
+          write: deps.stderr,
+          isTTY: deps.isTTY,
+          total: job.plan.slots.length,
+          label: `${job.runType} ${job.pipeline}`,
+          childStdout,
+        });
+      },
+      onProgress: (progress) => reporter?.onProgress(progress),
+    });
+    summary = result.summary;
+    reporter?.close();
+    if (opts.json) ctx.json(summaryJson(summary));
+    else if (result.job.plan.slots.length === 0) ctx.out(`${nothingToDo(result.job)}\n${leftAlone(result.job.plan)}`.trimEnd());
+    else ctx.out(formatSummary(summary));
+  } finally {
+    reporter?.close();
+    for (const { name, handler } of handlers) deps.signals?.off(name, handler);
+  }
+
+  const notStarted = summary.runs.filter((r) => r.skipReason === 'stopped' || r.skipReason === 'interrupted').length;
+  if (summary.interrupted) {
+    const interrupted = summary.runs.filter((r) => r.code === 'interrupted').length;
+    ctx.note(`runledger: stopped by ${summary.interrupted}: ${interrupted} running ${interrupted === 1 ? 'date was' : 'dates were'} recorded as failed (interrupted); ${notStarted} not started. Run the same command again to resume.`);
+    return summary.interrupted === 'SIGINT' ? EXIT_ON_SIGNAL.SIGINT : EXIT_ON_SIGNAL.SIGTERM;
+  }
+  if (summary.failed > 0) {
+    const rest = summary.stoppedAfterFailure ? ` Stopped at the first failure; ${notStarted} later ${notStarted === 1 ? 'date is' : 'dates are'} still pending: add --continue-on-failure to carry on past failures.` : '';
+    ctx.note(`runledger: ${summary.failed} ${summary.failed === 1 ? 'run' : 'runs'} failed (exit 6).${rest} Fix the cause and rerun with --reprocess failed.`);
+    return ExitCode.runFailed;
+  }
+  return ExitCode.ok;
+}

@@ -1,0 +1,56 @@
+import type { Reprocess } from '../../projections/plan-runs.js';
+import type { Ledger } from '../ledger/ledger.js';
+import { functionTask, type RunFunction } from './function-task.js';
+import { resolveReprocess, type JobRequest } from './plan-job.js';
+import { runJob, type JobOptions } from './run-job.js';
+import type { RunSummary } from './run-types.js';
+
+export type CatchupOptions = Omit<JobOptions, 'onPlanned'> & {
+  pipeline: string;
+  /** Backfill default `none`; catchup default `failed` (S9 reruns what `pending` lists). */
+  reprocess?: Reprocess;
+  /** Same as `reprocess: 'completed'`. */
+  force?: boolean;
+  /** Newest first instead of oldest first. */
+  runBackwards?: boolean;
+};
+
+export type BackfillOptions = CatchupOptions & { from: string; to: string };
+
+/**
+ * S10 for TypeScript pipelines: runs `fn` for each slot of `[from, to]` the
+ * reprocess mode selects, recording each start, success (with the returned
+ * metrics) and failure (what `fn` threw). Stops at the first failure unless
+ * `continueOnFailure`; resolves with the summary either way.
+ *
+ * @example
+ * const summary = await ledger.backfill({ pipeline: 'etl_orders', from: '2026-11-02', to: '2026-11-04' },
+ *   async (run, signal) => ({ rows: await load(run.dataInterval, { signal }) }));
+ * if (summary.failed > 0) process.exitCode = 6;
+ */
+export async function backfill(ledger: Ledger, options: BackfillOptions, fn: RunFunction): Promise<RunSummary> {
+  const reprocess = resolveReprocess(options.reprocess, options.force);
+  const request: JobRequest = {
+    kind: 'backfill',
+    pipeline: options.pipeline,
+    from: options.from,
+    to: options.to,
+    ...(reprocess ? { reprocess } : {}),
+    ...(options.runBackwards ? { runBackwards: true } : {}),
+  };
+  return (await runJob(ledger, request, functionTask(fn), options)).summary;
+}
+
+/**
+ * S9 for TypeScript pipelines: runs `fn` for the due pending slots after the
+ * latest scheduled or catchup run (only the latest due slot when the
+ * pipeline's catchup is off), recorded as `catchup` runs.
+ *
+ * @example
+ * await catchup(ledger, { pipeline: 'etl_orders' }, async (run) => ({ rows: await load(run.date) }));
+ */
+export async function catchup(ledger: Ledger, options: CatchupOptions, fn: RunFunction): Promise<RunSummary> {
+  const reprocess = resolveReprocess(options.reprocess, options.force);
+  const request: JobRequest = { kind: 'catchup', pipeline: options.pipeline, ...(reprocess ? { reprocess } : {}), ...(options.runBackwards ? { runBackwards: true } : {}) };
+  return (await runJob(ledger, request, functionTask(fn), options)).summary;
+}

@@ -1,0 +1,216 @@
+import type { ChildProcess, SpawnOptions } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { LedgerError } from '../errors.js';
+import type { Metrics, RunContext, RunTask, TaskOutcome } from './run-types.js';
+
+/** The part of `child_process.spawn` the runner uses (injected so tests and the demo can pass their own). */
+export type SpawnFn = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
+/** `process.kill`: sends a signal to a pid, or to a process group with a negative pid. */
+export type KillFn = (pid: number, signal: NodeJS.Signals) => void;
+
+export type CommandTaskOptions = {
+  /** The command and its arguments, run with no shell; `{date}` `{start}` `{end}` `{runId}` are replaced in each. */
+  argv: readonly string[];
+  spawn: SpawnFn;
+  kill: KillFn;
+  /** The environment the command starts from; the `RUNLEDGER_*` variables are added to it. */
+  env: Readonly<Record<string, string | undefined>>;
+  cwd?: string;
+  /** Each complete line the command writes, as it comes. */
+  onOutput?: (stream: 'stdout' | 'stderr', run: RunContext, line: string) => void;
+  /** After a stop signal, how long a command may take before it is killed (default 10 s). */
+  killGraceMs?: number;
+  /** Where per-run metrics files go (default the OS temp dir). */
+  tempDir?: string;
+};
+
+/** A runner task that runs a command, plus a way to kill every command still running (a second Ctrl-C). */
+export type CommandTask = { task: RunTask; killAll(signal: NodeJS.Signals): void };
+
+const PLACEHOLDER = /\{(date|start|end|runId)\}/g;
+const STDERR_TAIL_CHARS = 2000;
+
+/**
+ * Replaces `{date}`, `{start}`, `{end}` and `{runId}` in one argument. Other
+ * braces are left alone, so `awk '{print $1}'` survives.
+ *
+ * @example
+ * fillPlaceholders('--date={date}', run) // '--date=2026-11-02'
+ */
+export function fillPlaceholders(arg: string, run: RunContext): string {
+  return arg.replace(PLACEHOLDER, (_, name: 'date' | 'start' | 'end' | 'runId') =>
+    name === 'date' ? run.date : name === 'start' ? run.dataInterval.start : name === 'end' ? run.dataInterval.end : run.runId,
+  );
+}
+
+/** The variables a command gets on top of the runner's environment. */
+export function runEnvironment(run: RunContext, metricsPath: string): Record<string, string> {
+  return {
+    RUNLEDGER_PIPELINE: run.pipeline,
+    RUNLEDGER_DATE: run.date,
+    RUNLEDGER_LOGICAL_DATE: run.logicalDate,
+    RUNLEDGER_INTERVAL_START: run.dataInterval.start,
+    RUNLEDGER_INTERVAL_END: run.dataInterval.end,
+    RUNLEDGER_RUN_ID: run.runId,
+    RUNLEDGER_ATTEMPT: String(run.attempt),
+    RUNLEDGER_RUN_TYPE: run.runType,
+    RUNLEDGER_METRICS: metricsPath,
+  };
+}
+
+/**
+ * A runner task that runs one command per slot, with no shell in between.
+ * Exit 0 is a success whose metrics are the JSON object the command wrote to
+ * `$RUNLEDGER_METRICS` (none written: `{}`); a non-zero exit or a signal is a
+ * failure carrying the exit status and the tail of stderr. Each command gets
+ * its own process group so a stop signal reaches whatever it started too.
+ *
+ * @example
+ * const { task } = commandTask({ argv: ['sh', '-c', 'echo {date} >> out.txt'], spawn, kill: process.kill, env: process.env });
+ */
+export function commandTask(options: CommandTaskOptions): CommandTask {
+  if (options.argv.length === 0 || options.argv[0] === '') {
+    throw new LedgerError('input.missingCommand', 'no command to run; put it after --, e.g. `-- sh -c \'echo {date} >> out.txt\'`');
+  }
+  const live = new Set<ChildProcess>();
+  const signalChild = (child: ChildProcess, signal: NodeJS.Signals) => {
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    try {
+      options.kill(-child.pid, signal);
+    } catch {
+      // The group may be gone while the leader lingers; signal the child itself.
+      child.kill(signal);
+    }
+  };
+
+  const task: RunTask = async (run, signal) => {
+    const dir = await mkdtemp(join(options.tempDir ?? tmpdir(), 'runledger-run-'));
+    const metricsPath = join(dir, 'metrics.json');
+    try {
+      const [command, ...args] = options.argv.map((arg) => fillPlaceholders(arg, run));
+      const env: Record<string, string> = {};
+      for (const [key, value] of Object.entries(options.env)) if (value !== undefined) env[key] = value;
+      Object.assign(env, runEnvironment(run, metricsPath));
+      const ended = await runChild(command ?? '', args, env, run, signal);
+      if (ended.spawnError) {
+        const e = ended.spawnError;
+        const why = e.code === 'ENOENT' ? 'not found (check the name and PATH)' : e.code === 'EACCES' ? 'not executable' : e.message;
+        return { status: 'failed', error: `cannot run '${command}': ${why}`, code: `spawn:${e.code ?? 'error'}`, exitCode: null, signal: null };
+      }
+      if (ended.exitCode === 0) return await successWithMetrics(metricsPath, run);
+      const tail = ended.stderrTail.trim();
+      const what = ended.signal ? `killed by ${ended.signal}` : `exited with code ${ended.exitCode}`;
+      return {
+        status: 'failed',
+        error: tail ? `${what}: ${tail}` : what,
+        code: ended.signal ? `signal:${ended.signal}` : `exit:${ended.exitCode}`,
+        exitCode: ended.exitCode,
+        signal: ended.signal,
+      };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+
+  type Ended = { exitCode: number | null; signal: NodeJS.Signals | null; stderrTail: string; spawnError?: NodeJS.ErrnoException };
+
+  function runChild(command: string, args: string[], env: Record<string, string>, run: RunContext, signal: AbortSignal): Promise<Ended> {
+    return new Promise((resolve) => {
+      const child = options.spawn(command, args, {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        // Its own process group: the stop signal reaches the command's children too (e.g. `sh -c 'sleep 60'`).
+        detached: true,
+        ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      });
+      live.add(child);
+      let stderrTail = '';
+      let killTimer: NodeJS.Timeout | undefined;
+      let closeTimer: NodeJS.Timeout | undefined;
+      let done = false;
+      const finish = (ended: Ended) => {
+        if (done) return;
+        done = true;
+        live.delete(child);
+        clearTimeout(killTimer);
+        clearTimeout(closeTimer);
+        signal.removeEventListener('abort', stop);
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        resolve(ended);
+      };
+      const stop = () => {
+        const name: NodeJS.Signals = signal.reason === 'SIGINT' ? 'SIGINT' : 'SIGTERM';
+        signalChild(child, name);
+        killTimer = setTimeout(() => signalChild(child, 'SIGKILL'), options.killGraceMs ?? 10_000);
+        killTimer.unref();
+      };
+      lines(child.stdout, (line) => options.onOutput?.('stdout', run, line));
+      lines(child.stderr, (line) => {
+        stderrTail = `${stderrTail}${line}\n`.slice(-STDERR_TAIL_CHARS);
+        options.onOutput?.('stderr', run, line);
+      });
+      child.on('error', (error: NodeJS.ErrnoException) => {
+        if (child.pid === undefined) finish({ exitCode: null, signal: null, stderrTail, spawnError: error });
+      });
+      child.on('exit', (exitCode, exitSignal) => {
+        // Something the command started may keep its pipes open; do not wait for it forever.
+        closeTimer = setTimeout(() => finish({ exitCode, signal: exitSignal, stderrTail }), 2000);
+        closeTimer.unref();
+      });
+      child.on('close', (exitCode, exitSignal) => finish({ exitCode, signal: exitSignal, stderrTail }));
+      if (signal.aborted) stop();
+      else signal.addEventListener('abort', stop, { once: true });
+    });
+  }
+
+  return {
+    task,
+    killAll: (signal) => {
+      for (const child of live) signalChild(child, signal);
+    },
+  };
+}
+
+async function successWithMetrics(path: string, run: RunContext): Promise<TaskOutcome> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    return { status: 'success', metrics: {}, exitCode: 0 };
+  }
+  if (text.trim() === '') return { status: 'success', metrics: {}, exitCode: 0 };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { status: 'failed', error: `the command exited 0 but wrote invalid JSON to $RUNLEDGER_METRICS (${(error as Error).message}) for ${run.date}; write an object like {"rows": 42}`, code: 'invalidMetrics', exitCode: 0, signal: null };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { status: 'failed', error: `the command exited 0 but $RUNLEDGER_METRICS holds ${Array.isArray(value) ? 'an array' : JSON.stringify(value)} for ${run.date}; write an object like {"rows": 42}`, code: 'invalidMetrics', exitCode: 0, signal: null };
+  }
+  return { status: 'success', metrics: value as Metrics, exitCode: 0 };
+}
+
+/** Calls `onLine` for each complete line of a stream (and the last one, unterminated). */
+function lines(stream: Readable | null, onLine: (line: string) => void): void {
+  if (!stream) return;
+  stream.setEncoding('utf8');
+  let pending = '';
+  stream.on('data', (chunk: string) => {
+    pending += chunk;
+    let newline = pending.indexOf('\n');
+    while (newline >= 0) {
+      onLine(pending.slice(0, newline).replace(/\r$/, ''));
+      pending = pending.slice(newline + 1);
+      newline = pending.indexOf('\n');
+    }
+  });
+  stream.on('end', () => {
+    if (pending !== '') onLine(pending);
+    pending = '';
+  });
+}

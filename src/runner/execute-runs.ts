@@ -1,0 +1,152 @@
+import { selectSlot, type PlannedSlot, type Reprocess } from '../../projections/plan-runs.js';
+import { LedgerError, isLedgerError } from '../errors.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { StartInput } from '../ledger/ledger-types.js';
+import { runOnce } from './run-once.js';
+import type { RunProgress, RunReport, RunSummary, RunTask, SkipReason } from './run-types.js';
+
+export type ExecuteOptions = {
+  pipeline: string;
+  runType: RunSummary['runType'];
+  /** The planned slots, in the order to start them. */
+  slots: PlannedSlot[];
+  /** The mode they were planned with; each slot is checked against it again right before its claim. */
+  reprocess: Reprocess;
+  task: RunTask;
+  /** How many runs at once (S10 default 1). */
+  maxActiveRuns?: number;
+  /** Keep starting slots after a failure (Airflow isolates runs); default: stop at the first failure. */
+  continueOnFailure?: boolean;
+  leaseMs?: number;
+  heartbeatMs?: number;
+  /** Abort (with the signal's name as reason, e.g. 'SIGTERM') to stop starting slots and interrupt running ones. */
+  signal?: AbortSignal;
+  /** Recorded as the reason of each start. */
+  startReason?: string;
+  onProgress?: (progress: RunProgress) => void;
+  /** Milliseconds for durations; default `performance.now` (the ledger's clock may be fixed). */
+  monotonic?: () => number;
+};
+
+/**
+ * Runs planned slots through a task, at most `maxActiveRuns` at once, in the
+ * given order: claims each slot with `ledger.start` (S4, so two runners never
+ * run the same slot), heartbeats it while the task works, records success or
+ * failure, and returns a summary. A slot another runner holds, or whose state
+ * changed since planning so the mode no longer covers it, is skipped and said so.
+ *
+ * @example
+ * const summary = await executeRuns(ledger, { pipeline: 'etl_orders', runType: 'backfill', slots: plan.slots,
+ *   reprocess: 'none', task: functionTask(async (run) => ({ rows: 1 })) });
+ */
+export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Promise<RunSummary> {
+  const maxActive = options.maxActiveRuns ?? 1;
+  if (!Number.isSafeInteger(maxActive) || maxActive < 1) {
+    throw new LedgerError('input.invalidMaxActiveRuns', `maxActiveRuns must be a whole number of 1 or more, not ${maxActive}`);
+  }
+  const clock = options.monotonic ?? (() => performance.now());
+  const began = clock();
+  const signal = options.signal;
+  const reports = new Map<number, RunReport>();
+  const active = new Set<Promise<void>>();
+  let stoppedAfterFailure = false;
+  let fatal: { error: unknown } | undefined;
+
+  const report = (index: number, entry: RunReport) => {
+    reports.set(index, entry);
+    options.onProgress?.({ kind: 'finished', report: entry });
+  };
+  const skip = (index: number, slot: PlannedSlot, skipReason: SkipReason, note: string) =>
+    report(index, { ...emptyReport(slot), skipReason, note });
+
+  async function runSlot(index: number, slot: PlannedSlot): Promise<void> {
+    // Ask the selection rule again: another runner may have taken or finished the slot since we planned.
+    const { state } = await ledger.pipeline(options.pipeline);
+    const selection = selectSlot(state.dates.get(slot.date), options.reprocess, ledger.now());
+    if (!selection.run) {
+      if ('inFlight' in selection) return skip(index, slot, 'inFlight', `in flight as run ${selection.inFlight.runId} (another runner?)`);
+      return skip(index, slot, 'changed', `now ${selection.excluded.status} (run ${selection.excluded.runId}) since planned`);
+    }
+    const start: StartInput = { pipeline: options.pipeline, date: slot.date, runType: options.runType, force: selection.reason === 'completed' };
+    if (options.leaseMs !== undefined) start.leaseMs = options.leaseMs;
+    // A takeover writes its own reason naming the stalled run; keep that one.
+    if (options.startReason !== undefined && selection.reason !== 'stalled') start.reason = options.startReason;
+    const t0 = clock();
+    try {
+      const result = await runOnce(ledger, options.task, {
+        start,
+        reason: selection.reason,
+        ...(signal ? { signal } : {}),
+        ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+        onStarted: (run) => options.onProgress?.({ kind: 'started', run }),
+      });
+      const { run, outcome } = result;
+      const base = { ...emptyReport(slot), reason: selection.reason, runId: run.runId, attempt: run.attempt, durationMs: Math.round(clock() - t0) };
+      if (result.refusal) {
+        // Fenced out (cleared or taken over while it worked): nothing landed, so it counts as a failure here.
+        report(index, { ...base, status: 'failed', exitCode: outcome.exitCode ?? null, error: result.refusal.message, code: 'fenced' });
+      } else if (outcome.status === 'success') {
+        report(index, { ...base, status: 'success', exitCode: outcome.exitCode ?? null });
+      } else {
+        report(index, { ...base, status: 'failed', exitCode: outcome.exitCode ?? null, signal: outcome.signal ?? null, error: outcome.error, code: outcome.code });
+      }
+      if (reports.get(index)?.status === 'failed' && !options.continueOnFailure) stoppedAfterFailure = true;
+    } catch (error) {
+      if (isLedgerError(error) && error.code === 'ledger.alreadyRunning') return skip(index, slot, 'inFlight', error.message);
+      if (isLedgerError(error) && error.code === 'ledger.alreadySucceeded') return skip(index, slot, 'changed', error.message);
+      throw error;
+    }
+  }
+
+  const queue = options.slots.map((slot, index) => ({ slot, index }));
+  while (queue.length > 0 && !stoppedAfterFailure && !signal?.aborted && !fatal) {
+    if (active.size >= maxActive) {
+      await Promise.race(active);
+      continue;
+    }
+    const next = queue.shift();
+    if (!next) break;
+    const running: Promise<void> = runSlot(next.index, next.slot)
+      .catch((error: unknown) => {
+        fatal ??= { error };
+      })
+      .finally(() => active.delete(running));
+    active.add(running);
+  }
+  await Promise.all(active);
+  for (const { slot, index } of queue) {
+    if (signal?.aborted) skip(index, slot, 'interrupted', 'not started: the runner was interrupted');
+    else skip(index, slot, 'stopped', 'not started: an earlier run failed (use --continue-on-failure to carry on)');
+  }
+  if (fatal) throw fatal.error;
+
+  const runs = [...reports.entries()].sort(([a], [b]) => a - b).map(([, entry]) => entry);
+  return {
+    pipeline: options.pipeline,
+    runType: options.runType,
+    runs,
+    succeeded: runs.filter((r) => r.status === 'success').length,
+    failed: runs.filter((r) => r.status === 'failed').length,
+    skipped: runs.filter((r) => r.status === 'skipped').length,
+    interrupted: signal?.aborted ? (typeof signal.reason === 'string' ? signal.reason : 'aborted') : null,
+    stoppedAfterFailure: stoppedAfterFailure && queue.length > 0,
+    durationMs: Math.round(clock() - began),
+  };
+}
+
+function emptyReport(slot: PlannedSlot): RunReport {
+  return {
+    date: slot.date,
+    runId: null,
+    attempt: null,
+    status: 'skipped',
+    exitCode: null,
+    durationMs: 0,
+    reason: slot.reason,
+    signal: null,
+    error: null,
+    code: null,
+    skipReason: null,
+    note: null,
+  };
+}

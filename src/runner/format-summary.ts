@@ -1,0 +1,134 @@
+import type { RunPlan } from '../../projections/plan-runs.js';
+import { formatTable } from '../cli/format-table.js';
+import type { PlannedJob } from './plan-job.js';
+import type { RunSummary } from './run-types.js';
+
+/** `0.12s`, `12.3s`, `4m05s`, `1h02m`. */
+export function formatDuration(ms: number): string {
+  if (ms < 10_000) return `${(ms / 1000).toFixed(2)}s`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  const s = Math.floor(ms / 1000);
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+/**
+ * The `--json` summary of DESIGN §5: `{ pipeline, runs: [{ date, runId, attempt,
+ * status, exitCode, durationMs }], succeeded, failed, skipped }`, plus why each
+ * slot ran or was skipped and what failed.
+ *
+ * @example
+ * ctx.json(summaryJson(summary))
+ */
+export function summaryJson(summary: RunSummary) {
+  return {
+    pipeline: summary.pipeline,
+    runType: summary.runType,
+    runs: summary.runs.map((r) => ({
+      date: r.date,
+      runId: r.runId,
+      attempt: r.attempt,
+      status: r.status,
+      exitCode: r.exitCode,
+      durationMs: r.durationMs,
+      reason: r.reason,
+      signal: r.signal,
+      error: r.error,
+      code: r.code,
+      skipReason: r.skipReason,
+      note: r.note,
+    })),
+    succeeded: summary.succeeded,
+    failed: summary.failed,
+    skipped: summary.skipped,
+    interrupted: summary.interrupted,
+    stoppedAfterFailure: summary.stoppedAfterFailure,
+    durationMs: summary.durationMs,
+  };
+}
+
+/** The table printed at the end of a backfill or catchup, and a totals line. */
+export function formatSummary(summary: RunSummary): string {
+  const table = formatTable(
+    ['DATE', 'REASON', 'STATUS', 'ATTEMPT', 'EXIT', 'DURATION', 'RUN', 'DETAIL'],
+    summary.runs.map((r) => [
+      r.date,
+      r.reason ?? '-',
+      r.status,
+      r.attempt === null ? '-' : String(r.attempt),
+      r.exitCode !== null ? String(r.exitCode) : r.signal ?? '-',
+      r.status === 'skipped' ? '-' : formatDuration(r.durationMs),
+      r.runId ?? '-',
+      oneLine(r.status === 'skipped' ? (r.note ?? '') : (r.error ?? '')),
+    ]),
+  );
+  const totals = `${summary.succeeded} succeeded, ${summary.failed} failed, ${summary.skipped} skipped in ${formatDuration(summary.durationMs)}`;
+  return `${table}${totals}\n`;
+}
+
+/** The `--dry-run --json` document: `{ pipeline, slots: [{ date, reason, logicalDate, runAfter, dataInterval }] }` and what was left out. */
+export function dryRunJson(job: PlannedJob) {
+  const { plan } = job;
+  return {
+    pipeline: job.pipeline,
+    runType: job.runType,
+    reprocess: job.reprocess,
+    from: job.from,
+    to: job.to,
+    slots: plan.slots.map((s) => ({ date: s.date, reason: s.reason, logicalDate: s.logicalDate, runAfter: s.runAfter, dataInterval: s.dataInterval })),
+    inFlight: plan.inFlight,
+    excluded: plan.excluded,
+    notDueFrom: plan.notDueFrom?.date ?? null,
+    ...(job.catchup ? { catchup: job.catchup } : {}),
+  };
+}
+
+/** The readable dry run: what would run and why, and what is left alone. */
+export function formatDryRun(job: PlannedJob): string {
+  const { plan } = job;
+  const head = plan.slots.length === 0 ? `${nothingToDo(job)}\n` : `${job.runType} ${job.pipeline} would run ${count(plan.slots.length, 'date')}:\n`;
+  const table =
+    plan.slots.length === 0
+      ? ''
+      : formatTable(['DATE', 'REASON', 'RUN AFTER', 'DATA INTERVAL'], plan.slots.map((s) => [s.date, s.reason, s.runAfter, `${s.dataInterval.start} .. ${s.dataInterval.end}`]));
+  return head + table + leftAlone(plan);
+}
+
+/** Why a plan is empty, with the option that would change it. */
+export function nothingToDo(job: PlannedJob): string {
+  const where = job.from !== null ? ` from ${job.from} to ${job.to}` : job.catchup?.after ? ` after the latest scheduled run (${job.catchup.after})` : '';
+  const { plan } = job;
+  const succeeded = plan.excluded.filter((e) => e.status === 'success').length;
+  const failed = plan.excluded.filter((e) => e.status === 'failed').length;
+  const hints = [
+    failed > 0 ? `--reprocess failed reruns the ${count(failed, 'failed date')}` : '',
+    succeeded > 0 ? `--reprocess completed reruns the ${count(succeeded, 'successful date')}` : '',
+  ].filter(Boolean);
+  return `nothing to ${job.runType} for ${job.pipeline}${where}${hints.length > 0 ? `; ${hints.join(', ')}` : ''}`;
+}
+
+/** Lines about in-flight, left-alone and not-due slots, or '' when there are none. */
+export function leftAlone(plan: RunPlan): string {
+  const out: string[] = [];
+  if (plan.inFlight.length > 0) out.push(`in flight (left alone): ${plan.inFlight.map((r) => `${r.date} (run ${r.runId})`).join(', ')}`);
+  const byStatus = (status: 'success' | 'failed') => plan.excluded.filter((e) => e.status === status).map((e) => e.date);
+  const done = byStatus('success');
+  const failed = byStatus('failed');
+  if (done.length > 0) out.push(`already succeeded (left alone): ${list(done)}`);
+  if (failed.length > 0) out.push(`failed (left alone without --reprocess failed): ${list(failed)}`);
+  if (plan.notDueFrom) out.push(`not due yet from ${plan.notDueFrom.date} (due ${plan.notDueFrom.runAfter})`);
+  return out.map((line) => `${line}\n`).join('');
+}
+
+function list(dates: string[]): string {
+  return dates.length <= 6 ? dates.join(', ') : `${dates.slice(0, 3).join(', ')}, … ${dates.at(-1)} (${dates.length})`;
+}
+
+function count(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? '' : 's'}`;
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s*\n\s*/g, ' | ').trim();
+  return flat.length > 120 ? `${flat.slice(0, 117)}...` : flat;
+}

@@ -1,0 +1,91 @@
+import { latestScheduledRun, planBackfill, planCatchup, type PlannedSlot, type Reprocess, type RunPlan } from '../../projections/plan-runs.js';
+import type { Slot } from '../../projections/slot.js';
+import { LedgerError } from '../errors.js';
+import type { Ledger } from '../ledger/ledger.js';
+
+/** A backfill over `[from, to]` (S10) or a catchup (S9). */
+export type JobRequest =
+  | { kind: 'backfill'; pipeline: string; from: string; to: string; reprocess?: Reprocess; runBackwards?: boolean }
+  | { kind: 'catchup'; pipeline: string; reprocess?: Reprocess; runBackwards?: boolean };
+
+/** A plan with what it was made from; `plan.slots` are in the order they will start. */
+export type PlannedJob = {
+  pipeline: string;
+  runType: 'backfill' | 'catchup';
+  reprocess: Reprocess;
+  /** The range's first and last slot (backfill), or null. */
+  from: string | null;
+  to: string | null;
+  /** For catchup: whether the pipeline catches up, and the logical date of its latest scheduled/catchup run. */
+  catchup?: { enabled: boolean; after: string | null };
+  plan: RunPlan;
+};
+
+export const REPROCESS_MODES: readonly Reprocess[] = ['none', 'failed', 'completed'];
+
+/**
+ * Turns a request into a plan against the ledger's current state and clock,
+ * with the pure rules of `projections/plan-runs.ts`. Throws `input.*` for a
+ * bad range or mode and `notFound.pipeline` for an unknown pipeline.
+ *
+ * @example
+ * const job = await planJob(ledger, { kind: 'backfill', pipeline: 'etl_orders', from: '2026-11-02', to: '2026-11-04' });
+ * job.plan.slots.map((s) => s.date) // ['2026-11-02', '2026-11-03', '2026-11-04']
+ */
+export async function planJob(ledger: Ledger, request: JobRequest): Promise<PlannedJob> {
+  const { definition, timetable, state, history } = await ledger.pipeline(request.pipeline);
+  const nowMs = ledger.now();
+  let job: PlannedJob;
+  if (request.kind === 'backfill') {
+    const reprocess = checkReprocess(request.reprocess ?? 'none');
+    const fromMs = timetable.parseDate(request.from);
+    const toMs = timetable.parseDate(request.to);
+    if (fromMs > toMs) {
+      throw new LedgerError('input.invalidRange', `--from ${request.from} is after --to ${request.to}; give the earlier date first (use --run-backwards to run newest first)`);
+    }
+    const slots = timetable.slotsBetween(fromMs, toMs);
+    const plan = planBackfill(state, slots, { reprocess, nowMs });
+    job = { pipeline: request.pipeline, runType: 'backfill', reprocess, from: timetable.keyOf(fromMs), to: timetable.keyOf(toMs), plan };
+  } else {
+    const reprocess = checkReprocess(request.reprocess ?? 'failed');
+    const after = latestScheduledRun(history);
+    const lastDue = timetable.lastDue(nowMs);
+    let slots: Iterable<Slot> = [];
+    if (lastDue && !definition.catchup) slots = [lastDue];
+    else if (lastDue) {
+      const first = timetable.first();
+      const fromMs = after === null ? (first ? Date.parse(first.logicalDate) : Date.parse(lastDue.logicalDate)) : Date.parse(after) + 1;
+      slots = timetable.slotsBetween(fromMs, Date.parse(lastDue.logicalDate));
+    }
+    const plan = planCatchup(state, slots, { nowMs, catchup: definition.catchup, after, reprocess });
+    const next = lastDue ? timetable.next(lastDue) : timetable.first();
+    job = { pipeline: request.pipeline, runType: 'catchup', reprocess, from: null, to: null, catchup: { enabled: definition.catchup, after }, plan: { ...plan, notDueFrom: next ?? null } };
+  }
+  if (request.runBackwards) job.plan.slots.reverse();
+  return job;
+}
+
+/** Throws `input.invalidReprocess` unless the mode is one of S10's three. */
+export function checkReprocess(mode: string): Reprocess {
+  if (!(REPROCESS_MODES as readonly string[]).includes(mode)) {
+    throw new LedgerError('input.invalidReprocess', `--reprocess '${mode}' is unknown; use none (missing, cleared, stalled), failed (adds failed) or completed (adds successful, same as --force)`);
+  }
+  return mode as Reprocess;
+}
+
+export type { PlannedSlot };
+
+/**
+ * `--force` is `--reprocess completed` (S10); giving both with another mode is a contradiction.
+ *
+ * @example
+ * resolveReprocess(undefined, true) // 'completed'
+ */
+export function resolveReprocess(reprocess: string | undefined, force: boolean | undefined): Reprocess | undefined {
+  const mode = reprocess === undefined ? undefined : checkReprocess(reprocess);
+  if (!force) return mode;
+  if (mode !== undefined && mode !== 'completed') {
+    throw new LedgerError('input.conflictingOptions', `--force means --reprocess completed, but --reprocess ${mode} was given too; pass one of them`);
+  }
+  return 'completed';
+}

@@ -1,0 +1,109 @@
+import { formatDuration } from './format-summary.js';
+import type { RunProgress, RunReport } from './run-types.js';
+
+export type ProgressReporterOptions = {
+  /** Where progress goes (stderr): a bar redrawn in place on a terminal, else one line per slot. */
+  write: (text: string) => void;
+  isTTY: boolean;
+  /** How many slots are planned. */
+  total: number;
+  /** Shown first, e.g. `backfill etl_orders`. */
+  label: string;
+  /** Where the commands' stdout lines go (stdout, or stderr when stdout carries JSON). */
+  childStdout: (line: string) => void;
+  /** Where the commands' stderr lines go (default: `write`). */
+  childStderr?: (line: string) => void;
+  monotonic?: () => number;
+};
+
+export type ProgressReporter = { onProgress(progress: RunProgress): void; close(): void };
+
+const BAR_WIDTH = 20;
+const CLEAR_LINE = '\r\x1b[2K';
+
+/**
+ * Shows a backfill as it runs. On a terminal: one status line redrawn with
+ * `\r` (bar, done/failed counts, running slots, elapsed time), with failures
+ * and skips printed above it so they stay visible. Elsewhere (CI logs, pipes):
+ * one plain line per finished slot, nothing redrawn.
+ *
+ * @example
+ * const progress = createProgressReporter({ write: ctx.note, isTTY: false, total: 3, label: 'backfill etl_orders', childStdout: ctx.out });
+ */
+export function createProgressReporter(options: ProgressReporterOptions): ProgressReporter {
+  const clock = options.monotonic ?? (() => performance.now());
+  const began = clock();
+  const running = new Set<string>();
+  let finished = 0;
+  let failed = 0;
+  let barShown = false;
+
+  const bar = (): string => {
+    const filled = options.total === 0 ? BAR_WIDTH : Math.round((finished / options.total) * BAR_WIDTH);
+    const now = [...running].join(', ');
+    return (
+      `${options.label} [${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${finished}/${options.total} done` +
+      `${failed > 0 ? `, ${failed} failed` : ''}${now ? ` · running ${now}` : ''} · ${formatDuration(clock() - began)}`
+    );
+  };
+  const redraw = () => {
+    if (!options.isTTY) return;
+    options.write(`${CLEAR_LINE}${bar()}`);
+    barShown = true;
+  };
+  /** Prints a whole line without tearing the bar: clear it, print, draw it again. */
+  const above = (print: () => void) => {
+    if (options.isTTY && barShown) options.write(CLEAR_LINE);
+    print();
+    redraw();
+  };
+  const timer = options.isTTY ? setInterval(redraw, 1000) : undefined;
+  timer?.unref();
+
+  return {
+    onProgress(progress) {
+      switch (progress.kind) {
+        case 'started':
+          running.add(progress.run.date);
+          redraw();
+          return;
+        case 'output': {
+          const sink = progress.stream === 'stdout' ? options.childStdout : (options.childStderr ?? ((line: string) => options.write(`${line}\n`)));
+          above(() => sink(progress.line));
+          return;
+        }
+        case 'finished': {
+          const r = progress.report;
+          running.delete(r.date);
+          finished += 1;
+          if (r.status === 'failed') failed += 1;
+          const line = `${options.label} ${describe(r)} [${finished}/${options.total}]\n`;
+          if (!options.isTTY || r.status !== 'success') above(() => options.write(line));
+          else redraw();
+          return;
+        }
+        default: {
+          const unknown: never = progress;
+          throw new Error(`progress: unhandled ${JSON.stringify(unknown)}`);
+        }
+      }
+    },
+    close() {
+      if (timer) clearInterval(timer);
+      if (options.isTTY && barShown) options.write(CLEAR_LINE);
+    },
+  };
+}
+
+/** `2026-11-02 success (attempt 1, 0.12s)`, `2026-11-03 failed: exited with code 1: …`, `2026-11-04 skipped: …` */
+export function describe(r: RunReport): string {
+  if (r.status === 'skipped') return `${r.date} skipped: ${r.note ?? r.skipReason ?? ''}`;
+  const how = `attempt ${r.attempt ?? '-'}, ${formatDuration(r.durationMs)}`;
+  if (r.status === 'success') return `${r.date} success (${how})`;
+  return `${r.date} failed (${how}): ${firstLine(r.error ?? r.code ?? 'failed')}`;
+}
+
+function firstLine(text: string): string {
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  return lines.length <= 1 ? text.trim() : `${lines[0]} … ${lines.at(-1)}`;
+}

@@ -1,0 +1,76 @@
+import type { Ledger } from '../ledger/ledger.js';
+import { executeRuns } from './execute-runs.js';
+import { planJob, type JobRequest, type PlannedJob } from './plan-job.js';
+import type { RunProgress, RunReport, RunSummary, RunTask } from './run-types.js';
+
+export type JobOptions = {
+  maxActiveRuns?: number;
+  continueOnFailure?: boolean;
+  leaseMs?: number;
+  heartbeatMs?: number;
+  signal?: AbortSignal;
+  /** Called with the plan before anything starts (to size a progress bar). */
+  onPlanned?: (job: PlannedJob) => void;
+  onProgress?: (progress: RunProgress) => void;
+  monotonic?: () => number;
+};
+
+/**
+ * Plans a backfill or catchup and runs it through a task: the one path the
+ * CLI, the library and the demo share.
+ *
+ * @example
+ * const { summary } = await runJob(ledger, { kind: 'catchup', pipeline: 'etl_orders' }, task, { maxActiveRuns: 2 });
+ */
+export async function runJob(ledger: Ledger, request: JobRequest, task: RunTask, options: JobOptions = {}): Promise<{ job: PlannedJob; summary: RunSummary }> {
+  const job = await planJob(ledger, request);
+  options.onPlanned?.(job);
+  const range = job.from !== null ? ` ${job.from}..${job.to}` : '';
+  const summary = await executeRuns(ledger, {
+    pipeline: job.pipeline,
+    runType: job.runType,
+    slots: job.plan.slots,
+    reprocess: job.reprocess,
+    task,
+    startReason: `${job.runType}${range} (reprocess ${job.reprocess})`,
+    ...pick(options),
+  });
+  return { job, summary: withInFlight(summary, job) };
+}
+
+/** Slots in flight at planning time are skipped too: list them, in date order, so the summary says so. */
+function withInFlight(summary: RunSummary, job: PlannedJob): RunSummary {
+  if (job.plan.inFlight.length === 0) return summary;
+  const held: RunReport[] = job.plan.inFlight.map((r) => ({
+    date: r.date,
+    runId: null,
+    attempt: null,
+    status: 'skipped',
+    exitCode: null,
+    durationMs: 0,
+    reason: null,
+    signal: null,
+    error: null,
+    code: null,
+    skipReason: 'inFlight',
+    note: `in flight as run ${r.runId} (lease until ${r.leaseExpiresAt}); left alone`,
+  }));
+  // Date keys of one pipeline sort chronologically (DESIGN §1).
+  const backwards = job.plan.slots.length > 1 && (job.plan.slots[0]?.date ?? '') > (job.plan.slots.at(-1)?.date ?? '');
+  const order = (a: RunReport, b: RunReport) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0);
+  const runs = [...summary.runs, ...held].sort((a, b) => (backwards ? order(b, a) : order(a, b)));
+  return { ...summary, runs, skipped: summary.skipped + held.length };
+}
+
+function pick(options: JobOptions) {
+  const { maxActiveRuns, continueOnFailure, leaseMs, heartbeatMs, signal, onProgress, monotonic } = options;
+  return {
+    ...(maxActiveRuns === undefined ? {} : { maxActiveRuns }),
+    ...(continueOnFailure === undefined ? {} : { continueOnFailure }),
+    ...(leaseMs === undefined ? {} : { leaseMs }),
+    ...(heartbeatMs === undefined ? {} : { heartbeatMs }),
+    ...(signal === undefined ? {} : { signal }),
+    ...(onProgress === undefined ? {} : { onProgress }),
+    ...(monotonic === undefined ? {} : { monotonic }),
+  };
+}

@@ -1,0 +1,134 @@
+import { LedgerError, isLedgerError } from '../errors.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { StartInput } from '../ledger/ledger-types.js';
+import type { RunContext, RunTask, TaskOutcome } from './run-types.js';
+
+export type RunOnceOptions = {
+  /** What to start: pipeline, date, run type, force, lease, reason. */
+  start: StartInput;
+  /** Why this slot is run (shown to the task and in summaries). */
+  reason: RunContext['reason'];
+  /** Aborts when the caller is interrupted: the task is told to stop and the run is failed as `interrupted`. */
+  signal?: AbortSignal;
+  /** Heartbeat period; default a quarter of the lease (at most 5 minutes). */
+  heartbeatMs?: number;
+  /** Called once the run is claimed, before the task starts. */
+  onStarted?: (run: RunContext) => void;
+};
+
+export type RunOnceResult = {
+  run: RunContext;
+  /** The outcome as recorded (an interrupted failure carries code `interrupted`). */
+  outcome: TaskOutcome;
+  /** False when the ledger refused the completion (the run was cleared or taken over while it worked). */
+  recorded: boolean;
+  /** The error the task threw, if it threw (so `withRun` can rethrow it unchanged). */
+  thrown?: unknown;
+  /** The ledger's refusal of a heartbeat or of the completion, when the run was fenced out (S3). */
+  refusal?: LedgerError;
+};
+
+/** A quarter of the lease: three heartbeats can be lost before a live run looks stalled. */
+export function heartbeatInterval(leaseMs: number): number {
+  return Math.min(Math.max(Math.floor(leaseMs / 4), 10), 300_000);
+}
+
+/**
+ * Claims one slot, runs a task while heartbeating its lease, and records the
+ * outcome: the lifecycle shared by the backfill runner and `withRun`.
+ * Throws the ledger's refusal when the start is refused (`ledger.alreadyRunning`, …);
+ * after a successful start it never throws for the task's sake: a thrown task
+ * error becomes a `RunFailed` and is returned in `thrown`.
+ *
+ * @example
+ * const { outcome } = await runOnce(ledger, async () => ({ status: 'success', metrics: {} }),
+ *   { start: { pipeline: 'etl_orders', date: '2026-11-02', runType: 'backfill' }, reason: 'missing' });
+ */
+export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOptions): Promise<RunOnceResult> {
+  const started = await ledger.start(options.start);
+  const run: RunContext = {
+    pipeline: started.pipeline,
+    date: started.date,
+    runId: started.runId,
+    attempt: started.attempt,
+    runType: started.runType,
+    logicalDate: started.logicalDate,
+    dataInterval: started.dataInterval,
+    runAfter: started.runAfter,
+    reason: options.reason,
+  };
+  options.onStarted?.(run);
+
+  const outer = options.signal;
+  const controller = new AbortController();
+  const forward = () => controller.abort(outer?.reason);
+  outer?.addEventListener('abort', forward, { once: true });
+
+  const leaseMs = options.start.leaseMs ?? (await ledger.pipeline(run.pipeline)).definition.leaseMs;
+  let fenced: LedgerError | undefined;
+  let beating: Promise<void> = Promise.resolve();
+  const beat = async () => {
+    try {
+      await ledger.heartbeat({ runId: run.runId, leaseMs });
+    } catch (error) {
+      // A refused heartbeat means the run was cleared or taken over: its work no longer counts, so stop it.
+      if (isLedgerError(error) && error.code.startsWith('ledger.')) {
+        fenced ??= error;
+        controller.abort('fenced');
+      }
+      // Anything else (a busy store) is transient: the next beat tries again, well within the lease.
+    }
+  };
+  const timer = setInterval(() => {
+    beating = beating.then(beat);
+  }, options.heartbeatMs ?? heartbeatInterval(leaseMs));
+
+  let outcome: TaskOutcome;
+  let thrown: unknown;
+  let threw = false;
+  try {
+    if (outer?.aborted) {
+      outcome = { status: 'failed', error: 'not started', code: 'interrupted' };
+    } else {
+      try {
+        outcome = await task(run, controller.signal);
+      } catch (error) {
+        threw = true;
+        thrown = error;
+        outcome = { status: 'failed', error: messageOf(error), code: codeOf(error) };
+      }
+    }
+  } finally {
+    clearInterval(timer);
+    outer?.removeEventListener('abort', forward);
+    await beating;
+  }
+
+  if (outcome.status === 'failed' && outer?.aborted) {
+    const by = typeof outer.reason === 'string' ? outer.reason : 'the caller';
+    outcome = { ...outcome, error: `interrupted by ${by}: ${outcome.error}`, code: 'interrupted' };
+  }
+  const result = (extra: Partial<RunOnceResult>): RunOnceResult => ({ run, outcome, recorded: true, ...(threw ? { thrown } : {}), ...extra });
+  if (fenced) return result({ recorded: false, refusal: fenced });
+  try {
+    if (outcome.status === 'success') {
+      await ledger.succeed({ runId: run.runId, metrics: outcome.metrics, ...(outcome.outputs ? { outputs: outcome.outputs } : {}) });
+    } else {
+      await ledger.fail({ runId: run.runId, error: outcome.error, code: outcome.code });
+    }
+  } catch (error) {
+    if (isLedgerError(error) && error.code.startsWith('ledger.')) return result({ recorded: false, refusal: error });
+    throw error;
+  }
+  return result({});
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A thrown error's own string code (LedgerError, Node errno), else `error`. */
+function codeOf(error: unknown): string {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code !== '' ? code : 'error';
+}

@@ -1,0 +1,75 @@
+import type { RunType } from '../../events/common.js';
+import type { PlanReason } from '../../projections/plan-runs.js';
+import type { DataInterval } from '../../projections/slot.js';
+
+/** User metrics recorded with a success (rows, rejected, revenue, …). */
+export type Metrics = Record<string, unknown>;
+
+/** The run a task is asked to do: one claimed slot. */
+export type RunContext = {
+  pipeline: string;
+  date: string;
+  runId: string;
+  attempt: number;
+  runType: RunType;
+  logicalDate: string;
+  dataInterval: DataInterval;
+  runAfter: string;
+  /** Why the slot was picked (`missing`, `failed`, …); `manual` for `withRun`. */
+  reason: PlanReason | 'requested';
+};
+
+/** How a task ended. Expected failures are values; the runner records them with `fail`. */
+export type TaskOutcome =
+  | { status: 'success'; metrics: Metrics; outputs?: string[]; exitCode?: number | null }
+  | { status: 'failed'; error: string; code: string | null; exitCode?: number | null; signal?: string | null };
+
+/**
+ * The work of one run. `signal` aborts when the runner is interrupted or the
+ * run is fenced out (cleared or taken over while it worked): stop soon.
+ */
+export type RunTask = (run: RunContext, signal: AbortSignal) => Promise<TaskOutcome>;
+
+/** Why a slot the plan picked was not run. */
+export type SkipReason = 'inFlight' | 'changed' | 'stopped' | 'interrupted';
+
+/** One line of a backfill or catchup summary (the `runs[]` of `--json`). */
+export type RunReport = {
+  date: string;
+  runId: string | null;
+  attempt: number | null;
+  status: 'success' | 'failed' | 'skipped';
+  exitCode: number | null;
+  durationMs: number;
+  /** Why the slot was picked; null for a slot skipped because it was in flight when planned. */
+  reason: PlanReason | null;
+  /** The signal that ended the command, if one did. */
+  signal: string | null;
+  /** Failure: the error recorded in `RunFailed`, and its code (`exit:1`, `interrupted`, …). */
+  error: string | null;
+  code: string | null;
+  /** Skips: why, and a one-line explanation. */
+  skipReason: SkipReason | null;
+  note: string | null;
+};
+
+/** What a backfill or catchup did (`--json`: `{ pipeline, runs, succeeded, failed, skipped }`). */
+export type RunSummary = {
+  pipeline: string;
+  runType: Extract<RunType, 'backfill' | 'catchup'>;
+  runs: RunReport[];
+  succeeded: number;
+  failed: number;
+  skipped: number;
+  /** What stopped the runner (`SIGINT`, `SIGTERM`, or `aborted` for an AbortSignal without a name), if anything did. */
+  interrupted: string | null;
+  /** True when the runner stopped starting slots after a failure (no `--continue-on-failure`). */
+  stoppedAfterFailure: boolean;
+  durationMs: number;
+};
+
+/** Progress as it happens, for the reporter (bar or lines). */
+export type RunProgress =
+  | { kind: 'started'; run: RunContext }
+  | { kind: 'finished'; report: RunReport }
+  | { kind: 'output'; stream: 'stdout' | 'stderr'; date: string; line: string };

@@ -1,0 +1,51 @@
+import type { RunType } from '../../events/common.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { StartInput } from '../ledger/ledger-types.js';
+import { functionTask, type RunFunction } from './function-task.js';
+import { runOnce } from './run-once.js';
+import type { Metrics, RunContext } from './run-types.js';
+
+export type WithRunOptions = {
+  /** Default `scheduled`, like `ledger.start`. */
+  runType?: RunType;
+  /** Reprocess a date that already succeeded (S4). */
+  force?: boolean;
+  /** Lease of the run; default the pipeline's. Heartbeats renew it while `fn` works. */
+  leaseMs?: number;
+  /** Why, recorded in the start event. */
+  reason?: string;
+  /** Abort to tell `fn` to stop; a failure after that is recorded as `interrupted`. */
+  signal?: AbortSignal;
+  heartbeatMs?: number;
+};
+
+export type WithRunResult = { run: RunContext; metrics: Metrics };
+
+/**
+ * Starts a run of one date, heartbeats its lease while `fn` works, and
+ * records the result: what `fn` returns becomes the success metrics; if `fn`
+ * throws, the run is recorded as failed and the error is rethrown unchanged.
+ * The start's refusals (`ledger.alreadyRunning`, `ledger.alreadySucceeded`, …)
+ * are thrown before `fn` is called; if the run is cleared while `fn` works,
+ * `fn`'s signal aborts and the ledger's refusal is thrown.
+ *
+ * @example
+ * const { metrics } = await ledger.withRun('etl_orders', '2026-11-02', async (run, signal) => {
+ *   const rows = await load(run.dataInterval.start, run.dataInterval.end, { signal });
+ *   return { rows };
+ * });
+ */
+export async function withRun(ledger: Ledger, pipeline: string, date: string, fn: RunFunction, options: WithRunOptions = {}): Promise<WithRunResult> {
+  const start: StartInput = { pipeline, date, runType: options.runType ?? 'scheduled', force: options.force ?? false };
+  if (options.leaseMs !== undefined) start.leaseMs = options.leaseMs;
+  if (options.reason !== undefined) start.reason = options.reason;
+  const result = await runOnce(ledger, functionTask(fn), {
+    start,
+    reason: 'requested',
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+  });
+  if ('thrown' in result) throw result.thrown;
+  if (result.refusal) throw result.refusal;
+  return { run: result.run, metrics: result.outcome.status === 'success' ? result.outcome.metrics : {} };
+}
