@@ -267,6 +267,14 @@ async function expectLedgerError(promise: Promise<unknown>, code: string): Promi
   return error as Error;
 }
 
+/** Appends a small ledger: two definitions, runs on two streams, a success with awkward metrics. */
+async function seed(store: EventStore): Promise<void> {
+  const run = started('orders', '2026-11-02');
+  appended(await store.append([request([defined('orders')], 0), request([defined('billing')], 0)]));
+  appended(await store.append([request([run, succeeded(run)], 0), request([started('billing', '2026-11-02')], 0)]));
+  appended(await store.append([request([started('orders', '2026-11-03')], 0)]));
+}
+
 describe.each(harnesses)('$name event store contract', (harness) => {
   const opened: EventStore[] = [];
   const open = async (db: string, create = true): Promise<EventStore> => {
@@ -462,6 +470,28 @@ describe.each(harnesses)('$name event store contract', (harness) => {
     expect(await store.positionAt('2026-11-02T08:30:00+01:00')).toBe(3);
     expect(await store.positionAt(t3)).toBe(4);
     expect(await store.positionAt('2027-01-01T00:00:00Z')).toBe(4);
+  });
+
+  test('when an exported chain is imported into an empty ledger then it is stored verbatim and keeps its head hash', async () => {
+    const source = await open(harness.fresh());
+    await seed(source);
+    const rows = (await collect(source.readRaw({ batchSize: 3 }))).all;
+
+    const target = await open(harness.fresh());
+    expect(await target.importSealed(rows)).toEqual(await source.head());
+    expect((await collect(target.readRaw())).all).toEqual(rows);
+    expect((await collect(target.read())).all).toEqual((await collect(source.read())).all);
+    // The imported ledger goes on growing from the imported head.
+    const next = appended(await target.append([request([started('orders', '2026-11-09')], 0)]));
+    expect(next[0]).toMatchObject({ position: rows.length + 1, prevHash: rows.at(-1)?.hash });
+
+    await expectLedgerError(target.importSealed(rows), 'ledger.notEmpty');
+    // One edited metric in the middle of the chain: its hash no longer matches its payload.
+    const broken = rows.map((r) => ({ ...r, payload: r.payload.replace('"rows":1200', '"rows":1201') }));
+    expect(broken.filter((r, i) => r.payload !== rows[i]?.payload)).toHaveLength(1);
+    const empty = await open(harness.fresh());
+    await expectLedgerError(empty.importSealed(broken), 'input.brokenChain');
+    expect(await empty.head()).toEqual({ position: 0, hash: GENESIS_HASH });
   });
 
   test('when a raw driver connection updates, deletes or truncates events then the database refuses it (S1)', async () => {
@@ -662,6 +692,23 @@ describe.skipIf(pgHarness === undefined)('postgres only', () => {
       await Promise.allSettled(pending);
     }
   }, 20_000);
+
+  test('when a ledger moves from SQLite to PostgreSQL and back then the head hash is unchanged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'runledger-move-'));
+    try {
+      const sqlite = await open(join(dir, 'from.db'));
+      await seed(sqlite);
+      const rows = (await collect(sqlite.readRaw())).all;
+      const postgres = await open(harness.fresh());
+      expect(await postgres.importSealed(rows)).toEqual(await sqlite.head());
+      const back = await open(join(dir, 'back.db'));
+      expect(await back.importSealed((await collect(postgres.readRaw({ batchSize: 2 }))).all)).toEqual(await sqlite.head());
+      expect((await collect(back.readRaw())).all).toEqual(rows);
+    } finally {
+      await Promise.all(opened.splice(0).map((s) => s.close()));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   test('when a schema holds unrelated tables but no events table then a ledger is created beside them', async () => {
     const db = harness.fresh();
