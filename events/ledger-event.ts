@@ -7,6 +7,7 @@ import { RunFailed } from './run-failed.js';
 import { RunHeartbeat } from './run-heartbeat.js';
 import { RunStarted } from './run-started.js';
 import { RunSucceeded } from './run-succeeded.js';
+import { TaskStateChanged } from './task-state-changed.js';
 
 /** Every event runledger records, discriminated on `type` (DESIGN §3). */
 export const LedgerEvent = z.discriminatedUnion('type', [
@@ -18,6 +19,7 @@ export const LedgerEvent = z.discriminatedUnion('type', [
   RunCleared,
   RunHeartbeat,
   RunAbandoned,
+  TaskStateChanged,
 ]);
 export type LedgerEvent = z.infer<typeof LedgerEvent>;
 export type EventType = LedgerEvent['type'];
@@ -33,6 +35,7 @@ export const currentSchemaVersion: Readonly<Record<EventType, number>> = {
   RunCleared: 1,
   RunHeartbeat: 1,
   RunAbandoned: 1,
+  TaskStateChanged: 1,
 };
 
 export function isEventType(type: string): type is EventType {

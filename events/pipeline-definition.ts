@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Instant, PipelineName } from './common.js';
+import { TaskDefinition } from './task-definition.js';
 
 /** A pipeline's definition as recorded by `define` (DESIGN §1). */
 export const PipelineDefinition = z.object({
@@ -13,5 +14,11 @@ export const PipelineDefinition = z.object({
   maxActiveRuns: z.number().int().positive(),
   /** Default lease of a run in milliseconds, used when `start` gives none. */
   leaseMs: z.number().int().positive(),
+  /**
+   * S12: the pipeline's tasks, when it records task-level state. Absent in
+   * definitions recorded before tasks existed and in pipelines without tasks;
+   * never an empty array.
+   */
+  tasks: z.array(TaskDefinition).optional(),
 });
 export type PipelineDefinition = z.infer<typeof PipelineDefinition>;
