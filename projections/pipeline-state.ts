@@ -120,6 +120,9 @@ export function evolve(state: PipelineState, event: RecordedEvent): PipelineStat
       state.dates.set(date.date, { ...date, status: 'cleared', clearedAt: event.recordedAt, version: event.streamVersion });
       return next;
     }
+    case 'TaskStateChanged':
+      // Task states live in projections/task-runs.ts; the run's own outcome arrives as its RunSucceeded or RunFailed (S12).
+      return touch(next, event);
     default: {
       const unknown: never = event;
       throw new Error(`evolve: unhandled event ${JSON.stringify((unknown as { type: unknown }).type)}`);

@@ -39,6 +39,8 @@ export function evolveRunHistory(history: RunHistory, event: RecordedEvent): Run
   switch (event.type) {
     case 'PipelineDefined':
     case 'PipelineRedefined':
+    // Task rows are folded by projections/task-runs.ts; a run's outcome comes from its own RunSucceeded or RunFailed (S12).
+    case 'TaskStateChanged':
       return history;
     case 'RunHeartbeat':
       update(history, event.data.runId, (r) => (r.status === 'running' ? { ...r, leaseExpiresAt: event.data.leaseExpiresAt } : r));
