@@ -109,7 +109,10 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .option(...AS_OF)
     .option('--json', 'print one JSON document')
     .action(async (pipeline: string | undefined, opts: LogOpts) => {
-      const input = logInput(pipeline, opts);
+      // The program's own --actor (who acts) takes `log --actor` before the subcommand sees it; a query records
+      // nothing, so on `log` the flag can only mean the filter.
+      const actor = opts.actor ?? program.opts<{ actor?: string }>().actor;
+      const input = logInput(pipeline, { ...opts, ...(actor === undefined ? {} : { actor }) });
       const { events } = await ctx.withLedger(false, (ledger) => ledger.log(input));
       if (opts.json) {
         return ctx.json({ events: events.map((e) => ({ position: e.position, type: e.type, eventId: e.eventId, recordedAt: e.recordedAt, stream: e.stream, data: e.data, metadata: e.metadata, hash: e.hash })) });
