@@ -1,6 +1,9 @@
 import { PipelineName } from '../../events/common.js';
+import { canonicalJson } from '../../events/canonical-json.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
+import type { TaskSpec } from '../../projections/task-graph.js';
 import { LedgerError } from '../errors.js';
+import { checkTasks } from './check-tasks.js';
 import { createTimetable } from '../timetable/create-timetable.js';
 import { parseDateText } from '../timetable/parse-date.js';
 import { formatInstant, zoneClock } from '../timetable/zoned-time.js';
@@ -16,6 +19,8 @@ export type DefineInput = {
   catchup?: boolean;
   maxActiveRuns?: number;
   leaseMs?: number;
+  /** S12: the pipeline's tasks; leave out for a pipeline without task-level state. */
+  tasks?: readonly TaskSpec[];
 };
 
 export const DEFAULT_LEASE_MS = 3_600_000;
@@ -60,6 +65,8 @@ export function buildDefinition(input: DefineInput): PipelineDefinition {
     catchup: input.catchup ?? true,
     maxActiveRuns,
     leaseMs: input.leaseMs ?? DEFAULT_LEASE_MS,
+    // Left out rather than undefined, so a definition without tasks hashes as it did before tasks existed.
+    ...(input.tasks === undefined ? {} : { tasks: checkTasks(input.tasks) }),
   };
   // Builds the timetable once so a malformed schedule is refused here, with the field named.
   createTimetable(timetableSpec(definition));
@@ -72,8 +79,11 @@ export function timetableSpec(definition: PipelineDefinition) {
 
 /** The fields that differ between two definitions, for `PipelineRedefined`. */
 export function diffDefinitions(before: PipelineDefinition, after: PipelineDefinition): Array<{ field: string; from: unknown; to: unknown }> {
-  const fields = Object.keys(after) as Array<keyof PipelineDefinition>;
+  // Both sides' keys: an optional field (tasks) that was dropped is a change too.
+  const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])] as Array<keyof PipelineDefinition>;
+  // Canonical JSON, since stored definitions come back with sorted keys and key order is no change.
+  const same = (a: unknown, b: unknown) => canonicalJson(a ?? null) === canonicalJson(b ?? null);
   return fields
-    .filter((field) => JSON.stringify(before[field]) !== JSON.stringify(after[field]))
-    .map((field) => ({ field, from: before[field] ?? null, to: after[field] }));
+    .filter((field) => !same(before[field], after[field]))
+    .map((field) => ({ field, from: before[field] ?? null, to: after[field] ?? null }));
 }

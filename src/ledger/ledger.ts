@@ -6,12 +6,16 @@ import { completeThrough } from '../../projections/complete-through.js';
 import { decideClear } from '../../projections/decide-clear.js';
 import { decideCompletion, type CompletionCommand } from '../../projections/decide-completion.js';
 import { decideStart } from '../../projections/decide-start.js';
+import { decideTaskState, refuseUnfinishedTasks } from '../../projections/decide-task-state.js';
+import { deriveRunOutcome } from '../../projections/derive-run-outcome.js';
 import { leaseExpired } from '../../projections/date-state.js';
 import { pending } from '../../projections/pending.js';
 import { evolve, initialState, type PipelineState } from '../../projections/pipeline-state.js';
 import { evolveRunHistory, initialRunHistory, type RunHistory } from '../../projections/run-history.js';
 import type { Refusal } from '../../projections/refusal.js';
 import type { Slot } from '../../projections/slot.js';
+import { taskGrid } from '../../projections/task-grid.js';
+import { evolveTaskRuns, initialTaskRuns, type TaskRuns } from '../../projections/task-runs.js';
 import { LedgerError } from '../errors.js';
 import { defaultActor, processMetadata, toolVersion } from '../runtime.js';
 import type { AppendRequest, EventStore, NewEvent } from '../store/event-store.js';
@@ -23,6 +27,7 @@ import { withRun as runWithRun, type WithRunOptions, type WithRunResult } from '
 import { createTimetable } from '../timetable/create-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
 import { buildDefinition, checkPipelineName, diffDefinitions, timetableSpec, type DefineInput } from './build-definition.js';
+import { checkTaskState, checkTryNumber, requireTask } from './check-tasks.js';
 import type {
   AsOf,
   ClearInput,
@@ -38,6 +43,7 @@ import type {
   StateView,
   WatermarkView,
 } from './ledger-types.js';
+import type { TaskGridInput, TaskGridView, TaskInput, TaskResult } from './task-types.js';
 
 export type LedgerOptions = {
   /** A SQLite file path (default store) or a `postgres://` URL. */
@@ -50,7 +56,7 @@ export type LedgerOptions = {
   create?: boolean;
 };
 
-type Loaded = { state: PipelineState; history: RunHistory };
+type Loaded = { state: PipelineState; history: RunHistory; tasks: TaskRuns };
 
 const MAX_CONFLICT_RETRIES = 50;
 
@@ -124,7 +130,7 @@ export class Ledger {
   }
 
   /** The definition and timetable of a pipeline; `notFound.pipeline` when it was never defined. */
-  async pipeline(name: string, asOf?: AsOf): Promise<{ definition: PipelineDefinition; timetable: Timetable; state: PipelineState; history: RunHistory }> {
+  async pipeline(name: string, asOf?: AsOf): Promise<{ definition: PipelineDefinition; timetable: Timetable; state: PipelineState; history: RunHistory; tasks: TaskRuns }> {
     checkPipelineName(name);
     const loaded = await this.#load(name, asOf);
     return { ...this.#defined(loaded.state), ...loaded };
@@ -183,15 +189,48 @@ export class Ledger {
     return this.#complete(input.runId, (date, definition) => ({ kind: 'heartbeat', runId: input.runId, date, leaseMs: input.leaseMs ?? definition.leaseMs }));
   }
 
+  /**
+   * S12: records the state of one task of a run, fenced like every completion
+   * (S3); a repeat of the recorded state is a no-op. When it is the last task
+   * to finish, the run's derived `RunSucceeded` or `RunFailed` is appended in
+   * the same transaction.
+   *
+   * @example
+   * await ledger.task({ runId, taskId: 'load', state: 'success' }) // { …, run: { status: 'running', unfinished: ['cleanup'] } }
+   */
+  async task(input: TaskInput): Promise<TaskResult> {
+    const taskState = checkTaskState(input.state);
+    const tryNumber = input.tryNumber === undefined ? null : checkTryNumber(input.tryNumber);
+    const found = await this.store.findRun(input.runId);
+    if (!found) throw new LedgerError('notFound.run', `no run ${input.runId} in this ledger; list runs with \`runledger runs <pipeline>\``);
+    const date = found.stream.slice(found.pipeline.length + 1);
+    for (let retry = 0; ; retry++) {
+      const { definition, state, tasks } = await this.pipeline(found.pipeline);
+      requireTask(definition, input.taskId);
+      const command = { runId: input.runId, date, taskId: input.taskId, state: taskState, tryNumber, error: input.error ?? null };
+      const decision = decideTaskState(state, tasks, command);
+      if (!decision.ok) throw refusalError(decision.refusal);
+      const { events, repeated, outcome } = decision.value;
+      const result: TaskResult = { runId: input.runId, pipeline: found.pipeline, date, taskId: input.taskId, state: taskState, tryNumber: decision.value.tryNumber, repeated, run: outcome };
+      if (events.length === 0) return result;
+      const reason = input.reason ?? (outcome.status === 'running' ? undefined : `task ${input.taskId} was the last to finish; run outcome derived from its leaf tasks`);
+      if (await this.#append([{ stream: found.stream, expectedVersion: state.dates.get(date)?.version ?? 0, events }], reason)) return result;
+      this.#retryOrGiveUp(retry, `${found.pipeline} ${date}`);
+    }
+  }
+
   async #complete(runId: string, command: (date: string, definition: PipelineDefinition) => CompletionCommand): Promise<CompletionResult> {
     const found = await this.store.findRun(runId);
     if (!found) throw new LedgerError('notFound.run', `no run ${runId} in this ledger; list runs with \`runledger runs <pipeline>\``);
     const date = found.stream.slice(found.pipeline.length + 1);
     for (let retry = 0; ; retry++) {
-      const { definition, state } = await this.pipeline(found.pipeline);
+      const { definition, state, tasks } = await this.pipeline(found.pipeline);
       const cmd = command(date, definition);
       const decision = decideCompletion(state, cmd, { nowMs: this.now() });
       if (!decision.ok) throw refusalError(decision.refusal);
+      // S12: a task-level run's outcome follows from its leaves; a repeat (no events) needs no check.
+      const unfinished = decision.value.events.length === 0 ? null : refuseUnfinishedTasks(definition, tasks, cmd);
+      if (unfinished) throw refusalError(unfinished);
       const status = cmd.kind === 'succeed' ? 'success' : cmd.kind === 'fail' ? 'failed' : 'running';
       const result: CompletionResult = { runId, pipeline: found.pipeline, date, status, repeated: decision.value.repeated };
       if (decision.value.events.length === 0) return result;
@@ -282,6 +321,16 @@ export class Ledger {
     return { pipeline: input.pipeline, runs };
   }
 
+  /** S12: the task grid of one run: every declared task with its latest state and try, and the outcome they imply. */
+  async runTasks(input: TaskGridInput): Promise<TaskGridView> {
+    const { definition, history, tasks } = await this.pipeline(input.pipeline, input.asOf);
+    const run = history.runs.get(input.runId);
+    if (!run) throw new LedgerError('notFound.run', `no run ${input.runId} of ${input.pipeline}${input.asOf ? ' at that point' : ''}; list its runs with \`runledger runs ${input.pipeline}\``);
+    const reported = tasks.runs.get(input.runId) ?? new Map();
+    const outcome = definition.tasks ? deriveRunOutcome(definition.tasks, reported) : null;
+    return { pipeline: input.pipeline, run, tasks: taskGrid(definition.tasks ?? [], reported), outcome };
+  }
+
   /**
    * Events, oldest first, filtered (every filter narrows): `pipeline`, `date`
    * (a key of that pipeline's timetable, or the literal key without one),
@@ -334,24 +383,25 @@ export class Ledger {
   async #load(pipeline: string, asOf?: AsOf): Promise<Loaded> {
     if (asOf !== undefined) {
       const toPosition = await this.#positionFor(asOf);
-      return this.#fold({ state: initialState(pipeline), history: initialRunHistory() }, pipeline, toPosition);
+      return this.#fold({ state: initialState(pipeline), history: initialRunHistory(), tasks: initialTaskRuns() }, pipeline, toPosition);
     }
-    const cached = this.#cache.get(pipeline) ?? { state: initialState(pipeline), history: initialRunHistory() };
+    const cached = this.#cache.get(pipeline) ?? { state: initialState(pipeline), history: initialRunHistory(), tasks: initialTaskRuns() };
     const loaded = await this.#fold(cached, pipeline, undefined);
     this.#cache.set(pipeline, loaded);
     return loaded;
   }
 
   async #fold(from: Loaded, pipeline: string, toPosition: number | undefined): Promise<Loaded> {
-    let { state, history } = from;
+    let { state, history, tasks } = from;
     const filter = { pipeline, fromPosition: state.position + 1, ...(toPosition === undefined ? {} : { toPosition }) };
     for await (const batch of this.store.read(filter)) {
       for (const event of batch) {
         state = evolve(state, event);
         history = evolveRunHistory(history, event);
+        tasks = evolveTaskRuns(tasks, event);
       }
     }
-    return { state, history };
+    return { state, history, tasks };
   }
 
   async #positionFor(asOf: AsOf | undefined): Promise<number | undefined> {
