@@ -6,6 +6,7 @@ import { registerClearCommand } from './commands/clear-command.js';
 import { registerDefineCommands } from './commands/define-command.js';
 import { registerQueryCommands } from './commands/query-commands.js';
 import { registerRunCommands } from './commands/run-commands.js';
+import { registerTaskCommands } from './commands/task-commands.js';
 
 /** Extra commands added by other modules (backfill, audit, demo) register themselves through this. */
 export type CommandRegistrar = (program: Command, ctx: CliContext) => void;
@@ -42,6 +43,7 @@ export function createProgram(deps: CliDeps, extra: CommandRegistrar[] = []): Co
     );
   registerDefineCommands(program, ctx);
   registerRunCommands(program, ctx);
+  registerTaskCommands(program, ctx);
   registerClearCommand(program, ctx);
   registerQueryCommands(program, ctx);
   for (const register of extra) register(program, ctx);

@@ -7,6 +7,7 @@ import type { CliContext } from '../cli-context.js';
 import { parseAsOf, parseInstant } from '../cli-context.js';
 import { formatMetrics, formatTable } from '../format-table.js';
 import { parseWholeNumber } from '../parse-options.js';
+import { printTaskGrid } from './task-commands.js';
 
 type RangeOpts = { from?: string; to?: string; asOf?: string; json?: boolean };
 
@@ -81,10 +82,12 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .summary('every run (attempt) of a pipeline')
     .argument('<pipeline>', 'pipeline name')
     .option('--date <date>', 'only the runs of this date')
+    .option('--run <runId>', 'the task grid of this run: each task, its state, tries and last update (S12)')
     .option(...AS_OF)
     .option('--json', 'print one JSON document')
-    .action(async (pipeline: string, opts: { date?: string; asOf?: string; json?: boolean }) => {
+    .action(async (pipeline: string, opts: { date?: string; run?: string; asOf?: string; json?: boolean }) => {
       const asOf = parseAsOf(opts.asOf);
+      if (opts.run !== undefined) return printTaskGrid(ctx, pipeline, opts.run, asOf, opts.json ?? false);
       const view = await ctx.withLedger(false, (ledger) => ledger.runs({ pipeline, ...(opts.date === undefined ? {} : { date: opts.date }), ...(asOf ? { asOf } : {}) }));
       if (opts.json) return ctx.json(view);
       ctx.out(

@@ -1,0 +1,82 @@
+import type { Command } from 'commander';
+import type { PipelineDefinition } from '../../../events/pipeline-definition.js';
+import { TaskState } from '../../../events/task-state-changed.js';
+import { describeRunOutcome } from '../../../projections/derive-run-outcome.js';
+import { lintTasks, type MaskingWarning } from '../../../projections/lint-tasks.js';
+import type { AsOf } from '../../ledger/ledger-types.js';
+import type { TaskInput } from '../../ledger/task-types.js';
+import type { CliContext } from '../cli-context.js';
+import { formatTable } from '../format-table.js';
+import { parseWholeNumber } from '../parse-options.js';
+
+/** `task <runId> <taskId> <state>` (S12). */
+export function registerTaskCommands(program: Command, ctx: CliContext): void {
+  program
+    .command('task')
+    .summary('record the state of one task of a run (pipelines defined with --tasks)')
+    .description(
+      'Record a task state of a run, fenced like succeed and fail: the run must be the current one of its date and\n' +
+        'still running. Once every task is terminal, the run succeeds or fails by its leaf tasks (as an Airflow DAG run):\n' +
+        'any leaf failed or upstream_failed fails it; all leaves success or skipped make it succeed.\n' +
+        `States: ${TaskState.options.join(', ')} (terminal: success, failed, skipped, upstream_failed, removed).`,
+    )
+    .argument('<runId>', 'the id `start` printed')
+    .argument('<taskId>', 'a task of the pipeline')
+    .argument('<state>', 'the task state')
+    .option('--try <n>', 'the try number (default: counted; a new try after up_for_retry)')
+    .option('--error <message>', 'what went wrong (failed, up_for_retry)')
+    .option('--reason <text>', 'why, recorded in the event')
+    .option('--json', 'print the result as JSON')
+    .addHelpText('after', '\nExample:\n  runledger task "$RUN" extract success')
+    .action(async (runId: string, taskId: string, state: string, opts: { try?: string; error?: string; reason?: string; json?: boolean }) => {
+      const input: TaskInput = { runId, taskId, state };
+      if (opts.try !== undefined) input.tryNumber = parseWholeNumber(opts.try, '--try', 1);
+      if (opts.error !== undefined) input.error = opts.error;
+      if (opts.reason !== undefined) input.reason = opts.reason;
+      const result = await ctx.withLedger(false, (ledger) => ledger.task(input));
+      if (opts.json) return ctx.json(result);
+      const head = `${result.pipeline} ${result.date}: task ${taskId} ${result.state} (try ${result.tryNumber})${result.repeated ? ' was already recorded' : ''}`;
+      const run = result.run.status === 'running' ? `run still running, ${describeRunOutcome(result.run)}` : `run ${result.run.status === 'success' ? 'succeeded' : 'failed'}: ${describeRunOutcome(result.run)}`;
+      ctx.out(`${head}; ${run}`);
+    });
+}
+
+/**
+ * `runs <pipeline> --run <id>`: the task grid of one run.
+ *
+ * @example
+ * await printTaskGrid(ctx, 'etl_orders', runId, undefined, false);
+ */
+export async function printTaskGrid(ctx: CliContext, pipeline: string, runId: string, asOf: AsOf | undefined, json: boolean): Promise<void> {
+  const view = await ctx.withLedger(false, (ledger) => ledger.runTasks({ pipeline, runId, ...(asOf ? { asOf } : {}) }));
+  if (json) return ctx.json(view);
+  const r = view.run;
+  ctx.out(`run ${r.runId} of ${pipeline} ${r.date}, attempt ${r.attempt}: ${r.status}${view.outcome ? `; ${describeRunOutcome(view.outcome)}` : ''}`);
+  if (view.tasks.length === 0) return ctx.out('this pipeline declares no tasks; define it with --tasks <file.json> to record task states');
+  ctx.out(
+    formatTable(
+      ['TASK', 'STATE', 'TRIES', 'UPDATED', 'RULE', 'NOTE'],
+      view.tasks.map((t) => [
+        t.taskId,
+        t.state ?? '-',
+        t.tryNumber === null ? '0' : String(t.tryNumber),
+        t.updatedAt ?? '-',
+        t.triggerRule ?? '-',
+        [t.leaf ? 'leaf' : '', t.teardown ? 'teardown' : '', t.declared ? '' : 'no longer declared', t.error ?? ''].filter(Boolean).join(', '),
+      ]),
+    ),
+  );
+}
+
+/**
+ * S12's lint at `define` and `pipelines --lint`: one warning line on stderr
+ * per leaf that can hide an upstream failure. Warnings never change the exit code.
+ *
+ * @example
+ * warnAboutMaskingLeaves(ctx, definition) // "runledger: warning: etl_orders: leaf 'cleanup' (all_done) can end in success …"
+ */
+export function warnAboutMaskingLeaves(ctx: CliContext, definition: PipelineDefinition): MaskingWarning[] {
+  const warnings = definition.tasks ? lintTasks(definition.tasks) : [];
+  for (const warning of warnings) ctx.note(`runledger: warning: ${definition.pipeline}: ${warning.message}`);
+  return warnings;
+}
