@@ -1,8 +1,10 @@
 import { join } from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { cli, eventCount, tempDir, type CliResult } from '../support/run-cli.js';
 
 const HOUR = 3_600_000;
+/** Each test spawns the binary several times; on a busy machine that outlasts vitest's 5 s default. Not a speed assertion, only a guard against hangs. */
+const SPAWNS = { timeout: 60_000 };
 
 type Interval = { start: string; end: string };
 type PendingView = { pipeline: string; from: string | null; to: string | null; pending: Array<{ date: string; reason: string; runAfter: string; dataInterval: Interval }>; inFlight: unknown[] };
@@ -36,7 +38,7 @@ function expectRefused(r: CliResult, code: number, message: RegExp): void {
   expect(r.stderr).toMatch(message);
 }
 
-describe('issue 3 acceptance 1: @daily in America/New_York has a 23-hour and a 25-hour slot', () => {
+describe('issue 3 acceptance 1: @daily in America/New_York has a 23-hour and a 25-hour slot', SPAWNS, () => {
   test.each([
     { label: 'spring forward', from: '2026-03-07', to: '2026-03-09', date: '2026-03-08', hours: 23, interval: { start: '2026-03-08T00:00:00-05:00', end: '2026-03-09T00:00:00-04:00' } },
     { label: 'fall back', from: '2026-10-31', to: '2026-11-02', date: '2026-11-01', hours: 25, interval: { start: '2026-11-01T00:00:00-04:00', end: '2026-11-02T00:00:00-05:00' } },
@@ -55,9 +57,11 @@ describe('issue 3 acceptance 1: @daily in America/New_York has a 23-hour and a 2
   });
 });
 
-describe('issue 3 acceptance 2: 0 * * * * in America/New_York has 23 slots on 2026-03-08 and 25 on 2026-11-01', () => {
+describe('issue 3 acceptance 2: 0 * * * * in America/New_York has 23 slots on 2026-03-08 and 25 on 2026-11-01', SPAWNS, () => {
   const s = session('2026-11-30T12:00:00Z');
-  s.ok('define', 'ny_hourly', '--schedule', '0 * * * *', '--start', '2026-03-01', '--tz', 'America/New_York');
+  beforeAll(() => {
+    s.ok('define', 'ny_hourly', '--schedule', '0 * * * *', '--start', '2026-03-01', '--tz', 'America/New_York');
+  });
 
   test.each([
     { label: 'spring forward, pending', command: 'pending', from: '2026-03-08T00:00:00-05:00', to: '2026-03-08T23:59:59-04:00', count: 23 },
@@ -81,7 +85,7 @@ describe('issue 3 acceptance 2: 0 * * * * in America/New_York has 23 slots on 20
   });
 });
 
-describe('issue 3 acceptance 4 and S11: manual runs', () => {
+describe('issue 3 acceptance 4 and S11: manual runs', SPAWNS, () => {
   const NOW = '2026-11-05T01:00:00+07:00';
   const define = (s: ReturnType<typeof session>) => s.ok('define', 'etl_orders', '--schedule', '@daily', '--start', '2026-11-01', '--tz', 'Asia/Jakarta');
 
@@ -161,7 +165,7 @@ describe('issue 3 acceptance 4 and S11: manual runs', () => {
   });
 });
 
-describe('date normalisation: start and clear accept the key or any instant that is exactly the logical date', () => {
+describe('date normalisation: start and clear accept the key or any instant that is exactly the logical date', SPAWNS, () => {
   test.each([
     { label: 'the key', text: '2026-11-02' },
     { label: 'the logical date with its local offset', text: '2026-11-02T00:00:00+07:00' },
@@ -183,7 +187,7 @@ describe('date normalisation: start and clear accept the key or any instant that
   });
 });
 
-describe('--start and --end bounds', () => {
+describe('--start and --end bounds', SPAWNS, () => {
   test.each([
     { label: 'a start at local midnight is the first slot', args: ['--start', '2026-11-01'], from: '2026-11-01', to: '2026-11-09' },
     { label: 'a start not aligned to the schedule begins at the first tick after it', args: ['--start', '2026-11-01T05:00:00+07:00'], from: '2026-11-02', to: '2026-11-09' },
@@ -213,7 +217,7 @@ describe('--start and --end bounds', () => {
   });
 });
 
-describe('timetable kinds from the CLI', () => {
+describe('timetable kinds from the CLI', SPAWNS, () => {
   test.each([
     { label: 'interval: the slot covers the day and is due at the next tick', kind: 'interval', end: '2026-11-03T00:00:00+07:00', last: '2026-11-04' },
     { label: 'trigger: the slot is zero-width and due at its tick', kind: 'trigger', end: '2026-11-02T00:00:00+07:00', last: '2026-11-05' },
@@ -226,7 +230,7 @@ describe('timetable kinds from the CLI', () => {
   });
 });
 
-describe('redefinition', () => {
+describe('redefinition', SPAWNS, () => {
   test.each([
     { label: 'another schedule', args: ['--schedule', '0 6 * * *', '--tz', 'Asia/Jakarta'], changes: [{ field: 'schedule', from: '@daily', to: '0 6 * * *' }], first: '2026-11-01T06:00:00+07:00' },
     {
