@@ -97,7 +97,7 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
       assertImportable(parsed);
       const head = await ctx.withLedger(true, (ledger) => importLedger(ledger.store, parsed));
       if (opts.json) return ctx.json({ imported: parsed.rows.length, head });
-      ctx.out(`imported ${parsed.rows.length} events into ${ctx.db}; head ${headText(head)}, the same as the export's`);
+      ctx.out(`imported ${parsed.rows.length} events into ${withoutPassword(ctx.db)}; head ${headText(head)}, the same as the export's`);
     });
 
   program
@@ -136,6 +136,18 @@ function headOption(text: string): ChainHead {
   const head = parseHead(text);
   if (!head) throw new LedgerError('input.invalidHead', `--expect-head '${text}' is not <position>:<hash>; pass the head \`runledger verify\` printed, e.g. 15:9f86d081…(64 hex digits)`);
   return head;
+}
+
+/** A postgres:// URL may carry a password; it has no place on a terminal or in a CI log. */
+function withoutPassword(db: string): string {
+  try {
+    const url = new URL(db);
+    if (url.password === '') return db;
+    url.password = '***';
+    return url.toString();
+  } catch {
+    return db;
+  }
 }
 
 function headText(head: ChainHead): string {
