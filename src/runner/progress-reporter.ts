@@ -46,8 +46,9 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
       `${failed > 0 ? `, ${failed} failed` : ''}${now ? ` · running ${now}` : ''} · ${formatDuration(clock() - began)}`
     );
   };
+  let closed = false;
   const redraw = () => {
-    if (!options.isTTY) return;
+    if (!options.isTTY || closed) return;
     options.write(`${CLEAR_LINE}${bar()}`);
     barShown = true;
   };
@@ -91,6 +92,8 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
     close() {
       if (timer) clearInterval(timer);
       if (options.isTTY && barShown) options.write(CLEAR_LINE);
+      barShown = false;
+      closed = true;
     },
   };
 }
