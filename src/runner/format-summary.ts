@@ -96,7 +96,7 @@ export function formatDryRun(job: PlannedJob): string {
 
 /** Why a plan is empty, with the option that would change it. */
 export function nothingToDo(job: PlannedJob): string {
-  const where = job.from !== null ? ` from ${job.from} to ${job.to}` : job.catchup?.after ? ` after the latest scheduled run (${job.catchup.after})` : '';
+  const where = job.from !== null ? ` from ${job.from} to ${job.to}` : job.catchup?.after ? ` after the latest scheduled or catchup run (${job.catchup.after})` : '';
   const { plan } = job;
   const succeeded = plan.excluded.filter((e) => e.status === 'success').length;
   const failed = plan.excluded.filter((e) => e.status === 'failed').length;
