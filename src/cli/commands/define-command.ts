@@ -45,13 +45,17 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
       // Validate before opening: a bad definition must not even create the ledger file.
       buildDefinition(input);
       const result = await ctx.withLedger(true, (ledger) => ledger.define(input));
-      const warnings = warnAboutMaskingLeaves(ctx, result.definition);
-      if (opts.json) return ctx.json(result.definition.tasks ? { ...result, warnings } : result);
+      if (opts.json) return ctx.json(result.definition.tasks ? { ...result, warnings: warnAboutMaskingLeaves(ctx, result.definition) } : result);
       const d = result.definition;
-      if (result.outcome === 'unchanged') return ctx.out(`${pipeline} is already defined like this; nothing recorded`);
+      // The lint warns after the summary, and on every define, so a pipeline that still masks failures keeps saying so.
+      if (result.outcome === 'unchanged') {
+        ctx.out(`${pipeline} is already defined like this; nothing recorded`);
+        return void warnAboutMaskingLeaves(ctx, d);
+      }
       ctx.out(`${result.outcome} ${pipeline}: ${d.schedule} (${d.timetable}) in ${d.timezone} from ${d.start}${d.end ? ` to ${d.end}` : ''}, catchup ${d.catchup ? 'on' : 'off'}`);
       if (d.tasks && result.outcome === 'defined') ctx.out(`  tasks: ${d.tasks.map((t) => (t.upstream.length > 0 ? `${t.id} (after ${t.upstream.join(', ')})` : t.id)).join(', ')}`);
       for (const change of result.changes) ctx.out(`  ${change.field}: ${JSON.stringify(change.from)} -> ${JSON.stringify(change.to)}`);
+      warnAboutMaskingLeaves(ctx, d);
     });
 
   program
