@@ -6,7 +6,7 @@ import type { CliContext } from '../cli-context.js';
 export function registerDemoCommand(program: Command, ctx: CliContext): void {
   program
     .command('demo')
-    .summary('a three-minute tour: backfill a daily orders ETL that missed three days')
+    .summary('a one-minute tour: backfill a daily orders ETL that missed three days')
     .description(
       'Lays down three days of raw order CSVs in a temporary directory (or --dir), defines a @daily pipeline,\n' +
         'shows the three dates a stopped scheduler left pending, backfills them with the shipped example ETL,\n' +
