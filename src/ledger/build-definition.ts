@@ -79,8 +79,8 @@ export function timetableSpec(definition: PipelineDefinition) {
 
 /** The fields that differ between two definitions, for `PipelineRedefined`. */
 export function diffDefinitions(before: PipelineDefinition, after: PipelineDefinition): Array<{ field: string; from: unknown; to: unknown }> {
-  // Both sides' keys: an optional field (tasks) that was dropped is a change too.
-  const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])] as Array<keyof PipelineDefinition>;
+  // The new definition's fields in their order, then any only the old one had: a dropped task list is a change too.
+  const fields = [...new Set([...Object.keys(after), ...Object.keys(before)])] as Array<keyof PipelineDefinition>;
   // Canonical JSON, since stored definitions come back with sorted keys and key order is no change.
   const same = (a: unknown, b: unknown) => canonicalJson(a ?? null) === canonicalJson(b ?? null);
   return fields
