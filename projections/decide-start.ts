@@ -32,7 +32,10 @@ export function decideStart(state: PipelineState, command: StartCommand, context
   const { slot, pipeline } = command;
   const { nowMs } = context;
   if (Date.parse(slot.logicalDate) > nowMs) {
-    return refuse('ledger.futureDate', `${pipeline} ${slot.date} is in the future; a run can only start for a logical date that has begun`);
+    return refuse(
+      'ledger.futureDate',
+      `${pipeline} ${slot.date} is in the future (its logical date ${slot.logicalDate} has not begun); start it once it has, or pick a past date`,
+    );
   }
   if (!command.onSchedule && command.runType !== 'manual') {
     return refuse('ledger.notASlot', `${slot.logicalDate} is not a slot of ${pipeline}'s timetable; use --type manual to run an off-schedule date`);

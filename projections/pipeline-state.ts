@@ -54,7 +54,7 @@ export function evolve(state: PipelineState, event: RecordedEvent): PipelineStat
         attempts: (before?.attempts ?? 0) + 1,
         runType: d.runType,
         logicalDate: d.logicalDate,
-        dataInterval: d.dataInterval,
+        dataInterval: { start: d.dataInterval.start, end: d.dataInterval.end },
         runAfter: d.runAfter,
         startedAt: event.recordedAt,
         finishedAt: null,

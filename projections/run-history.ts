@@ -54,7 +54,7 @@ export function evolveRunHistory(history: RunHistory, event: RecordedEvent): Run
         runType: d.runType,
         status: 'running',
         logicalDate: d.logicalDate,
-        dataInterval: d.dataInterval,
+        dataInterval: { start: d.dataInterval.start, end: d.dataInterval.end },
         startedAt: event.recordedAt,
         finishedAt: null,
         leaseExpiresAt: d.leaseExpiresAt,
