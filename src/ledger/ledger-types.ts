@@ -28,6 +28,12 @@ export type StartInput = {
   runType?: RunType;
   force?: boolean;
   leaseMs?: number;
+  /**
+   * Start only if the key has had exactly this many attempts: an optimistic
+   * precondition for runners that decided from a state they read earlier
+   * (`ledger.changed` otherwise).
+   */
+  expectAttempts?: number;
   /** Explicit data interval of a manual run (S11). */
   dataInterval?: { start: string; end: string };
   reason?: string;

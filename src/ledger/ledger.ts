@@ -143,6 +143,13 @@ export class Ledger {
     for (let retry = 0; ; retry++) {
       const { definition, timetable, state } = await this.pipeline(input.pipeline);
       const { slot, onSchedule } = this.#slotFor(timetable, input, runType);
+      const seen = state.dates.get(slot.date)?.attempts ?? 0;
+      if (input.expectAttempts !== undefined && seen !== input.expectAttempts) {
+        throw new LedgerError(
+          'ledger.changed',
+          `${input.pipeline} ${slot.date} has had ${seen} attempt(s), not the ${input.expectAttempts} this start expected; another runner got there first`,
+        );
+      }
       const decision = decideStart(
         state,
         { pipeline: input.pipeline, slot, onSchedule, runType, force: input.force ?? false, runId, leaseMs: input.leaseMs ?? definition.leaseMs },

@@ -67,7 +67,15 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
       if ('inFlight' in selection) return skip(index, slot, 'inFlight', `in flight as run ${selection.inFlight.runId} (another runner?)`);
       return skip(index, slot, 'changed', `now ${selection.excluded.status} (run ${selection.excluded.runId}) since planned`);
     }
-    const start: StartInput = { pipeline: options.pipeline, date: slot.date, runType: options.runType, force: selection.reason === 'completed' };
+    // The attempt count seen here is the claim's precondition: if another runner starts this date in the
+    // meantime (even one that finishes at once), the start is refused instead of running the date twice.
+    const start: StartInput = {
+      pipeline: options.pipeline,
+      date: slot.date,
+      runType: options.runType,
+      force: selection.reason === 'completed',
+      expectAttempts: state.dates.get(slot.date)?.attempts ?? 0,
+    };
     if (options.leaseMs !== undefined) start.leaseMs = options.leaseMs;
     // A takeover writes its own reason naming the stalled run; keep that one.
     if (options.startReason !== undefined && selection.reason !== 'stalled') start.reason = options.startReason;
@@ -93,7 +101,7 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
       if (reports.get(index)?.status === 'failed' && !options.continueOnFailure) stoppedAfterFailure = true;
     } catch (error) {
       if (isLedgerError(error) && error.code === 'ledger.alreadyRunning') return skip(index, slot, 'inFlight', error.message);
-      if (isLedgerError(error) && error.code === 'ledger.alreadySucceeded') return skip(index, slot, 'changed', error.message);
+      if (isLedgerError(error) && (error.code === 'ledger.alreadySucceeded' || error.code === 'ledger.changed')) return skip(index, slot, 'changed', error.message);
       throw error;
     }
   }
