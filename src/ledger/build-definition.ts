@@ -23,7 +23,40 @@ export type DefineInput = {
   tasks?: readonly TaskSpec[];
 };
 
+/**
+ * What `define` takes for a pipeline that may already exist: the options left
+ * out keep their current values (`tasks: null` drops the task list). The
+ * first definition needs `schedule` and `start`.
+ */
+export type DefineChanges = Partial<Omit<DefineInput, 'pipeline' | 'tasks'>> & { pipeline: string; tasks?: readonly TaskSpec[] | null };
+
 export const DEFAULT_LEASE_MS = 3_600_000;
+
+/**
+ * The full input of a (re)definition: the changes over the current definition,
+ * or, for a new pipeline, the changes alone (`input.missingOption` when they
+ * lack schedule or start). Start and end keep their instants when left out.
+ *
+ * @example
+ * completeDefinitionInput(current, { pipeline: 'etl_orders', catchup: false })
+ */
+export function completeDefinitionInput(current: PipelineDefinition | null, changes: DefineChanges): DefineInput {
+  const { tasks, ...rest } = changes;
+  const given = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Omit<DefineChanges, 'tasks'>;
+  if (current === null) {
+    if (given.schedule === undefined || given.start === undefined) {
+      throw new LedgerError(
+        'input.missingOption',
+        `${changes.pipeline} is not defined yet, so it needs --schedule and --start, e.g. runledger define ${changes.pipeline} --schedule @daily --start 2026-11-02`,
+      );
+    }
+    return { ...given, schedule: given.schedule, start: given.start, ...(tasks ? { tasks } : {}) };
+  }
+  const { tasks: currentTasks, ...kept } = current;
+  const merged: DefineInput = { ...kept, ...given };
+  const nextTasks = tasks === undefined ? currentTasks : tasks;
+  return nextTasks ? { ...merged, tasks: nextTasks } : merged;
+}
 
 /** Throws `input.invalidPipelineName` unless the name fits DESIGN §1. */
 export function checkPipelineName(name: string): void {

@@ -26,7 +26,7 @@ import type { RunSummary } from '../runner/run-types.js';
 import { withRun as runWithRun, type WithRunOptions, type WithRunResult } from '../runner/with-run.js';
 import { createTimetable } from '../timetable/create-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
-import { buildDefinition, checkPipelineName, diffDefinitions, timetableSpec, type DefineInput } from './build-definition.js';
+import { buildDefinition, checkPipelineName, completeDefinitionInput, diffDefinitions, timetableSpec, type DefineChanges } from './build-definition.js';
 import { checkTaskState, checkTryNumber, requireTask } from './check-tasks.js';
 import type {
   AsOf,
@@ -83,6 +83,14 @@ export class Ledger {
   readonly #ids = monotonicFactory();
   /** Latest folded state per pipeline; caught up incrementally from its position. */
   readonly #cache = new Map<string, Loaded>();
+  /**
+   * The load in flight per pipeline. `evolve` updates the cached state's maps
+   * in place, so two loads of one pipeline must never fold at once: both would
+   * apply the same new events to the same maps (a second start counted as
+   * attempt 9 after eight concurrent operations, as the runner's
+   * max-active-runs and any `Promise.all` caller do).
+   */
+  readonly #loading = new Map<string, Promise<Loaded>>();
 
   constructor(store: EventStore, clock: () => number, actor: string) {
     this.store = store;
@@ -101,11 +109,13 @@ export class Ledger {
   }
 
   /** Defines a pipeline, or redefines it when the definition changed (`PipelineRedefined` with the diff). */
-  async define(input: DefineInput & { reason?: string }): Promise<{ pipeline: string; outcome: 'defined' | 'redefined' | 'unchanged'; definition: PipelineDefinition; changes: Array<{ field: string; from: unknown; to: unknown }> }> {
-    const definition = buildDefinition(input);
+  async define(input: DefineChanges & { reason?: string }): Promise<{ pipeline: string; outcome: 'defined' | 'redefined' | 'unchanged'; definition: PipelineDefinition; changes: Array<{ field: string; from: unknown; to: unknown }> }> {
+    checkPipelineName(input.pipeline);
     for (let retry = 0; ; retry++) {
-      const { state } = await this.#load(definition.pipeline);
+      const { state } = await this.#load(input.pipeline);
       const before = state.definition;
+      const { reason: _reason, ...requested } = input;
+      const definition = buildDefinition(completeDefinitionInput(before, requested));
       const changes = before ? diffDefinitions(before, definition) : [];
       if (before && changes.length === 0) return { pipeline: definition.pipeline, outcome: 'unchanged', definition, changes };
       const event: LedgerEvent = before
@@ -392,10 +402,26 @@ export class Ledger {
       const toPosition = await this.#positionFor(asOf);
       return this.#fold({ state: initialState(pipeline), history: initialRunHistory(), tasks: initialTaskRuns() }, pipeline, toPosition);
     }
-    const cached = this.#cache.get(pipeline) ?? { state: initialState(pipeline), history: initialRunHistory(), tasks: initialTaskRuns() };
-    const loaded = await this.#fold(cached, pipeline, undefined);
-    this.#cache.set(pipeline, loaded);
-    return loaded;
+    const previous = this.#loading.get(pipeline);
+    const load = (async () => {
+      await previous?.catch(() => undefined);
+      const cached = this.#cache.get(pipeline) ?? { state: initialState(pipeline), history: initialRunHistory(), tasks: initialTaskRuns() };
+      try {
+        const loaded = await this.#fold(cached, pipeline, undefined);
+        this.#cache.set(pipeline, loaded);
+        return loaded;
+      } catch (error) {
+        // A read that failed halfway has already changed the cached maps; rebuild from scratch next time.
+        this.#cache.delete(pipeline);
+        throw error;
+      }
+    })();
+    this.#loading.set(pipeline, load);
+    try {
+      return await load;
+    } finally {
+      if (this.#loading.get(pipeline) === load) this.#loading.delete(pipeline);
+    }
   }
 
   async #fold(from: Loaded, pipeline: string, toPosition: number | undefined): Promise<Loaded> {

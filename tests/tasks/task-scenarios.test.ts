@@ -162,10 +162,11 @@ describe('S3 and S12 refusals, through the ledger', () => {
     expect(await eventCount(ledger)).toBe(count);
   });
 
-  test('redefining: the same tasks change nothing; dropping them is a recorded change', async () => {
+  test('redefining: the same tasks, or none given, change nothing; dropping them (tasks: null) is a recorded change', async () => {
     const ledger = await ledgerWith(CHAIN);
     expect((await ledger.define({ pipeline: 'etl', schedule: '@daily', start: '2026-11-02', tasks: CHAIN })).outcome).toBe('unchanged');
-    const dropped = await ledger.define({ pipeline: 'etl', schedule: '@daily', start: '2026-11-02' });
+    expect((await ledger.define({ pipeline: 'etl', schedule: '@daily', start: '2026-11-02' })).outcome).toBe('unchanged');
+    const dropped = await ledger.define({ pipeline: 'etl', tasks: null });
     expect(dropped.outcome).toBe('redefined');
     expect(dropped.changes).toEqual([{ field: 'tasks', from: expect.any(Array), to: null }]);
   });

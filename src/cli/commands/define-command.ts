@@ -1,6 +1,7 @@
-import { Option, type Command } from 'commander';
+import { Command, Option } from 'commander';
 import { parseDuration } from '../../duration.js';
-import { buildDefinition } from '../../ledger/build-definition.js';
+import { isLedgerError } from '../../errors.js';
+import { buildDefinition, completeDefinitionInput, type DefineChanges } from '../../ledger/build-definition.js';
 import type { CliContext } from '../cli-context.js';
 import { formatTable } from '../format-table.js';
 import { parseWholeNumber } from '../parse-options.js';
@@ -12,39 +13,52 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
     .command('define')
     .summary('define a pipeline, or change its definition')
     .description(
-      'Define a pipeline and its timetable. Running it again with other options records a PipelineRedefined\n' +
-        'event with the diff; the same options again change nothing.',
+      'Define a pipeline and its timetable. On a pipeline that exists, only the options you give change;\n' +
+        'the rest keep their values (start and end keep their instants). A change is recorded as a\n' +
+        'PipelineRedefined event with the diff; options that change nothing record nothing.',
     )
     .argument('<pipeline>', 'pipeline name: lowercase letters, digits, _ . -')
-    .requiredOption('--schedule <spec>', "@hourly, @daily, @weekly, @monthly, @yearly, a five-field cron ('0 2 * * *') or 'every 6h'")
-    .requiredOption('--start <date>', 'first slot bound: YYYY-MM-DD (local midnight in --tz) or an RFC 3339 instant')
-    .option('--end <date>', 'last slot bound, inclusive (as in Airflow)')
-    .option('--tz <zone>', 'IANA time zone the schedule is evaluated in', 'UTC')
-    .addOption(new Option('--timetable <kind>', 'interval: slots cover [tick, next tick); trigger: zero-width slots').choices(['interval', 'trigger']).default('interval'))
+    .option('--schedule <spec>', "@hourly, @daily, @weekly, @monthly, @yearly, a five-field cron ('0 2 * * *') or 'every 6h' (needed the first time)")
+    .option('--start <date>', 'first slot bound: YYYY-MM-DD (local midnight in --tz) or an RFC 3339 instant (needed the first time)')
+    .option('--end <date>', 'last slot bound, inclusive (as in Airflow); none by default')
+    .option('--tz <zone>', 'IANA time zone the schedule is evaluated in (default: UTC)')
+    .addOption(new Option('--timetable <kind>', 'interval: slots cover [tick, next tick); trigger: zero-width slots (default: interval)').choices(['interval', 'trigger']))
+    .option('--catchup', 'catchup runs every pending due slot (the default)')
     .option('--no-catchup', 'catchup runs only the latest due slot (older gaps still show in pending)')
-    .option('--max-active-runs <n>', 'runs of this pipeline the runner may have in flight at once', '1')
-    .option('--lease <duration>', 'how long a started run may go without a heartbeat before it counts as stalled', '1h')
+    .option('--max-active-runs <n>', 'runs of this pipeline the runner may have in flight at once (default: 1)')
+    .option('--lease <duration>', 'how long a started run may go without a heartbeat before it counts as stalled (default: 1h)')
     .option('--tasks <file.json>', 'task-level state (S12): {"tasks": [{"id": "extract"}, {"id": "load", "upstream": ["extract"], "triggerRule": "all_success"}]}')
+    .option('--no-tasks', 'drop the task list of a pipeline defined with --tasks')
     .option('--reason <text>', 'why, recorded in the event')
     .option('--json', 'print the result as JSON')
-    .addHelpText('after', '\nExample:\n  runledger define etl_orders --schedule @daily --start 2026-11-02 --tz Asia/Jakarta')
-    .action(async (pipeline: string, opts: { schedule: string; start: string; end?: string; tz: string; timetable: 'interval' | 'trigger'; catchup: boolean; maxActiveRuns: string; lease: string; tasks?: string; reason?: string; json?: boolean }) => {
-      const input = {
-        pipeline,
-        schedule: opts.schedule,
-        start: opts.start,
-        end: opts.end ?? null,
-        timezone: opts.tz,
-        timetable: opts.timetable,
-        catchup: opts.catchup,
-        maxActiveRuns: parseWholeNumber(opts.maxActiveRuns, '--max-active-runs', 1),
-        leaseMs: parseDuration(opts.lease, '--lease'),
-        ...(opts.tasks === undefined ? {} : { tasks: readTasksFile(opts.tasks) }),
-        ...(opts.reason === undefined ? {} : { reason: opts.reason }),
-      };
-      // Validate before opening: a bad definition must not even create the ledger file.
-      buildDefinition(input);
-      const result = await ctx.withLedger(true, (ledger) => ledger.define(input));
+    .addHelpText(
+      'after',
+      '\nExamples:\n  runledger define etl_orders --schedule @daily --start 2026-11-02 --tz Asia/Jakarta\n' +
+        '  runledger define etl_orders --no-catchup --reason "only the latest day matters now"',
+    )
+    .action(async (pipeline: string, opts: { schedule?: string; start?: string; end?: string; tz?: string; timetable?: 'interval' | 'trigger'; catchup?: boolean; maxActiveRuns?: string; lease?: string; tasks?: string | false; reason?: string; json?: boolean }, command: Command) => {
+      const given = (name: string) => command.getOptionValueSource(name) === 'cli';
+      const input: DefineChanges & { reason?: string } = { pipeline };
+      if (opts.schedule !== undefined) input.schedule = opts.schedule;
+      if (opts.start !== undefined) input.start = opts.start;
+      if (opts.end !== undefined) input.end = opts.end;
+      if (opts.tz !== undefined) input.timezone = opts.tz;
+      if (opts.timetable !== undefined) input.timetable = opts.timetable;
+      if (given('catchup') && opts.catchup !== undefined) input.catchup = opts.catchup;
+      if (opts.maxActiveRuns !== undefined) input.maxActiveRuns = parseWholeNumber(opts.maxActiveRuns, '--max-active-runs', 1);
+      if (opts.lease !== undefined) input.leaseMs = parseDuration(opts.lease, '--lease');
+      if (typeof opts.tasks === 'string') input.tasks = readTasksFile(opts.tasks);
+      if (opts.tasks === false) input.tasks = null;
+      if (opts.reason !== undefined) input.reason = opts.reason;
+      // A complete definition is validated before opening, so bad input never even creates the ledger
+      // file; a partial one changes an existing pipeline, so the ledger must already be there.
+      const complete = input.schedule !== undefined && input.start !== undefined;
+      if (complete) buildDefinition(completeDefinitionInput(null, input));
+      const result = await ctx.withLedger(complete, (ledger) => ledger.define(input)).catch((error: unknown) => {
+        // No ledger yet means no pipeline yet: completing the input throws input.missingOption, which says what a first definition needs.
+        if (!complete && isLedgerError(error) && error.code === 'notFound.ledger') completeDefinitionInput(null, input);
+        throw error;
+      });
       if (opts.json) return ctx.json(result.definition.tasks ? { ...result, warnings: warnAboutMaskingLeaves(ctx, result.definition) } : result);
       const d = result.definition;
       // The lint warns after the summary, and on every define, so a pipeline that still masks failures keeps saying so.
