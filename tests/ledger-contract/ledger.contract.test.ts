@@ -78,13 +78,15 @@ describe.each(adapters)('ledger contract on $name', (adapter) => {
   afterAll(() => adapter.teardown());
 
   /** A fresh ledger with etl_orders defined, whose clock reads `now` until `at` moves it. */
-  async function given(now = NOW): Promise<{ ledger: Ledger; at(instant: string): void; head(): Promise<number> }> {
+  async function given(now = NOW): Promise<{ ledger: Ledger; db: string; at(instant: string): void; head(): Promise<number> }> {
     let nowMs = Date.parse(now);
-    const ledger = await openLedger({ db: await adapter.fresh(), clock: () => nowMs, actor: 'contract' });
+    const db = await adapter.fresh();
+    const ledger = await openLedger({ db, clock: () => nowMs, actor: 'contract' });
     opened.push(ledger);
     await ledger.define(ETL_ORDERS);
     return {
       ledger,
+      db,
       at: (instant) => void (nowMs = Date.parse(instant)),
       head: async () => (await ledger.store.head()).position,
     };
@@ -331,6 +333,24 @@ describe.each(adapters)('ledger contract on $name', (adapter) => {
     opened.push(reader);
     expect(await reader.state({ pipeline: 'etl_orders' })).toEqual(await writer.state({ pipeline: 'etl_orders' }));
     expect(await reader.runs({ pipeline: 'etl_orders' })).toEqual(await writer.runs({ pipeline: 'etl_orders' }));
+  });
+
+  test('when one ledger instance serves concurrent operations then every event is folded once: attempts, history and fencing stay exact', async () => {
+    const { ledger, db } = await given('2026-11-20T01:00:00+07:00');
+    const dates = Array.from({ length: 8 }, (_, i) => `2026-11-${String(2 + i).padStart(2, '0')}`);
+    const first = await Promise.all(dates.map((date) => ledger.start({ pipeline: 'etl_orders', date })));
+    await Promise.all(first.map(({ runId }) => ledger.fail({ runId, error: 'boom' })));
+    const second = await Promise.all(dates.map((date) => ledger.start({ pipeline: 'etl_orders', date })));
+    expect(second.map((r) => r.attempt)).toEqual(dates.map(() => 2));
+    await Promise.all(second.map(({ runId }) => ledger.succeed({ runId })));
+    const state = await ledger.state({ pipeline: 'etl_orders', from: dates[0] ?? '', to: dates.at(-1) ?? '' });
+    expect(state.dates.map((d) => [d.date, d.status, d.attempt, d.attempts])).toEqual(dates.map((date) => [date, 'success', 2, 2]));
+    expect((await ledger.runs({ pipeline: 'etl_orders' })).runs).toHaveLength(16);
+    // A fresh instance that folds the log once agrees with the one that served the concurrent calls.
+    const reader = await openLedger({ db, clock: () => Date.parse('2026-11-20T01:00:00+07:00'), create: false });
+    opened.push(reader);
+    expect(await reader.state({ pipeline: 'etl_orders' })).toEqual(await ledger.state({ pipeline: 'etl_orders' }));
+    expect(await reader.runs({ pipeline: 'etl_orders' })).toEqual(await ledger.runs({ pipeline: 'etl_orders' }));
   });
 
   test('when an unknown pipeline or run is named then it is not found (exit 4), and nothing is written', async () => {
