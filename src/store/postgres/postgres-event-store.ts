@@ -1,9 +1,9 @@
 import pg from 'pg';
-import { decodeEvent } from '../../../events/decode-event.js';
 import { GENESIS_HASH } from '../../../events/hash-chain.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
 import type { AppendRequest, AppendResult, ChainHead, EventStore, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
+import { decodeStoredRow } from '../decode-stored-row.js';
 import { sealEvents, type SealedEvent } from '../seal-events.js';
 import { unsealChain } from '../unseal-chain.js';
 import { asPostgresLedgerError, parsePostgresUrl, type PostgresTarget } from './postgres-connection.js';
@@ -355,13 +355,5 @@ class PostgresEventStore implements EventStore {
 }
 
 function decodeRow(row: Row, validate = false): RecordedEvent {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(row.payload);
-  } catch {
-    throw new LedgerError('integrity.badPayload', `event at position ${row.position} is not valid JSON; run \`runledger verify\``);
-  }
-  const decoded = decodeEvent(payload, { prevHash: row.prev_hash, hash: row.hash }, { validate });
-  if (!decoded.ok) throw new LedgerError('integrity.badEvent', `event at position ${row.position}: ${decoded.reason}`);
-  return decoded.event;
+  return decodeStoredRow({ position: Number(row.position), payload: row.payload, prevHash: row.prev_hash, hash: row.hash }, validate);
 }

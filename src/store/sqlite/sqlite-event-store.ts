@@ -1,11 +1,11 @@
 import { existsSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { decodeEvent } from '../../../events/decode-event.js';
 import { GENESIS_HASH } from '../../../events/hash-chain.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
 import type { AppendRequest, AppendResult, ChainHead, EventStore, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
-import { sealEvents } from '../seal-events.js';
+import { decodeStoredRow } from '../decode-stored-row.js';
+import { sealEvents, type SealedEvent } from '../seal-events.js';
 import { unsealChain } from '../unseal-chain.js';
 import { SQLITE_SCHEMA, SQLITE_SCHEMA_VERSION } from './sqlite-schema.js';
 
@@ -149,21 +149,7 @@ class SqliteEventStore implements EventStore {
         versions.set(request.stream, actual + request.events.length);
       }
       const sealed = sealEvents(headOf(st.head.get() as Row | undefined), batch);
-      for (const { event, payload, pipeline, runId } of sealed) {
-        st.insert.run({
-          position: event.position,
-          eventId: event.eventId,
-          stream: event.stream,
-          streamVersion: event.streamVersion,
-          pipeline,
-          runId,
-          type: event.type,
-          recordedAt: event.recordedAt,
-          payload,
-          prevHash: event.prevHash,
-          hash: event.hash,
-        });
-      }
+      for (const row of sealed) insertSealed(st.insert, row);
       const last = sealed.at(-1)?.event;
       return { ok: true, events: sealed.map((s) => s.event), head: last ? { position: last.position, hash: last.hash } : headOf(st.head.get() as Row | undefined), alreadyAppended: false };
     });
@@ -182,21 +168,7 @@ class SqliteEventStore implements EventStore {
       if (head.position !== 0) {
         throw new LedgerError('ledger.notEmpty', `${this.#path} already holds ${head.position} events; import only into a new, empty ledger (pass another --db)`);
       }
-      for (const { event, payload, pipeline, runId } of sealed) {
-        st.insert.run({
-          position: event.position,
-          eventId: event.eventId,
-          stream: event.stream,
-          streamVersion: event.streamVersion,
-          pipeline,
-          runId,
-          type: event.type,
-          recordedAt: event.recordedAt,
-          payload,
-          prevHash: event.prevHash,
-          hash: event.hash,
-        });
-      }
+      for (const row of sealed) insertSealed(st.insert, row);
       return headOf(st.head.get() as Row | undefined);
     });
     try {
@@ -260,18 +232,26 @@ class SqliteEventStore implements EventStore {
   }
 }
 
+function insertSealed(insert: Database.Statement, { event, payload, pipeline, runId }: SealedEvent): void {
+  insert.run({
+    position: event.position,
+    eventId: event.eventId,
+    stream: event.stream,
+    streamVersion: event.streamVersion,
+    pipeline,
+    runId,
+    type: event.type,
+    recordedAt: event.recordedAt,
+    payload,
+    prevHash: event.prevHash,
+    hash: event.hash,
+  });
+}
+
 function headOf(row: Row | undefined): ChainHead {
   return row ? { position: row.position, hash: row.hash } : { position: 0, hash: GENESIS_HASH };
 }
 
 function decodeRow(row: Row, validate = false): RecordedEvent {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(row.payload);
-  } catch {
-    throw new LedgerError('integrity.badPayload', `event at position ${row.position} is not valid JSON; run \`runledger verify\``);
-  }
-  const decoded = decodeEvent(payload, { prevHash: row.prev_hash, hash: row.hash }, { validate });
-  if (!decoded.ok) throw new LedgerError('integrity.badEvent', `event at position ${row.position}: ${decoded.reason}`);
-  return decoded.event;
+  return decodeStoredRow({ position: Number(row.position), payload: row.payload, prevHash: row.prev_hash, hash: row.hash }, validate);
 }
