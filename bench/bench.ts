@@ -171,7 +171,8 @@ async function main(): Promise<void> {
   console.log(`\nbuilding the ${EVENTS.toLocaleString('en')}-event ledger took ${(buildMs / 1000).toFixed(1)} s; state covered ${state.dates.length} dates.`);
   console.log('Not measured here: a peer event store (Emmett\'s SQLite store is not installed on this machine).');
   console.log('A cold `state` re-folds the whole pipeline; a persisted projection checkpoint would make it independent of history length.');
-  rmSync(dir, { recursive: true, force: true });
+  if (process.env['BENCH_KEEP']) console.log(`kept ${big} (BENCH_KEEP)`);
+  else rmSync(dir, { recursive: true, force: true });
 }
 
 await main();

@@ -14,6 +14,9 @@ const envelopeFields = ['position', 'eventId', 'stream', 'streamVersion', 'recor
  * Validation is skipped on the ledger's own hot read path, where every row
  * was validated when it was appended.
  *
+ * It takes ownership of `payload` (a freshly parsed object) and completes it
+ * in place: copying each event cost as much as parsing it on full rebuilds.
+ *
  * @example
  * const r = decodeEvent(JSON.parse(payload), { prevHash, hash }, { validate: true });
  */
@@ -40,10 +43,11 @@ export function decodeEvent(
     const meta = EventMetadata.safeParse(raw['metadata']);
     if (!meta.success) return { ok: false, reason: `${type} metadata: ${firstIssue(meta.error.issues)}` };
   }
-  return {
-    ok: true,
-    event: { ...(raw as object), schemaVersion: up.schemaVersion, data: up.data, prevHash: link.prevHash, hash: link.hash } as RecordedEvent,
-  };
+  raw['schemaVersion'] = up.schemaVersion;
+  raw['data'] = up.data;
+  raw['prevHash'] = link.prevHash;
+  raw['hash'] = link.hash;
+  return { ok: true, event: raw as RecordedEvent };
 }
 
 function firstIssue(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {
