@@ -280,8 +280,9 @@ export class Ledger {
 
   /** Per-date state (S2) with watermark (S5) and complete-through (S6). */
   async state(input: RangeInput): Promise<StateView> {
-    const { timetable, state } = await this.pipeline(input.pipeline, input.asOf);
+    // "Now" first: after the load, nothing may await until the view is built, or a concurrent call could advance the shared state mid-view.
     const nowMs = await this.#nowFor(input.asOf);
+    const { timetable, state } = await this.pipeline(input.pipeline, input.asOf);
     const [fromMs, toMs] = this.#range(timetable, input, nowMs);
     const rows = new Map<string, DateRow>();
     for (const slot of timetable.slotsBetween(fromMs, toMs)) rows.set(slot.date, missingRow(slot));
@@ -320,8 +321,9 @@ export class Ledger {
 
   /** S7: slots due by `now` that are not done, with reasons; running ones apart. */
   async pending(input: RangeInput): Promise<PendingView> {
-    const { timetable, state } = await this.pipeline(input.pipeline, input.asOf);
+    // "Now" first: after the load, nothing may await until the view is built, or a concurrent call could advance the shared state mid-view.
     const nowMs = await this.#nowFor(input.asOf);
+    const { timetable, state } = await this.pipeline(input.pipeline, input.asOf);
     const [fromMs, toMs] = this.#range(timetable, input, nowMs);
     // Pending means due: an explicit --to past now must not list tomorrow as missing.
     // A slot already started early (a manual run) keeps its state visible.
