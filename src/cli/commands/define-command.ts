@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { canonicalJson } from '../../../events/canonical-json.js';
 import { parseDuration } from '../../duration.js';
 import { isLedgerError } from '../../errors.js';
 import { buildDefinition, completeDefinitionInput, type DefineChanges } from '../../ledger/build-definition.js';
@@ -68,7 +69,7 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
       }
       ctx.out(`${result.outcome} ${pipeline}: ${d.schedule} (${d.timetable}) in ${d.timezone} from ${d.start}${d.end ? ` to ${d.end}` : ''}, catchup ${d.catchup ? 'on' : 'off'}`);
       if (d.tasks && result.outcome === 'defined') ctx.out(`  tasks: ${d.tasks.map((t) => (t.upstream.length > 0 ? `${t.id} (after ${t.upstream.join(', ')})` : t.id)).join(', ')}`);
-      for (const change of result.changes) ctx.out(`  ${change.field}: ${JSON.stringify(change.from)} -> ${JSON.stringify(change.to)}`);
+      for (const change of result.changes) ctx.out(`  ${change.field}: ${describeChange(change)}`);
       warnAboutMaskingLeaves(ctx, d);
     });
 
@@ -90,4 +91,18 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
         ),
       );
     });
+}
+
+type TaskLike = { id: string };
+
+/** One line per changed field; a task list is summarised by task id rather than printed whole. */
+function describeChange(change: { field: string; from: unknown; to: unknown }): string {
+  if (change.field !== 'tasks') return `${JSON.stringify(change.from)} -> ${JSON.stringify(change.to)}`;
+  const before = new Map(((change.from ?? []) as TaskLike[]).map((t) => [t.id, canonicalJson(t)]));
+  const after = new Map(((change.to ?? []) as TaskLike[]).map((t) => [t.id, canonicalJson(t)]));
+  const added = [...after.keys()].filter((id) => !before.has(id));
+  const removed = [...before.keys()].filter((id) => !after.has(id));
+  const changed = [...after.keys()].filter((id) => before.has(id) && before.get(id) !== after.get(id));
+  const parts = [added.length ? `added ${added.join(', ')}` : '', removed.length ? `removed ${removed.join(', ')}` : '', changed.length ? `changed ${changed.join(', ')}` : ''];
+  return parts.filter(Boolean).join('; ') || 'reordered';
 }
