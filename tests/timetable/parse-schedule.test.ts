@@ -13,7 +13,6 @@ function fields(source: string): string {
   return [s.minutes, s.hours, s.daysOfMonth, s.months, s.daysOfWeek].map((f) => f.values.join(',')).join(' | ');
 }
 
-const allMinutes = Array.from({ length: 60 }, (_, i) => i).join(',');
 const allHours = Array.from({ length: 24 }, (_, i) => i).join(',');
 const allDays = Array.from({ length: 31 }, (_, i) => i + 1).join(',');
 const allMonths = '1,2,3,4,5,6,7,8,9,10,11,12';

@@ -7,13 +7,12 @@ import { assertImportable, importLedger } from '../../audit/import-ledger.js';
 import { replayExport } from '../../audit/replay-export.js';
 import { parseHead, verifyChain } from '../../audit/verify-chain.js';
 import { ExitCode, LedgerError } from '../../errors.js';
-import type { StateView } from '../../ledger/ledger-types.js';
 import { toolVersion } from '../../runtime.js';
 import type { ChainHead } from '../../store/event-store.js';
 import { sha256Hex } from '../../store/seal-events.js';
 import { parseAsOf, parseInstant, type CliContext, type GlobalOptions } from '../cli-context.js';
 import { RunExit } from '../create-program.js';
-import { formatMetrics, formatTable } from '../format-table.js';
+import { printStateView } from '../print-state-view.js';
 
 /**
  * `verify`, `export`, `import` and `replay` (S13–S15): proving the ledger
@@ -123,7 +122,7 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
         ...(asOf ? { asOf } : {}),
         ...(nowText === undefined || nowText === '' ? {} : { nowMs: parseInstant(nowText, '--now') }),
       });
-      if (expected === undefined) return opts.json ? ctx.json(view) : printState(ctx, view);
+      if (expected === undefined) return opts.json ? ctx.json(view) : printStateView(ctx, view);
       const differences = diffDocuments(expected, JSON.parse(JSON.stringify(view)) as unknown);
       if (opts.json) ctx.json({ equal: differences.length === 0, differences, actual: view });
       else if (differences.length === 0) ctx.out(`replay of ${file} matches ${opts.expect} (${view.dates.length} dates, watermark ${view.watermark ?? 'none'})`);
@@ -213,19 +212,3 @@ async function writeAtomically(path: string, chunks: AsyncIterable<string>): Pro
   }
 }
 
-function printState(ctx: CliContext, view: StateView): void {
-  ctx.out(
-    formatTable(
-      ['DATE', 'STATUS', 'ATTEMPT', 'RUN', 'FINISHED', 'DETAIL'],
-      view.dates.map((d) => [
-        d.date,
-        d.stalled ? 'stalled' : d.status,
-        d.attempt === null ? '-' : String(d.attempt),
-        d.runId ?? '-',
-        d.finishedAt ?? '-',
-        [d.error ?? '', formatMetrics(d.metrics)].filter(Boolean).join(' '),
-      ]),
-    ),
-  );
-  ctx.out(`watermark: ${view.watermark ?? 'none'}   complete through: ${view.completeThrough ?? 'none'}`);
-}

@@ -6,6 +6,7 @@ import type { LogInput } from '../../ledger/ledger-types.js';
 import type { CliContext } from '../cli-context.js';
 import { parseAsOf, parseInstant } from '../cli-context.js';
 import { formatMetrics, formatTable } from '../format-table.js';
+import { printStateView } from '../print-state-view.js';
 import { parseWholeNumber } from '../parse-options.js';
 import { printTaskGrid } from './task-commands.js';
 
@@ -30,21 +31,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .action(async (pipeline: string, opts: RangeOpts) => {
       const view = await ctx.withLedger(false, (ledger) => ledger.state(range(pipeline, opts)));
       if (opts.json) return ctx.json(view);
-      ctx.out(
-        formatTable(
-          ['DATE', 'STATUS', 'ATTEMPT', 'TYPE', 'RUN', 'FINISHED', 'DETAIL'],
-          view.dates.map((d) => [
-            d.date,
-            d.stalled ? 'stalled' : d.status,
-            d.attempt === null ? '-' : String(d.attempt),
-            d.runType ?? '-',
-            d.runId ?? '-',
-            d.finishedAt ?? '-',
-            [d.offSchedule ? 'off-schedule' : '', d.error ?? '', formatMetrics(d.metrics)].filter(Boolean).join(' '),
-          ]),
-        ),
-      );
-      ctx.out(`watermark: ${view.watermark ?? 'none'}   complete through: ${view.completeThrough ?? 'none'}`);
+      printStateView(ctx, view);
     });
 
   program
