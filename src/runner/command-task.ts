@@ -32,6 +32,8 @@ export type CommandTask = { task: RunTask; killAll(signal: NodeJS.Signals): void
 
 const PLACEHOLDER = /\{(date|start|end|runId)\}/g;
 const STDERR_TAIL_CHARS = 2000;
+/** The longest piece of a line passed on at once; a longer line arrives in several. */
+const MAX_LINE_CHARS = 64 * 1024;
 
 /**
  * Replaces `{date}`, `{start}`, `{end}` and `{runId}` in one argument. Other
@@ -201,12 +203,21 @@ function lines(stream: Readable | null, onLine: (line: string) => void): void {
   stream.setEncoding('utf8');
   let pending = '';
   stream.on('data', (chunk: string) => {
-    pending += chunk;
-    let newline = pending.indexOf('\n');
+    // Only the new chunk is searched, so a long line costs its length once, not once per chunk.
+    let from = 0;
+    let newline = chunk.indexOf('\n');
     while (newline >= 0) {
-      onLine(pending.slice(0, newline).replace(/\r$/, ''));
-      pending = pending.slice(newline + 1);
-      newline = pending.indexOf('\n');
+      onLine(`${pending}${chunk.slice(from, newline)}`.replace(/\r$/, ''));
+      pending = '';
+      from = newline + 1;
+      newline = chunk.indexOf('\n', from);
+    }
+    pending += chunk.slice(from);
+    // Output that never ends a line (a progress bar redrawn with \r, a binary blob) is passed on in
+    // pieces, so memory stays bounded however long the command writes.
+    while (pending.length >= MAX_LINE_CHARS) {
+      onLine(pending.slice(0, MAX_LINE_CHARS));
+      pending = pending.slice(MAX_LINE_CHARS);
     }
   });
   stream.on('end', () => {
