@@ -1,7 +1,8 @@
+import { canonicalJson } from '../../events/canonical-json.js';
 import { LedgerError, isLedgerError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { StartInput } from '../ledger/ledger-types.js';
-import type { RunContext, RunTask, TaskOutcome } from './run-types.js';
+import type { Metrics, RunContext, RunTask, TaskOutcome } from './run-types.js';
 
 export type RunOnceOptions = {
   /** What to start: pipeline, date, run type, force, lease, reason. */
@@ -108,6 +109,12 @@ export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOpt
     const by = typeof outer.reason === 'string' ? outer.reason : 'the caller';
     outcome = { ...outcome, error: `interrupted by ${by}: ${outcome.error}`, code: 'interrupted' };
   }
+  if (outcome.status === 'success') {
+    // Metrics JSON cannot hold exactly (NaN, Infinity from 1e999, a function) would make the append throw
+    // and leave the run running; they fail the run instead, like metrics that are not an object.
+    const why = unstorableMetrics(outcome.metrics);
+    if (why) outcome = { status: 'failed', error: `the metrics of ${run.pipeline} ${run.date} cannot be recorded: ${why}; use finite numbers, strings, booleans, null, arrays and objects`, code: 'invalidMetrics', exitCode: outcome.exitCode ?? null, signal: null };
+  }
   const result = (extra: Partial<RunOnceResult>): RunOnceResult => ({ run, outcome, recorded: true, ...(threw ? { thrown } : {}), ...extra });
   if (fenced) return result({ recorded: false, refusal: fenced });
   try {
@@ -121,6 +128,16 @@ export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOpt
     throw error;
   }
   return result({});
+}
+
+/** Why metrics cannot be stored as canonical JSON (S14), or null when they can. */
+function unstorableMetrics(metrics: Metrics): string | null {
+  try {
+    canonicalJson(metrics);
+    return null;
+  } catch (error) {
+    return messageOf(error).replace(/^canonicalJson: \$/, 'metrics');
+  }
 }
 
 function messageOf(error: unknown): string {

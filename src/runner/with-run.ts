@@ -1,4 +1,5 @@
 import type { RunType } from '../../events/common.js';
+import { LedgerError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { StartInput } from '../ledger/ledger-types.js';
 import { functionTask, type RunFunction } from './function-task.js';
@@ -47,5 +48,9 @@ export async function withRun(ledger: Ledger, pipeline: string, date: string, fn
   });
   if ('thrown' in result) throw result.thrown;
   if (result.refusal) throw result.refusal;
+  // A failure `fn` did not throw (metrics no event can hold, a signal aborted before `fn` ran) was recorded: say so.
+  if (result.outcome.status === 'failed') {
+    throw new LedgerError(result.outcome.code === 'invalidMetrics' ? 'input.invalidMetrics' : 'ledger.interrupted', result.outcome.error);
+  }
   return { run: result.run, metrics: result.outcome.status === 'success' ? result.outcome.metrics : {} };
 }
