@@ -4,23 +4,37 @@ import { extraCommands } from './cli/extra-commands.js';
 // The one place that touches process: argv in, exit code out.
 
 // A reader that stops early (`runledger log | head`) closes the pipe; that is not an error.
+// A backfill or catchup (it listens for signals while its runs live) must still record those runs:
+// it carries on without that stream instead of exiting with dates left running.
+let runsLive = 0;
+const gone = new Set<NodeJS.WriteStream>();
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
+    if (error.code !== 'EPIPE') throw error;
+    if (runsLive === 0) process.exit(process.exitCode ?? 0);
+    gone.add(stream);
   });
 }
+const write = (stream: NodeJS.WriteStream, text: string) => {
+  if (!gone.has(stream)) stream.write(text);
+};
 const exitCode = await runCli(
   process.argv.slice(2),
   {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
+    stdout: (text) => write(process.stdout, text),
+    stderr: (text) => write(process.stderr, text),
     env: process.env,
     clock: Date.now,
     isTTY: Boolean(process.stderr.isTTY),
     signals: {
-      on: (signal, handler) => process.on(signal, handler),
-      off: (signal, handler) => process.off(signal, handler),
+      on: (signal, handler) => {
+        runsLive += 1;
+        process.on(signal, handler);
+      },
+      off: (signal, handler) => {
+        runsLive -= 1;
+        process.off(signal, handler);
+      },
     },
   },
   extraCommands,
