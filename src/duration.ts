@@ -1,6 +1,7 @@
 import { LedgerError } from './errors.js';
 
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const MAX_DURATION_MS = 3650 * UNIT_MS.d;
 
 /**
  * Parses a duration like `90s`, `30m`, `1h`, `2d` or `1h30m` to milliseconds.
@@ -19,5 +20,7 @@ export function parseDuration(text: string, what: string): number {
     total += Number(amount) * UNIT_MS[unit];
   }
   if (total <= 0) throw new LedgerError('input.invalidDuration', `${what} must be longer than zero`);
+  // A lease past this would make expiry instants JavaScript dates cannot hold (and no run needs ten years).
+  if (total > MAX_DURATION_MS) throw new LedgerError('input.invalidDuration', `${what} '${text}' is longer than ${MAX_DURATION_MS / UNIT_MS.d}d; use a shorter duration, like 1h or 7d`);
   return total;
 }

@@ -121,6 +121,8 @@ function parseField(fieldText: string, spec: FieldSpec, source: string): CronFie
   return { values, has };
 }
 
+const MAX_EVERY_MS = 3650 * 86_400_000;
+
 function parseEvery(source: string, text: string): FixedSchedule {
   const match = /^every\s+(\d+)\s*([a-z]+)$/i.exec(text);
   const unit = match?.[2]?.toLowerCase();
@@ -129,8 +131,12 @@ function parseEvery(source: string, text: string): FixedSchedule {
     throw invalid(source, `fixed durations are written 'every <n><unit>' with unit m, h or d, e.g. 'every 15m'`);
   }
   const count = Number(match[1]);
-  if (count < 1 || !Number.isSafeInteger(count * unitMs)) {
+  if (count < 1) {
     throw invalid(source, `the duration must be at least 1${unit ?? ''}`);
+  }
+  // Longer steps put the next tick past the dates JavaScript can hold, which broke every later query.
+  if (!(count * unitMs <= MAX_EVERY_MS)) {
+    throw invalid(source, `the duration must be at most ${MAX_EVERY_MS / 86_400_000}d`);
   }
   return { kind: 'every', source, stepMs: count * unitMs };
 }
