@@ -28,5 +28,20 @@ export function parseMetrics(text: string | undefined): Record<string, unknown> 
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new LedgerError('input.invalidMetrics', `--metrics must be a JSON object like '{"rows": 42}', not ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}`);
   }
+  const huge = findNonFinite(value, '');
+  if (huge !== undefined) {
+    throw new LedgerError('input.invalidMetrics', `--metrics: ${huge.replace(/^\./, '')} is a number too large for JSON (it reads as Infinity); record it as a string or in other units`);
+  }
   return value as Record<string, unknown>;
+}
+
+/** The path of the first number JSON.parse turned into ±Infinity (`1e999`), which no event can hold. */
+function findNonFinite(value: unknown, path: string): string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : path;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const found = findNonFinite(item, Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
