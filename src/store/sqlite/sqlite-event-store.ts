@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { GENESIS_HASH } from '../../../events/hash-chain.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
@@ -36,6 +37,9 @@ export function openSqliteStore(options: SqliteStoreOptions): EventStore {
   }
   if (!memory && existsSync(path) && statSync(path).isDirectory()) {
     throw new LedgerError('input.notALedger', `${path} is a directory, not a ledger file; pass --db <file>`);
+  }
+  if (!memory && !existsSync(dirname(resolve(path)))) {
+    throw new LedgerError('input.cannotOpen', `cannot create a ledger at ${path}: the directory ${dirname(path)} does not exist; create it first or pass another --db`);
   }
   let db: Database.Database;
   try {
@@ -83,6 +87,7 @@ function asLedgerError(error: unknown, path: string): unknown {
   const code = (error as { code?: string }).code;
   if (code === 'SQLITE_NOTADB') return new LedgerError('input.notALedger', `${path} is not a SQLite database, so not a runledger ledger; pass --db with a ledger file or a new path`);
   if (code === 'SQLITE_CANTOPEN') return new LedgerError('input.cannotOpen', `cannot open ${path}: ${(error as Error).message}; check the path and its permissions`);
+  if (code?.startsWith('SQLITE_READONLY')) return new LedgerError('input.readOnlyLedger', `cannot write to the ledger ${path}: it is read-only for this user; check the file's and its directory's permissions, or use a query command`);
   if (code === 'SQLITE_BUSY') return new LedgerError('store.busy', `the ledger ${path} stayed locked by another writer; retry in a moment`);
   return error;
 }
