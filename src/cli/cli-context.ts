@@ -28,7 +28,11 @@ export class CliContext {
   }
 
   get db(): string {
-    return this.#globals().db ?? this.deps.env['RUNLEDGER_DB'] ?? './runledger.db';
+    // An empty RUNLEDGER_DB (`export RUNLEDGER_DB=$UNSET`) is unset, as for RUNLEDGER_NOW; an empty --db is a
+    // mistake: SQLite would open a throwaway temporary database and the command's events would vanish.
+    const db = this.#globals().db ?? (this.deps.env['RUNLEDGER_DB'] || undefined) ?? './runledger.db';
+    if (db.trim() === '') throw new LedgerError('input.emptyDb', '--db is empty; pass a ledger file path or a postgres:// URL');
+    return db;
   }
 
   /** The fixed clock of `--now` / `RUNLEDGER_NOW`, or the real one. */
