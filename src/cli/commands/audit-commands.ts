@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { diffDocuments, formatDifference } from '../../audit/diff-documents.js';
 import { exportLedger } from '../../audit/export-ledger.js';
@@ -189,6 +189,10 @@ async function writeAtomically(path: string, chunks: AsyncIterable<string>): Pro
   let fd: number;
   try {
     fd = openSync(temp, 'w');
+  // The rename at the end would fail on a directory (`--out .`) after the whole export was written.
+  if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new LedgerError('input.unwritableFile', `cannot write ${path}: it is a directory; pass a file path to --out, e.g. --out ledger.jsonl`);
+  }
   } catch (error) {
     throw new LedgerError('input.unwritableFile', `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; check the directory and its permissions`);
   }
