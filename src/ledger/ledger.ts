@@ -485,6 +485,10 @@ export class Ledger {
     const from = input.from !== undefined ? timetable.parseDate(input.from) : Date.parse(timetable.first()?.logicalDate ?? '1970-01-01T00:00:00Z');
     const lastDue = timetable.lastDue(nowMs);
     const to = input.to !== undefined ? timetable.parseDate(input.to) : lastDue ? Date.parse(lastDue.logicalDate) : from - 1;
+    // A reversed range is a typo, not an empty answer (and `clear` would call it "no dates named").
+    if (input.from !== undefined && input.to !== undefined && from > to) {
+      throw new LedgerError('input.invalidRange', `--from ${input.from} is after --to ${input.to}; give the earlier date first`);
+    }
     return [from, to];
   }
 
