@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { formatTable } from '../cli/format-table.js';
@@ -171,10 +171,17 @@ async function showPending(ledger: Ledger, say: (text?: string) => void): Promis
 
 function prepareDir(dir: string | undefined): string {
   if (dir === undefined) return mkdtempSync(join(tmpdir(), 'runledger-demo-'));
-  if (existsSync(dir) && readdirSync(dir).length > 0) {
+  if (existsSync(dir) && statSync(dir).isDirectory() && readdirSync(dir).length > 0) {
     throw new LedgerError('input.demoDirNotEmpty', `--dir ${dir} is not empty; the demo lays down its own files and ledger, so give it a new or empty directory`);
   }
-  mkdirSync(dir, { recursive: true });
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    // A file in the way (EEXIST, ENOTDIR), an empty path (ENOENT) or no permission (EACCES) is the user's --dir.
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'EEXIST' ? 'it is a file' : code === 'ENOENT' && dir.trim() === '' ? 'the path is empty' : (code ?? (error as Error).message);
+    throw new LedgerError('input.demoDir', `cannot use --dir '${dir}' for the demo: ${why}; give it a new or empty directory`);
+  }
   return dir;
 }
 
