@@ -33,6 +33,7 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
     .option('--expect-head <position:hash>', 'a head recorded earlier: the chain must still pass through it')
     .addOption(new Option('--head <position:hash>', 'same as --expect-head').hideHelp())
     .option('--json', 'print one JSON document (and still exit 5 when the chain is broken)')
+    .addHelpText('after', '\nExamples:\n  runledger verify\n  runledger verify --expect-head 15:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08')
     .action(async (opts: { expectHead?: string; head?: string; json?: boolean }) => {
       const text = opts.expectHead ?? opts.head;
       const expectHead = text === undefined ? undefined : headOption(text);
@@ -60,6 +61,7 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
     .summary('write the ledger as JSON Lines: header, every stored event verbatim with its chain link, trailer with the head')
     .option('--pipeline <name>', 'only this pipeline (a filtered export: for replay, not for import)')
     .option('--out <file>', 'write to this file (atomically) instead of stdout')
+    .addHelpText('after', '\nExamples:\n  runledger export --out ledger.jsonl\n  runledger export --pipeline etl_orders > etl_orders.jsonl')
     .action(async (opts: { pipeline?: string; out?: string }) => {
       await ctx.withLedger(false, async (ledger) => {
         if (opts.pipeline !== undefined) await ledger.pipeline(opts.pipeline);
@@ -91,6 +93,7 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
     )
     .argument('<file>', 'a file written by `runledger export`')
     .option('--json', 'print one JSON document')
+    .addHelpText('after', '\nExample:\n  runledger --db ./copy.db import ledger.jsonl && runledger --db ./copy.db verify')
     .action(async (file: string, opts: { json?: boolean }) => {
       const parsed = readExport(file, 'nothing was imported');
       assertImportable(parsed);
@@ -112,6 +115,7 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
     .option('--as-of <instant|position>', 'replay as the ledger stood at that instant or event position')
     .option('--expect <file>', 'an expected state document (`state --json` output)')
     .option('--json', 'print one JSON document')
+    .addHelpText('after', '\nExamples:\n  runledger replay etl_orders.jsonl --pipeline etl_orders\n  runledger replay etl_orders.jsonl --expect expected-state.json')
     .action(async (file: string, opts: { pipeline?: string; asOf?: string; expect?: string; json?: boolean }) => {
       const parsed = readExport(file, 'nothing was replayed');
       const nowText = program.opts<GlobalOptions>().now ?? ctx.deps.env['RUNLEDGER_NOW'];
@@ -185,14 +189,14 @@ function readExpectation(path: string): unknown {
 
 /** Writes to a temporary file beside the target and renames it, so a failed export never leaves half a file. */
 async function writeAtomically(path: string, chunks: AsyncIterable<string>): Promise<string> {
-  const temp = `${path}.${process.pid}.tmp`;
-  let fd: number;
-  try {
-    fd = openSync(temp, 'w');
   // The rename at the end would fail on a directory (`--out .`) after the whole export was written.
   if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
     throw new LedgerError('input.unwritableFile', `cannot write ${path}: it is a directory; pass a file path to --out, e.g. --out ledger.jsonl`);
   }
+  const temp = `${path}.${process.pid}.tmp`;
+  let fd: number;
+  try {
+    fd = openSync(temp, 'w');
   } catch (error) {
     throw new LedgerError('input.unwritableFile', `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; check the directory and its permissions`);
   }

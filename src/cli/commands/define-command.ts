@@ -78,6 +78,7 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
     .summary('list the pipelines of the ledger')
     .option('--lint', 'warn (on stderr) about leaf tasks whose trigger rule can hide an upstream failure (S12)')
     .option('--json', 'print the result as JSON')
+    .addHelpText('after', '\nExamples:\n  runledger pipelines\n  runledger pipelines --lint --json')
     .action(async (opts: { lint?: boolean; json?: boolean }) => {
       const pipelines = await ctx.withLedger(false, (ledger) => ledger.pipelines());
       const warnings = opts.lint ? pipelines.flatMap((p) => warnAboutMaskingLeaves(ctx, p).map((w) => ({ pipeline: p.pipeline, ...w }))) : [];

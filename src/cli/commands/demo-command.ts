@@ -15,6 +15,7 @@ export function registerDemoCommand(program: Command, ctx: CliContext): void {
         'directory so you can explore it afterwards.',
     )
     .option('--dir <dir>', 'where to put the files and the ledger (created if missing; must be empty)')
+    .addHelpText('after', '\nExample:\n  runledger demo --dir ./runledger-demo')
     .action(async (opts: { dir?: string }) => {
       const actor = ctx.deps.env['RUNLEDGER_ACTOR'];
       await runDemo({

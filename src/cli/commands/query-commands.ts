@@ -28,6 +28,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .option('--to <date>', 'last date (default: the last slot due now)')
     .option(...AS_OF)
     .option('--json', 'print one JSON document')
+    .addHelpText('after', '\nExamples:\n  runledger state etl_orders\n  runledger state etl_orders --from 2026-11-01 --to 2026-11-30 --json\n  runledger state etl_orders --as-of 2026-11-04T09:00:00+07:00')
     .action(async (pipeline: string, opts: RangeOpts) => {
       const view = await ctx.withLedger(false, (ledger) => ledger.state(range(pipeline, opts)));
       if (opts.json) return ctx.json(view);
@@ -41,6 +42,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .argument('<pipeline>', 'pipeline name')
     .option(...AS_OF)
     .option('--json', 'print one JSON document')
+    .addHelpText('after', '\nExamples:\n  runledger watermark etl_orders\n  runledger watermark etl_orders --as-of 12 --json')
     .action(async (pipeline: string, opts: { asOf?: string; json?: boolean }) => {
       const asOf = parseAsOf(opts.asOf);
       const view = await ctx.withLedger(false, (ledger) => ledger.watermark({ pipeline, ...(asOf ? { asOf } : {}) }));
@@ -56,6 +58,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .option('--to <date>', 'last date (default: the last slot due now)')
     .option(...AS_OF)
     .option('--json', 'print one JSON document')
+    .addHelpText('after', '\nExamples:\n  runledger pending etl_orders\n  runledger pending etl_orders --from 2026-11-01 --to 2026-11-30 --json')
     .action(async (pipeline: string, opts: RangeOpts) => {
       const view = await ctx.withLedger(false, (ledger) => ledger.pending(range(pipeline, opts)));
       if (opts.json) return ctx.json(view);
@@ -72,6 +75,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .option('--run <runId>', 'the task grid of this run: each task, its state, tries and last update (S12)')
     .option(...AS_OF)
     .option('--json', 'print one JSON document')
+    .addHelpText('after', '\nExamples:\n  runledger runs etl_orders --date 2026-11-03\n  runledger runs etl_orders --run "$RUN"')
     .action(async (pipeline: string, opts: { date?: string; run?: string; asOf?: string; json?: boolean }) => {
       const asOf = parseAsOf(opts.asOf);
       if (opts.run !== undefined) return printTaskGrid(ctx, pipeline, opts.run, asOf, opts.json ?? false);
@@ -98,6 +102,11 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .option('--limit <n>', 'only the last n matching events')
     .option(...AS_OF)
     .option('--json', 'print one JSON document')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  runledger log etl_orders --date 2026-11-04\n  runledger log --type RunCleared,PipelineRedefined --since 2026-11-01T00:00:00Z\n' +
+        '  runledger log etl_orders --actor alice@etl-host --limit 20 --json',
+    )
     .action(async (pipeline: string | undefined, opts: LogOpts) => {
       // The program's own --actor (who acts) takes `log --actor` before the subcommand sees it; a query records
       // nothing, so on `log` the flag can only mean the filter.

@@ -25,6 +25,12 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
     .option('--interval-end <instant>', 'explicit data interval end (manual runs)')
     .option('--reason <text>', 'why, recorded in the event')
     .option('--json', 'print the run as JSON')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  RUN=$(runledger start etl_orders 2026-11-02) && runledger succeed "$RUN"\n' +
+        '  runledger start etl_orders 2026-11-02 --force --reason "upstream resent the file"\n' +
+        '  runledger start etl_orders 2026-11-03T12:00:00+07:00 --type manual',
+    )
     .action(async (pipeline: string, date: string, opts: { type: StartInput['runType']; force?: boolean; lease?: string; intervalStart?: string; intervalEnd?: string; reason?: string; json?: boolean }) => {
       const input: StartInput = { pipeline, date, force: opts.force ?? false, ...(opts.type ? { runType: opts.type } : {}) };
       if (opts.lease !== undefined) input.leaseMs = parseDuration(opts.lease, '--lease');
@@ -47,6 +53,7 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
     .option('--metrics <json|@file>', 'a JSON object of metrics (rows, rejected, revenue, …), inline or @path')
     .option('--output <path>', 'an output the run wrote (repeatable)', collect, [] as string[])
     .option('--json', 'print the result as JSON')
+    .addHelpText('after', '\nExamples:\n  runledger succeed "$RUN" --metrics \'{"rows": 42, "rejected": 2}\' --output gold/orders-2026-11-02.csv\n  runledger succeed "$RUN" --metrics @metrics.json')
     .action(async (runId: string, opts: { metrics?: string; output: string[]; json?: boolean }) => {
       const metrics = parseMetrics(opts.metrics);
       const result = await ctx.withLedger(false, (ledger) => ledger.succeed({ runId, metrics, outputs: opts.output }));
@@ -61,6 +68,7 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
     .requiredOption('--error <message>', 'what went wrong')
     .option('--code <code>', 'an error code of your own')
     .option('--json', 'print the result as JSON')
+    .addHelpText('after', '\nExample:\n  runledger fail "$RUN" --error "raw file missing" --code noInput')
     .action(async (runId: string, opts: { error: string; code?: string; json?: boolean }) => {
       const result = await ctx.withLedger(false, (ledger) => ledger.fail({ runId, error: opts.error, code: opts.code ?? null }));
       if (opts.json) return ctx.json(result);
@@ -73,6 +81,7 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
     .argument('<runId>', 'the id `start` printed')
     .option('--lease <duration>', "new lease from now (default: the pipeline's lease)")
     .option('--json', 'print the result as JSON')
+    .addHelpText('after', '\nExample:\n  runledger heartbeat "$RUN" --lease 30m')
     .action(async (runId: string, opts: { lease?: string; json?: boolean }) => {
       const leaseMs = opts.lease === undefined ? undefined : parseDuration(opts.lease, '--lease');
       const result = await ctx.withLedger(false, (ledger) => ledger.heartbeat({ runId, ...(leaseMs === undefined ? {} : { leaseMs }) }));
