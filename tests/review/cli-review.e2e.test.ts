@@ -1,0 +1,186 @@
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { BIN, cli, eventCount, tempDir, type CliResult } from '../support/run-cli.js';
+
+// A review of the CLI surface: bad input on every command must be one line on stderr with exit 2 (or 4),
+// never "unexpected error" (exit 1), and must write nothing (DESIGN §5, §6).
+
+const NOW = '2026-11-05T01:00:00+07:00';
+
+function session() {
+  const dir = tempDir('runledger-cli-review-');
+  const db = join(dir, 'ledger.db');
+  const env = { RUNLEDGER_DB: db, RUNLEDGER_NOW: NOW };
+  const run = (...args: string[]) => cli(args, env);
+  const define = (pipeline = 'etl_orders', ...flags: string[]) => {
+    const r = run('define', pipeline, '--schedule', '@daily', '--start', '2026-11-02', '--tz', 'Asia/Jakarta', ...flags);
+    expect(r.code, r.stderr).toBe(0);
+  };
+  const start = (date: string, ...flags: string[]) => {
+    const r = run('start', 'etl_orders', date, ...flags);
+    expect(r.code, r.stderr).toBe(0);
+    return r.stdout.trim();
+  };
+  return { dir, db, env, run, define, start };
+}
+
+/** One line on stderr, nothing on stdout, the given exit code, and no "unexpected error". */
+function expectRefusal(r: CliResult, code: number, message?: RegExp): void {
+  expect(r.code, r.stderr).toBe(code);
+  expect(r.stdout).toBe('');
+  expect(r.stderr).not.toMatch(/unexpected error/);
+  expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
+  if (message) expect(r.stderr).toMatch(message);
+}
+
+describe('numbers too large for a date are bad input, not unexpected errors', () => {
+  test('define --lease 99999999999999h is refused (exit 2) and writes nothing; it used to poison every later start', () => {
+    const s = session();
+    s.define();
+    const before = eventCount(s.db);
+    expectRefusal(s.run('define', 'etl_orders', '--lease', '99999999999999h'), 2, /--lease/);
+    expect(eventCount(s.db)).toBe(before);
+    expectRefusal(s.run('start', 'etl_orders', '2026-11-02', '--lease', '99999999999999h'), 2, /--lease/);
+    expect(eventCount(s.db)).toBe(before);
+    const runId = s.start('2026-11-02');
+    expectRefusal(s.run('heartbeat', runId, '--lease', '99999999999999h'), 2, /--lease/);
+    expectRefusal(s.run('backfill', 'etl_orders', '--from', '2026-11-03', '--to', '2026-11-03', '--lease', '99999999999999h', '--', 'true'), 2, /--lease/);
+    expect(eventCount(s.db)).toBe(before + 1);
+  });
+
+  test("define --schedule 'every 99999999d' is refused (exit 2) saying it is too long, and creates no ledger", () => {
+    const s = session();
+    const r = s.run('define', 'etl_orders', '--schedule', 'every 99999999d', '--start', '2026-11-02');
+    expectRefusal(r, 2, /every 99999999d/);
+    expect(r.stderr).not.toMatch(/at least/);
+    expect(existsSync(s.db)).toBe(false);
+  });
+
+  test('a reasonable long lease and a yearly fixed duration still work', () => {
+    const s = session();
+    s.define('etl_orders', '--lease', '30d');
+    expect(s.run('define', 'every_year', '--schedule', 'every 365d', '--start', '2026-01-01').code).toBe(0);
+    expect(s.run('pending', 'every_year', '--json').code).toBe(0);
+  });
+});
+
+describe('metrics JSON that JSON cannot hold', () => {
+  test("succeed --metrics '{\"rows\": 1e999}' (Infinity) is refused with exit 2 and records nothing", () => {
+    const s = session();
+    s.define();
+    const runId = s.start('2026-11-02');
+    const before = eventCount(s.db);
+    expectRefusal(s.run('succeed', runId, '--metrics', '{"rows": 1e999}'), 2, /--metrics/);
+    expectRefusal(s.run('succeed', runId, '--metrics', '{"nested": {"x": [1, -1e400]}}'), 2, /--metrics/);
+    expect(eventCount(s.db)).toBe(before);
+    expect(s.run('succeed', runId, '--metrics', '{"rows": 1e300}').code).toBe(0);
+  });
+});
+
+describe('--db paths that cannot hold a ledger', () => {
+  test('define and import with --db in a missing directory: one line, not exit 1, and no directory created', () => {
+    const s = session();
+    const db = join(s.dir, 'missing', 'dir', 'ledger.db');
+    const defined = cli(['--db', db, 'define', 'etl_orders', '--schedule', '@daily', '--start', '2026-11-02'], { RUNLEDGER_NOW: NOW });
+    expectRefusal(defined, 2, /missing[/\\]dir/);
+    expect(existsSync(join(s.dir, 'missing'))).toBe(false);
+
+    s.define();
+    expect(s.run('export', '--out', join(s.dir, 'ledger.jsonl')).code).toBe(0);
+    expectRefusal(cli(['--db', db, 'import', join(s.dir, 'ledger.jsonl')], { RUNLEDGER_NOW: NOW }), 2, /missing[/\\]dir/);
+  });
+
+  test("--db '' is refused, and an empty RUNLEDGER_DB means the default ./runledger.db: neither defines into a throwaway database", () => {
+    const s = session();
+    const define = ['define', 'etl_orders', '--schedule', '@daily', '--start', '2026-11-02'];
+    expectRefusal(cli(['--db', '', ...define], { RUNLEDGER_NOW: NOW }), 2, /--db/);
+    const r = spawnSync(process.execPath, [BIN, ...define], { cwd: s.dir, encoding: 'utf8', env: { ...process.env, RUNLEDGER_DB: '', RUNLEDGER_NOW: NOW } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(eventCount(join(s.dir, 'runledger.db'))).toBe(1);
+  });
+
+  const uid = process.getuid?.() ?? -1;
+  const setpriv = spawnSync('setpriv', ['--version']).status === 0;
+  test.skipIf(uid === 0 && !setpriv)('a write to a ledger file the user may only read: one line naming the file, not exit 1', () => {
+    const s = session();
+    s.define();
+    chmodSync(s.dir, 0o777);
+    chmodSync(s.db, 0o444);
+    const before = eventCount(s.db);
+    // root writes to any file, so run the binary as nobody.
+    const argv = uid === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, BIN] : [process.execPath, BIN];
+    const r = spawnSync(argv[0] as string, [...argv.slice(1), 'start', 'etl_orders', '2026-11-02'], { encoding: 'utf8', env: { ...process.env, ...s.env, RUNLEDGER_ACTOR: 'tester' } });
+    expectRefusal({ code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }, 2, /read-only|readonly/);
+    expect(eventCount(s.db)).toBe(before);
+  });
+});
+
+describe('instants that do not exist', () => {
+  test('--now, --as-of, log --since and --until refuse 2026-02-30 instead of reading it as 2 March', () => {
+    const s = session();
+    s.define();
+    const bad = '2026-02-30T00:00:00Z';
+    expectRefusal(s.run('--now', bad, 'state', 'etl_orders'), 2, /--now '2026-02-30T00:00:00Z'/);
+    expectRefusal(s.run('state', 'etl_orders', '--as-of', bad), 2, /--as-of/);
+    expectRefusal(s.run('log', '--since', bad), 2, /--since/);
+    expectRefusal(s.run('log', '--until', '2026-04-31T10:00:00+02:00'), 2, /--until/);
+    expectRefusal(s.run('--now', '2026-11-05T24:00:00Z', 'state', 'etl_orders'), 2, /--now/);
+    // Real instants, with fractions and offsets, still pass.
+    expect(s.run('--now', '2028-02-29T23:59:59.999+07:00', 'state', 'etl_orders').code).toBe(0);
+    expect(s.run('log', '--since', '2026-11-04T18:00:00.5Z').code).toBe(0);
+  });
+});
+
+describe('export --out a directory', () => {
+  test('is one line with exit 2, and leaves no temporary file behind', () => {
+    const s = session();
+    s.define();
+    const target = join(s.dir, 'exports');
+    mkdirSync(target);
+    expectRefusal(s.run('export', '--out', target), 2, /exports/);
+    expect(readdirSync(s.dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+});
+
+describe('a range whose --from is after its --to', () => {
+  test('clear names the reversed range (it used to say "name the dates to clear") and clears nothing', () => {
+    const s = session();
+    s.define();
+    expect(s.run('succeed', s.start('2026-11-03')).code).toBe(0);
+    const before = eventCount(s.db);
+    expectRefusal(s.run('clear', 'etl_orders', '--from', '2026-11-04', '--to', '2026-11-02'), 2, /--from 2026-11-04 is after --to 2026-11-02/);
+    expect(eventCount(s.db)).toBe(before);
+  });
+
+  test('state and pending refuse it as backfill does, instead of answering an empty range', () => {
+    const s = session();
+    s.define();
+    expectRefusal(s.run('state', 'etl_orders', '--from', '2026-11-04', '--to', '2026-11-02'), 2, /is after --to/);
+    expectRefusal(s.run('pending', 'etl_orders', '--from', '2026-11-04', '--to', '2026-11-02', '--json'), 2, /is after --to/);
+    // One date is a range too.
+    expect(s.run('state', 'etl_orders', '--from', '2026-11-03', '--to', '2026-11-03').code).toBe(0);
+  });
+});
+
+describe('demo --dir that cannot be a directory', () => {
+  test('a file or an empty path is one line with exit 2', () => {
+    const s = session();
+    const file = join(s.dir, 'a-file');
+    writeFileSync(file, 'not a directory\n');
+    expectRefusal(cli(['demo', '--dir', file]), 2, /a-file/);
+    expectRefusal(cli(['demo', '--dir', '']), 2, /--dir/);
+  });
+});
+
+describe('--help of every command teaches with an example (README: "explains each command with an example")', () => {
+  const commands = ['define', 'pipelines', 'start', 'succeed', 'fail', 'heartbeat', 'task', 'clear', 'state', 'watermark', 'pending', 'runs', 'log', 'backfill', 'catchup', 'verify', 'export', 'import', 'replay', 'demo'];
+  test.each(commands)('%s --help', (command) => {
+    const r = cli([command, '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    const examples = r.stdout.split(/\nExamples?:\n/)[1] ?? '';
+    expect(examples).toMatch(new RegExp(`^ {2}.*runledger (--db \\S+ )?${command}\\b`, 'm'));
+  });
+});
