@@ -27,7 +27,7 @@ type Harness = {
   /** A `--db` value naming a ledger that does not exist yet. */
   fresh(): string;
   /** A `--db` value naming a database that exists and holds nothing. */
-  empty(): string;
+  empty(): string | Promise<string>;
   /** Runs SQL through the raw driver, bypassing runledger (creating the location if needed). */
   raw(db: string, sql: string): Promise<void>;
   /** Statements S1 says the database itself refuses. */
@@ -115,7 +115,12 @@ function postgresHarness(baseUrl: string): Harness & { connect(db: string): Prom
       }
     },
     fresh,
-    empty: fresh,
+    // An existing schema with nothing in it; a schema that does not exist is no ledger at all (notFound.ledger).
+    async empty() {
+      const db = fresh();
+      await (await connect(db)).end();
+      return db;
+    },
     async raw(db, sql) {
       const client = await connect(db);
       try {
@@ -528,7 +533,7 @@ describe.each(harnesses)('$name event store contract', (harness) => {
   });
 
   test('when an empty database is opened without create then it reads as an empty ledger and refuses appends', async () => {
-    const db = harness.empty();
+    const db = await harness.empty();
     const store = await open(db, false);
     expect(await positions(store)).toEqual([]);
     expect((await collect(store.readRaw())).all).toEqual([]);

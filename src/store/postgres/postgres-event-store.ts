@@ -63,11 +63,23 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     const schema = options.schema ?? target.schema ?? (await currentSchema(pool, target));
     let state = await inspect(pool, schema, target);
     if (state === 'empty' && options.create) state = await create(pool, schema, target);
+    // A schema that is not there is a ledger that is not there, as a missing SQLite file is: a query
+    // (or a verify) with a mistyped ?schema= must not answer for an empty ledger.
+    if (state === 'empty' && !(await schemaExists(pool, schema))) {
+      throw new LedgerError(
+        'notFound.ledger',
+        `no ledger in schema "${schema}" of database "${target.database}" at ${target.server}: the schema does not exist; define a pipeline first, or fix ?schema= in --db / RUNLEDGER_DB`,
+      );
+    }
     return new PostgresEventStore(pool, target, schema, state === 'ledger');
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw asPostgresLedgerError(error, target);
   }
+}
+
+async function schemaExists(pool: pg.Pool, schema: string): Promise<boolean> {
+  return ((await pool.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])).rowCount ?? 0) > 0;
 }
 
 async function currentSchema(pool: pg.Pool, target: PostgresTarget): Promise<string> {
