@@ -334,8 +334,8 @@ export class Ledger {
 
   /** Every run (attempt) of a pipeline, oldest first. */
   async runs(input: { pipeline: string; date?: string; asOf?: AsOf }): Promise<RunsView> {
-    const { timetable, history } = await this.pipeline(input.pipeline, input.asOf);
-    const key = input.date === undefined ? undefined : this.#keyOf(timetable, input.date);
+    const { timetable, state, history } = await this.pipeline(input.pipeline, input.asOf);
+    const key = input.date === undefined ? undefined : this.#keyOf(timetable, input.date, state);
     const runs = [...history.runs.values()].filter((run) => key === undefined || run.date === key);
     return { pipeline: input.pipeline, runs };
   }
@@ -362,8 +362,9 @@ export class Ledger {
   async log(input: LogInput = {}): Promise<{ events: RecordedEvent[] }> {
     let key = input.date;
     if (input.pipeline !== undefined) {
-      const { timetable } = this.#defined((await this.#load(input.pipeline)).state);
-      if (input.date !== undefined) key = this.#keyOf(timetable, input.date);
+      const { state } = await this.#load(input.pipeline);
+      const { timetable } = this.#defined(state);
+      if (input.date !== undefined) key = this.#keyOf(timetable, input.date, state);
     }
     if (input.runId !== undefined && !(await this.store.findRun(input.runId))) {
       throw new LedgerError('notFound.run', `no run ${input.runId} in this ledger; list runs with \`runledger runs <pipeline>\``);
@@ -492,7 +493,10 @@ export class Ledger {
     return [from, to];
   }
 
-  #keyOf(timetable: Timetable, text: string): string {
+  #keyOf(timetable: Timetable, text: string, state: PipelineState): string {
+    // A key recorded under an earlier timetable (`2026-11-03` before a redefinition to `0 6 * * *`) still names itself,
+    // so every date `state` shows can be cleared and looked up.
+    if (state.dates.has(text)) return text;
     const ms = timetable.parseDate(text);
     return timetable.slotAt(ms)?.date ?? timetable.formatInstant(ms);
   }
@@ -518,7 +522,7 @@ export class Ledger {
   }
 
   #keysFor(timetable: Timetable, state: PipelineState, input: ClearInput): string[] {
-    const keys = new Set<string>((input.dates ?? []).map((d) => this.#keyOf(timetable, d)));
+    const keys = new Set<string>((input.dates ?? []).map((d) => this.#keyOf(timetable, d, state)));
     if (input.from !== undefined || input.to !== undefined) {
       const [fromMs, toMs] = this.#range(timetable, input, this.now());
       for (const slot of timetable.slotsBetween(fromMs, toMs)) keys.add(slot.date);
