@@ -164,6 +164,28 @@ describe('a range whose --from is after its --to', () => {
   });
 });
 
+describe('after a redefinition, the keys recorded under the old timetable can still be named', () => {
+  test('clear, runs --date and log --date take a key that state shows (it used to say the date never ran)', () => {
+    const s = session();
+    s.define();
+    const runId = s.start('2026-11-03');
+    expect(s.run('succeed', runId).code).toBe(0);
+    expect(s.run('define', 'etl_orders', '--schedule', '0 6 * * *', '--reason', 'upstream lands at 05:00').code).toBe(0);
+    const state = JSON.parse(s.run('state', 'etl_orders', '--json').stdout) as { dates: Array<{ date: string; status: string }> };
+    expect(state.dates).toContainEqual(expect.objectContaining({ date: '2026-11-03', status: 'success' }));
+
+    const runs = JSON.parse(s.run('runs', 'etl_orders', '--date', '2026-11-03', '--json').stdout) as { runs: Array<{ runId: string }> };
+    expect(runs.runs.map((r) => r.runId)).toEqual([runId]);
+    const log = JSON.parse(s.run('log', 'etl_orders', '--date', '2026-11-03', '--json').stdout) as { events: Array<{ type: string }> };
+    expect(log.events.map((e) => e.type)).toEqual(['RunStarted', 'RunSucceeded']);
+
+    const cleared = JSON.parse(s.run('clear', 'etl_orders', '2026-11-03', '--json').stdout) as { cleared: Array<{ date: string }>; skipped: unknown[] };
+    expect(cleared).toMatchObject({ cleared: [{ date: '2026-11-03' }], skipped: [] });
+    const after = JSON.parse(s.run('state', 'etl_orders', '--json').stdout) as { dates: Array<{ date: string; status: string }> };
+    expect(after.dates).toContainEqual(expect.objectContaining({ date: '2026-11-03', status: 'cleared' }));
+  });
+});
+
 describe('demo --dir that cannot be a directory', () => {
   test('a file or an empty path is one line with exit 2', () => {
     const s = session();
