@@ -1,6 +1,7 @@
 import { decodeEvent } from '../../events/decode-event.js';
 import { chainHash, GENESIS_HASH, type Sha256Hex } from '../../events/hash-chain.js';
-import type { ChainHead, RawEvent } from '../store/event-store.js';
+import type { RecordedEvent } from '../../events/recorded-event.js';
+import type { ChainHead, RawEvent, StoredColumns } from '../store/event-store.js';
 
 /** The `verify --json` document (DESIGN §5, S14). */
 export type VerifyReport = {
@@ -76,7 +77,30 @@ function payloadProblem(row: RawEvent): string | null {
   if (position !== row.position) return `its payload says position ${JSON.stringify(position)}: the event was moved`;
   // A payload whose hash checks out but that is no valid event was hashed by something other than runledger.
   const decoded = decodeEvent(payload, { prevHash: row.prevHash, hash: row.hash }, { validate: true });
-  return decoded.ok ? null : `its payload is not a valid event (${decoded.reason})`;
+  if (!decoded.ok) return `its payload is not a valid event (${decoded.reason})`;
+  return row.columns ? columnProblem(row.columns, decoded.event) : null;
+}
+
+/**
+ * The columns a database keeps beside the payload are not hashed, but queries select rows by them:
+ * one edited there (a clear moved to another pipeline) changes answers while the chain stays intact.
+ */
+function columnProblem(columns: StoredColumns, event: RecordedEvent): string | null {
+  const expected: StoredColumns = {
+    event_id: event.eventId,
+    stream: event.stream,
+    stream_version: event.streamVersion,
+    pipeline: event.data.pipeline,
+    run_id: 'runId' in event.data ? event.data.runId : null,
+    type: event.type,
+    recorded_at: event.recordedAt,
+  };
+  for (const key of Object.keys(expected) as Array<keyof StoredColumns>) {
+    if (columns[key] !== expected[key]) {
+      return `its ${key} column says ${JSON.stringify(columns[key])} but its payload says ${JSON.stringify(expected[key])}: the row was edited beside its hash`;
+    }
+  }
+  return null;
 }
 
 /**

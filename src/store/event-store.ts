@@ -74,4 +74,10 @@ export interface EventStore {
 }
 
 /** A stored row as text: what `export` writes and `verify` re-hashes. */
-export type RawEvent = { position: number; payload: string; prevHash: string; hash: string };
+export type RawEvent = { position: number; payload: string; prevHash: string; hash: string; columns?: StoredColumns };
+
+/**
+ * The payload fields a database adapter copies into columns of their own, by column name: queries
+ * select rows by them, but they are not hashed, so `verify` checks each one against the payload.
+ */
+export type StoredColumns = { event_id: string; stream: string; stream_version: number; pipeline: string; run_id: string | null; type: string; recorded_at: string };

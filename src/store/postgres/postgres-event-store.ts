@@ -2,7 +2,7 @@ import pg from 'pg';
 import { GENESIS_HASH } from '../../../events/hash-chain.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
-import type { AppendRequest, AppendResult, ChainHead, EventStore, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
+import type { AppendRequest, AppendResult, ChainHead, EventStore, NewEvent, RawEvent, ReadFilter, StoredColumns } from '../event-store.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
 import { sealEvents, type SealedEvent } from '../seal-events.js';
 import { unsealChain } from '../unseal-chain.js';
@@ -26,6 +26,8 @@ export type PostgresStoreOptions = {
 
 /** A row as `pg` returns it: `bigint` comes back as a string, so positions are converted on the way out. */
 type Row = { position: string; payload: string; prev_hash: string; hash: string };
+/** The columns `readRaw` adds for `verify` (see `StoredColumns`). */
+const STORED_COLUMNS = 'event_id, stream, stream_version, pipeline, run_id, type, recorded_at';
 
 /** Rows per INSERT, so a large import does not become one huge parameter list. */
 const INSERT_CHUNK = 500;
@@ -295,8 +297,11 @@ class PostgresEventStore implements EventStore {
   }
 
   async *readRaw(filter: ReadFilter = {}): AsyncIterable<RawEvent[]> {
-    for await (const rows of this.#rows(filter)) {
-      yield rows.map((r) => ({ position: Number(r.position), payload: r.payload, prevHash: r.prev_hash, hash: r.hash }));
+    for await (const rows of this.#rows(filter, true)) {
+      yield rows.map((r) => {
+        const { position, payload, prev_hash, hash, ...columns } = r as Row & StoredColumns;
+        return { position: Number(position), payload, prevHash: prev_hash, hash, columns };
+      });
     }
   }
 
@@ -305,14 +310,14 @@ class PostgresEventStore implements EventStore {
    * snapshot is held while the caller folds a batch, and an abandoned
    * iteration leaks nothing.
    */
-  async *#rows(filter: ReadFilter): AsyncIterable<Row[]> {
+  async *#rows(filter: ReadFilter, withColumns = false): AsyncIterable<Row[]> {
     if (!this.#hasLedger) return;
     const where = ['position >= $1', 'position <= $2'];
     const params: unknown[] = [];
     if (filter.pipeline !== undefined) where.push(`pipeline = $${params.push(filter.pipeline) + 3}`);
     if (filter.stream !== undefined) where.push(`stream = $${params.push(filter.stream) + 3}`);
     if (filter.runId !== undefined) where.push(`run_id = $${params.push(filter.runId) + 3}`);
-    const sql = `SELECT position, payload, prev_hash, hash FROM ${this.#events} WHERE ${where.join(' AND ')} ORDER BY position LIMIT $3`;
+    const sql = `SELECT position, payload, prev_hash, hash${withColumns ? `, ${STORED_COLUMNS}` : ''} FROM ${this.#events} WHERE ${where.join(' AND ')} ORDER BY position LIMIT $3`;
     const limit = filter.batchSize ?? 1000;
     let from = filter.fromPosition ?? 1;
     const to = filter.toPosition ?? Number.MAX_SAFE_INTEGER;

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { GENESIS_HASH } from '../../../events/hash-chain.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
-import type { AppendRequest, AppendResult, ChainHead, EventStore, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
+import type { AppendRequest, AppendResult, ChainHead, EventStore, NewEvent, RawEvent, ReadFilter, StoredColumns } from '../event-store.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
 import { sealEvents, type SealedEvent } from '../seal-events.js';
 import { unsealChain } from '../unseal-chain.js';
@@ -20,6 +20,8 @@ export type SqliteStoreOptions = {
 };
 
 type Row = { position: number; payload: string; prev_hash: string; hash: string };
+/** The columns `readRaw` adds for `verify` (see `StoredColumns`). */
+const STORED_COLUMNS = 'event_id, stream, stream_version, pipeline, run_id, type, recorded_at';
 
 /**
  * The embedded default store on better-sqlite3: WAL, `synchronous=FULL`,
@@ -190,19 +192,22 @@ class SqliteEventStore implements EventStore {
   }
 
   async *readRaw(filter: ReadFilter = {}): AsyncIterable<RawEvent[]> {
-    for await (const rows of this.#rows(filter)) {
-      yield rows.map((r) => ({ position: r.position, payload: r.payload, prevHash: r.prev_hash, hash: r.hash }));
+    for await (const rows of this.#rows(filter, true)) {
+      yield rows.map((r) => {
+        const { position, payload, prev_hash, hash, ...columns } = r as Row & StoredColumns;
+        return { position, payload, prevHash: prev_hash, hash, columns };
+      });
     }
   }
 
-  async *#rows(filter: ReadFilter): AsyncIterable<Row[]> {
+  async *#rows(filter: ReadFilter, withColumns = false): AsyncIterable<Row[]> {
     if (!this.#statements) return;
     const where = ['position >= @from', 'position <= @to'];
     if (filter.pipeline !== undefined) where.push('pipeline = @pipeline');
     if (filter.stream !== undefined) where.push('stream = @stream');
     if (filter.runId !== undefined) where.push('run_id = @runId');
     const statement = this.#db.prepare(
-      `SELECT position, payload, prev_hash, hash FROM events WHERE ${where.join(' AND ')} ORDER BY position LIMIT @limit`,
+      `SELECT position, payload, prev_hash, hash${withColumns ? `, ${STORED_COLUMNS}` : ''} FROM events WHERE ${where.join(' AND ')} ORDER BY position LIMIT @limit`,
     );
     const limit = filter.batchSize ?? 1000;
     let from = filter.fromPosition ?? 1;
