@@ -19,8 +19,19 @@ export function parseDuration(text: string, what: string): number {
     const [, amount, unit] = /^(\d+)(ms|s|m|h|d)$/.exec(part) as unknown as [string, string, keyof typeof UNIT_MS];
     total += Number(amount) * UNIT_MS[unit];
   }
-  if (total <= 0) throw new LedgerError('input.invalidDuration', `${what} must be longer than zero`);
+  return checkDurationMs(total, what, `'${text}'`);
+}
+
+/**
+ * Checks a duration in milliseconds as the library receives it (`leaseMs`):
+ * a whole number above zero and at most ten years.
+ *
+ * @example
+ * checkDurationMs(3_600_000, 'leaseMs') // 3600000
+ */
+export function checkDurationMs(ms: number, what: string, shown = String(ms)): number {
+  if (!Number.isSafeInteger(ms) || ms <= 0) throw new LedgerError('input.invalidDuration', `${what} must be a whole number of milliseconds above zero, not ${shown}`);
   // A lease past this would make expiry instants JavaScript dates cannot hold (and no run needs ten years).
-  if (total > MAX_DURATION_MS) throw new LedgerError('input.invalidDuration', `${what} '${text}' is longer than ${MAX_DURATION_MS / UNIT_MS.d}d; use a shorter duration, like 1h or 7d`);
-  return total;
+  if (ms > MAX_DURATION_MS) throw new LedgerError('input.invalidDuration', `${what} ${shown} is longer than ${MAX_DURATION_MS / UNIT_MS.d}d; use a shorter duration, like 1h or 7d`);
+  return ms;
 }

@@ -2,6 +2,7 @@ import { PipelineName } from '../../events/common.js';
 import { canonicalJson } from '../../events/canonical-json.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { TaskSpec } from '../../projections/task-graph.js';
+import { checkDurationMs } from '../duration.js';
 import { LedgerError } from '../errors.js';
 import { checkTasks } from './check-tasks.js';
 import { createTimetable } from '../timetable/create-timetable.js';
@@ -97,7 +98,7 @@ export function buildDefinition(input: DefineInput): PipelineDefinition {
     end: endMs === null ? null : formatInstant(endMs, clock),
     catchup: input.catchup ?? true,
     maxActiveRuns,
-    leaseMs: input.leaseMs ?? DEFAULT_LEASE_MS,
+    leaseMs: checkDurationMs(input.leaseMs ?? DEFAULT_LEASE_MS, 'leaseMs'),
     // Left out rather than undefined, so a definition without tasks hashes as it did before tasks existed.
     ...(input.tasks === undefined ? {} : { tasks: checkTasks(input.tasks) }),
   };

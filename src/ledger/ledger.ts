@@ -17,6 +17,8 @@ import type { Slot } from '../../projections/slot.js';
 import { taskGrid } from '../../projections/task-grid.js';
 import { evolveTaskRuns, initialTaskRuns, type TaskRuns } from '../../projections/task-runs.js';
 import { LedgerError } from '../errors.js';
+import { checkDurationMs } from '../duration.js';
+import { canonicalJson } from '../../events/canonical-json.js';
 import { defaultActor, processMetadata, toolVersion } from '../runtime.js';
 import type { AppendRequest, EventStore, NewEvent } from '../store/event-store.js';
 import { openStore } from '../store/open-store.js';
@@ -149,6 +151,7 @@ export class Ledger {
   /** S4: starts a run of one date key, or refuses (`ledger.alreadyRunning`, `ledger.alreadySucceeded`, …). */
   async start(input: StartInput): Promise<StartResult> {
     const runType = input.runType ?? 'scheduled';
+    if (input.leaseMs !== undefined) checkDurationMs(input.leaseMs, 'leaseMs');
     const runId = this.newId();
     for (let retry = 0; ; retry++) {
       const { definition, timetable, state } = await this.pipeline(input.pipeline);
@@ -193,16 +196,19 @@ export class Ledger {
 
   /** S3: records the success of the current run of its key; a repeat is a no-op. */
   async succeed(input: { runId: string; metrics?: Record<string, unknown>; outputs?: string[] }): Promise<CompletionResult> {
-    return this.#complete(input.runId, (date) => ({ kind: 'succeed', runId: input.runId, date, metrics: input.metrics ?? {}, outputs: input.outputs ?? [] }));
+    const metrics = checkMetrics(input.metrics ?? {});
+    return this.#complete(input.runId, (date) => ({ kind: 'succeed', runId: input.runId, date, metrics, outputs: input.outputs ?? [] }));
   }
 
   /** S3: records the failure of the current run of its key; a repeat is a no-op. */
   async fail(input: { runId: string; error: string; code?: string | null }): Promise<CompletionResult> {
+    if (input.error.trim() === '') throw new LedgerError('input.emptyError', 'a failure needs an error message that says what went wrong, e.g. --error "raw file missing"');
     return this.#complete(input.runId, (date) => ({ kind: 'fail', runId: input.runId, date, error: input.error, code: input.code ?? null }));
   }
 
   /** Extends the lease of a running run. */
   async heartbeat(input: { runId: string; leaseMs?: number }): Promise<CompletionResult> {
+    if (input.leaseMs !== undefined) checkDurationMs(input.leaseMs, 'leaseMs');
     return this.#complete(input.runId, (date, definition) => ({ kind: 'heartbeat', runId: input.runId, date, leaseMs: input.leaseMs ?? definition.leaseMs }));
   }
 
@@ -285,7 +291,7 @@ export class Ledger {
     const { timetable, state } = await this.pipeline(input.pipeline, input.asOf);
     const [fromMs, toMs] = this.#range(timetable, input, nowMs);
     const rows = new Map<string, DateRow>();
-    for (const slot of timetable.slotsBetween(fromMs, toMs)) rows.set(slot.date, missingRow(slot));
+    for (const slot of boundedSlots(timetable, fromMs, toMs)) rows.set(slot.date, missingRow(slot));
     for (const date of state.dates.values()) {
       const at = Date.parse(date.logicalDate);
       if (at < fromMs || at > toMs) continue;
@@ -327,7 +333,7 @@ export class Ledger {
     const [fromMs, toMs] = this.#range(timetable, input, nowMs);
     // Pending means due: an explicit --to past now must not list tomorrow as missing.
     // A slot already started early (a manual run) keeps its state visible.
-    const slots = [...timetable.slotsBetween(fromMs, toMs)].filter((slot) => Date.parse(slot.runAfter) <= nowMs || state.dates.has(slot.date));
+    const slots = [...boundedSlots(timetable, fromMs, toMs)].filter((slot) => Date.parse(slot.runAfter) <= nowMs || state.dates.has(slot.date));
     const report = pending(state, slots, nowMs);
     return { pipeline: input.pipeline, from: slots[0]?.date ?? null, to: slots.at(-1)?.date ?? null, ...report };
   }
@@ -525,7 +531,7 @@ export class Ledger {
     const keys = new Set<string>((input.dates ?? []).map((d) => this.#keyOf(timetable, d, state)));
     if (input.from !== undefined || input.to !== undefined) {
       const [fromMs, toMs] = this.#range(timetable, input, this.now());
-      for (const slot of timetable.slotsBetween(fromMs, toMs)) keys.add(slot.date);
+      for (const slot of boundedSlots(timetable, fromMs, toMs)) keys.add(slot.date);
       for (const date of state.dates.values()) {
         const at = Date.parse(date.logicalDate);
         if (at >= fromMs && at <= toMs) keys.add(date.date);
@@ -601,6 +607,39 @@ function missingRow(slot: Slot): DateRow {
     offSchedule: false,
     stalled: false,
   };
+}
+
+/** More slots than any answer should list; past it the caller is asked to narrow the range. */
+const MAX_SLOTS = 200_000;
+
+/**
+ * The slots of a range, refusing ranges so long that listing them would take
+ * minutes (a typo like `--start 0206-11-02` on an hourly pipeline is 16 million slots).
+ */
+function* boundedSlots(timetable: Timetable, fromMs: number, toMs: number): Generator<Slot> {
+  let count = 0;
+  for (const slot of timetable.slotsBetween(fromMs, toMs)) {
+    if (++count > MAX_SLOTS) {
+      throw new LedgerError(
+        'input.rangeTooLarge',
+        `the range from ${timetable.formatInstant(fromMs)} holds more than ${MAX_SLOTS.toLocaleString('en')} slots; narrow it with --from/--to (or check the pipeline's --start)`,
+      );
+    }
+    yield slot;
+  }
+}
+
+/** Metrics must be a JSON object that canonical JSON can hold (no NaN or Infinity, no functions). */
+function checkMetrics(metrics: Record<string, unknown>): Record<string, unknown> {
+  if (typeof metrics !== 'object' || metrics === null || Array.isArray(metrics)) {
+    throw new LedgerError('input.invalidMetrics', 'metrics must be a JSON object like { rows: 42 }');
+  }
+  try {
+    canonicalJson(metrics);
+  } catch (error) {
+    throw new LedgerError('input.invalidMetrics', `metrics cannot be recorded: ${(error as Error).message.replace(/^canonicalJson: /, '')}`);
+  }
+  return metrics;
 }
 
 /** Every slot from the pipeline's first, lazily. */

@@ -141,7 +141,9 @@ function unstorableMetrics(metrics: Metrics): string | null {
 }
 
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  // Never empty: the ledger refuses a failure without a message, and the run would stay running.
+  const text = error instanceof Error ? error.message : String(error);
+  return text.trim() !== '' ? text : `${error instanceof Error ? error.name : typeof error} thrown without a message`;
 }
 
 /** A thrown error's own string code (LedgerError, Node errno), else `error`. */
