@@ -1,6 +1,7 @@
 import { decodeEvent } from '../../events/decode-event.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import { LedgerError } from '../errors.js';
+import type { RawEvent, StoredColumns } from './event-store.js';
 
 /**
  * Turns a stored row back into a typed event, for every adapter. A row that
@@ -19,4 +20,19 @@ export function decodeStoredRow(row: { position: number; payload: string; prevHa
   const decoded = decodeEvent(payload, { prevHash: row.prevHash, hash: row.hash }, { validate });
   if (!decoded.ok) throw new LedgerError('integrity.badEvent', `event at position ${row.position}: ${decoded.reason}`);
   return decoded.event;
+}
+
+/** A stored row as both adapters select it; PostgreSQL returns `bigint` positions as text. */
+export type StoredRow = { position: number | string; payload: string; prev_hash: string; hash: string };
+
+/**
+ * A row read for `readRaw`: the exact stored text and chain link, plus the
+ * indexed columns `verify` checks against the payload.
+ *
+ * @example
+ * rows.map(rawEventOf)
+ */
+export function rawEventOf(row: StoredRow): RawEvent {
+  const { position, payload, prev_hash, hash, ...columns } = row as StoredRow & StoredColumns;
+  return { position: Number(position), payload, prevHash: prev_hash, hash, columns };
 }

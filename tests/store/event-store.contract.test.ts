@@ -280,19 +280,28 @@ async function seed(store: EventStore): Promise<void> {
   appended(await store.append([request([started('orders', '2026-11-03')], 0)]));
 }
 
-describe.each(harnesses)('$name event store contract', (harness) => {
+/**
+ * Sets a harness up and down around a describe block and returns an `open`
+ * whose stores are all closed after each test (or earlier, with `closeAll`).
+ */
+function useHarness(harness: { setup(): unknown; teardown(): unknown }) {
   const opened: EventStore[] = [];
+  const closeAll = async () => {
+    await Promise.all(opened.splice(0).map((s) => s.close()));
+  };
+  beforeAll(() => harness.setup());
+  afterEach(closeAll);
+  afterAll(() => harness.teardown());
   const open = async (db: string, create = true): Promise<EventStore> => {
     const store = await openStore(db, { create });
     opened.push(store);
     return store;
   };
+  return { open, closeAll };
+}
 
-  beforeAll(() => harness.setup());
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((s) => s.close()));
-  });
-  afterAll(() => harness.teardown());
+describe.each(harnesses)('$name event store contract', (harness) => {
+  const { open } = useHarness(harness);
 
   test('when a ledger is new then it is empty with the genesis head', async () => {
     const store = await open(harness.fresh());
@@ -594,17 +603,7 @@ describe.each(harnesses)('$name event store contract', (harness) => {
 
 describe.skipIf(pgHarness === undefined)('postgres only', () => {
   const harness = pgHarness as NonNullable<typeof pgHarness>;
-  const opened: EventStore[] = [];
-  const open = async (db: string, create = true): Promise<EventStore> => {
-    const store = await openStore(db, { create });
-    opened.push(store);
-    return store;
-  };
-  beforeAll(() => harness.setup());
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((s) => s.close()));
-  });
-  afterAll(() => harness.teardown());
+  const { open, closeAll } = useHarness(harness);
 
   /** The two-int advisory key the test holds to park one append between its INSERT and its COMMIT. */
   const GATE = [7_007, 1] as const;
@@ -710,7 +709,7 @@ describe.skipIf(pgHarness === undefined)('postgres only', () => {
       expect(await back.importSealed((await collect(postgres.readRaw({ batchSize: 2 }))).all)).toEqual(await sqlite.head());
       expect((await collect(back.readRaw())).all).toEqual(rows);
     } finally {
-      await Promise.all(opened.splice(0).map((s) => s.close()));
+      await closeAll();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -4,8 +4,8 @@ import Database from 'better-sqlite3';
 import { GENESIS_HASH } from '../../../events/hash-chain.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
-import type { AppendRequest, AppendResult, ChainHead, EventStore, NewEvent, RawEvent, ReadFilter, StoredColumns } from '../event-store.js';
-import { decodeStoredRow } from '../decode-stored-row.js';
+import type { AppendRequest, AppendResult, ChainHead, EventStore, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
+import { decodeStoredRow, rawEventOf } from '../decode-stored-row.js';
 import { sealEvents, type SealedEvent } from '../seal-events.js';
 import { unsealChain } from '../unseal-chain.js';
 import { SQLITE_SCHEMA, SQLITE_SCHEMA_VERSION } from './sqlite-schema.js';
@@ -193,10 +193,7 @@ class SqliteEventStore implements EventStore {
 
   async *readRaw(filter: ReadFilter = {}): AsyncIterable<RawEvent[]> {
     for await (const rows of this.#rows(filter, true)) {
-      yield rows.map((r) => {
-        const { position, payload, prev_hash, hash, ...columns } = r as Row & StoredColumns;
-        return { position, payload, prevHash: prev_hash, hash, columns };
-      });
+      yield rows.map(rawEventOf);
     }
   }
 
