@@ -1,0 +1,72 @@
+import type { Command } from 'commander';
+import { LedgerError } from '../../errors.js';
+import { createServer } from '../../serve/create-server.js';
+import type { CliContext } from '../cli-context.js';
+import { parseWholeNumber } from '../parse-options.js';
+
+type ServeOpts = { host: string; port: string; token?: string; writeToken?: string; log?: boolean };
+
+/** True for addresses only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+export function registerServeCommand(program: Command, ctx: CliContext): void {
+  program
+    .command('serve')
+    .summary('serve the ledger over HTTP: pages, a JSON API, and (with a write token) writes')
+    .description(
+      'Serves the ledger over HTTP until Ctrl-C. It binds to 127.0.0.1 unless told otherwise; any other\n' +
+        'address needs --token (or RUNLEDGER_TOKEN), checked on every request as a bearer token or cookie.\n' +
+        'Writes are refused unless --write-token (or RUNLEDGER_WRITE_TOKEN) is set.',
+    )
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--port <n>', 'port to listen on (0 picks a free one)', '8080')
+    .option('--token <token>', 'token every read needs (default: $RUNLEDGER_TOKEN); required off loopback')
+    .option('--write-token <token>', 'token writes need (default: $RUNLEDGER_WRITE_TOKEN); without one, writes are refused')
+    .option('--log', 'log one line per request on stderr')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  runledger serve --db ./ledger.db\n  RUNLEDGER_TOKEN=s3cret runledger serve --host 0.0.0.0 --port 8080\n  runledger serve --write-token "$WRITE_TOKEN"',
+    )
+    .action(async (opts: ServeOpts) => {
+      const port = parseWholeNumber(opts.port, '--port', 0);
+      if (port > 65535) throw new LedgerError('input.invalidNumber', `--port must be at most 65535, not ${port}`);
+      const readToken = opts.token ?? (ctx.deps.env['RUNLEDGER_TOKEN'] || undefined);
+      const writeToken = opts.writeToken ?? (ctx.deps.env['RUNLEDGER_WRITE_TOKEN'] || undefined);
+      if (!isLoopback(opts.host) && !readToken) {
+        throw new LedgerError('input.tokenRequired', `--host ${opts.host} lets other machines in; give --token (or RUNLEDGER_TOKEN) so every request must present it, or keep the default 127.0.0.1`);
+      }
+      await ctx.withLedger(false, async (ledger) => {
+        const app = await createServer({
+          ledger,
+          clock: ctx.clock(),
+          ...(readToken ? { readToken } : {}),
+          ...(writeToken ? { writeToken } : {}),
+          ...(opts.log ? { logRequests: true } : {}),
+        });
+        let address: string;
+        try {
+          address = await app.listen({ host: opts.host, port });
+        } catch (error) {
+          await app.close();
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code === 'EADDRINUSE') throw new LedgerError('input.portInUse', `port ${port} on ${opts.host} is in use; pick another with --port`);
+          if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new LedgerError('input.invalidHost', `cannot listen on ${opts.host}: no such address on this machine`);
+          throw error;
+        }
+        ctx.note(`runledger: serving ${address} (${writeToken ? 'writes allowed with the write token' : 'read-only'}); Ctrl-C to stop`);
+        await new Promise<void>((resolve) => {
+          const stop = () => {
+            ctx.deps.signals?.off('SIGINT', stop);
+            ctx.deps.signals?.off('SIGTERM', stop);
+            resolve();
+          };
+          ctx.deps.signals?.on('SIGINT', stop);
+          ctx.deps.signals?.on('SIGTERM', stop);
+        });
+        ctx.note('runledger: stopping; finishing the requests in flight');
+        await app.close();
+      });
+    });
+}
