@@ -81,6 +81,8 @@ type Model = {
   tasks: TaskDefinition[];
   upstream: number[][];
   failing: number;
+  /** The tasks downstream of the failing one, by index. */
+  below: Set<number>;
   definition: readonly TaskDefinition[];
 };
 
@@ -88,12 +90,14 @@ type Model = {
 function modelOf(definition: readonly TaskDefinition[], failing: string): Model {
   const tasks = topologicalOrder(definition);
   const index = new Map(tasks.map((t, i) => [t.id, i]));
-  return {
-    tasks,
-    upstream: tasks.map((t) => t.upstream.map((up) => index.get(up) ?? -1).filter((i) => i >= 0)),
-    failing: index.get(failing) ?? -1,
-    definition,
-  };
+  const upstream = tasks.map((t) => t.upstream.map((up) => index.get(up) ?? -1).filter((i) => i >= 0));
+  const failingIndex = index.get(failing) ?? -1;
+  const below = new Set<number>();
+  // Topological order: a task is below the failing one when one of its upstream tasks is it or below it.
+  upstream.forEach((ups, i) => {
+    if (ups.some((up) => up === failingIndex || below.has(up))) below.add(i);
+  });
+  return { tasks, upstream, failing: failingIndex, below, definition };
 }
 
 /** One scheduler pass: every waiting task's rule against the statuses at the start of the pass. Null when it changes nothing. */
@@ -185,7 +189,7 @@ function describeDifference(model: Model, masking: Status[][], other: Status[][]
   const unfinishedM = unfinishedUpstream(model, seenM, x);
   if (unfinishedM !== undefined && seenM) {
     const u = model.tasks[unfinishedM]?.id;
-    const where = seenM[unfinishedM] === 'running' ? 'still running' : 'still waiting to run';
+    const where = seenM[unfinishedM] === 'running' ? 'still running' : 'still waiting';
     return `when '${u}' is ${where} after '${task.id}' ${decided}`;
   }
   const unfinishedO = unfinishedUpstream(model, seenAtDecision(other, x), x);
@@ -202,11 +206,12 @@ function seenAtDecision(path: Status[][], x: number): Status[] | undefined {
   return undefined;
 }
 
-/** An upstream task of `x` not finished in `seen`, the failing task first. */
+/** An upstream task of `x` not finished in `seen`: the failing task first, then one the failure can travel through. */
 function unfinishedUpstream(model: Model, seen: readonly Status[] | undefined, x: number): number | undefined {
   if (!seen) return undefined;
   const open = (model.upstream[x] ?? []).filter((up) => seen[up] === 'waiting' || seen[up] === 'running');
-  return open.includes(model.failing) ? model.failing : open[0];
+  if (open.includes(model.failing)) return model.failing;
+  return open.find((up) => model.below.has(up)) ?? open[0];
 }
 
 function decisionPhrase(status: Status | undefined): string {
