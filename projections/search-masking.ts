@@ -3,6 +3,7 @@ import type { TaskState } from '../events/task-state-changed.js';
 import { deriveRunOutcome } from './derive-run-outcome.js';
 import { evaluateTriggerRule, type TriggerDecision } from './evaluate-trigger-rule.js';
 import { topologicalOrder } from './task-graph.js';
+import { triggerOutcome } from './trigger-outcome.js';
 
 /** A task's place in the search: not decided yet, running, or finished in one of Airflow's finished states. */
 type Status = 'waiting' | 'running' | 'success' | 'failed' | 'skipped' | 'upstream_failed';
@@ -41,89 +42,122 @@ export type MaskingSearch =
  */
 export function searchMasking(tasks: readonly TaskDefinition[], failing: string, maxStates: number): MaskingSearch {
   const model = modelOf(tasks, failing);
+  // Bit 1: some order from a state ends with `failing` failed and the run a success; bit 2: some order ends otherwise.
   const memo = new Map<string, number>();
+  const path: string[] = [];
+  // The first path found to each kind of end, for the witness.
+  const firstPath: { masking: string[] | null; other: string[] | null } = { masking: null, other: null };
   let exhausted = false;
 
-  // Bit 1: some order from here ends with `failing` failed and the run a success; bit 2: some order ends otherwise.
-  const explore = (state: Status[]): number => {
-    const key = state.join(',');
-    const known = memo.get(key);
+  const explore = (state: string): number => {
+    const known = memo.get(state);
     if (known !== undefined) return known;
-    if (exhausted || memo.size >= maxStates) {
+    if (memo.size >= maxStates) {
       exhausted = true;
       return 0;
     }
-    memo.set(key, 0);
+    memo.set(state, 0);
+    path.push(state);
     const next = successors(model, state);
     let bits = 0;
-    if (next.length === 0) bits = masks(model, state) ? 1 : 2;
+    if (next.length === 0) {
+      bits = masks(model, state) ? 1 : 2;
+      if (bits === 1) firstPath.masking ??= [...path];
+      else firstPath.other ??= [...path];
+    }
     for (const successor of next) {
       bits |= explore(successor);
-      if (exhausted) return 0;
+      // Once both kinds of end are known, the answer ("in some orders") cannot change.
+      if (exhausted || (firstPath.masking && firstPath.other)) break;
     }
-    memo.set(key, bits);
+    path.pop();
+    memo.set(state, bits);
     return bits;
   };
 
-  const start: Status[] = model.tasks.map(() => 'waiting');
-  const bits = explore(start);
+  explore(WAITING.repeat(model.tasks.length));
   if (exhausted) return { checked: false, states: memo.size };
-  if ((bits & 1) === 0) return { checked: true, states: memo.size, masks: 'never' };
-  const masking = pathWith(model, memo, start, 1);
-  const final = masking.at(-1) ?? start;
-  const witness: MaskingWitness = { final: finalStates(model, final), when: null };
-  if ((bits & 2) === 0) return { checked: true, states: memo.size, masks: 'always', witness };
-  witness.when = describeDifference(model, masking, pathWith(model, memo, start, 2));
+  const found = firstPath.masking;
+  const notFound = firstPath.other;
+  if (!found) return { checked: true, states: memo.size, masks: 'never' };
+  const witness: MaskingWitness = { final: finalStates(model, found.at(-1) ?? ''), when: null };
+  if (!notFound) return { checked: true, states: memo.size, masks: 'always', witness };
+  witness.when = describeDifference(model, found.map(decode), notFound.map(decode));
   return { checked: true, states: memo.size, masks: 'sometimes', witness };
 }
 
+/** A state is a string with one character per task (in topological order), so it is its own memo key. */
+const WAITING = 'w';
+const RUNNING = 'r';
+const CODE: Record<Status, string> = { waiting: 'w', running: 'r', success: 's', failed: 'f', skipped: 'k', upstream_failed: 'u' };
+const STATUS_OF: Record<string, Status> = { w: 'waiting', r: 'running', s: 'success', f: 'failed', k: 'skipped', u: 'upstream_failed' };
+
+function decode(state: string): Status[] {
+  return [...state].map((c) => STATUS_OF[c] ?? 'waiting');
+}
+
 type Model = {
+  /** The tasks the search follows: the failing task, the tasks below it, and every task upstream of those. */
   tasks: TaskDefinition[];
   upstream: number[][];
   failing: number;
   /** The tasks downstream of the failing one, by index. */
   below: Set<number>;
+  /** The final state of every other task: no failure reaches them and none feeds a task the search follows, so neither their states nor their timing depend on the order. */
+  settled: Map<string, TaskState>;
   definition: readonly TaskDefinition[];
 };
 
 /** Tasks in topological order, so the first task whose final state differs between two orders is found by a scan. */
 function modelOf(definition: readonly TaskDefinition[], failing: string): Model {
-  const tasks = topologicalOrder(definition);
+  const all = topologicalOrder(definition);
+  const below = new Set<string>();
+  for (const task of all) if (task.upstream.some((up) => up === failing || below.has(up))) below.add(task.id);
+  const followed = new Set<string>([failing, ...below]);
+  for (const task of [...all].reverse()) if (followed.has(task.id)) for (const up of task.upstream) followed.add(up);
+  const settled = new Map<string, TaskState>();
+  for (const task of all) {
+    if (followed.has(task.id)) continue;
+    // Only success and skipped reach these tasks, and with those no rule decides early otherwise than it would late.
+    const ups = task.upstream.map((up) => (settled.get(up) === 'skipped' ? 'skipped' : 'success') as 'success' | 'skipped');
+    settled.set(task.id, triggerOutcome(task.triggerRule, ups) === 'skipped' ? 'skipped' : 'success');
+  }
+  const tasks = all.filter((t) => followed.has(t.id));
   const index = new Map(tasks.map((t, i) => [t.id, i]));
-  const upstream = tasks.map((t) => t.upstream.map((up) => index.get(up) ?? -1).filter((i) => i >= 0));
-  const failingIndex = index.get(failing) ?? -1;
-  const below = new Set<number>();
-  // Topological order: a task is below the failing one when one of its upstream tasks is it or below it.
-  upstream.forEach((ups, i) => {
-    if (ups.some((up) => up === failingIndex || below.has(up))) below.add(i);
-  });
-  return { tasks, upstream, failing: failingIndex, below, definition };
+  return {
+    tasks,
+    upstream: tasks.map((t) => t.upstream.map((up) => index.get(up) ?? -1).filter((i) => i >= 0)),
+    failing: index.get(failing) ?? -1,
+    below: new Set(tasks.flatMap((t, i) => (below.has(t.id) ? [i] : []))),
+    settled,
+    definition,
+  };
 }
 
 /** One scheduler pass: every waiting task's rule against the statuses at the start of the pass. Null when it changes nothing. */
-function schedulerPass(model: Model, state: readonly Status[]): Status[] | null {
-  let after: Status[] | null = null;
-  state.forEach((status, i) => {
-    if (status !== 'waiting') return;
+function schedulerPass(model: Model, state: string): string | null {
+  let after: string[] | null = null;
+  for (let i = 0; i < state.length; i++) {
+    if (state[i] !== WAITING) continue;
     const decision = decide(model, state, i);
-    if (decision === 'waits') return;
+    if (decision === 'waits') continue;
     after ??= [...state];
-    after[i] = decision === 'runs' ? 'running' : decision;
-  });
-  return after;
+    after[i] = decision === 'runs' ? RUNNING : CODE[decision];
+  }
+  return after === null ? null : after.join('');
 }
 
-function decide(model: Model, state: readonly Status[], i: number): TriggerDecision {
+function decide(model: Model, state: string, i: number): TriggerDecision {
   const task = model.tasks[i];
   if (!task) throw new Error(`searchMasking: no task at ${i}`);
   const counts = { upstream: 0, success: 0, skipped: 0, failed: 0, upstreamFailed: 0, done: 0, upstreamSetup: 0, successSetup: 0, skippedSetup: 0 };
   for (const up of model.upstream[i] ?? []) {
     counts.upstream++;
     const status = state[up];
-    if (status === 'success') counts.success++;
-    else if (status === 'skipped') counts.skipped++;
-    else if (status === 'failed') counts.failed++;
-    else if (status === 'upstream_failed') counts.upstreamFailed++;
+    if (status === 's') counts.success++;
+    else if (status === 'k') counts.skipped++;
+    else if (status === 'f') counts.failed++;
+    else if (status === 'u') counts.upstreamFailed++;
     else continue;
     counts.done++;
   }
@@ -132,44 +166,31 @@ function decide(model: Model, state: readonly Status[], i: number): TriggerDecis
 }
 
 /** The next states: the pass, when it changes something, and each running task finishing on its own. */
-function successors(model: Model, state: readonly Status[]): Status[][] {
-  const next: Status[][] = [];
+function successors(model: Model, state: string): string[] {
+  const next: string[] = [];
   const passed = schedulerPass(model, state);
-  if (passed) next.push(passed);
-  state.forEach((status, i) => {
-    if (status !== 'running') return;
-    const finished = [...state];
-    finished[i] = i === model.failing ? 'failed' : 'success';
-    next.push(finished);
-  });
+  if (passed !== null) next.push(passed);
+  for (let i = 0; i < state.length; i++) {
+    if (state[i] !== RUNNING) continue;
+    next.push(state.slice(0, i) + (i === model.failing ? CODE.failed : CODE.success) + state.slice(i + 1));
+  }
   return next;
 }
 
-function finalStates(model: Model, state: readonly Status[]): Map<string, TaskState> {
-  const states = new Map<string, TaskState>();
+function finalStates(model: Model, state: string): Map<string, TaskState> {
+  const states = new Map<string, TaskState>(model.settled);
   model.tasks.forEach((task, i) => {
-    const status = state[i];
+    const status = STATUS_OF[state[i] ?? WAITING] ?? 'waiting';
     // A task still waiting at the end is deadlocked; Airflow fails such a run. Reporting it as running keeps the run unfinished, never a success.
-    states.set(task.id, status === 'waiting' || status === undefined ? 'running' : status);
+    states.set(task.id, status === 'waiting' ? 'running' : status);
   });
   return states;
 }
 
-function masks(model: Model, state: readonly Status[]): boolean {
-  if (state[model.failing] !== 'failed') return false;
+function masks(model: Model, state: string): boolean {
+  if (state[model.failing] !== CODE.failed) return false;
   const outcome = deriveRunOutcome(model.definition, new Map([...finalStates(model, state)].map(([id, s]) => [id, { state: s }])));
   return outcome.status === 'success';
-}
-
-/** A path from `start` to an end state whose memo has `bit`, following successors that keep it. */
-function pathWith(model: Model, memo: ReadonlyMap<string, number>, start: Status[], bit: number): Status[][] {
-  const path = [start];
-  for (let state = start; ; ) {
-    const next = successors(model, state).find((s) => ((memo.get(s.join(',')) ?? 0) & bit) !== 0);
-    if (!next) return path;
-    path.push(next);
-    state = next;
-  }
 }
 
 /**
