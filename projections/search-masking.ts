@@ -37,8 +37,9 @@ export type MaskingSearch =
  * task forward, so the states form a finite acyclic graph; each is visited once.
  *
  * @example
+ * // a » b (one_failed) » c (all_done, after a and b) » d (after b and c): only c fails
  * searchMasking(tasks, 'c', 100_000)
- * // { checked: true, states: 14, masks: 'always', witness: { final: Map {…}, when: null } }
+ * // { checked: true, states: 6, masks: 'always', witness: { final: Map { a: success, b: skipped, c: failed, d: skipped }, when: null } }
  */
 export function searchMasking(tasks: readonly TaskDefinition[], failing: string, maxStates: number): MaskingSearch {
   const model = modelOf(tasks, failing);
