@@ -5,7 +5,8 @@
  * `DagRun.update_state`) without any of runledger's projections, and searching
  * the scheduler the way the issue words it: each pass evaluates every waiting
  * task against the tasks finished when the pass starts, then any set of the
- * running tasks finishes (none only if the pass changed something). It keeps
+ * running tasks finishes (none only if the pass changed something; with
+ * `idlePasses` false, as the issue words it, at least one when any runs). It keeps
  * the set of end states reachable, where the lint keeps two bits per state.
  */
 import type { TaskDefinition } from '../../events/task-definition.js';
@@ -80,7 +81,7 @@ export function airflowLeaves(tasks: readonly TaskDefinition[]): string[] {
 }
 
 /** Every end state of the run when only `failing` fails, as arrays of task states in declaration order. */
-export function endStates(tasks: readonly TaskDefinition[], failing: string): St[][] {
+export function endStates(tasks: readonly TaskDefinition[], failing: string, idlePasses = true): St[][] {
   const index = new Map(tasks.map((t, i) => [t.id, i]));
   const ups = tasks.map((t) => t.upstream.map((u) => index.get(u) ?? -1));
   const seen = new Set<string>();
@@ -105,7 +106,7 @@ export function endStates(tasks: readonly TaskDefinition[], failing: string): St
       ends.set(key, state);
       continue;
     }
-    for (let mask = changed ? 0 : 1; mask < 1 << running.length; mask++) {
+    for (let mask = changed && (idlePasses || running.length === 0) ? 0 : 1; mask < 1 << running.length; mask++) {
       const next = [...after];
       running.forEach((i, bit) => {
         if (mask & (1 << bit)) next[i] = tasks[i]?.id === failing ? 'failed' : 'success';
@@ -123,11 +124,11 @@ function runSucceeds(tasks: readonly TaskDefinition[], leaves: readonly string[]
 }
 
 /** For every task T and every leaf L downstream of it: can only T failing end with T failed and the run a success, and in every order or some? */
-export function oracleMasking(tasks: readonly TaskDefinition[]): OracleAnswer[] {
+export function oracleMasking(tasks: readonly TaskDefinition[], idlePasses = true): OracleAnswer[] {
   const leaves = airflowLeaves(tasks);
   const answers: OracleAnswer[] = [];
   tasks.forEach((t, ti) => {
-    const ends = endStates(tasks, t.id);
+    const ends = endStates(tasks, t.id, idlePasses);
     const masking = ends.filter((end) => end[ti] === 'failed' && runSucceeds(tasks, leaves, end));
     if (masking.length === 0) return;
     const orders = masking.length === ends.length ? 'every' : 'some';

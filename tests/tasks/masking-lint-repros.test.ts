@@ -73,6 +73,19 @@ describe('a failure hidden in only some scheduling orders', () => {
   });
 });
 
+describe('a skip travels two tasks down while the failing task still runs', () => {
+  // The scheduler loops many times while a long task runs, so a pass need not wait for a task to finish.
+  const tasks = graph([{ id: 'load', triggerRule: 'always' }, { id: 'check' }, { id: 'alert', upstream: ['check'], triggerRule: 'one_failed' }, { id: 'publish', upstream: ['load', 'alert'] }]);
+
+  test('only load failing: check succeeds, alert is skipped, then publish is skipped before load fails', () => {
+    const [warning] = lintTasks(tasks);
+    expect(warning?.failures).toEqual([
+      { taskId: 'load', orders: 'some', when: "when 'load' is still running after 'publish' is skipped" },
+      { taskId: 'check', orders: 'every', when: null },
+    ]);
+  });
+});
+
 describe('past the bound on scheduler states, the coarse check', () => {
   test('warns with a note that it did not check every order', () => {
     const [warning] = lintTasks(graph(REPRO_1), { maxStates: 3 });
