@@ -2,7 +2,7 @@ import type { TaskDefinition } from '../events/task-definition.js';
 import type { TaskState } from '../events/task-state-changed.js';
 import { deriveRunOutcome } from './derive-run-outcome.js';
 import { evaluateTriggerRule, type TriggerDecision } from './evaluate-trigger-rule.js';
-import { topologicalOrder } from './task-graph.js';
+import { downstreamOf, topologicalOrder } from './task-graph.js';
 import { triggerOutcome } from './trigger-outcome.js';
 
 /** A task's place in the search: not decided yet, running, or finished in one of Airflow's finished states. */
@@ -51,13 +51,14 @@ export function searchMasking(tasks: readonly TaskDefinition[], failing: string,
   let exhausted = false;
 
   const explore = (state: string): number => {
-    const known = memo.get(state);
+    const key = symmetricKey(model, state);
+    const known = memo.get(key);
     if (known !== undefined) return known;
     if (memo.size >= maxStates) {
       exhausted = true;
       return 0;
     }
-    memo.set(state, 0);
+    memo.set(key, 0);
     path.push(state);
     const next = successors(model, state);
     let bits = 0;
@@ -72,7 +73,7 @@ export function searchMasking(tasks: readonly TaskDefinition[], failing: string,
       if (exhausted || (firstPath.masking && firstPath.other)) break;
     }
     path.pop();
-    memo.set(state, bits);
+    memo.set(key, bits);
     return bits;
   };
 
@@ -101,6 +102,9 @@ type Model = {
   /** The tasks the search follows: the failing task, the tasks below it, and every task upstream of those. */
   tasks: TaskDefinition[];
   upstream: number[][];
+  downstream: number[][];
+  /** Groups of interchangeable tasks (same upstream and downstream tasks, rule and flags, not the failing one), by index. */
+  twins: number[][];
   failing: number;
   /** The tasks downstream of the failing one, by index. */
   below: Set<number>;
@@ -125,14 +129,42 @@ function modelOf(definition: readonly TaskDefinition[], failing: string): Model 
   }
   const tasks = all.filter((t) => followed.has(t.id));
   const index = new Map(tasks.map((t, i) => [t.id, i]));
+  const upstream = tasks.map((t) => t.upstream.map((up) => index.get(up) ?? -1).filter((i) => i >= 0));
+  const downstream = tasks.map((): number[] => []);
+  upstream.forEach((ups, i) => ups.forEach((up) => downstream[up]?.push(i)));
+  const byShape = new Map<string, number[]>();
+  const downOf = downstreamOf(definition);
+  tasks.forEach((t, i) => {
+    if (t.id === failing) return;
+    const shape = JSON.stringify([[...t.upstream].sort(), [...(downOf.get(t.id) ?? [])].sort(), t.triggerRule, t.teardown, t.failRunOnFailure]);
+    byShape.set(shape, [...(byShape.get(shape) ?? []), i]);
+  });
   return {
     tasks,
-    upstream: tasks.map((t) => t.upstream.map((up) => index.get(up) ?? -1).filter((i) => i >= 0)),
+    upstream,
+    downstream,
+    twins: [...byShape.values()].filter((group) => group.length > 1),
     failing: index.get(failing) ?? -1,
     below: new Set(tasks.flatMap((t, i) => (below.has(t.id) ? [i] : []))),
     settled,
     definition,
   };
+}
+
+/**
+ * The memo key of a state: interchangeable tasks can swap states without
+ * changing what can happen next, so their statuses are sorted. A fan-out of
+ * k identical tasks then has about k² states instead of 2^k. The search still
+ * walks real states, so a witness names tasks as they really went.
+ */
+function symmetricKey(model: Model, state: string): string {
+  if (model.twins.length === 0) return state;
+  const chars = [...state];
+  for (const group of model.twins) {
+    const sorted = group.map((i) => chars[i] ?? '').sort();
+    group.forEach((i, k) => (chars[i] = sorted[k] ?? ''));
+  }
+  return chars.join('');
 }
 
 /** One scheduler pass: every waiting task's rule against the statuses at the start of the pass. Null when it changes nothing. */
@@ -170,12 +202,37 @@ function decide(model: Model, state: string, i: number): TriggerDecision {
 function successors(model: Model, state: string): string[] {
   const next: string[] = [];
   const passed = schedulerPass(model, state);
-  if (passed !== null) next.push(passed);
+  if (passed !== null) next.push(finishUnwatched(model, passed));
   for (let i = 0; i < state.length; i++) {
-    if (state[i] !== RUNNING) continue;
-    next.push(state.slice(0, i) + (i === model.failing ? CODE.failed : CODE.success) + state.slice(i + 1));
+    if (state[i] !== RUNNING || !watched(model, state, i)) continue;
+    next.push(state.slice(0, i) + endOf(model, i) + state.slice(i + 1));
   }
   return next;
+}
+
+function endOf(model: Model, i: number): string {
+  return i === model.failing ? CODE.failed : CODE.success;
+}
+
+/** True while some task downstream of `i` still waits, so when `i` finishes can change what a pass decides. */
+function watched(model: Model, state: string, i: number): boolean {
+  return (model.downstream[i] ?? []).some((d) => state[d] === WAITING);
+}
+
+/**
+ * Finishes every running task that no waiting task depends on: when it
+ * finishes changes nothing any more, only how it ends, which is fixed. This
+ * keeps the states of many parallel tasks from multiplying once their
+ * downstream task has been decided.
+ */
+function finishUnwatched(model: Model, state: string): string {
+  let after: string[] | null = null;
+  for (let i = 0; i < state.length; i++) {
+    if (state[i] !== RUNNING || watched(model, state, i)) continue;
+    after ??= [...state];
+    after[i] = endOf(model, i);
+  }
+  return after === null ? state : after.join('');
 }
 
 function finalStates(model: Model, state: string): Map<string, TaskState> {

@@ -4,7 +4,12 @@ import { TriggerRule, type TaskDefinition } from '../../events/task-definition.j
 import { lintTasks } from '../../projections/lint-tasks.js';
 import { oracleMasking } from '../support/masking-oracle.js';
 
-/** A random graph of 2–8 tasks: each task picks upstream tasks among the earlier ones, any rule, sometimes a teardown. */
+/**
+ * A random graph of 2–8 tasks: each task picks upstream tasks among the
+ * earlier ones, any rule, sometimes a teardown. One task in four copies the
+ * upstream tasks and rule of the task before it, so parallel twins (which the
+ * search folds together) are common.
+ */
 const randomGraph = fc
   .integer({ min: 2, max: 8 })
   .chain((n) =>
@@ -15,19 +20,26 @@ const randomGraph = fc
           triggerRule: fc.constantFrom(...TriggerRule.options),
           teardown: fc.boolean().chain((b) => (b ? fc.constantFrom(true, false, false) : fc.constant(false))),
           failRunOnFailure: fc.boolean(),
+          twin: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
         }),
       ),
     ),
   )
-  .map((specs): TaskDefinition[] =>
-    specs.map((s, i) => ({
-      id: `t${i}`,
-      upstream: specs.slice(0, i).flatMap((_, j) => ((s.upstreamMask >> j) & 1 ? [`t${j}`] : [])),
-      triggerRule: s.triggerRule,
-      teardown: s.teardown,
-      failRunOnFailure: s.teardown && s.failRunOnFailure,
-    })),
-  );
+  .map((specs): TaskDefinition[] => {
+    const tasks: TaskDefinition[] = [];
+    specs.forEach((s, i) => {
+      const before = tasks[i - 1];
+      const twin = s.twin && before !== undefined;
+      tasks.push({
+        id: `t${i}`,
+        upstream: twin ? [...before.upstream] : specs.slice(0, i).flatMap((_, j) => ((s.upstreamMask >> j) & 1 ? [`t${j}`] : [])),
+        triggerRule: twin ? before.triggerRule : s.triggerRule,
+        teardown: twin ? before.teardown : s.teardown,
+        failRunOnFailure: twin ? before.failRunOnFailure : s.teardown && s.failRunOnFailure,
+      });
+    });
+    return tasks;
+  });
 
 const key = (a: { leaf: string; task: string; orders: string }) => `${a.leaf} hides ${a.task} in ${a.orders} order(s)`;
 
