@@ -82,14 +82,23 @@ export function airflowLeaves(tasks: readonly TaskDefinition[]): string[] {
 
 /** Every end state of the run when only `failing` fails, as arrays of task states in declaration order. */
 export function endStates(tasks: readonly TaskDefinition[], failing: string, idlePasses = true): St[][] {
+  return walk(tasks, failing, idlePasses, () => false).map((e) => e.end);
+}
+
+/**
+ * Every end state, each with whether `event` held at some pass on the way
+ * there (`event` sees the states before and after the pass). The search state
+ * carries that bit, so each end is reported once per bit value.
+ */
+function walk(tasks: readonly TaskDefinition[], failing: string, idlePasses: boolean, event: (before: St[], after: St[]) => boolean): Array<{ end: St[]; marked: boolean }> {
   const index = new Map(tasks.map((t, i) => [t.id, i]));
   const ups = tasks.map((t) => t.upstream.map((u) => index.get(u) ?? -1));
   const seen = new Set<string>();
-  const ends = new Map<string, St[]>();
-  const stack: St[][] = [tasks.map(() => 'none')];
+  const ends = new Map<string, { end: St[]; marked: boolean }>();
+  const stack: Array<{ state: St[]; marked: boolean }> = [{ state: tasks.map(() => 'none'), marked: false }];
   while (stack.length > 0) {
-    const state = stack.pop() as St[];
-    const key = state.join('|');
+    const { state, marked: markedBefore } = stack.pop() as { state: St[]; marked: boolean };
+    const key = `${state.join('|')}#${markedBefore}`;
     if (seen.has(key)) continue;
     seen.add(key);
     const after = [...state];
@@ -101,9 +110,10 @@ export function endStates(tasks: readonly TaskDefinition[], failing: string, idl
       after[i] = verdict === 'run' ? 'running' : verdict;
       changed = true;
     });
+    const marked = markedBefore || (changed && event(state, after));
     const running = after.flatMap((s, i) => (s === 'running' ? [i] : []));
     if (running.length === 0 && !changed) {
-      ends.set(key, state);
+      ends.set(key, { end: state, marked });
       continue;
     }
     for (let mask = changed && (idlePasses || running.length === 0) ? 0 : 1; mask < 1 << running.length; mask++) {
@@ -111,10 +121,35 @@ export function endStates(tasks: readonly TaskDefinition[], failing: string, idl
       running.forEach((i, bit) => {
         if (mask & (1 << bit)) next[i] = tasks[i]?.id === failing ? 'failed' : 'success';
       });
-      stack.push(next);
+      stack.push({ state: next, marked });
     }
   }
   return [...ends.values()];
+}
+
+/**
+ * True when the lint's witness for a failure hidden in only some orders really
+ * describes one: some order in which a pass decides X as the phrase says while
+ * U is still running (or waiting), and which ends with `failing` failed and
+ * the run a success. Phrases of the form "when 'U' fails before 'X' …" are
+ * checked the same way with U finished when X is decided.
+ */
+export function witnessHolds(tasks: readonly TaskDefinition[], failing: string, when: string): boolean {
+  const early = /^when '([^']+)' is still (running|waiting) after '([^']+)' (starts|is skipped|is marked upstream_failed)$/.exec(when);
+  const late = /^when '([^']+)' (succeeds|fails|is skipped|is marked upstream_failed) before '([^']+)' (starts|is skipped|is marked upstream_failed)$/.exec(when);
+  const match = early ?? late;
+  if (!match) return false;
+  const [, u, uPhrase, x, xPhrase] = match;
+  const ui = tasks.findIndex((t) => t.id === u);
+  const xi = tasks.findIndex((t) => t.id === x);
+  const decided: St = xPhrase === 'starts' ? 'running' : xPhrase === 'is skipped' ? 'skipped' : 'upstream_failed';
+  const uSeen = (s: St | undefined): boolean =>
+    early ? (uPhrase === 'running' ? s === 'running' : s === 'none') : s === ({ succeeds: 'success', fails: 'failed', 'is skipped': 'skipped' } as Record<string, St>)[uPhrase ?? ''] || (uPhrase === 'is marked upstream_failed' && s === 'upstream_failed');
+  const leaves = airflowLeaves(tasks);
+  const fi = tasks.findIndex((t) => t.id === failing);
+  return walk(tasks, failing, true, (before, after) => before[xi] === 'none' && after[xi] === decided && uSeen(before[ui])).some(
+    (e) => e.marked && e.end[fi] === 'failed' && runSucceeds(tasks, leaves, e.end),
+  );
 }
 
 /** `DagRun.update_state` once nothing is left to run: a task never decided (deadlock) or any failed leaf fails the run. */
