@@ -1,4 +1,5 @@
 import type { TriggerRule } from '../events/task-definition.js';
+import { evaluateTriggerRule, type UpstreamCounts } from './evaluate-trigger-rule.js';
 
 /** The finished states an upstream task can hand to its downstream (removed upstreams do not count, as in Airflow). */
 export type UpstreamState = 'success' | 'skipped' | 'failed' | 'upstream_failed';
@@ -7,11 +8,11 @@ export type UpstreamState = 'success' | 'skipped' | 'failed' | 'upstream_failed'
 export type TriggerOutcome = 'runs' | 'skipped' | 'upstream_failed';
 
 /**
- * Airflow's trigger rule evaluation (`TriggerRuleDep` with
- * `flag_upstream_failed`) for a task whose upstream tasks are all finished.
- * Only which states are present matters, never how many, so the lint can
- * reason about every possible run with a handful of cases. A task without
- * upstream tasks always runs. Setup tasks are not modelled, so
+ * What a task does once all its upstream tasks are finished, as Airflow's
+ * `TriggerRuleDep` with `flag_upstream_failed` decides it
+ * (`evaluateTriggerRule`). With every upstream task finished no rule waits.
+ * Only which states are present matters, never how many. A task without
+ * upstream tasks always runs. runledger declares no setup tasks, so
  * `all_done_setup_success` behaves like `all_done`.
  *
  * @example
@@ -20,45 +21,34 @@ export type TriggerOutcome = 'runs' | 'skipped' | 'upstream_failed';
  * triggerOutcome('all_skipped', ['failed']) // 'skipped'
  */
 export function triggerOutcome(rule: TriggerRule, upstream: Iterable<UpstreamState>): TriggerOutcome {
+  const decision = evaluateTriggerRule({ triggerRule: rule, teardown: false, indirectSetups: null }, countsOf(upstream, false));
+  if (decision === 'waits') throw new Error(`triggerOutcome: ${rule} waits although every upstream task finished`);
+  return decision;
+}
+
+/**
+ * The counts a set of upstream states gives, one task per distinct state;
+ * with `unfinished`, one more upstream task that has not finished. Every
+ * condition of a trigger rule depends only on which states are present, so
+ * these counts stand for any number of tasks in those states.
+ *
+ * @example
+ * countsOf(['failed', 'skipped'], true) // { upstream: 3, failed: 1, skipped: 1, done: 2, … }
+ */
+export function countsOf(upstream: Iterable<UpstreamState>, unfinished: boolean): UpstreamCounts {
   const present = new Set(upstream);
-  if (present.size === 0) return 'runs';
-  const success = present.has('success');
-  const skipped = present.has('skipped');
-  const failed = present.has('failed');
-  const upstreamFailed = present.has('upstream_failed');
-  const anyFailure = failed || upstreamFailed;
-  switch (rule) {
-    case 'all_success':
-      return anyFailure ? 'upstream_failed' : skipped ? 'skipped' : 'runs';
-    case 'all_failed':
-      return success || skipped ? 'skipped' : 'runs';
-    case 'all_done':
-    case 'all_done_setup_success':
-    case 'always':
-      return 'runs';
-    case 'all_done_min_one_success':
-      return skipped ? 'skipped' : success ? 'runs' : 'upstream_failed';
-    case 'one_success':
-      if (!success && !anyFailure) return 'skipped';
-      return success ? 'runs' : 'upstream_failed';
-    case 'one_failed':
-      return anyFailure ? 'runs' : 'skipped';
-    case 'one_done':
-      // Airflow counts `failed` and `success` here, not `upstream_failed`.
-      return failed || success ? 'runs' : 'skipped';
-    case 'none_failed':
-      return anyFailure ? 'upstream_failed' : 'runs';
-    case 'none_failed_min_one_success':
-      return anyFailure ? 'upstream_failed' : success ? 'runs' : 'skipped';
-    case 'none_skipped':
-      return skipped ? 'skipped' : 'runs';
-    case 'all_skipped':
-      return success || anyFailure ? 'skipped' : 'runs';
-    default: {
-      const unknown: never = rule;
-      throw new Error(`triggerOutcome: unhandled trigger rule ${String(unknown)}`);
-    }
-  }
+  const one = (state: UpstreamState) => (present.has(state) ? 1 : 0);
+  return {
+    upstream: present.size + (unfinished ? 1 : 0),
+    success: one('success'),
+    skipped: one('skipped'),
+    failed: one('failed'),
+    upstreamFailed: one('upstream_failed'),
+    done: present.size,
+    upstreamSetup: 0,
+    successSetup: 0,
+    skippedSetup: 0,
+  };
 }
 
 const STATES: readonly UpstreamState[] = ['success', 'skipped', 'failed', 'upstream_failed'];

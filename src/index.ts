@@ -10,7 +10,7 @@ export type * from './ledger/ledger-types.js';
 export type { DefineInput } from './ledger/build-definition.js';
 export type { TaskInput, TaskResult, TaskRow, TaskGridView, TaskGridInput } from './ledger/task-types.js';
 export type { TaskSpec } from '../projections/task-graph.js';
-export { lintTasks, type MaskingWarning } from '../projections/lint-tasks.js';
+export { lintTasks, type HiddenFailure, type LintOptions, type MaskingWarning } from '../projections/lint-tasks.js';
 export type { RunOutcome } from '../projections/derive-run-outcome.js';
 export type { TaskDefinition, TriggerRule } from '../events/task-definition.js';
 export type { TaskState } from '../events/task-state-changed.js';
