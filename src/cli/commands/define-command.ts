@@ -19,7 +19,7 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
         'PipelineRedefined event with the diff; options that change nothing record nothing.',
     )
     .argument('<pipeline>', 'pipeline name: lowercase letters, digits, _ . -')
-    .option('--schedule <spec>', "@hourly, @daily, @weekly, @monthly, @yearly, a five-field cron ('0 2 * * *') or 'every 6h' (needed the first time)")
+    .option('--schedule <spec>', "@hourly, @daily, @weekly, @monthly, @quarterly, @yearly, a five-field cron ('0 2 * * *', '0 3 L * *', '0 0 * * 5L', '0 0 * * 1#1') or 'every 6h' (needed the first time)")
     .option('--start <date>', 'first slot bound: YYYY-MM-DD (local midnight in --tz) or an RFC 3339 instant (needed the first time)')
     .option('--end <date>', 'last slot bound, inclusive (as in Airflow); none by default')
     .option('--tz <zone>', 'IANA time zone the schedule is evaluated in (default: UTC)')
