@@ -96,6 +96,10 @@ export function formatDryRun(job: PlannedJob): string {
 
 /** Why a plan is empty, with the option that would change it. */
 export function nothingToDo(job: PlannedJob): string {
+  const pastEnd = job.catchup?.pastEnd;
+  if (pastEnd) {
+    return `nothing to catchup for ${job.pipeline}: its catchup is off, so only the latest complete interval before now would run (${pastEnd.latest}), and that lies past the pipeline's end (${pastEnd.end}); use backfill for dates up to the end`;
+  }
   const where = job.from !== null ? ` from ${job.from} to ${job.to}` : job.catchup?.after ? ` after the latest scheduled or catchup run (${job.catchup.after})` : '';
   const { plan } = job;
   const succeeded = plan.excluded.filter((e) => e.status === 'success').length;
