@@ -108,6 +108,18 @@ export function evolve(state: PipelineState, event: RecordedEvent): PipelineStat
       });
       return next;
     }
+    case 'RunInterrupted': {
+      const date = state.dates.get(event.data.date);
+      if (!date || !isCurrentRun(date, event.data.runId) || date.status !== 'running') return touch(next, event);
+      state.dates.set(date.date, {
+        ...date,
+        status: 'interrupted',
+        finishedAt: event.recordedAt,
+        error: { message: event.data.message, code: 'interrupted' },
+        version: event.streamVersion,
+      });
+      return next;
+    }
     case 'RunHeartbeat': {
       const date = state.dates.get(event.data.date);
       if (!date || !isCurrentRun(date, event.data.runId) || date.status !== 'running') return touch(next, event);

@@ -206,6 +206,18 @@ export class Ledger {
     return this.#complete(input.runId, (date) => ({ kind: 'fail', runId: input.runId, date, error: input.error, code: input.code ?? null }));
   }
 
+  /**
+   * Records that the runner owning a running run was stopped before it
+   * finished (`by`: `SIGINT`, `SIGTERM`, …). The key becomes `interrupted`:
+   * pending, and run again by every reprocess mode. Fenced like `fail` (S3).
+   *
+   * @example
+   * await ledger.interrupt({ runId, by: 'SIGINT', message: 'stopped while loading' });
+   */
+  async interrupt(input: { runId: string; by: string; message?: string }): Promise<CompletionResult> {
+    return this.#complete(input.runId, (date) => ({ kind: 'interrupt', runId: input.runId, date, by: input.by, message: input.message ?? '' }));
+  }
+
   /** Extends the lease of a running run. */
   async heartbeat(input: { runId: string; leaseMs?: number }): Promise<CompletionResult> {
     if (input.leaseMs !== undefined) checkDurationMs(input.leaseMs, 'leaseMs');
@@ -252,9 +264,10 @@ export class Ledger {
       const decision = decideCompletion(state, cmd, { nowMs: this.now() });
       if (!decision.ok) throw refusalError(decision.refusal);
       // S12: a task-level run's outcome follows from its leaves; a repeat (no events) needs no check.
-      const unfinished = decision.value.events.length === 0 ? null : refuseUnfinishedTasks(definition, tasks, cmd);
+      // An interruption is about the runner, not the outcome, so unfinished tasks do not hold it back.
+      const unfinished = decision.value.events.length === 0 || cmd.kind === 'interrupt' ? null : refuseUnfinishedTasks(definition, tasks, cmd);
       if (unfinished) throw refusalError(unfinished);
-      const status = cmd.kind === 'succeed' ? 'success' : cmd.kind === 'fail' ? 'failed' : 'running';
+      const status = ({ succeed: 'success', fail: 'failed', interrupt: 'interrupted', heartbeat: 'running' } as const)[cmd.kind];
       const result: CompletionResult = { runId, pipeline: found.pipeline, date, status, repeated: decision.value.repeated };
       if (decision.value.events.length === 0) return result;
       const expected = state.dates.get(date)?.version ?? 0;

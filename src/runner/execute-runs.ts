@@ -93,6 +93,8 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
       if (result.refusal) {
         // Fenced out (cleared or taken over while it worked): nothing landed, so it counts as a failure here.
         report(index, { ...base, status: 'failed', exitCode: outcome.exitCode ?? null, error: result.refusal.message, code: 'fenced' });
+      } else if (result.interrupted && outcome.status === 'failed') {
+        report(index, { ...base, status: 'interrupted', exitCode: outcome.exitCode ?? null, signal: outcome.signal ?? null, error: outcome.error, code: outcome.code });
       } else if (outcome.status === 'success') {
         report(index, { ...base, status: 'success', exitCode: outcome.exitCode ?? null });
       } else {
@@ -136,6 +138,7 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
     succeeded: runs.filter((r) => r.status === 'success').length,
     failed: runs.filter((r) => r.status === 'failed').length,
     skipped: runs.filter((r) => r.status === 'skipped').length,
+    interruptedRuns: runs.filter((r) => r.status === 'interrupted').length,
     interrupted: signal?.aborted ? (typeof signal.reason === 'string' ? signal.reason : 'aborted') : null,
     stoppedAfterFailure: stoppedAfterFailure && queue.length > 0,
     durationMs: Math.round(clock() - began),

@@ -41,6 +41,7 @@ export function summaryJson(summary: RunSummary) {
     succeeded: summary.succeeded,
     failed: summary.failed,
     skipped: summary.skipped,
+    interruptedRuns: summary.interruptedRuns,
     interrupted: summary.interrupted,
     stoppedAfterFailure: summary.stoppedAfterFailure,
     durationMs: summary.durationMs,
@@ -62,7 +63,8 @@ export function formatSummary(summary: RunSummary): string {
       oneLine(r.status === 'skipped' ? (r.note ?? '') : (r.error ?? '')),
     ]),
   );
-  const totals = `${summary.succeeded} succeeded, ${summary.failed} failed, ${summary.skipped} skipped in ${formatDuration(summary.durationMs)}`;
+  const stopped = summary.interruptedRuns > 0 ? `, ${summary.interruptedRuns} interrupted` : '';
+  const totals = `${summary.succeeded} succeeded, ${summary.failed} failed${stopped}, ${summary.skipped} skipped in ${formatDuration(summary.durationMs)}`;
   return `${table}${totals}\n`;
 }
 

@@ -1,4 +1,4 @@
-import { latestScheduledRun, planBackfill, planCatchup, type PlannedSlot, type Reprocess, type RunPlan } from '../../projections/plan-runs.js';
+import { earliestInterruptedCatchup, latestScheduledRun, planBackfill, planCatchup, type PlannedSlot, type Reprocess, type RunPlan } from '../../projections/plan-runs.js';
 import type { Slot } from '../../projections/slot.js';
 import { LedgerError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
@@ -62,7 +62,9 @@ export async function planJob(ledger: Ledger, request: JobRequest): Promise<Plan
     else if (lastDue && !definition.catchup) slots = [lastDue];
     else if (lastDue) {
       const first = timetable.first();
-      const fromMs = after === null ? (first ? Date.parse(first.logicalDate) : Date.parse(lastDue.logicalDate)) : Date.parse(after) + 1;
+      const resume = earliestInterruptedCatchup(state);
+      let fromMs = after === null ? (first ? Date.parse(first.logicalDate) : Date.parse(lastDue.logicalDate)) : Date.parse(after) + 1;
+      if (resume !== null) fromMs = Math.min(fromMs, Date.parse(resume));
       slots = timetable.slotsBetween(fromMs, Date.parse(lastDue.logicalDate));
     }
     const plan = planCatchup(state, slots, { nowMs, catchup: definition.catchup, after, reprocess });

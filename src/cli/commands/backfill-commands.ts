@@ -29,7 +29,7 @@ const EXIT_ON_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const;
 /** The options `backfill` and `catchup` share. */
 function jobOptions(command: Command, defaultReprocess: string): Command {
   return command
-    .addOption(new Option('--reprocess <mode>', `none: missing, cleared and stalled dates; failed: adds failed ones; completed: adds successful ones (default: ${defaultReprocess})`).choices(['none', 'failed', 'completed']))
+    .addOption(new Option('--reprocess <mode>', `none: missing, cleared, stalled and interrupted dates; failed: adds failed ones; completed: adds successful ones (default: ${defaultReprocess})`).choices(['none', 'failed', 'completed']))
     .option('--force', 'same as --reprocess completed')
     .option('--max-active-runs <n>', 'run up to n dates at once', '1')
     .option('--run-backwards', 'newest date first')
@@ -46,7 +46,8 @@ const HOW =
   'RUNLEDGER_INTERVAL_END, RUNLEDGER_RUN_ID, RUNLEDGER_ATTEMPT and RUNLEDGER_METRICS (a path: a JSON object\n' +
   'written there becomes the run\'s metrics). Exit 0 records a success; anything else a failure with the\n' +
   'exit status and the end of stderr. Exit codes: 0 every run succeeded (or nothing to do), 6 a run failed,\n' +
-  '130/143 stopped by SIGINT/SIGTERM (running dates are recorded as failed: interrupted).';
+  '130/143 stopped by SIGINT/SIGTERM (running dates are recorded as interrupted and stay pending:\n' +
+  'the same command resumes them).';
 
 export function registerBackfillCommands(program: Command, ctx: CliContext): void {
   jobOptions(
@@ -168,8 +169,8 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
 
   const notStarted = summary.runs.filter((r) => r.skipReason === 'stopped' || r.skipReason === 'interrupted').length;
   if (summary.interrupted) {
-    const interrupted = summary.runs.filter((r) => r.code === 'interrupted').length;
-    ctx.note(`runledger: stopped by ${summary.interrupted}: ${interrupted} running ${interrupted === 1 ? 'date was' : 'dates were'} recorded as failed (interrupted); ${notStarted} not started. Run the same command again to resume.`);
+    const interrupted = summary.interruptedRuns;
+    ctx.note(`runledger: stopped by ${summary.interrupted}: ${interrupted} running ${interrupted === 1 ? 'date was' : 'dates were'} recorded as interrupted (pending, not failed); ${notStarted} not started. Run the same command again to resume.`);
     return summary.interrupted === 'SIGINT' ? EXIT_ON_SIGNAL.SIGINT : EXIT_ON_SIGNAL.SIGTERM;
   }
   if (summary.failed > 0) {
