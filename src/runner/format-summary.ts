@@ -24,6 +24,7 @@ export function summaryJson(summary: RunSummary) {
   return {
     pipeline: summary.pipeline,
     runType: summary.runType,
+    ...(summary.range ? { from: summary.range.from, to: summary.range.to } : {}),
     runs: summary.runs.map((r) => ({
       date: r.date,
       runId: r.runId,
@@ -64,7 +65,8 @@ export function formatSummary(summary: RunSummary): string {
     ]),
   );
   const stopped = summary.interruptedRuns > 0 ? `, ${summary.interruptedRuns} interrupted` : '';
-  const totals = `${summary.succeeded} succeeded, ${summary.failed} failed${stopped}, ${summary.skipped} skipped in ${formatDuration(summary.durationMs)}`;
+  const over = summary.range ? `${summary.runType} ${summary.pipeline} from ${summary.range.from} to ${summary.range.to}: ` : '';
+  const totals = `${over}${summary.succeeded} succeeded, ${summary.failed} failed${stopped}, ${summary.skipped} skipped in ${formatDuration(summary.durationMs)}`;
   return `${table}${totals}\n`;
 }
 
@@ -88,7 +90,7 @@ export function dryRunJson(job: PlannedJob) {
 /** The readable dry run: what would run and why, and what is left alone. */
 export function formatDryRun(job: PlannedJob): string {
   const { plan } = job;
-  const head = plan.slots.length === 0 ? `${nothingToDo(job)}\n` : `${job.runType} ${job.pipeline} would run ${count(plan.slots.length, 'date')}:\n`;
+  const head = plan.slots.length === 0 ? `${nothingToDo(job)}\n` : `${job.runType} ${job.pipeline} would run ${count(plan.slots.length, 'date')}${job.from !== null ? ` from ${job.from} to ${job.to}` : ''}:\n`;
   const table =
     plan.slots.length === 0
       ? ''

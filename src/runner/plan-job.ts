@@ -3,6 +3,7 @@ import type { Slot } from '../../projections/slot.js';
 import { LedgerError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { createTimetable } from '../timetable/create-timetable.js';
+import { parseRangeEnd } from '../timetable/parse-range-end.js';
 import type { Timetable } from '../timetable/timetable.js';
 
 /** A backfill over `[from, to]` (S10) or a catchup (S9). */
@@ -45,12 +46,13 @@ export async function planJob(ledger: Ledger, request: JobRequest): Promise<Plan
   if (request.kind === 'backfill') {
     const reprocess = checkReprocess(request.reprocess ?? 'none');
     const fromMs = timetable.parseDate(request.from);
-    const toMs = timetable.parseDate(request.to);
+    const toMs = parseRangeEnd(timetable, request.to);
     if (fromMs > toMs) {
       throw new LedgerError('input.invalidRange', `--from ${request.from} is after --to ${request.to}; give the earlier date first (use --run-backwards to run newest first)`);
     }
     const slots = timetable.slotsBetween(fromMs, toMs);
     const plan = planBackfill(state, slots, { reprocess, nowMs });
+    // The resolved bounds: a bare --to on an hourly pipeline shows as the last instant of that local day.
     job = { pipeline: request.pipeline, runType: 'backfill', reprocess, from: timetable.keyOf(fromMs), to: timetable.keyOf(toMs), plan };
   } else {
     const reprocess = checkReprocess(request.reprocess ?? 'failed');

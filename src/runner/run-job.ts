@@ -25,17 +25,18 @@ export type JobOptions = {
 export async function runJob(ledger: Ledger, request: JobRequest, task: RunTask, options: JobOptions = {}): Promise<{ job: PlannedJob; summary: RunSummary }> {
   const job = await planJob(ledger, request);
   options.onPlanned?.(job);
-  const range = job.from !== null ? ` ${job.from}..${job.to}` : '';
+  const span = job.from !== null ? ` ${job.from}..${job.to}` : '';
   const summary = await executeRuns(ledger, {
     pipeline: job.pipeline,
     runType: job.runType,
     slots: job.plan.slots,
     reprocess: job.reprocess,
     task,
-    startReason: `${job.runType}${range} (reprocess ${job.reprocess})`,
+    startReason: `${job.runType}${span} (reprocess ${job.reprocess})`,
     ...pick(options),
   });
-  return { job, summary: withInFlight(summary, job) };
+  const range = job.from !== null && job.to !== null ? { range: { from: job.from, to: job.to } } : {};
+  return { job, summary: { ...withInFlight(summary, job), ...range } };
 }
 
 /** Slots in flight at planning time are skipped too: list them, in date order, so the summary says so. */

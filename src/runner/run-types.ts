@@ -62,6 +62,8 @@ export type RunSummary = {
   succeeded: number;
   failed: number;
   skipped: number;
+  /** A backfill's resolved bounds (first key, and the inclusive end: a bare --to on an hourly pipeline is the end of that day). */
+  range?: { from: string; to: string };
   /** Runs the stop caught while they worked (recorded as interrupted, run again by the same command). */
   interruptedRuns: number;
   /** What stopped the runner (`SIGINT`, `SIGTERM`, or `aborted` for an AbortSignal without a name), if anything did. */
