@@ -19,7 +19,7 @@ export function parseRangeEnd(timetable: Timetable, text: string): number {
   const bare = BARE_DATE.exec(text.trim());
   if (timetable.dailyKeys || bare === null) return at;
   const [, year, month, day] = bare;
-  // The day ends where the next one begins: its first midnight (a midnight in a gap is shifted, as any wall time is).
+  // The day ends where the next one begins: its first midnight (a midnight in a gap is shifted, like every wall time).
   const { instants } = zoneClock(timetable.spec.timezone).resolveWall(utcFromFields(Number(year), Number(month), Number(day) + 1));
   const nextMidnight = instants[0];
   return nextMidnight === undefined ? at : nextMidnight - 1;
