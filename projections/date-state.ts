@@ -30,6 +30,8 @@ export type DateState = {
   offSchedule: boolean;
   forced: boolean;
   clearedAt: string | null;
+  /** Global position of the current run's `RunStarted`: orders live runs the same way for every runner. */
+  startPosition: number;
   /** Version of the key's stream, for optimistic concurrency. */
   version: number;
 };

@@ -65,6 +65,7 @@ export function evolve(state: PipelineState, event: RecordedEvent): PipelineStat
         offSchedule: d.offSchedule,
         forced: d.force,
         clearedAt: null,
+        startPosition: event.position,
         version: event.streamVersion,
       });
       return next;

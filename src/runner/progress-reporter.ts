@@ -73,6 +73,9 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
           above(() => sink(progress.line));
           return;
         }
+        case 'note':
+          above(() => options.write(`runledger: ${progress.text}\n`));
+          return;
         case 'finished': {
           const r = progress.report;
           running.delete(r.date);

@@ -4,7 +4,9 @@ import { planJob, type JobRequest, type PlannedJob } from './plan-job.js';
 import type { RunProgress, RunReport, RunSummary, RunTask } from './run-types.js';
 
 export type JobOptions = {
+  /** Default and ceiling: the pipeline's own maxActiveRuns (live runs across every runner). */
   maxActiveRuns?: number;
+  placePollMs?: number;
   continueOnFailure?: boolean;
   leaseMs?: number;
   heartbeatMs?: number;
@@ -64,9 +66,10 @@ function withInFlight(summary: RunSummary, job: PlannedJob): RunSummary {
 }
 
 function pick(options: JobOptions) {
-  const { maxActiveRuns, continueOnFailure, leaseMs, heartbeatMs, signal, onProgress, monotonic } = options;
+  const { maxActiveRuns, placePollMs, continueOnFailure, leaseMs, heartbeatMs, signal, onProgress, monotonic } = options;
   return {
     ...(maxActiveRuns === undefined ? {} : { maxActiveRuns }),
+    ...(placePollMs === undefined ? {} : { placePollMs }),
     ...(continueOnFailure === undefined ? {} : { continueOnFailure }),
     ...(leaseMs === undefined ? {} : { leaseMs }),
     ...(heartbeatMs === undefined ? {} : { heartbeatMs }),

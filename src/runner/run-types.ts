@@ -77,4 +77,6 @@ export type RunSummary = {
 export type RunProgress =
   | { kind: 'started'; run: RunContext }
   | { kind: 'finished'; report: RunReport }
-  | { kind: 'output'; stream: 'stdout' | 'stderr'; date: string; line: string };
+  | { kind: 'output'; stream: 'stdout' | 'stderr'; date: string; line: string }
+  /** Something the runner says once (e.g. the pipeline's own limit lowered --max-active-runs). */
+  | { kind: 'note'; text: string };

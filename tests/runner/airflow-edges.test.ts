@@ -6,6 +6,7 @@ import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
 import { catchup } from '../../src/runner/backfill.js';
 import { formatDryRun } from '../../src/runner/format-summary.js';
 import { planJob } from '../../src/runner/plan-job.js';
+import { waitForPlace } from '../../src/runner/wait-for-place.js';
 import { tempDir } from './cli-helpers.js';
 
 const open: Ledger[] = [];
@@ -48,5 +49,84 @@ describe('catchup off never reaches back to an end date in the past (as Airflow)
     await ledger.define({ pipeline: 'p', schedule: '@daily', start: '2026-11-01', end: '2026-11-03', catchup: true });
     const job = await planJob(ledger, { kind: 'catchup', pipeline: 'p' });
     expect(job.plan.slots.map((s) => s.date)).toEqual(['2026-11-01', '2026-11-02', '2026-11-03']);
+  });
+});
+
+describe("the pipeline's max_active_runs counts live runs across runners", () => {
+  test('a claimed run beyond the limit (by start order) waits until an older live run finishes', async () => {
+    const { ledger } = await ledgerAt('2026-11-10T12:00:00Z');
+    await ledger.define({ pipeline: 'p', schedule: '@daily', start: '2026-11-01', maxActiveRuns: 2 });
+    const runs = [];
+    for (const date of ['2026-11-01', '2026-11-02', '2026-11-03']) runs.push(await ledger.start({ pipeline: 'p', date, runType: 'backfill' }));
+    const [first, second, third] = runs as [(typeof runs)[0], (typeof runs)[0], (typeof runs)[0]];
+    expect(await waitForPlace(ledger, 'p', 2, { runId: second.runId, pollMs: 5 })).toBe(true);
+    let placed = false;
+    const waiting = waitForPlace(ledger, 'p', 2, { runId: third.runId, pollMs: 5 }).then((ok) => (placed = ok));
+    const before = waitForPlace(ledger, 'p', 2, { pollMs: 5 }).then(() => 'free');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(placed).toBe(false);
+    await ledger.succeed({ runId: first.runId });
+    await waiting;
+    expect(placed).toBe(true);
+    // Two live runs remain (second and third): no free place for a new claim until one ends.
+    expect(await Promise.race([before, new Promise((resolve) => setTimeout(() => resolve('waiting'), 60))])).toBe('waiting');
+    await ledger.succeed({ runId: second.runId });
+    expect(await before).toBe('free');
+  });
+
+  test('an aborted wait resolves false', async () => {
+    const { ledger } = await ledgerAt('2026-11-10T12:00:00Z');
+    await ledger.define({ pipeline: 'p', schedule: '@daily', start: '2026-11-01', maxActiveRuns: 1 });
+    await ledger.start({ pipeline: 'p', date: '2026-11-01', runType: 'manual' });
+    const controller = new AbortController();
+    const waiting = waitForPlace(ledger, 'p', 1, { pollMs: 5, signal: controller.signal });
+    controller.abort('SIGINT');
+    expect(await waiting).toBe(false);
+  });
+
+  test('two backfills on two ledger handles of one file never run more than the limit at once, each date once', async () => {
+    const dir = tempDir();
+    const clock = () => Date.parse('2026-11-20T12:00:00Z');
+    const a = await openLedger({ db: join(dir, 'runledger.db'), clock, actor: 'a' });
+    open.push(a);
+    await a.define({ pipeline: 'p', schedule: '@daily', start: '2026-11-01', maxActiveRuns: 2 });
+    const b = await openLedger({ db: join(dir, 'runledger.db'), clock, actor: 'b' });
+    open.push(b);
+    let alive = 0;
+    let most = 0;
+    const ran: string[] = [];
+    const work = async (run: { date: string }) => {
+      alive += 1;
+      most = Math.max(most, alive);
+      ran.push(run.date);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      alive -= 1;
+      return {};
+    };
+    const range = { pipeline: 'p', from: '2026-11-01', to: '2026-11-12', placePollMs: 5 };
+    const [sa, sb] = await Promise.all([a.backfill({ ...range, maxActiveRuns: 2 }, work), b.backfill({ ...range, maxActiveRuns: 2 }, work)]);
+    expect(most).toBeLessThanOrEqual(2);
+    expect(most).toBe(2);
+    expect(ran.sort()).toEqual(Array.from({ length: 12 }, (_, i) => `2026-11-${String(i + 1).padStart(2, '0')}`));
+    expect(sa.succeeded + sb.succeeded).toBe(12);
+  });
+
+  test('when the flag asks for more than the pipeline allows then the runner says so once and keeps to it', async () => {
+    const { ledger } = await ledgerAt('2026-11-20T12:00:00Z');
+    await ledger.define({ pipeline: 'p', schedule: '@daily', start: '2026-11-01', maxActiveRuns: 1 });
+    const notes: string[] = [];
+    let alive = 0;
+    let most = 0;
+    await ledger.backfill(
+      { pipeline: 'p', from: '2026-11-01', to: '2026-11-04', maxActiveRuns: 3, onProgress: (p) => void (p.kind === 'note' && notes.push(p.text)) },
+      async () => {
+        most = Math.max(most, ++alive);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        alive -= 1;
+        return {};
+      },
+    );
+    expect(most).toBe(1);
+    expect(notes).toEqual(["p allows at most 1 live run at once across every runner (its --max-active-runs); running up to 1, not 3. Redefine it with a larger --max-active-runs to allow more"]);
   });
 });

@@ -16,11 +16,11 @@ afterEach(async () => {
 });
 
 /** A ledger with etl_orders defined, on a clock the test can move. */
-async function ledgerWithOrders(options: { catchup?: boolean } = {}) {
+async function ledgerWithOrders(options: { catchup?: boolean; maxActiveRuns?: number } = {}) {
   const clock = { now: NOW };
   const ledger = await openLedger({ db: join(tempDir(), 'runledger.db'), clock: () => clock.now, actor: 'tester' });
   open.push(ledger);
-  await ledger.define({ pipeline: 'etl_orders', schedule: '@daily', start: '2026-11-02', timezone: 'Asia/Jakarta', catchup: options.catchup ?? true });
+  await ledger.define({ pipeline: 'etl_orders', schedule: '@daily', start: '2026-11-02', timezone: 'Asia/Jakarta', catchup: options.catchup ?? true, maxActiveRuns: options.maxActiveRuns ?? 1 });
   return { ledger, clock };
 }
 
@@ -55,7 +55,7 @@ describe('ledger.backfill', () => {
   });
 
   test('when continueOnFailure and maxActiveRuns are given then every date runs, at most N at once', async () => {
-    const { ledger } = await ledgerWithOrders();
+    const { ledger } = await ledgerWithOrders({ maxActiveRuns: 2 });
     let alive = 0;
     let most = 0;
     const summary = await ledger.backfill(

@@ -16,7 +16,7 @@ import { parseWholeNumber } from '../parse-options.js';
 type JobCliOptions = {
   reprocess?: string;
   force?: boolean;
-  maxActiveRuns: string;
+  maxActiveRuns?: string;
   runBackwards?: boolean;
   continueOnFailure?: boolean;
   dryRun?: boolean;
@@ -31,7 +31,7 @@ function jobOptions(command: Command, defaultReprocess: string): Command {
   return command
     .addOption(new Option('--reprocess <mode>', `none: missing, cleared, stalled and interrupted dates; failed: adds failed ones; completed: adds successful ones (default: ${defaultReprocess})`).choices(['none', 'failed', 'completed']))
     .option('--force', 'same as --reprocess completed')
-    .option('--max-active-runs <n>', 'run up to n dates at once', '1')
+    .option('--max-active-runs <n>', "run up to n dates at once (default, and ceiling: the pipeline's own --max-active-runs, which counts the live runs of every runner)")
     .option('--run-backwards', 'newest date first')
     .option('--continue-on-failure', 'keep going after a failed run (default: stop at the first failure)')
     .option('--dry-run', 'show what would run, run nothing')
@@ -88,7 +88,7 @@ export function registerBackfillCommands(program: Command, ctx: CliContext): voi
 }
 
 async function runJobCommand(ctx: CliContext, request: JobRequest, opts: JobCliOptions, argv: string[]): Promise<void> {
-  const maxActiveRuns = parseWholeNumber(opts.maxActiveRuns, '--max-active-runs', 1);
+  const maxActiveRuns = opts.maxActiveRuns === undefined ? undefined : parseWholeNumber(opts.maxActiveRuns, '--max-active-runs', 1);
   const leaseMs = opts.lease === undefined ? undefined : parseDuration(opts.lease, '--lease');
   if (!opts.dryRun && argv.length === 0) {
     throw new LedgerError('input.missingCommand', `no command to run; put it after --, e.g. runledger ${request.kind} ${request.pipeline} … -- sh -c 'echo {date} >> out.txt' (or use --dry-run)`);
@@ -100,12 +100,12 @@ async function runJobCommand(ctx: CliContext, request: JobRequest, opts: JobCliO
       else ctx.out(formatDryRun(job));
       return ExitCode.ok;
     }
-    return execute(ctx, ledger, request, opts, argv, { maxActiveRuns, ...(leaseMs === undefined ? {} : { leaseMs }) });
+    return execute(ctx, ledger, request, opts, argv, { ...(maxActiveRuns === undefined ? {} : { maxActiveRuns }), ...(leaseMs === undefined ? {} : { leaseMs }) });
   });
   if (exitCode !== ExitCode.ok) throw new RunExit(exitCode);
 }
 
-async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opts: JobCliOptions, argv: string[], limits: { maxActiveRuns: number; leaseMs?: number }): Promise<number> {
+async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opts: JobCliOptions, argv: string[], limits: { maxActiveRuns?: number; leaseMs?: number }): Promise<number> {
   const { deps } = ctx;
   // With --json, stdout carries exactly one document, so the commands' own stdout goes to stderr.
   const childStdout = opts.json ? (line: string) => deps.stderr(`${line}\n`) : (line: string) => deps.stdout(`${line}\n`);
