@@ -1,7 +1,7 @@
 import type { RunPlan } from '../../projections/plan-runs.js';
 import { formatTable } from '../cli/format-table.js';
 import type { PlannedJob } from './plan-job.js';
-import type { RunSummary } from './run-types.js';
+import type { RunReport, RunSummary } from './run-types.js';
 
 /** `0.12s`, `12.3s`, `4m05s`, `1h02m`. */
 export function formatDuration(ms: number): string {
@@ -49,11 +49,46 @@ export function summaryJson(summary: RunSummary) {
   };
 }
 
-/** The table printed at the end of a backfill or catchup, and a totals line. */
+/** A slot the runner never started because it stopped (after a failure, or interrupted): collapsed in readable output. */
+export function isQuietSkip(r: RunReport): boolean {
+  return r.status === 'skipped' && (r.skipReason === 'stopped' || r.skipReason === 'interrupted');
+}
+
+/**
+ * One line for a run of slots the runner never started, instead of one per
+ * slot: `163 slots not started after the failure of 2026-11-21T10:00:00+00:00
+ * (2026-11-21T11:00:00+00:00 .. 2026-11-28T10:00:00+00:00); rerun to continue`.
+ */
+export function quietSkipLine(skipped: RunReport[], failedDate: string | null): string {
+  const first = skipped[0]?.date ?? '';
+  const last = skipped.at(-1)?.date ?? first;
+  const span = skipped.length === 1 ? first : `${first} .. ${last}`;
+  const n = `${skipped.length} ${skipped.length === 1 ? 'slot' : 'slots'} not started`;
+  if (skipped[0]?.skipReason === 'interrupted') return `${n} (${span}): the runner was stopped; run the same command again to resume`;
+  return `${n} after the failure of ${failedDate ?? 'an earlier run'} (${span}); rerun to continue, or add --continue-on-failure`;
+}
+
+/** Splits runs into table rows and collapsed runs of never-started slots, in order. */
+function collapseQuietSkips(runs: RunReport[]): Array<RunReport | RunReport[]> {
+  const out: Array<RunReport | RunReport[]> = [];
+  for (const r of runs) {
+    const last = out.at(-1);
+    if (!isQuietSkip(r)) out.push(r);
+    else if (Array.isArray(last) && last[0]?.skipReason === r.skipReason) last.push(r);
+    else out.push([r]);
+  }
+  return out;
+}
+
+/** The table printed at the end of a backfill or catchup (never-started slots collapsed into one line per run of them), and a totals line. */
 export function formatSummary(summary: RunSummary): string {
+  const parts = collapseQuietSkips(summary.runs);
+  const rows = parts.filter((p): p is RunReport => !Array.isArray(p));
+  const failedDate = summary.runs.find((r) => r.status === 'failed')?.date ?? null;
+  const quiet = parts.filter((p): p is RunReport[] => Array.isArray(p)).map((group) => `${quietSkipLine(group, failedDate)}\n`).join('');
   const table = formatTable(
     ['DATE', 'REASON', 'STATUS', 'ATTEMPT', 'EXIT', 'DURATION', 'RUN', 'DETAIL'],
-    summary.runs.map((r) => [
+    rows.map((r) => [
       r.date,
       r.reason ?? '-',
       r.status,
@@ -67,7 +102,7 @@ export function formatSummary(summary: RunSummary): string {
   const stopped = summary.interruptedRuns > 0 ? `, ${summary.interruptedRuns} interrupted` : '';
   const over = summary.range ? `${summary.runType} ${summary.pipeline} from ${summary.range.from} to ${summary.range.to}: ` : '';
   const totals = `${over}${summary.succeeded} succeeded, ${summary.failed} failed${stopped}, ${summary.skipped} skipped in ${formatDuration(summary.durationMs)}`;
-  return `${table}${totals}\n`;
+  return `${rows.length > 0 ? table : ''}${quiet}${totals}\n`;
 }
 
 /** The `--dry-run --json` document: `{ pipeline, slots: [{ date, reason, logicalDate, runAfter, dataInterval }] }` and what was left out. */

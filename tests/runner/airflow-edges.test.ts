@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
 import { catchup } from '../../src/runner/backfill.js';
-import { formatDryRun } from '../../src/runner/format-summary.js';
+import { formatDryRun, formatSummary, summaryJson } from '../../src/runner/format-summary.js';
+import { createProgressReporter } from '../../src/runner/progress-reporter.js';
+import type { RunReport, RunSummary } from '../../src/runner/run-types.js';
 import { planJob } from '../../src/runner/plan-job.js';
 import { waitForPlace } from '../../src/runner/wait-for-place.js';
 import { tempDir } from './cli-helpers.js';
@@ -128,5 +130,41 @@ describe("the pipeline's max_active_runs counts live runs across runners", () =>
     );
     expect(most).toBe(1);
     expect(notes).toEqual(["p allows at most 1 live run at once across every runner (its --max-active-runs); running up to 1, not 3. Redefine it with a larger --max-active-runs to allow more"]);
+  });
+});
+
+describe('quiet stops: the slots a stopped runner never started are one line, --json keeps each', () => {
+  const report = (date: string, status: RunReport['status'], skipReason: RunReport['skipReason'] = null): RunReport => ({
+    date, runId: status === 'skipped' ? null : `run-${date}`, attempt: status === 'skipped' ? null : 1, status, exitCode: status === 'failed' ? 1 : 0,
+    durationMs: 5, reason: 'missing', signal: null, error: status === 'failed' ? 'exited with code 1' : null, code: status === 'failed' ? 'exit:1' : null,
+    skipReason, note: skipReason === null ? null : 'not started: an earlier run failed (use --continue-on-failure to carry on)',
+  });
+  const hours = (from: number, count: number) => Array.from({ length: count }, (_, i) => `2026-11-21T${String(from + i).padStart(2, '0')}:00:00+00:00`);
+  const runs = [report('2026-11-21T00:00:00+00:00', 'success'), report('2026-11-21T01:00:00+00:00', 'failed'), ...hours(2, 20).map((d) => report(d, 'skipped', 'stopped'))];
+  const summary: RunSummary = { pipeline: 'h', runType: 'backfill', runs, succeeded: 1, failed: 1, skipped: 20, interruptedRuns: 0, interrupted: null, stoppedAfterFailure: true, durationMs: 10 };
+
+  test('when a failure stops the runner then the summary table has one line for the 20 never-started slots', () => {
+    const text = formatSummary(summary);
+    expect(text.split('\n').filter((line) => line.includes('not started'))).toEqual([
+      '20 slots not started after the failure of 2026-11-21T01:00:00+00:00 (2026-11-21T02:00:00+00:00 .. 2026-11-21T21:00:00+00:00); rerun to continue, or add --continue-on-failure',
+    ]);
+    expect(text).toContain('2026-11-21T01:00:00+00:00  missing  failed');
+    expect(summaryJson(summary).runs).toHaveLength(22);
+  });
+
+  test('when the progress goes to a log then the never-started slots are one line too', () => {
+    const lines: string[] = [];
+    const progress = createProgressReporter({ write: (t) => lines.push(t), isTTY: false, total: 22, label: 'backfill h', childStdout: () => {} });
+    for (const r of runs) progress.onProgress({ kind: 'finished', report: r });
+    progress.close();
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toBe('backfill h 20 slots not started after the failure of 2026-11-21T01:00:00+00:00 (2026-11-21T02:00:00+00:00 .. 2026-11-21T21:00:00+00:00); rerun to continue, or add --continue-on-failure [22/22]\n');
+  });
+
+  test('when the runner was interrupted then the line says to run the same command again', () => {
+    const stopped = [report('2026-11-21T00:00:00+00:00', 'interrupted'), ...hours(1, 3).map((d) => report(d, 'skipped', 'interrupted'))];
+    const text = formatSummary({ ...summary, runs: stopped, succeeded: 0, failed: 0, skipped: 3, interruptedRuns: 1, interrupted: 'SIGINT' });
+    expect(text).toContain('3 slots not started (2026-11-21T01:00:00+00:00 .. 2026-11-21T03:00:00+00:00): the runner was stopped; run the same command again to resume');
+    expect(text).toContain('0 succeeded, 0 failed, 1 interrupted, 3 skipped');
   });
 });

@@ -26,7 +26,7 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
     .addOption(new Option('--timetable <kind>', 'interval: slots cover [tick, next tick); trigger: zero-width slots (default: interval)').choices(['interval', 'trigger']))
     .option('--catchup', 'catchup runs every pending due slot (the default)')
     .option('--no-catchup', 'catchup runs only the latest due slot (older gaps still show in pending)')
-    .option('--max-active-runs <n>', 'runs of this pipeline the runner may have in flight at once (default: 1)')
+    .option('--max-active-runs <n>', 'live runs of this pipeline at once across every runner on the ledger; backfill and catchup wait for a free place (default: 1)')
     .option('--lease <duration>', 'how long a started run may go without a heartbeat before it counts as stalled (default: 1h)')
     .option('--tasks <file.json>', 'task-level state (S12): {"tasks": [{"id": "extract"}, {"id": "load", "upstream": ["extract"], "triggerRule": "all_success"}]}')
     .option('--no-tasks', 'drop the task list of a pipeline defined with --tasks')
