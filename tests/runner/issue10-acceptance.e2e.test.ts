@@ -200,3 +200,41 @@ describe('acceptance 1: Airflow cron extensions in America/New_York', () => {
     }
   });
 });
+
+describe("README 'Where runledger differs from Airflow': runledger's side of each example", () => {
+  const run = (dir: string, args: string[]) => cli(dir, args);
+  test.each([
+    {
+      label: 'a manual run records its own slot',
+      steps: [['--now', '2026-11-05T01:00:00+07:00', 'define', 'etl_orders', '--schedule', '@daily', '--start', '2026-11-02', '--tz', 'Asia/Jakarta'], ['--now', '2026-11-05T01:00:00+07:00', 'start', 'etl_orders', '2026-11-03', '--type', 'manual']],
+      stream: 'stderr' as const,
+      line: 'data interval 2026-11-03T00:00:00+07:00 .. 2026-11-04T00:00:00+07:00',
+    },
+    {
+      label: 'every 6h counts from --start, catchup off too',
+      steps: [['--now', '2026-11-05T01:00:00+07:00', 'define', 'ping6', '--schedule', 'every 6h', '--start', '2026-11-02T02:00:00+07:00', '--tz', 'Asia/Jakarta', '--no-catchup'], ['--now', '2026-11-05T01:00:00+07:00', 'catchup', 'ping6', '--dry-run']],
+      stream: 'stdout' as const,
+      line: '2026-11-04T14:00:00+07:00  missing  2026-11-04T20:00:00+07:00  2026-11-04T14:00:00+07:00 .. 2026-11-04T20:00:00+07:00',
+    },
+    {
+      label: 'catchup off just after a spring-forward tick runs the interval that just ended',
+      steps: [['--now', '2026-03-08T04:00:00-04:00', 'define', 'ny_0230', '--schedule', '30 2 * * *', '--start', '2026-03-01', '--tz', 'America/New_York', '--no-catchup'], ['--now', '2026-03-08T04:00:00-04:00', 'catchup', 'ny_0230', '--dry-run']],
+      stream: 'stdout' as const,
+      line: '2026-03-07T02:30:00-05:00  missing  2026-03-08T03:30:00-04:00  2026-03-07T02:30:00-05:00 .. 2026-03-08T03:30:00-04:00',
+    },
+    {
+      label: 'Lord Howe hourly keeps to the hour across a 30-minute shift',
+      steps: [['--now', '2026-04-06T00:00:00+10:30', 'define', 'lh', '--schedule', '@hourly', '--start', '2026-04-04', '--tz', 'Australia/Lord_Howe'], ['--now', '2026-04-06T00:00:00+10:30', 'pending', 'lh', '--from', '2026-04-05T01:00:00+11:00', '--to', '2026-04-05T02:00:00+10:30']],
+      stream: 'stdout' as const,
+      line: '2026-04-05T01:00:00+11:00  missing  2026-04-05T02:00:00+10:30  2026-04-05T01:00:00+11:00 .. 2026-04-05T02:00:00+10:30\n2026-04-05T02:00:00+10:30  missing',
+    },
+  ])('$label', ({ steps, stream, line }) => {
+    const dir = tempDir();
+    let last = { code: 0, stdout: '', stderr: '' };
+    for (const step of steps) {
+      last = run(dir, step);
+      expect(last.code).toBe(0);
+    }
+    expect(last[stream]).toContain(line);
+  });
+});
