@@ -1,3 +1,4 @@
+import type { DateState } from '../../projections/date-state.js';
 import { selectSlot, type PlannedSlot, type Reprocess } from '../../projections/plan-runs.js';
 import { LedgerError, isLedgerError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
@@ -58,7 +59,15 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
       text: `${options.pipeline} allows at most ${limit} live ${limit === 1 ? 'run' : 'runs'} at once across every runner (its --max-active-runs); running up to ${limit}, not ${requested}. Redefine it with a larger --max-active-runs to allow more`,
     });
   }
-  const place = { ...(options.signal ? { signal: options.signal } : {}), ...(options.placePollMs === undefined ? {} : { pollMs: options.placePollMs }) };
+  let toldWaiting = false;
+  // Say once why the runner is idle: a killed runner's leases hold their places until they run out.
+  const onWait = (live: DateState[]) => {
+    if (toldWaiting) return;
+    toldWaiting = true;
+    const runs = live.map((d) => `${d.date} (run ${d.runId}, lease until ${d.leaseExpiresAt})`).join(', ');
+    options.onProgress?.({ kind: 'note', text: `${options.pipeline} has ${live.length} live ${live.length === 1 ? 'run' : 'runs'} and allows ${limit} at once (its --max-active-runs): ${runs}; waiting for a free place` });
+  };
+  const place = { onWait, ...(options.signal ? { signal: options.signal } : {}), ...(options.placePollMs === undefined ? {} : { pollMs: options.placePollMs }) };
   // A claimed run starts its work only once it is among the pipeline's `limit` oldest live runs (two runners may claim at once).
   const task: RunTask = async (run, signal) => {
     if (!(await waitForPlace(ledger, options.pipeline, limit, { ...place, runId: run.runId, signal }))) {

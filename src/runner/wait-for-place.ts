@@ -27,8 +27,9 @@ export async function waitForPlace(
   ledger: Ledger,
   pipeline: string,
   limit: number,
-  options: { runId?: string; signal?: AbortSignal; pollMs?: number },
+  options: { runId?: string; signal?: AbortSignal; pollMs?: number; onWait?: (live: DateState[]) => void },
 ): Promise<boolean> {
+  let told = false;
   for (;;) {
     if (options.signal?.aborted) return false;
     const { state } = await ledger.pipeline(pipeline);
@@ -39,6 +40,10 @@ export async function waitForPlace(
       const rank = live.findIndex((d) => d.runId === options.runId);
       // Not live any more (cleared, taken over): the run's own fencing deals with it.
       if (rank < 0 || rank < limit) return true;
+    }
+    if (!told) {
+      told = true;
+      options.onWait?.(live);
     }
     try {
       await sleep(options.pollMs ?? PLACE_POLL_MS, undefined, options.signal ? { signal: options.signal } : {});

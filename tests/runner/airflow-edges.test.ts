@@ -168,3 +168,50 @@ describe('quiet stops: the slots a stopped runner never started are one line, --
     expect(text).toContain('0 succeeded, 0 failed, 1 interrupted, 3 skipped');
   });
 });
+
+describe('an interrupted run is pending, and the same command resumes it', () => {
+  test('when a catchup is interrupted then the next catchup resumes the interrupted date and the rest', async () => {
+    const { ledger } = await ledgerAt('2026-11-05T12:00:00Z');
+    await ledger.define({ pipeline: 'p', schedule: '@daily', start: '2026-11-01' });
+    const controller = new AbortController();
+    const first = await catchup(ledger, { pipeline: 'p', signal: controller.signal }, (run, signal) =>
+      run.date === '2026-11-02'
+        ? new Promise((_, reject) => {
+            signal.addEventListener('abort', () => reject(new Error('killed by SIGINT')));
+            controller.abort('SIGINT');
+          })
+        : {},
+    );
+    expect(first.runs.map((r) => `${r.date} ${r.status}`)).toEqual(['2026-11-01 success', '2026-11-02 interrupted', '2026-11-03 skipped', '2026-11-04 skipped']);
+    const pendingNow = await ledger.pending({ pipeline: 'p' });
+    expect(pendingNow.pending.map((s) => `${s.date} ${s.reason}`)).toEqual(['2026-11-02 interrupted', '2026-11-03 missing', '2026-11-04 missing']);
+    const second = await catchup(ledger, { pipeline: 'p' }, () => ({}));
+    expect(second.runs.map((r) => `${r.date} ${r.status} ${r.reason}`)).toEqual(['2026-11-02 success interrupted', '2026-11-03 success missing', '2026-11-04 success missing']);
+    const history = await ledger.runs({ pipeline: 'p', date: '2026-11-02' });
+    expect(history.runs.map((r) => r.status)).toEqual(['interrupted', 'success']);
+  });
+
+  test('when a parallel catchup run after it succeeded then the catchup still reaches back to the interrupted date', async () => {
+    const { ledger } = await ledgerAt('2026-11-05T12:00:00Z');
+    await ledger.define({ pipeline: 'p', schedule: '@daily', start: '2026-11-01', maxActiveRuns: 2 });
+    const a = await ledger.start({ pipeline: 'p', date: '2026-11-02', runType: 'catchup' });
+    const b = await ledger.start({ pipeline: 'p', date: '2026-11-03', runType: 'catchup' });
+    await ledger.interrupt({ runId: a.runId, by: 'SIGTERM', message: 'stopped' });
+    await ledger.succeed({ runId: b.runId });
+    const job = await planJob(ledger, { kind: 'catchup', pipeline: 'p' });
+    expect(job.plan.slots.map((s) => `${s.date} ${s.reason}`)).toEqual(['2026-11-02 interrupted', '2026-11-04 missing']);
+  });
+
+  test('an interruption is fenced like a failure: recorded once, and no completion after it', async () => {
+    const { ledger } = await ledgerAt('2026-11-05T12:00:00Z');
+    await ledger.define({ pipeline: 'p', schedule: '@daily', start: '2026-11-01' });
+    const run = await ledger.start({ pipeline: 'p', date: '2026-11-01', runType: 'backfill' });
+    expect((await ledger.interrupt({ runId: run.runId, by: 'SIGINT' })).status).toBe('interrupted');
+    expect((await ledger.interrupt({ runId: run.runId, by: 'SIGINT' })).repeated).toBe(true);
+    await expect(ledger.succeed({ runId: run.runId })).rejects.toThrow(`run ${run.runId} of p 2026-11-01 was interrupted; its success is not recorded. Start a new attempt to run it again`);
+    const state = await ledger.state({ pipeline: 'p', to: '2026-11-01' });
+    expect(state.dates[0]).toMatchObject({ status: 'interrupted', errorCode: 'interrupted' });
+    const log = await ledger.log({ pipeline: 'p', types: ['RunInterrupted'] });
+    expect(log.events).toHaveLength(1);
+  });
+});
