@@ -68,7 +68,7 @@ export function quietSkipLine(skipped: RunReport[], failedDate: string | null): 
   return `${n} after the failure of ${failedDate ?? 'an earlier run'} (${span}); rerun to continue, or add --continue-on-failure`;
 }
 
-/** Splits runs into table rows and collapsed runs of never-started slots, in order. */
+/** Splits runs into table rows and collapsed runs of two or more never-started slots, in order. */
 function collapseQuietSkips(runs: RunReport[]): Array<RunReport | RunReport[]> {
   const out: Array<RunReport | RunReport[]> = [];
   for (const r of runs) {
@@ -77,7 +77,8 @@ function collapseQuietSkips(runs: RunReport[]): Array<RunReport | RunReport[]> {
     else if (Array.isArray(last) && last[0]?.skipReason === r.skipReason) last.push(r);
     else out.push([r]);
   }
-  return out;
+  // A lone never-started slot reads best as its own row.
+  return out.map((part) => (Array.isArray(part) && part.length === 1 && part[0] ? part[0] : part));
 }
 
 /** The table printed at the end of a backfill or catchup (never-started slots collapsed into one line per run of them), and a totals line. */

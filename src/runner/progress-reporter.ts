@@ -66,7 +66,9 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
 
   const flushQuiet = () => {
     if (quiet.length === 0) return;
-    const line = `${options.label} ${quietSkipLine(quiet, failedDate)} [${finished}/${options.total}]\n`;
+    const [only] = quiet;
+    const what = quiet.length === 1 && only ? describe(only) : quietSkipLine(quiet, failedDate);
+    const line = `${options.label} ${what} [${finished}/${options.total}]\n`;
     quiet = [];
     above(() => options.write(line));
   };
