@@ -26,7 +26,7 @@ import { backfill as runBackfill, type BackfillOptions } from '../runner/backfil
 import type { RunFunction } from '../runner/function-task.js';
 import type { RunSummary } from '../runner/run-types.js';
 import { withRun as runWithRun, type WithRunOptions, type WithRunResult } from '../runner/with-run.js';
-import { parseRangeEnd } from '../timetable/parse-range-end.js';
+import { parseRangeEnd, parseRangeStart } from '../timetable/parse-range-end.js';
 import { createTimetable } from '../timetable/create-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
 import { buildDefinition, checkPipelineName, completeDefinitionInput, diffDefinitions, timetableSpec, type DefineChanges } from './build-definition.js';
@@ -503,7 +503,7 @@ export class Ledger {
 
   /** [from, to] in ms: defaults are the pipeline's first slot and the last slot due now; a bare date `to` on an instant-keyed pipeline is the end of that local day. */
   #range(timetable: Timetable, input: { from?: string; to?: string }, nowMs: number): [number, number] {
-    const from = input.from !== undefined ? timetable.parseDate(input.from) : Date.parse(timetable.first()?.logicalDate ?? '1970-01-01T00:00:00Z');
+    const from = input.from !== undefined ? parseRangeStart(timetable, input.from) : Date.parse(timetable.first()?.logicalDate ?? '1970-01-01T00:00:00Z');
     const lastDue = timetable.lastDue(nowMs);
     const to = input.to !== undefined ? parseRangeEnd(timetable, input.to) : lastDue ? Date.parse(lastDue.logicalDate) : from - 1;
     // A reversed range is a typo, not an empty answer (and `clear` would call it "no dates named").

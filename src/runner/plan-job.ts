@@ -3,7 +3,7 @@ import type { Slot } from '../../projections/slot.js';
 import { LedgerError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { createTimetable } from '../timetable/create-timetable.js';
-import { parseRangeEnd } from '../timetable/parse-range-end.js';
+import { parseRangeEnd, parseRangeStart } from '../timetable/parse-range-end.js';
 import type { Timetable } from '../timetable/timetable.js';
 
 /** A backfill over `[from, to]` (S10) or a catchup (S9). */
@@ -45,7 +45,7 @@ export async function planJob(ledger: Ledger, request: JobRequest): Promise<Plan
   let job: PlannedJob;
   if (request.kind === 'backfill') {
     const reprocess = checkReprocess(request.reprocess ?? 'none');
-    const fromMs = timetable.parseDate(request.from);
+    const fromMs = parseRangeStart(timetable, request.from);
     const toMs = parseRangeEnd(timetable, request.to);
     if (fromMs > toMs) {
       throw new LedgerError('input.invalidRange', `--from ${request.from} is after --to ${request.to}; give the earlier date first (use --run-backwards to run newest first)`);

@@ -25,7 +25,21 @@ export function parseRangeEnd(timetable: Timetable, text: string): number {
   return nextMidnight === undefined ? at : nextMidnight - 1;
 }
 
-/** True when `text` is a bare date that `parseRangeEnd` widened to the end of its local day. */
-export function widensToEndOfDay(timetable: Timetable, text: string): boolean {
-  return !timetable.dailyKeys && BARE_DATE.test(text.trim());
+/**
+ * The inclusive lower bound of a `--from`, in epoch ms. A bare date on an
+ * instant-keyed pipeline is the first instant of that local day, so a day
+ * whose midnight repeats (America/Havana, 2026-11-01) starts at its first
+ * midnight and no slot falls between two whole-day ranges. Elsewhere it is
+ * `parseDate`'s reading (a day-keyed pipeline's key is its slot).
+ *
+ * @example
+ * parseRangeStart(hourlyHavana, '2026-11-01'); // Date.parse('2026-11-01T00:00:00-04:00')
+ */
+export function parseRangeStart(timetable: Timetable, text: string): number {
+  const at = timetable.parseDate(text);
+  const bare = BARE_DATE.exec(text.trim());
+  if (timetable.dailyKeys || bare === null) return at;
+  const [, year, month, day] = bare;
+  const { instants } = zoneClock(timetable.spec.timezone).resolveWall(utcFromFields(Number(year), Number(month), Number(day)));
+  return instants[0] ?? at;
 }
