@@ -3,10 +3,10 @@ import { leaseExpired, type DateState } from '../../projections/date-state.js';
 import type { Ledger } from '../ledger/ledger.js';
 
 /** How often a runner looks again for a free place under the pipeline's max_active_runs. */
-export const PLACE_POLL_MS = 250;
+const PLACE_POLL_MS = 250;
 
 /** The pipeline's live runs (running, lease not run out), oldest start first: the order every runner agrees on. */
-export function liveRuns(dates: Iterable<DateState>, nowMs: number): DateState[] {
+function liveRuns(dates: Iterable<DateState>, nowMs: number): DateState[] {
   return [...dates].filter((d) => d.status === 'running' && !leaseExpired(d, nowMs)).sort((a, b) => a.startPosition - b.startPosition);
 }
 
