@@ -5,6 +5,7 @@ import { RunAbandoned } from './run-abandoned.js';
 import { RunCleared } from './run-cleared.js';
 import { RunFailed } from './run-failed.js';
 import { RunHeartbeat } from './run-heartbeat.js';
+import { RunInterrupted } from './run-interrupted.js';
 import { RunStarted } from './run-started.js';
 import { RunSucceeded } from './run-succeeded.js';
 import { TaskStateChanged } from './task-state-changed.js';
@@ -19,6 +20,7 @@ export const LedgerEvent = z.discriminatedUnion('type', [
   RunCleared,
   RunHeartbeat,
   RunAbandoned,
+  RunInterrupted,
   TaskStateChanged,
 ]);
 export type LedgerEvent = z.infer<typeof LedgerEvent>;
@@ -35,6 +37,7 @@ export const currentSchemaVersion: Readonly<Record<EventType, number>> = {
   RunCleared: 1,
   RunHeartbeat: 1,
   RunAbandoned: 1,
+  RunInterrupted: 1,
   TaskStateChanged: 1,
 };
 

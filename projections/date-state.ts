@@ -1,8 +1,12 @@
 import type { RunType } from '../events/common.js';
 import type { DataInterval } from './slot.js';
 
-/** S2: the status of a date key's latest generation. A key with no event is `missing`. */
-export type DateStatus = 'running' | 'success' | 'failed' | 'cleared';
+/**
+ * S2: the status of a date key's latest generation. A key with no event is
+ * `missing`. `interrupted`: its runner was stopped before the run finished;
+ * pending, and resumed by every reprocess mode (it is not a failure).
+ */
+export type DateStatus = 'running' | 'success' | 'failed' | 'interrupted' | 'cleared';
 
 /** The current state of one date key (the `dates[]` rows of `state --json`). */
 export type DateState = {
@@ -26,6 +30,8 @@ export type DateState = {
   offSchedule: boolean;
   forced: boolean;
   clearedAt: string | null;
+  /** Global position of the current run's `RunStarted`: orders live runs the same way for every runner. */
+  startPosition: number;
   /** Version of the key's stream, for optimistic concurrency. */
   version: number;
 };

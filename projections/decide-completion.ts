@@ -1,5 +1,6 @@
 import type { RunFailed } from '../events/run-failed.js';
 import type { RunHeartbeat } from '../events/run-heartbeat.js';
+import type { RunInterrupted } from '../events/run-interrupted.js';
 import type { RunSucceeded } from '../events/run-succeeded.js';
 import type { PipelineState } from './pipeline-state.js';
 import { accept, refuse, type Decision } from './refusal.js';
@@ -7,10 +8,11 @@ import { accept, refuse, type Decision } from './refusal.js';
 export type CompletionCommand =
   | { kind: 'succeed'; runId: string; date: string; metrics: Record<string, unknown>; outputs: string[] }
   | { kind: 'fail'; runId: string; date: string; error: string; code: string | null }
-  | { kind: 'heartbeat'; runId: string; date: string; leaseMs: number };
+  | { kind: 'heartbeat'; runId: string; date: string; leaseMs: number }
+  | { kind: 'interrupt'; runId: string; date: string; by: string; message: string };
 
 /** `events` is empty when the same completion was already recorded (idempotent repeat). */
-export type CompletionDecision = { events: Array<RunSucceeded | RunFailed | RunHeartbeat>; repeated: boolean };
+export type CompletionDecision = { events: Array<RunSucceeded | RunFailed | RunHeartbeat | RunInterrupted>; repeated: boolean };
 
 /**
  * S3 fencing: a completion must name the key's current run. A repeat of the
@@ -22,7 +24,7 @@ export type CompletionDecision = { events: Array<RunSucceeded | RunFailed | RunH
 export function decideCompletion(state: PipelineState, command: CompletionCommand, context: { nowMs: number }): Decision<CompletionDecision> {
   const { pipeline } = state;
   const date = state.dates.get(command.date);
-  const what = command.kind === 'heartbeat' ? 'heartbeat' : command.kind === 'succeed' ? 'success' : 'failure';
+  const what = { heartbeat: 'heartbeat', succeed: 'success', fail: 'failure', interrupt: 'interruption' }[command.kind];
   if (!date) {
     return refuse('ledger.unknownRun', `run ${command.runId} has no start for ${pipeline} ${command.date}; start the run first`);
   }
@@ -45,15 +47,25 @@ export function decideCompletion(state: PipelineState, command: CompletionComman
         return accept({ events: [{ type: 'RunSucceeded', schemaVersion: 1, data: { ...ref, metrics: command.metrics, outputs: command.outputs } }], repeated: false });
       case 'fail':
         return accept({ events: [{ type: 'RunFailed', schemaVersion: 1, data: { ...ref, error: command.error, code: command.code } }], repeated: false });
+      case 'interrupt':
+        return accept({ events: [{ type: 'RunInterrupted', schemaVersion: 1, data: { ...ref, by: command.by, message: command.message } }], repeated: false });
       case 'heartbeat': {
         const leaseExpiresAt = new Date(context.nowMs + command.leaseMs).toISOString();
         return accept({ events: [{ type: 'RunHeartbeat', schemaVersion: 1, data: { ...ref, leaseExpiresAt } }], repeated: false });
       }
     }
   }
-  const repeat = (command.kind === 'succeed' && date.status === 'success') || (command.kind === 'fail' && date.status === 'failed');
+  const repeat =
+    (command.kind === 'succeed' && date.status === 'success') ||
+    (command.kind === 'fail' && date.status === 'failed') ||
+    (command.kind === 'interrupt' && date.status === 'interrupted');
   if (repeat) return accept({ events: [], repeated: true });
-  const finished = date.error?.code === 'abandoned' ? 'was abandoned when its lease expired' : `already ${date.status === 'success' ? 'succeeded' : 'failed'}`;
+  const finished =
+    date.error?.code === 'abandoned'
+      ? 'was abandoned when its lease expired'
+      : date.status === 'interrupted'
+        ? 'was interrupted'
+        : `already ${date.status === 'success' ? 'succeeded' : 'failed'}`;
   return refuse(
     'ledger.runFinished',
     `run ${command.runId} of ${pipeline} ${command.date} ${finished}; its ${what} is not recorded. Start a new attempt to run it again`,

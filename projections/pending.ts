@@ -2,7 +2,7 @@ import { leaseExpired } from './date-state.js';
 import type { PipelineState } from './pipeline-state.js';
 import type { DataInterval, Slot } from './slot.js';
 
-export type PendingReason = 'missing' | 'failed' | 'cleared' | 'stalled';
+export type PendingReason = 'missing' | 'failed' | 'interrupted' | 'cleared' | 'stalled';
 
 export type PendingSlot = { date: string; reason: PendingReason; logicalDate: string; runAfter: string; dataInterval: DataInterval };
 export type InFlightSlot = { date: string; runId: string; leaseExpiresAt: string };

@@ -65,6 +65,7 @@ export function evolve(state: PipelineState, event: RecordedEvent): PipelineStat
         offSchedule: d.offSchedule,
         forced: d.force,
         clearedAt: null,
+        startPosition: event.position,
         version: event.streamVersion,
       });
       return next;
@@ -104,6 +105,18 @@ export function evolve(state: PipelineState, event: RecordedEvent): PipelineStat
         status: 'failed',
         finishedAt: event.recordedAt,
         error: { message: `abandoned: lease expired at ${date.leaseExpiresAt}`, code: 'abandoned' },
+        version: event.streamVersion,
+      });
+      return next;
+    }
+    case 'RunInterrupted': {
+      const date = state.dates.get(event.data.date);
+      if (!date || !isCurrentRun(date, event.data.runId) || date.status !== 'running') return touch(next, event);
+      state.dates.set(date.date, {
+        ...date,
+        status: 'interrupted',
+        finishedAt: event.recordedAt,
+        error: { message: event.data.message, code: 'interrupted' },
         version: event.streamVersion,
       });
       return next;

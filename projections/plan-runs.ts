@@ -5,13 +5,13 @@ import type { RunHistory } from './run-history.js';
 import type { Slot } from './slot.js';
 
 /**
- * S10, with Airflow 3's names: `none` runs missing, cleared and stalled slots;
+ * S10, with Airflow 3's names: `none` runs missing, cleared, stalled and interrupted slots;
  * `failed` adds failed ones; `completed` adds successful ones too (`--force`).
  */
 export type Reprocess = 'none' | 'failed' | 'completed';
 
 /** Why a slot is in a plan: its state at planning time. `completed` means it succeeded and is reprocessed. */
-export type PlanReason = 'missing' | 'cleared' | 'stalled' | 'failed' | 'completed';
+export type PlanReason = 'missing' | 'cleared' | 'stalled' | 'interrupted' | 'failed' | 'completed';
 
 export type PlannedSlot = Slot & { reason: PlanReason };
 
@@ -48,6 +48,9 @@ export function selectSlot(date: DateState | undefined, reprocess: Reprocess, no
   switch (date.status) {
     case 'cleared':
       return { run: true, reason: 'cleared' };
+    case 'interrupted':
+      // Its runner was stopped, the pipeline did not fail: the same command resumes it.
+      return { run: true, reason: 'interrupted' };
     case 'running':
       // An expired lease means the runner died: the ledger's start takes the run over (S4).
       if (leaseExpired(date, nowMs)) return { run: true, reason: 'stalled' };
@@ -114,7 +117,7 @@ export function planCatchup(
   const window: Slot[] = [];
   let notDueFrom: Slot | null = null;
   for (const slot of slots) {
-    if (Date.parse(slot.logicalDate) <= afterMs) continue;
+    if (Date.parse(slot.logicalDate) <= afterMs && !interruptedCatchup(state.dates.get(slot.date))) continue;
     if (Date.parse(slot.runAfter) > options.nowMs) {
       notDueFrom = slot;
       break;
@@ -127,10 +130,33 @@ export function planCatchup(
   return { ...plan, notDueFrom };
 }
 
+/** A key whose current run is a scheduled or catchup run that was interrupted: the next catchup resumes it. */
+function interruptedCatchup(date: DateState | undefined): boolean {
+  return date?.status === 'interrupted' && (date.runType === 'scheduled' || date.runType === 'catchup');
+}
+
+/**
+ * The earliest key whose scheduled or catchup run was interrupted and not run
+ * since (its logical date), or null: a catchup must reach back to it even when
+ * a later run (started beside it) moved the catchup point past it.
+ *
+ * @example
+ * earliestInterruptedCatchup(state) // '2026-11-03T00:00:00+07:00'
+ */
+export function earliestInterruptedCatchup(state: PipelineState): string | null {
+  let earliest: string | null = null;
+  for (const date of state.dates.values()) {
+    if (!interruptedCatchup(date)) continue;
+    if (earliest === null || Date.parse(date.logicalDate) < Date.parse(earliest)) earliest = date.logicalDate;
+  }
+  return earliest;
+}
+
 /**
  * The logical date of the latest `scheduled` or `catchup` run, whatever its
  * outcome (a cleared or failed one still moves the catchup point, as an
- * Airflow DAG run does), or null when there was none.
+ * Airflow DAG run does), or null when there was none. An interrupted run does
+ * not move it: its runner was stopped, and the same catchup resumes it.
  *
  * @example
  * planCatchup(state, slots, { nowMs, catchup: true, after: latestScheduledRun(history) })
@@ -139,6 +165,7 @@ export function latestScheduledRun(history: RunHistory): string | null {
   let latest: string | null = null;
   for (const run of history.runs.values()) {
     if (run.runType !== 'scheduled' && run.runType !== 'catchup') continue;
+    if (run.status === 'interrupted') continue;
     if (latest === null || Date.parse(run.logicalDate) > Date.parse(latest)) latest = run.logicalDate;
   }
   return latest;

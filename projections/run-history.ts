@@ -2,7 +2,7 @@ import type { RunType } from '../events/common.js';
 import type { RecordedEvent } from '../events/recorded-event.js';
 import type { DataInterval } from './slot.js';
 
-export type RunStatus = 'running' | 'success' | 'failed' | 'cleared' | 'abandoned';
+export type RunStatus = 'running' | 'success' | 'failed' | 'interrupted' | 'cleared' | 'abandoned';
 
 /** One attempt at one date key (the rows of `runs`). */
 export type RunRecord = {
@@ -74,6 +74,11 @@ export function evolveRunHistory(history: RunHistory, event: RecordedEvent): Run
     case 'RunFailed':
       update(history, event.data.runId, (r) =>
         r.status === 'running' ? { ...r, status: 'failed', finishedAt: event.recordedAt, error: event.data.error } : r,
+      );
+      return history;
+    case 'RunInterrupted':
+      update(history, event.data.runId, (r) =>
+        r.status === 'running' ? { ...r, status: 'interrupted', finishedAt: event.recordedAt, error: `interrupted by ${event.data.by}: ${event.data.message}` } : r,
       );
       return history;
     case 'RunAbandoned':

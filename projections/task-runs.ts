@@ -48,6 +48,7 @@ export function evolveTaskRuns(tasks: TaskRuns, event: RecordedEvent): TaskRuns 
       return tasks;
     case 'RunSucceeded':
     case 'RunFailed':
+    case 'RunInterrupted':
     case 'RunAbandoned':
       if (tasks.open.get(event.data.date) === event.data.runId) tasks.open.delete(event.data.date);
       return tasks;

@@ -58,7 +58,7 @@ export type CompletionResult = {
   runId: string;
   pipeline: string;
   date: string;
-  status: 'success' | 'failed' | 'running';
+  status: 'success' | 'failed' | 'interrupted' | 'running';
   /** True when this exact completion had already been recorded: nothing new was written. */
   repeated: boolean;
   leaseExpiresAt?: string;
@@ -83,7 +83,7 @@ export type ClearResult = {
 
 export type DateRow = {
   date: string;
-  status: 'missing' | 'running' | 'success' | 'failed' | 'cleared';
+  status: 'missing' | 'running' | 'success' | 'failed' | 'interrupted' | 'cleared';
   runId: string | null;
   attempt: number | null;
   attempts: number;

@@ -26,6 +26,7 @@ import { backfill as runBackfill, type BackfillOptions } from '../runner/backfil
 import type { RunFunction } from '../runner/function-task.js';
 import type { RunSummary } from '../runner/run-types.js';
 import { withRun as runWithRun, type WithRunOptions, type WithRunResult } from '../runner/with-run.js';
+import { parseRangeEnd, parseRangeStart } from '../timetable/parse-range-end.js';
 import { createTimetable } from '../timetable/create-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
 import { buildDefinition, checkPipelineName, completeDefinitionInput, diffDefinitions, timetableSpec, type DefineChanges } from './build-definition.js';
@@ -206,6 +207,18 @@ export class Ledger {
     return this.#complete(input.runId, (date) => ({ kind: 'fail', runId: input.runId, date, error: input.error, code: input.code ?? null }));
   }
 
+  /**
+   * Records that the runner owning a running run was stopped before it
+   * finished (`by`: `SIGINT`, `SIGTERM`, …). The key becomes `interrupted`:
+   * pending, and run again by every reprocess mode. Fenced like `fail` (S3).
+   *
+   * @example
+   * await ledger.interrupt({ runId, by: 'SIGINT', message: 'stopped while loading' });
+   */
+  async interrupt(input: { runId: string; by: string; message?: string }): Promise<CompletionResult> {
+    return this.#complete(input.runId, (date) => ({ kind: 'interrupt', runId: input.runId, date, by: input.by, message: input.message ?? '' }));
+  }
+
   /** Extends the lease of a running run. */
   async heartbeat(input: { runId: string; leaseMs?: number }): Promise<CompletionResult> {
     if (input.leaseMs !== undefined) checkDurationMs(input.leaseMs, 'leaseMs');
@@ -252,9 +265,10 @@ export class Ledger {
       const decision = decideCompletion(state, cmd, { nowMs: this.now() });
       if (!decision.ok) throw refusalError(decision.refusal);
       // S12: a task-level run's outcome follows from its leaves; a repeat (no events) needs no check.
-      const unfinished = decision.value.events.length === 0 ? null : refuseUnfinishedTasks(definition, tasks, cmd);
+      // An interruption is about the runner, not the outcome, so unfinished tasks do not hold it back.
+      const unfinished = decision.value.events.length === 0 || cmd.kind === 'interrupt' ? null : refuseUnfinishedTasks(definition, tasks, cmd);
       if (unfinished) throw refusalError(unfinished);
-      const status = cmd.kind === 'succeed' ? 'success' : cmd.kind === 'fail' ? 'failed' : 'running';
+      const status = ({ succeed: 'success', fail: 'failed', interrupt: 'interrupted', heartbeat: 'running' } as const)[cmd.kind];
       const result: CompletionResult = { runId, pipeline: found.pipeline, date, status, repeated: decision.value.repeated };
       if (decision.value.events.length === 0) return result;
       const expected = state.dates.get(date)?.version ?? 0;
@@ -487,11 +501,11 @@ export class Ledger {
     return completeThrough(state, slotsFrom(timetable));
   }
 
-  /** [from, to] in ms: defaults are the pipeline's first slot and the last slot due now. */
+  /** [from, to] in ms: defaults are the pipeline's first slot and the last slot due now; a bare date `to` on an instant-keyed pipeline is the end of that local day. */
   #range(timetable: Timetable, input: { from?: string; to?: string }, nowMs: number): [number, number] {
-    const from = input.from !== undefined ? timetable.parseDate(input.from) : Date.parse(timetable.first()?.logicalDate ?? '1970-01-01T00:00:00Z');
+    const from = input.from !== undefined ? parseRangeStart(timetable, input.from) : Date.parse(timetable.first()?.logicalDate ?? '1970-01-01T00:00:00Z');
     const lastDue = timetable.lastDue(nowMs);
-    const to = input.to !== undefined ? timetable.parseDate(input.to) : lastDue ? Date.parse(lastDue.logicalDate) : from - 1;
+    const to = input.to !== undefined ? parseRangeEnd(timetable, input.to) : lastDue ? Date.parse(lastDue.logicalDate) : from - 1;
     // A reversed range is a typo, not an empty answer (and `clear` would call it "no dates named").
     if (input.from !== undefined && input.to !== undefined && from > to) {
       throw new LedgerError('input.invalidRange', `--from ${input.from} is after --to ${input.to}; give the earlier date first`);

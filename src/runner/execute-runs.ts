@@ -1,9 +1,11 @@
+import type { DateState } from '../../projections/date-state.js';
 import { selectSlot, type PlannedSlot, type Reprocess } from '../../projections/plan-runs.js';
 import { LedgerError, isLedgerError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { StartInput } from '../ledger/ledger-types.js';
 import { runOnce } from './run-once.js';
 import type { RunProgress, RunReport, RunSummary, RunTask, SkipReason } from './run-types.js';
+import { waitForPlace } from './wait-for-place.js';
 
 export type ExecuteOptions = {
   pipeline: string;
@@ -13,8 +15,13 @@ export type ExecuteOptions = {
   /** The mode they were planned with; each slot is checked against it again right before its claim. */
   reprocess: Reprocess;
   task: RunTask;
-  /** How many runs at once (S10 default 1). */
+  /**
+   * How many runs at once. Default and ceiling: the pipeline's own `maxActiveRuns`,
+   * which counts the live runs of every runner on the ledger (as Airflow's DAG-level setting).
+   */
   maxActiveRuns?: number;
+  /** How often to look again for a free place when the pipeline's limit is reached (default 250 ms). */
+  placePollMs?: number;
   /** Keep starting slots after a failure (Airflow isolates runs); default: stop at the first failure. */
   continueOnFailure?: boolean;
   leaseMs?: number;
@@ -40,10 +47,34 @@ export type ExecuteOptions = {
  *   reprocess: 'none', task: functionTask(async (run) => ({ rows: 1 })) });
  */
 export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Promise<RunSummary> {
-  const maxActive = options.maxActiveRuns ?? 1;
-  if (!Number.isSafeInteger(maxActive) || maxActive < 1) {
-    throw new LedgerError('input.invalidMaxActiveRuns', `maxActiveRuns must be a whole number of 1 or more, not ${maxActive}`);
+  const limit = (await ledger.pipeline(options.pipeline)).definition.maxActiveRuns;
+  const requested = options.maxActiveRuns ?? limit;
+  if (!Number.isSafeInteger(requested) || requested < 1) {
+    throw new LedgerError('input.invalidMaxActiveRuns', `maxActiveRuns must be a whole number of 1 or more, not ${requested}`);
   }
+  const maxActive = Math.min(requested, limit);
+  if (requested > limit) {
+    options.onProgress?.({
+      kind: 'note',
+      text: `${options.pipeline} allows at most ${limit} live ${limit === 1 ? 'run' : 'runs'} at once across every runner (its --max-active-runs); running up to ${limit}, not ${requested}. Redefine it with a larger --max-active-runs to allow more`,
+    });
+  }
+  let toldWaiting = false;
+  // Say once why the runner is idle: a killed runner's leases hold their places until they run out.
+  const onWait = (live: DateState[]) => {
+    if (toldWaiting) return;
+    toldWaiting = true;
+    const runs = live.map((d) => `${d.date} (run ${d.runId}, lease until ${d.leaseExpiresAt})`).join(', ');
+    options.onProgress?.({ kind: 'note', text: `${options.pipeline} has ${live.length} live ${live.length === 1 ? 'run' : 'runs'} and allows ${limit} at once (its --max-active-runs): ${runs}; waiting for a free place` });
+  };
+  const place = { onWait, ...(options.signal ? { signal: options.signal } : {}), ...(options.placePollMs === undefined ? {} : { pollMs: options.placePollMs }) };
+  // A claimed run starts its work only once it is among the pipeline's `limit` oldest live runs (two runners may claim at once).
+  const task: RunTask = async (run, signal) => {
+    if (!(await waitForPlace(ledger, options.pipeline, limit, { ...place, runId: run.runId, signal }))) {
+      return { status: 'failed', error: 'stopped while waiting for a place under the pipeline\'s max active runs', code: 'interrupted' };
+    }
+    return options.task(run, signal);
+  };
   const clock = options.monotonic ?? (() => performance.now());
   const began = clock();
   const signal = options.signal;
@@ -60,6 +91,8 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
     report(index, { ...emptyReport(slot), skipReason, note });
 
   async function runSlot(index: number, slot: PlannedSlot): Promise<void> {
+    // The pipeline's own limit counts every runner's live runs: wait for a place rather than fail.
+    if (!(await waitForPlace(ledger, options.pipeline, limit, place))) return skip(index, slot, 'interrupted', 'not started: the runner was interrupted');
     // Ask the selection rule again: another runner may have taken or finished the slot since we planned.
     const { state } = await ledger.pipeline(options.pipeline);
     const selection = selectSlot(state.dates.get(slot.date), options.reprocess, ledger.now());
@@ -81,7 +114,7 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
     if (options.startReason !== undefined && selection.reason !== 'stalled') start.reason = options.startReason;
     const t0 = clock();
     try {
-      const result = await runOnce(ledger, options.task, {
+      const result = await runOnce(ledger, task, {
         start,
         reason: selection.reason,
         ...(signal ? { signal } : {}),
@@ -93,6 +126,8 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
       if (result.refusal) {
         // Fenced out (cleared or taken over while it worked): nothing landed, so it counts as a failure here.
         report(index, { ...base, status: 'failed', exitCode: outcome.exitCode ?? null, error: result.refusal.message, code: 'fenced' });
+      } else if (result.interrupted && outcome.status === 'failed') {
+        report(index, { ...base, status: 'interrupted', exitCode: outcome.exitCode ?? null, signal: outcome.signal ?? null, error: outcome.error, code: outcome.code });
       } else if (outcome.status === 'success') {
         report(index, { ...base, status: 'success', exitCode: outcome.exitCode ?? null });
       } else {
@@ -136,6 +171,7 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
     succeeded: runs.filter((r) => r.status === 'success').length,
     failed: runs.filter((r) => r.status === 'failed').length,
     skipped: runs.filter((r) => r.status === 'skipped').length,
+    interruptedRuns: runs.filter((r) => r.status === 'interrupted').length,
     interrupted: signal?.aborted ? (typeof signal.reason === 'string' ? signal.reason : 'aborted') : null,
     stoppedAfterFailure: stoppedAfterFailure && queue.length > 0,
     durationMs: Math.round(clock() - began),

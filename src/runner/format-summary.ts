@@ -1,7 +1,7 @@
 import type { RunPlan } from '../../projections/plan-runs.js';
 import { formatTable } from '../cli/format-table.js';
 import type { PlannedJob } from './plan-job.js';
-import type { RunSummary } from './run-types.js';
+import type { RunReport, RunSummary } from './run-types.js';
 
 /** `0.12s`, `12.3s`, `4m05s`, `1h02m`. */
 export function formatDuration(ms: number): string {
@@ -24,6 +24,7 @@ export function summaryJson(summary: RunSummary) {
   return {
     pipeline: summary.pipeline,
     runType: summary.runType,
+    ...(summary.range ? { from: summary.range.from, to: summary.range.to } : {}),
     runs: summary.runs.map((r) => ({
       date: r.date,
       runId: r.runId,
@@ -41,17 +42,54 @@ export function summaryJson(summary: RunSummary) {
     succeeded: summary.succeeded,
     failed: summary.failed,
     skipped: summary.skipped,
+    interruptedRuns: summary.interruptedRuns,
     interrupted: summary.interrupted,
     stoppedAfterFailure: summary.stoppedAfterFailure,
     durationMs: summary.durationMs,
   };
 }
 
-/** The table printed at the end of a backfill or catchup, and a totals line. */
+/** A slot the runner never started because it stopped (after a failure, or interrupted): collapsed in readable output. */
+export function isQuietSkip(r: RunReport): boolean {
+  return r.status === 'skipped' && (r.skipReason === 'stopped' || r.skipReason === 'interrupted');
+}
+
+/**
+ * One line for a run of slots the runner never started, instead of one per
+ * slot: `163 slots not started after the failure of 2026-11-21T10:00:00+00:00
+ * (2026-11-21T11:00:00+00:00 .. 2026-11-28T10:00:00+00:00); rerun to continue`.
+ */
+export function quietSkipLine(skipped: RunReport[], failedDate: string | null): string {
+  const first = skipped[0]?.date ?? '';
+  const last = skipped.at(-1)?.date ?? first;
+  const span = skipped.length === 1 ? first : `${first} .. ${last}`;
+  const n = `${skipped.length} ${skipped.length === 1 ? 'slot' : 'slots'} not started`;
+  if (skipped[0]?.skipReason === 'interrupted') return `${n} (${span}): the runner was stopped; run the same command again to resume`;
+  return `${n} after the failure of ${failedDate ?? 'an earlier run'} (${span}); rerun to continue, or add --continue-on-failure`;
+}
+
+/** Splits runs into table rows and collapsed runs of two or more never-started slots, in order. */
+function collapseQuietSkips(runs: RunReport[]): Array<RunReport | RunReport[]> {
+  const out: Array<RunReport | RunReport[]> = [];
+  for (const r of runs) {
+    const last = out.at(-1);
+    if (!isQuietSkip(r)) out.push(r);
+    else if (Array.isArray(last) && last[0]?.skipReason === r.skipReason) last.push(r);
+    else out.push([r]);
+  }
+  // A lone never-started slot reads best as its own row.
+  return out.map((part) => (Array.isArray(part) && part.length === 1 && part[0] ? part[0] : part));
+}
+
+/** The table printed at the end of a backfill or catchup (never-started slots collapsed into one line per run of them), and a totals line. */
 export function formatSummary(summary: RunSummary): string {
+  const parts = collapseQuietSkips(summary.runs);
+  const rows = parts.filter((p): p is RunReport => !Array.isArray(p));
+  const failedDate = summary.runs.find((r) => r.status === 'failed')?.date ?? null;
+  const quiet = parts.filter((p): p is RunReport[] => Array.isArray(p)).map((group) => `${quietSkipLine(group, failedDate)}\n`).join('');
   const table = formatTable(
     ['DATE', 'REASON', 'STATUS', 'ATTEMPT', 'EXIT', 'DURATION', 'RUN', 'DETAIL'],
-    summary.runs.map((r) => [
+    rows.map((r) => [
       r.date,
       r.reason ?? '-',
       r.status,
@@ -62,8 +100,10 @@ export function formatSummary(summary: RunSummary): string {
       oneLine(r.status === 'skipped' ? (r.note ?? '') : (r.error ?? '')),
     ]),
   );
-  const totals = `${summary.succeeded} succeeded, ${summary.failed} failed, ${summary.skipped} skipped in ${formatDuration(summary.durationMs)}`;
-  return `${table}${totals}\n`;
+  const stopped = summary.interruptedRuns > 0 ? `, ${summary.interruptedRuns} interrupted` : '';
+  const over = summary.range ? `${summary.runType} ${summary.pipeline} from ${summary.range.from} to ${summary.range.to}: ` : '';
+  const totals = `${over}${summary.succeeded} succeeded, ${summary.failed} failed${stopped}, ${summary.skipped} skipped in ${formatDuration(summary.durationMs)}`;
+  return `${rows.length > 0 ? table : ''}${quiet}${totals}\n`;
 }
 
 /** The `--dry-run --json` document: `{ pipeline, slots: [{ date, reason, logicalDate, runAfter, dataInterval }] }` and what was left out. */
@@ -86,7 +126,7 @@ export function dryRunJson(job: PlannedJob) {
 /** The readable dry run: what would run and why, and what is left alone. */
 export function formatDryRun(job: PlannedJob): string {
   const { plan } = job;
-  const head = plan.slots.length === 0 ? `${nothingToDo(job)}\n` : `${job.runType} ${job.pipeline} would run ${count(plan.slots.length, 'date')}:\n`;
+  const head = plan.slots.length === 0 ? `${nothingToDo(job)}\n` : `${job.runType} ${job.pipeline} would run ${count(plan.slots.length, 'date')}${job.from !== null ? ` from ${job.from} to ${job.to}` : ''}:\n`;
   const table =
     plan.slots.length === 0
       ? ''
@@ -96,6 +136,10 @@ export function formatDryRun(job: PlannedJob): string {
 
 /** Why a plan is empty, with the option that would change it. */
 export function nothingToDo(job: PlannedJob): string {
+  const pastEnd = job.catchup?.pastEnd;
+  if (pastEnd) {
+    return `nothing to catchup for ${job.pipeline}: its catchup is off, so only the latest complete interval before now would run (${pastEnd.latest}), and that lies past the pipeline's end (${pastEnd.end}); use backfill for dates up to the end`;
+  }
   const where = job.from !== null ? ` from ${job.from} to ${job.to}` : job.catchup?.after ? ` after the latest scheduled or catchup run (${job.catchup.after})` : '';
   const { plan } = job;
   const succeeded = plan.excluded.filter((e) => e.status === 'success').length;

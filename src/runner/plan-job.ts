@@ -1,7 +1,10 @@
-import { latestScheduledRun, planBackfill, planCatchup, type PlannedSlot, type Reprocess, type RunPlan } from '../../projections/plan-runs.js';
+import { earliestInterruptedCatchup, latestScheduledRun, planBackfill, planCatchup, type PlannedSlot, type Reprocess, type RunPlan } from '../../projections/plan-runs.js';
 import type { Slot } from '../../projections/slot.js';
 import { LedgerError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
+import { createTimetable } from '../timetable/create-timetable.js';
+import { parseRangeEnd, parseRangeStart } from '../timetable/parse-range-end.js';
+import type { Timetable } from '../timetable/timetable.js';
 
 /** A backfill over `[from, to]` (S10) or a catchup (S9). */
 export type JobRequest =
@@ -16,8 +19,12 @@ export type PlannedJob = {
   /** The range's first and last slot (backfill), or null. */
   from: string | null;
   to: string | null;
-  /** For catchup: whether the pipeline catches up, and the logical date of its latest scheduled/catchup run. */
-  catchup?: { enabled: boolean; after: string | null };
+  /**
+   * For catchup: whether the pipeline catches up, and the logical date of its latest scheduled/catchup run.
+   * `pastEnd`: with catchup off, the latest complete interval before now (its date) lies past the
+   * pipeline's end, so nothing runs (as in Airflow, catchup off never reaches back to an end in the past).
+   */
+  catchup?: { enabled: boolean; after: string | null; pastEnd?: { latest: string; end: string } };
   plan: RunPlan;
 };
 
@@ -38,31 +45,50 @@ export async function planJob(ledger: Ledger, request: JobRequest): Promise<Plan
   let job: PlannedJob;
   if (request.kind === 'backfill') {
     const reprocess = checkReprocess(request.reprocess ?? 'none');
-    const fromMs = timetable.parseDate(request.from);
-    const toMs = timetable.parseDate(request.to);
+    const fromMs = parseRangeStart(timetable, request.from);
+    const toMs = parseRangeEnd(timetable, request.to);
     if (fromMs > toMs) {
       throw new LedgerError('input.invalidRange', `--from ${request.from} is after --to ${request.to}; give the earlier date first (use --run-backwards to run newest first)`);
     }
     const slots = timetable.slotsBetween(fromMs, toMs);
     const plan = planBackfill(state, slots, { reprocess, nowMs });
+    // The resolved bounds: a bare --to on an hourly pipeline shows as the last instant of that local day.
     job = { pipeline: request.pipeline, runType: 'backfill', reprocess, from: timetable.keyOf(fromMs), to: timetable.keyOf(toMs), plan };
   } else {
     const reprocess = checkReprocess(request.reprocess ?? 'failed');
     const after = latestScheduledRun(history);
     const lastDue = timetable.lastDue(nowMs);
+    const pastEnd = definition.catchup ? undefined : latestPastEnd(timetable, nowMs);
     let slots: Iterable<Slot> = [];
-    if (lastDue && !definition.catchup) slots = [lastDue];
+    if (pastEnd) slots = [];
+    else if (lastDue && !definition.catchup) slots = [lastDue];
     else if (lastDue) {
       const first = timetable.first();
-      const fromMs = after === null ? (first ? Date.parse(first.logicalDate) : Date.parse(lastDue.logicalDate)) : Date.parse(after) + 1;
+      const resume = earliestInterruptedCatchup(state);
+      let fromMs = after === null ? (first ? Date.parse(first.logicalDate) : Date.parse(lastDue.logicalDate)) : Date.parse(after) + 1;
+      if (resume !== null) fromMs = Math.min(fromMs, Date.parse(resume));
       slots = timetable.slotsBetween(fromMs, Date.parse(lastDue.logicalDate));
     }
     const plan = planCatchup(state, slots, { nowMs, catchup: definition.catchup, after, reprocess });
     const next = lastDue ? timetable.next(lastDue) : timetable.first();
-    job = { pipeline: request.pipeline, runType: 'catchup', reprocess, from: null, to: null, catchup: { enabled: definition.catchup, after }, plan: { ...plan, notDueFrom: next ?? null } };
+    const catchup = { enabled: definition.catchup, after, ...(pastEnd ? { pastEnd } : {}) };
+    job = { pipeline: request.pipeline, runType: 'catchup', reprocess, from: null, to: null, catchup, plan: { ...plan, notDueFrom: next ?? null } };
   }
   if (request.runBackwards) job.plan.slots.reverse();
   return job;
+}
+
+/**
+ * With catchup off, Airflow takes the latest complete interval before now and
+ * schedules nothing when it starts past the end date. Returns that interval's
+ * key and the end when so, else undefined.
+ */
+function latestPastEnd(timetable: Timetable, nowMs: number): { latest: string; end: string } | undefined {
+  const { end } = timetable.spec;
+  if (end === null) return undefined;
+  const latest = createTimetable({ ...timetable.spec, end: null }).lastDue(nowMs);
+  if (!latest || Date.parse(latest.logicalDate) <= Date.parse(end)) return undefined;
+  return { latest: latest.date, end: timetable.formatInstant(Date.parse(end)) };
 }
 
 /** Throws `input.invalidReprocess` unless the mode is one of S10's three. */

@@ -1,4 +1,4 @@
-import { formatDuration } from './format-summary.js';
+import { formatDuration, isQuietSkip, quietSkipLine } from './format-summary.js';
 import type { RunProgress, RunReport } from './run-types.js';
 
 export type ProgressReporterOptions = {
@@ -47,6 +47,9 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
     );
   };
   let closed = false;
+  /** Slots not started because the runner stopped, held back to print as one line. */
+  let quiet: RunReport[] = [];
+  let failedDate: string | null = null;
   const redraw = () => {
     if (!options.isTTY || closed) return;
     options.write(`${CLEAR_LINE}${bar()}`);
@@ -61,8 +64,18 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
   const timer = options.isTTY ? setInterval(redraw, 1000) : undefined;
   timer?.unref();
 
+  const flushQuiet = () => {
+    if (quiet.length === 0) return;
+    const [only] = quiet;
+    const what = quiet.length === 1 && only ? describe(only) : quietSkipLine(quiet, failedDate);
+    const line = `${options.label} ${what} [${finished}/${options.total}]\n`;
+    quiet = [];
+    above(() => options.write(line));
+  };
+
   return {
     onProgress(progress) {
+      if (progress.kind !== 'finished' || !isQuietSkip(progress.report) || progress.report.skipReason !== quiet[0]?.skipReason) flushQuiet();
       switch (progress.kind) {
         case 'started':
           running.add(progress.run.date);
@@ -73,11 +86,22 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
           above(() => sink(progress.line));
           return;
         }
+        case 'note':
+          above(() => options.write(`runledger: ${progress.text}\n`));
+          return;
         case 'finished': {
           const r = progress.report;
           running.delete(r.date);
           finished += 1;
-          if (r.status === 'failed') failed += 1;
+          if (r.status === 'failed') {
+            failed += 1;
+            failedDate ??= r.date;
+          }
+          if (isQuietSkip(r)) {
+            quiet.push(r);
+            redraw();
+            return;
+          }
           const line = `${options.label} ${describe(r)} [${finished}/${options.total}]\n`;
           if (!options.isTTY || r.status !== 'success') above(() => options.write(line));
           else redraw();
@@ -90,6 +114,7 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
       }
     },
     close() {
+      flushQuiet();
       if (timer) clearInterval(timer);
       if (options.isTTY && barShown) options.write(CLEAR_LINE);
       barShown = false;
@@ -103,6 +128,7 @@ export function describe(r: RunReport): string {
   if (r.status === 'skipped') return `${r.date} skipped: ${r.note ?? r.skipReason ?? ''}`;
   const how = `attempt ${r.attempt ?? '-'}, ${formatDuration(r.durationMs)}`;
   if (r.status === 'success') return `${r.date} success (${how})`;
+  if (r.status === 'interrupted') return `${r.date} interrupted (${how}): recorded as interrupted, pending; the same command resumes it`;
   return `${r.date} failed (${how}): ${firstLine(r.error ?? r.code ?? 'failed')}`;
 }
 

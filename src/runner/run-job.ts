@@ -4,7 +4,9 @@ import { planJob, type JobRequest, type PlannedJob } from './plan-job.js';
 import type { RunProgress, RunReport, RunSummary, RunTask } from './run-types.js';
 
 export type JobOptions = {
+  /** Default and ceiling: the pipeline's own maxActiveRuns (live runs across every runner). */
   maxActiveRuns?: number;
+  placePollMs?: number;
   continueOnFailure?: boolean;
   leaseMs?: number;
   heartbeatMs?: number;
@@ -25,17 +27,18 @@ export type JobOptions = {
 export async function runJob(ledger: Ledger, request: JobRequest, task: RunTask, options: JobOptions = {}): Promise<{ job: PlannedJob; summary: RunSummary }> {
   const job = await planJob(ledger, request);
   options.onPlanned?.(job);
-  const range = job.from !== null ? ` ${job.from}..${job.to}` : '';
+  const span = job.from !== null ? ` ${job.from}..${job.to}` : '';
   const summary = await executeRuns(ledger, {
     pipeline: job.pipeline,
     runType: job.runType,
     slots: job.plan.slots,
     reprocess: job.reprocess,
     task,
-    startReason: `${job.runType}${range} (reprocess ${job.reprocess})`,
+    startReason: `${job.runType}${span} (reprocess ${job.reprocess})`,
     ...pick(options),
   });
-  return { job, summary: withInFlight(summary, job) };
+  const range = job.from !== null && job.to !== null ? { range: { from: job.from, to: job.to } } : {};
+  return { job, summary: { ...withInFlight(summary, job), ...range } };
 }
 
 /** Slots in flight at planning time are skipped too: list them, in date order, so the summary says so. */
@@ -63,9 +66,10 @@ function withInFlight(summary: RunSummary, job: PlannedJob): RunSummary {
 }
 
 function pick(options: JobOptions) {
-  const { maxActiveRuns, continueOnFailure, leaseMs, heartbeatMs, signal, onProgress, monotonic } = options;
+  const { maxActiveRuns, placePollMs, continueOnFailure, leaseMs, heartbeatMs, signal, onProgress, monotonic } = options;
   return {
     ...(maxActiveRuns === undefined ? {} : { maxActiveRuns }),
+    ...(placePollMs === undefined ? {} : { placePollMs }),
     ...(continueOnFailure === undefined ? {} : { continueOnFailure }),
     ...(leaseMs === undefined ? {} : { leaseMs }),
     ...(heartbeatMs === undefined ? {} : { heartbeatMs }),

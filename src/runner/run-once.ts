@@ -9,7 +9,7 @@ export type RunOnceOptions = {
   start: StartInput;
   /** Why this slot is run (shown to the task and in summaries). */
   reason: RunContext['reason'];
-  /** Aborts when the caller is interrupted: the task is told to stop and the run is failed as `interrupted`. */
+  /** Aborts when the caller is interrupted: the task is told to stop and the run is recorded as interrupted (pending, not failed). */
   signal?: AbortSignal;
   /** Heartbeat period; default a quarter of the lease (at most 5 minutes). */
   heartbeatMs?: number;
@@ -19,8 +19,10 @@ export type RunOnceOptions = {
 
 export type RunOnceResult = {
   run: RunContext;
-  /** The outcome as recorded (an interrupted failure carries code `interrupted`). */
+  /** The outcome (an interrupted run is a failed outcome with code `interrupted`, recorded as `RunInterrupted`). */
   outcome: TaskOutcome;
+  /** True when the caller's signal stopped the task: the run was recorded as interrupted, not failed. */
+  interrupted: boolean;
   /** False when the ledger refused the completion (the run was cleared or taken over while it worked). */
   recorded: boolean;
   /** The error the task threw, if it threw (so `withRun` can rethrow it unchanged). */
@@ -105,9 +107,9 @@ export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOpt
     await beating;
   }
 
-  if (outcome.status === 'failed' && outer?.aborted) {
-    const by = typeof outer.reason === 'string' ? outer.reason : 'the caller';
-    outcome = { ...outcome, error: `interrupted by ${by}: ${outcome.error}`, code: 'interrupted' };
+  const interruptedBy = outcome.status === 'failed' && outer?.aborted ? (typeof outer.reason === 'string' ? outer.reason : 'aborted') : null;
+  if (outcome.status === 'failed' && interruptedBy !== null) {
+    outcome = { ...outcome, error: `interrupted by ${interruptedBy}: ${outcome.error}`, code: 'interrupted' };
   }
   if (outcome.status === 'success') {
     // Metrics JSON cannot hold exactly (NaN, Infinity from 1e999, a function) would make the append throw
@@ -115,10 +117,13 @@ export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOpt
     const why = unstorableMetrics(outcome.metrics);
     if (why) outcome = { status: 'failed', error: `the metrics of ${run.pipeline} ${run.date} cannot be recorded: ${why}; use finite numbers, strings, booleans, null, arrays and objects`, code: 'invalidMetrics', exitCode: outcome.exitCode ?? null, signal: null };
   }
-  const result = (extra: Partial<RunOnceResult>): RunOnceResult => ({ run, outcome, recorded: true, ...(threw ? { thrown } : {}), ...extra });
+  const result = (extra: Partial<RunOnceResult>): RunOnceResult => ({ run, outcome, interrupted: interruptedBy !== null, recorded: true, ...(threw ? { thrown } : {}), ...extra });
   if (fenced) return result({ recorded: false, refusal: fenced });
   try {
-    if (outcome.status === 'success') {
+    if (interruptedBy !== null && outcome.status === 'failed') {
+      // The runner was stopped; the pipeline did not fail. The key stays pending so the same command resumes it.
+      await ledger.interrupt({ runId: run.runId, by: interruptedBy, message: outcome.error.replace(/^interrupted by [^:]*: /, '') });
+    } else if (outcome.status === 'success') {
       await ledger.succeed({ runId: run.runId, metrics: outcome.metrics, ...(outcome.outputs ? { outputs: outcome.outputs } : {}) });
     } else {
       await ledger.fail({ runId: run.runId, error: outcome.error, code: outcome.code });

@@ -38,7 +38,8 @@ export type RunReport = {
   date: string;
   runId: string | null;
   attempt: number | null;
-  status: 'success' | 'failed' | 'skipped';
+  /** `interrupted`: the runner was stopped while this run worked; recorded as such, pending, not a failure. */
+  status: 'success' | 'failed' | 'interrupted' | 'skipped';
   exitCode: number | null;
   durationMs: number;
   /** Why the slot was picked; null for a slot skipped because it was in flight when planned. */
@@ -61,6 +62,10 @@ export type RunSummary = {
   succeeded: number;
   failed: number;
   skipped: number;
+  /** A backfill's resolved bounds (first key, and the inclusive end: a bare --to on an hourly pipeline is the end of that day). */
+  range?: { from: string; to: string };
+  /** Runs the stop caught while they worked (recorded as interrupted, run again by the same command). */
+  interruptedRuns: number;
   /** What stopped the runner (`SIGINT`, `SIGTERM`, or `aborted` for an AbortSignal without a name), if anything did. */
   interrupted: string | null;
   /** True when the runner stopped starting slots after a failure (no `--continue-on-failure`). */
@@ -72,4 +77,6 @@ export type RunSummary = {
 export type RunProgress =
   | { kind: 'started'; run: RunContext }
   | { kind: 'finished'; report: RunReport }
-  | { kind: 'output'; stream: 'stdout' | 'stderr'; date: string; line: string };
+  | { kind: 'output'; stream: 'stdout' | 'stderr'; date: string; line: string }
+  /** Something the runner says once (e.g. the pipeline's own limit lowered --max-active-runs). */
+  | { kind: 'note'; text: string };

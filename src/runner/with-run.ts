@@ -49,6 +49,7 @@ export async function withRun(ledger: Ledger, pipeline: string, date: string, fn
   if ('thrown' in result) throw result.thrown;
   if (result.refusal) throw result.refusal;
   // A failure `fn` did not throw (metrics no event can hold, a signal aborted before `fn` ran) was recorded: say so.
+  // An interruption is recorded as such (the date stays pending), and is still an error to the caller.
   if (result.outcome.status === 'failed') {
     throw new LedgerError(result.outcome.code === 'invalidMetrics' ? 'input.invalidMetrics' : 'ledger.interrupted', result.outcome.error);
   }

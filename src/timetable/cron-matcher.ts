@@ -4,10 +4,10 @@ import { utcFromFields, wallFields, type WallMs } from './zoned-time.js';
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 /**
- * Loop guard. The worst legal case is a 29 February that must also fall on
- * weekdays picked by a stepped `*` weekday field (AND semantics): about 28
- * years of Februaries, under 2,000 steps. Hitting the guard means a bug, not
- * bad input (parseSchedule refuses schedules that never fire).
+ * Loop guard. Two restricted day fields are OR-ed (croniter), so the rarest
+ * legal day is a fifth weekday of a February (`0 0 * 2 1#5`): about 28 years
+ * of Februaries, under 2,000 steps. Hitting the guard means a bug, not bad
+ * input (parseSchedule refuses schedules that never fire).
  */
 const MAX_STEPS = 100_000;
 
@@ -49,15 +49,19 @@ export function createCronMatcher(schedule: CronSchedule): CronMatcher {
   const prevMinute = downTable(schedule.minutes, 59);
   const nextHour = upTable(schedule.hours, 23);
   const prevHour = downTable(schedule.hours, 23);
-  const { daysOfMonth, daysOfWeek, months, dayMatch } = schedule;
+  const { daysOfMonth, daysOfWeek, months, dayMatch, lastDayOfMonth, nthWeekdays } = schedule;
 
   function dayMatches(year: number, month: number, day: number): boolean {
-    const domOk = daysOfMonth.has[day] === true;
+    const domOk = daysOfMonth.has[day] === true || (lastDayOfMonth && day === daysInMonth(year, month));
     if (dayMatch === 'both' && !domOk) return false;
     if (dayMatch === 'either' && domOk) return true;
     const epochDay = Math.floor(utcFromFields(year, month, day) / DAY);
     // 1970-01-01 was a Thursday (4).
-    return daysOfWeek.has[(((epochDay + 4) % 7) + 7) % 7] === true;
+    const weekday = (((epochDay + 4) % 7) + 7) % 7;
+    if (nthWeekdays === null) return daysOfWeek.has[weekday] === true;
+    // `n#k`: the k-th such weekday of the month; `nL` (-1): the last one, no week later in this month.
+    const allowed = nthWeekdays[weekday] ?? [];
+    return allowed.includes(Math.ceil(day / 7)) || (allowed.includes(-1) && day + 7 > daysInMonth(year, month));
   }
 
   function nextAtOrAfter(wall: WallMs): WallMs {

@@ -16,11 +16,11 @@ afterEach(async () => {
 });
 
 /** A ledger with etl_orders defined, on a clock the test can move. */
-async function ledgerWithOrders(options: { catchup?: boolean } = {}) {
+async function ledgerWithOrders(options: { catchup?: boolean; maxActiveRuns?: number } = {}) {
   const clock = { now: NOW };
   const ledger = await openLedger({ db: join(tempDir(), 'runledger.db'), clock: () => clock.now, actor: 'tester' });
   open.push(ledger);
-  await ledger.define({ pipeline: 'etl_orders', schedule: '@daily', start: '2026-11-02', timezone: 'Asia/Jakarta', catchup: options.catchup ?? true });
+  await ledger.define({ pipeline: 'etl_orders', schedule: '@daily', start: '2026-11-02', timezone: 'Asia/Jakarta', catchup: options.catchup ?? true, maxActiveRuns: options.maxActiveRuns ?? 1 });
   return { ledger, clock };
 }
 
@@ -55,7 +55,7 @@ describe('ledger.backfill', () => {
   });
 
   test('when continueOnFailure and maxActiveRuns are given then every date runs, at most N at once', async () => {
-    const { ledger } = await ledgerWithOrders();
+    const { ledger } = await ledgerWithOrders({ maxActiveRuns: 2 });
     let alive = 0;
     let most = 0;
     const summary = await ledger.backfill(
@@ -71,7 +71,7 @@ describe('ledger.backfill', () => {
     expect(summary.runs.map((r) => `${r.date} ${r.status}`)).toEqual(['2026-11-04 failed', '2026-11-03 success', '2026-11-02 success']);
   });
 
-  test('when the signal aborts then running dates are failed as interrupted and the rest are not started', async () => {
+  test('when the signal aborts then running dates are recorded as interrupted (not failed) and the rest are not started', async () => {
     const { ledger } = await ledgerWithOrders();
     const controller = new AbortController();
     const summary = await ledger.backfill({ pipeline: 'etl_orders', from: '2026-11-02', to: '2026-11-04', signal: controller.signal }, (_run, signal) =>
@@ -81,8 +81,9 @@ describe('ledger.backfill', () => {
       }),
     );
     expect(summary.interrupted).toBe('SIGTERM');
-    expect(summary.runs.map((r) => `${r.date} ${r.status} ${r.code ?? r.skipReason}`)).toEqual(['2026-11-02 failed interrupted', '2026-11-03 skipped interrupted', '2026-11-04 skipped interrupted']);
-    expect(await statuses(ledger)).toEqual(['2026-11-02 failed', '2026-11-03 missing', '2026-11-04 missing']);
+    expect(summary.runs.map((r) => `${r.date} ${r.status} ${r.code ?? r.skipReason}`)).toEqual(['2026-11-02 interrupted interrupted', '2026-11-03 skipped interrupted', '2026-11-04 skipped interrupted']);
+    expect([summary.failed, summary.interruptedRuns]).toEqual([0, 1]);
+    expect(await statuses(ledger)).toEqual(['2026-11-02 interrupted', '2026-11-03 missing', '2026-11-04 missing']);
   });
 
   test('when a date is cleared while it runs then its work is fenced out and its signal aborts', async () => {

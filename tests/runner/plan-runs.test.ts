@@ -44,6 +44,7 @@ function stateWith(given: Given): PipelineState {
       offSchedule: false,
       forced: false,
       clearedAt: null,
+      startPosition: 1,
       version: 1,
     };
     state.dates.set(s.date, date);

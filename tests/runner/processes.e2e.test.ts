@@ -32,7 +32,7 @@ function maxConcurrent(log: string): number {
 describe('--max-active-runs', () => {
   test('when N=3 over six dates then at most three commands run at once, and three do', async () => {
     const dir = tempDir();
-    await defineOrders(dir);
+    await defineOrders(dir, ['--max-active-runs', '3']);
     writeFileSync(join(dir, 'probe.mjs'), PROBE);
     const now = '2026-11-08T01:00:00+07:00';
     const { done } = cliAsync(dir, ['--now', now, 'backfill', 'etl_orders', '--from', '2026-11-02', '--to', '2026-11-07', '--max-active-runs', '3', '--json', '--', process.execPath, 'probe.mjs', '{date}', '800']);
@@ -51,9 +51,9 @@ describe('signals: a stopped runner leaves nothing running', () => {
   test.each([
     { signal: 'SIGTERM' as const, code: 143 },
     { signal: 'SIGINT' as const, code: 130 },
-  ])('when the runner gets $signal mid-run then running dates are failed as interrupted and it exits $code', async ({ signal, code }) => {
+  ])('when the runner gets $signal mid-run then running dates are recorded as interrupted (pending, not failed) and it exits $code', async ({ signal, code }) => {
     const dir = tempDir();
-    await defineOrders(dir);
+    await defineOrders(dir, ['--max-active-runs', '2']);
     const { child, done } = cliAsync(dir, ['--now', NOW, 'backfill', 'etl_orders', '--from', '2026-11-02', '--to', '2026-11-04', '--max-active-runs', '2', '--', 'sh', '-c', 'touch started-{date}; exec sleep 20']);
     await waitForFile(join(dir, 'started-2026-11-02'));
     await waitForFile(join(dir, 'started-2026-11-03'));
@@ -65,8 +65,9 @@ describe('signals: a stopped runner leaves nothing running', () => {
     expect(r.stderr).toContain(`stopped by ${signal}`);
     const state = await stateOf(dir);
     expect([...state.values()].filter((d) => d.status === 'running')).toEqual([]);
-    expect(state.get('2026-11-02')).toMatchObject({ status: 'failed', errorCode: 'interrupted' });
-    expect(state.get('2026-11-03')).toMatchObject({ status: 'failed', errorCode: 'interrupted' });
+    expect(state.get('2026-11-02')).toMatchObject({ status: 'interrupted', errorCode: 'interrupted' });
+    expect(state.get('2026-11-03')).toMatchObject({ status: 'interrupted', errorCode: 'interrupted' });
+    expect(r.stderr).toContain('2 running dates were recorded as interrupted (pending, not failed); 1 not started. Run the same command again to resume.');
     expect(state.get('2026-11-04')?.status).toBe('missing');
   });
 });

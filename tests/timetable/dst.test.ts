@@ -183,3 +183,55 @@ describe('S16: a fixed duration keeps absolute spacing across DST', () => {
     ]);
   });
 });
+
+describe('Airflow day extensions on DST days (L, nL, n#k, @quarterly)', () => {
+  const logicalDates = (schedule: string, zone: string, from: string, to: string): string[] => {
+    const tt = timetable({ schedule, timezone: zone, start: '2026-01-01', timetable: 'trigger' });
+    return [...tt.slotsBetween(tt.parseDate(from), tt.parseDate(to))].map((slot) => slot.logicalDate);
+  };
+
+  test.each([
+    {
+      label: 'the second Sunday at 02:30 in New York falls in the spring-forward gap: shifted to 03:30 EDT',
+      schedule: '30 2 * * 0#2', zone: 'America/New_York', from: '2026-02-01', to: '2026-04-30',
+      expected: ['2026-02-08T02:30:00-05:00', '2026-03-08T03:30:00-04:00', '2026-04-12T02:30:00-04:00'],
+    },
+    {
+      label: 'the first Sunday of November at 01:30 in New York is ambiguous: its second (EST) occurrence',
+      schedule: '30 1 * * SUN#1', zone: 'America/New_York', from: '2026-10-01', to: '2026-12-31',
+      expected: ['2026-10-04T01:30:00-04:00', '2026-11-01T01:30:00-05:00', '2026-12-06T01:30:00-05:00'],
+    },
+    {
+      label: 'the last Sunday at 01:30 in London: the March gap shifts it, the October repeat takes the later one',
+      schedule: '30 1 * * 0L', zone: 'Europe/London', from: '2026-03-01', to: '2026-10-31',
+      expected: [
+        '2026-03-29T02:30:00+01:00', '2026-04-26T01:30:00+01:00', '2026-05-31T01:30:00+01:00', '2026-06-28T01:30:00+01:00',
+        '2026-07-26T01:30:00+01:00', '2026-08-30T01:30:00+01:00', '2026-09-27T01:30:00+01:00', '2026-10-25T01:30:00+00:00',
+      ],
+    },
+    {
+      label: 'the last day of the month at 03:00 in New York, 2028 (a leap year)',
+      schedule: '0 3 L * *', zone: 'America/New_York', from: '2028-01-01', to: '2028-05-01',
+      expected: ['2028-01-31T03:00:00-05:00', '2028-02-29T03:00:00-05:00', '2028-03-31T03:00:00-04:00', '2028-04-30T03:00:00-04:00'],
+    },
+    {
+      label: '@quarterly in New York crosses both transitions at local midnight',
+      schedule: '@quarterly', zone: 'America/New_York', from: '2026-01-01', to: '2026-12-31',
+      expected: ['2026-01-01T00:00:00-05:00', '2026-04-01T00:00:00-04:00', '2026-07-01T00:00:00-04:00', '2026-10-01T00:00:00-04:00'],
+    },
+    {
+      label: 'odd days OR Mondays (croniter), not odd Mondays (Vixie)',
+      schedule: '0 0 */2 * 1', zone: 'America/New_York', from: '2026-11-01', to: '2026-11-10',
+      expected: ['2026-11-01T00:00:00-04:00', '2026-11-02T00:00:00-05:00', '2026-11-03T00:00:00-05:00', '2026-11-05T00:00:00-05:00', '2026-11-07T00:00:00-05:00', '2026-11-09T00:00:00-05:00'],
+    },
+    {
+      label: 'hourly on the first Sunday of November in New York: 25 slots that day',
+      schedule: '0 * * * 0#1', zone: 'America/New_York', from: '2026-11-01', to: '2026-11-01T23:59:00-05:00',
+      expected: Array.from({ length: 25 }, (_, i) => new Date(Date.parse('2026-11-01T04:00:00Z') + i * HOUR).toISOString()),
+    },
+  ])('$label', ({ schedule, zone, from, to, expected }) => {
+    const actual = logicalDates(schedule, zone, from, to);
+    expect(actual.map((text) => Date.parse(text))).toEqual(expected.map((text) => Date.parse(text)));
+    if (!expected[0]?.endsWith('Z')) expect(actual).toEqual(expected);
+  });
+});

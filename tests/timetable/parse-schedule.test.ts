@@ -53,9 +53,19 @@ describe('five-field cron expands ranges, steps, lists and names', () => {
   });
 
   test.each([
-    { label: 'both day fields restricted: either matches (Vixie)', source: '0 0 1 * MON', dayMatch: 'either' },
+    { label: 'both day fields restricted: either matches', source: '0 0 1 * MON', dayMatch: 'either' },
     { label: 'weekday is *: day-of-month decides', source: '0 0 1 * *', dayMatch: 'both' },
-    { label: 'day-of-month starts with *: both must match', source: '0 0 */2 * MON', dayMatch: 'both' },
+    { label: 'day-of-month is *: weekday decides', source: '0 0 * * MON', dayMatch: 'both' },
+    { label: 'a stepped star is restricted (croniter, not Vixie)', source: '0 0 */2 * MON', dayMatch: 'either' },
+    { label: 'a stepped range is restricted', source: '0 0 1-31/2 * 1', dayMatch: 'either' },
+    { label: 'a stepped star weekday is restricted', source: '0 0 15 * */2', dayMatch: 'either' },
+    { label: 'every weekday, with a star in day-of-month: unrestricted', source: '0 0 */2 * 0-6', dayMatch: 'both' },
+    { label: 'every day, with a star in day-of-week: unrestricted', source: '0 0 1-31 * */2', dayMatch: 'both' },
+    { label: 'every day, no star in day-of-week: restricted (croniter)', source: '0 0 1-31 * 1', dayMatch: 'either' },
+    { label: '? is *', source: '0 0 ? * MON', dayMatch: 'both' },
+    { label: 'L and a weekday', source: '0 0 L * 5', dayMatch: 'either' },
+    { label: 'L and *', source: '0 0 L * *', dayMatch: 'both' },
+    { label: 'n#k and *', source: '0 0 * * 1#1', dayMatch: 'both' },
   ])('$label', ({ source, dayMatch }) => {
     expect(cron(source).dayMatch).toBe(dayMatch);
   });
@@ -68,6 +78,37 @@ describe('five-field cron expands ranges, steps, lists and names', () => {
     { label: 'fixed hour', source: '30 1 * * *', everyHour: false },
   ])('$label fires every hour: $everyHour', ({ source, everyHour }) => {
     expect(cron(source).everyHour).toBe(everyHour);
+  });
+});
+
+describe('Quartz-style day extensions, as Airflow accepts them', () => {
+  test.each([
+    { label: 'L alone', source: '0 3 L * *', last: true, dom: '' },
+    { label: 'L in a list', source: '0 3 1,15,L * *', last: true, dom: '1,15' },
+    { label: 'a range up to L', source: '0 3 28-L * *', last: false, dom: '28,29,30,31' },
+    { label: 'lower-case l', source: '0 3 l * *', last: true, dom: '' },
+  ])('day-of-month $label: $source', ({ source, last, dom }) => {
+    expect(cron(source).lastDayOfMonth).toBe(last);
+    expect(cron(source).daysOfMonth.values.join(',')).toBe(dom);
+  });
+
+  test.each([
+    { label: 'last Friday (nL)', source: '0 0 * * 5L', nth: { 5: [-1] } },
+    { label: "last Friday (croniter's Ln)", source: '0 0 * * L5', nth: { 5: [-1] } },
+    { label: 'last Friday by name', source: '0 0 * * FRIL', nth: { 5: [-1] } },
+    { label: 'first Monday', source: '0 0 * * 1#1', nth: { 1: [1] } },
+    { label: 'first Monday by name', source: '0 0 * * mon#1', nth: { 1: [1] } },
+    { label: 'a list of them', source: '0 0 * * 1#1,1#3,5L', nth: { 1: [1, 3], 5: [-1] } },
+    { label: '7 is Sunday', source: '0 0 * * 7#2', nth: { 0: [2] } },
+    { label: 'a weekday range with #', source: '0 0 * * 1-3#2', nth: { 1: [2], 2: [2], 3: [2] } },
+  ])('day-of-week $label: $source', ({ source, nth }) => {
+    const expected = Array.from({ length: 7 }, (_, weekday) => (nth as Record<number, number[]>)[weekday] ?? []);
+    expect(cron(source).nthWeekdays).toEqual(expected);
+  });
+
+  test('plain weekdays have no nth table', () => {
+    expect(cron('0 0 * * 1-5').nthWeekdays).toBeNull();
+    expect(cron('0 0 * * 1-5').lastDayOfMonth).toBe(false);
   });
 });
 
@@ -94,8 +135,20 @@ describe('malformed schedules are refused naming the bad field', () => {
     { label: 'step 0', source: '*/0 * * * *', message: "minute field '*/0' has step '0'" },
     { label: 'backwards range', source: '0 0 * * FRI-MON', message: "day-of-week field 'FRI-MON' has range 'FRI-MON' running backwards" },
     { label: 'empty list item', source: '1,,2 * * * *', message: "minute field '1,,2' has an empty list item" },
-    { label: 'Quartz L', source: '0 0 L * *', message: "day-of-month field 'L'" },
-    { label: 'six fields (seconds)', source: '0 0 0 * * *', message: 'expected 5 fields' },
+    { label: 'Quartz LW', source: '0 0 LW * *', message: "day-of-month field 'LW' has 'LW'; of the Quartz extensions only a bare L" },
+    { label: 'Quartz nearest weekday', source: '0 0 15W * *', message: "day-of-month field '15W'" },
+    { label: 'L offset', source: '0 0 L-3 * *', message: "day-of-month field 'L-3'" },
+    { label: 'bare L in day-of-week', source: '0 0 * * L', message: 'write the weekday before it (5L is the last Friday' },
+    { label: 'sixth week', source: '0 0 * * 1#6', message: 'the week number after # is 1 to 5' },
+    { label: 'week 0', source: '0 0 * * 1#0', message: 'the week number after # is 1 to 5' },
+    { label: 'weekday 8 with #', source: '0 0 * * 8#1', message: "day-of-week field '8#1' is out of range 0-7" },
+    { label: 'plain weekdays mixed with n#k', source: '0 0 * * 1#1,3', message: "mixes plain weekdays with n#k or nL, which Airflow's cron library refuses" },
+    { label: 'six fields (seconds)', source: '0 0 0 * * *', message: 'got 6 fields; seconds (and years) are not supported: slots are whole minutes' },
+    { label: 'seven fields (years)', source: '0 0 0 * * * 2026', message: 'got 7 fields' },
+    { label: 'Jenkins H', source: 'H * * * *', message: "'H' (Jenkins' hashed value) is not supported" },
+    { label: 'Jenkins H with a step', source: '0 H/4 * * *', message: "'H' (Jenkins' hashed value)" },
+    { label: 'Jenkins H with a range', source: 'H(0-29) * * * *', message: "'H' (Jenkins' hashed value)" },
+    { label: '@once has no slots', source: '@once', message: "unknown preset '@once'" },
     { label: 'four fields', source: '0 0 * *', message: 'expected 5 fields' },
     { label: 'empty', source: '  ', message: 'it is empty' },
     { label: 'unknown preset', source: '@reboot', message: "unknown preset '@reboot'" },

@@ -91,6 +91,29 @@ describe('timetable invariants (fast-check)', () => {
 });
 
 /**
+ * Day fields read from first principles: the last day of a month is the one
+ * whose next day is in another month; the k-th weekday is found by counting
+ * that weekday's days from the 1st; the last weekday by looking a week ahead.
+ */
+function oracleDayMatches(schedule: CronSchedule, year: number, month: number, day: number): boolean {
+  const at = (d: number): Date => new Date(Date.UTC(year, month - 1, d));
+  const weekday = at(day).getUTCDay();
+  const isLastDay = at(day + 1).getUTCMonth() !== month - 1;
+  const dom = schedule.daysOfMonth.has[day] === true || (schedule.lastDayOfMonth && isLastDay);
+  let dow: boolean;
+  if (schedule.nthWeekdays === null) {
+    dow = schedule.daysOfWeek.has[weekday] === true;
+  } else {
+    let k = 0;
+    for (let d = 1; d <= day; d++) if (at(d).getUTCDay() === weekday) k += 1;
+    const isLastOfKind = at(day + 7).getUTCMonth() !== month - 1;
+    const wanted = schedule.nthWeekdays[weekday] ?? [];
+    dow = wanted.includes(k) || (wanted.includes(-1) && isLastOfKind);
+  }
+  return schedule.dayMatch === 'either' ? dom || dow : dom && dow;
+}
+
+/**
  * An independent, brute-force reading of S16: list every UTC minute, read its
  * local wall time straight from Intl, then apply the rules to the cron's
  * matching wall minutes. Slow (minute by minute) but obviously right.
@@ -113,9 +136,7 @@ function oracleTicks(schedule: CronSchedule, zone: string, fromMs: number, toMs:
   }
   const matches = (wall: number): boolean => {
     const date = new Date(wall);
-    const dom = schedule.daysOfMonth.has[date.getUTCDate()] === true;
-    const dow = schedule.daysOfWeek.has[date.getUTCDay()] === true;
-    const day = schedule.dayMatch === 'either' ? dom || dow : dom && dow;
+    const day = oracleDayMatches(schedule, date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate());
     return (
       day &&
       schedule.months.has[date.getUTCMonth() + 1] === true &&
@@ -144,7 +165,12 @@ function oracleTicks(schedule: CronSchedule, zone: string, fromMs: number, toMs:
 }
 
 describe('cron ticks agree with a brute-force reading of S16', () => {
-  const crons = ['0 * * * *', '30 2 * * *', '30 1 * * *', '*/20 * * * *', '15,45 2,3 * * *', '20,40 2 * * *', '0 0 * * *', '0 1,3 * * *', '45 0-2 * * *'];
+  const crons = [
+    '0 * * * *', '30 2 * * *', '30 1 * * *', '*/20 * * * *', '15,45 2,3 * * *', '20,40 2 * * *', '0 0 * * *', '0 1,3 * * *', '45 0-2 * * *',
+    // Day extensions whose days are DST days somewhere: the US changes on the second Sunday of March and the
+    // first of November, Europe on the last Sundays of March and October.
+    '30 2 * * 0#2', '0 * * * 0#1', '30 1 * * 0L', '30 0-3 * * SUNL', '0 1 L * *', '0 0 */2 * 0', '30 2 8,L * SUN',
+  ];
   const oracleZones = ['America/New_York', 'Australia/Sydney', 'Australia/Lord_Howe', 'America/Havana', 'America/Santiago', 'Europe/London', 'Pacific/Chatham'];
 
   test('for schedules and zones around 2026 transitions', () => {
@@ -155,7 +181,55 @@ describe('cron ticks agree with a brute-force reading of S16', () => {
         const actual = [...tt.slotsBetween(fromMs, toMs)].map((slot) => Date.parse(slot.logicalDate));
         expect(actual).toEqual(oracleTicks(parseSchedule(source) as CronSchedule, zone, fromMs, toMs));
       }),
+      { numRuns: 80 },
+    );
+  }, 60_000);
+});
+
+describe('day fields agree with a day-by-day reading over years', () => {
+  const dayCrons = [
+    '@quarterly', '0 3 L * *', '0 0 * * 5L', '0 0 * * 1#1', '0 0 */2 * 1', '0 0 1-31/2 * MON', '0 0 15,L * *', '0 0 L 2 *',
+    '0 0 * 2 1#5', '0 0 29 2 *', '0 0 31 * *', '0 0 L * 5', '0 0 * * 1#1,5L', '0 0 13 * FRI', '0 0 ? * 0#5', '0 0 1-7 * */2',
+  ];
+  // 2024 and 2028 are leap years; 2100 is not (a century), 2000 is.
+  const dayStart = fc.oneof(
+    fc.integer({ min: Date.UTC(2023, 0, 1), max: Date.UTC(2030, 11, 31) }),
+    fc.integer({ min: Date.UTC(2099, 0, 1), max: Date.UTC(2100, 11, 1) }),
+    fc.integer({ min: Date.UTC(1999, 10, 1), max: Date.UTC(2000, 3, 1) }),
+  ).map((ms) => Math.floor(ms / DAY) * DAY);
+
+  test('in UTC, every matching day from a random start over 400 days, and nothing else', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...dayCrons), dayStart, (source, fromMs) => {
+        const schedule = parseSchedule(source) as CronSchedule;
+        const toMs = fromMs + 400 * DAY;
+        const tt = createTimetable({ schedule: source, timezone: 'UTC', timetable: 'trigger', start: '1999-01-01', end: null });
+        const actual = [...tt.slotsBetween(fromMs, toMs)].map((slot) => Date.parse(slot.logicalDate));
+        const expected: number[] = [];
+        for (let ms = fromMs; ms <= toMs; ms += DAY) {
+          const date = new Date(ms);
+          if (schedule.months.has[date.getUTCMonth() + 1] !== true) continue;
+          if (!oracleDayMatches(schedule, date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate())) continue;
+          const tick = ms + (schedule.hours.values[0] ?? 0) * HOUR + (schedule.minutes.values[0] ?? 0) * MINUTE;
+          if (tick <= toMs) expected.push(tick);
+        }
+        expect(actual).toEqual(expected);
+      }),
+      { numRuns: 150 },
+    );
+  }, 60_000);
+
+  test('backwards search agrees with forwards search (lastDue is the previous tick)', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...dayCrons), dayStart, fc.constantFrom(...zones), (source, fromMs, timezone) => {
+        const tt = createTimetable({ schedule: source, timezone, timetable: 'trigger', start: '1999-01-01', end: null });
+        const slots = [...tt.slotsBetween(fromMs, fromMs + 200 * DAY)];
+        for (const slot of slots) {
+          expect(tt.lastDue(Date.parse(slot.logicalDate))).toEqual(slot);
+          expect(tt.lastDue(Date.parse(slot.logicalDate) - 1)?.date).not.toBe(slot.date);
+        }
+      }),
       { numRuns: 60 },
     );
-  }, 30_000);
+  }, 60_000);
 });

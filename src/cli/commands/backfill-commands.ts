@@ -16,7 +16,7 @@ import { parseWholeNumber } from '../parse-options.js';
 type JobCliOptions = {
   reprocess?: string;
   force?: boolean;
-  maxActiveRuns: string;
+  maxActiveRuns?: string;
   runBackwards?: boolean;
   continueOnFailure?: boolean;
   dryRun?: boolean;
@@ -29,9 +29,9 @@ const EXIT_ON_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const;
 /** The options `backfill` and `catchup` share. */
 function jobOptions(command: Command, defaultReprocess: string): Command {
   return command
-    .addOption(new Option('--reprocess <mode>', `none: missing, cleared and stalled dates; failed: adds failed ones; completed: adds successful ones (default: ${defaultReprocess})`).choices(['none', 'failed', 'completed']))
+    .addOption(new Option('--reprocess <mode>', `none: missing, cleared, stalled and interrupted dates; failed: adds failed ones; completed: adds successful ones (default: ${defaultReprocess})`).choices(['none', 'failed', 'completed']))
     .option('--force', 'same as --reprocess completed')
-    .option('--max-active-runs <n>', 'run up to n dates at once', '1')
+    .option('--max-active-runs <n>', "run up to n dates at once (default, and ceiling: the pipeline's own --max-active-runs, which counts the live runs of every runner)")
     .option('--run-backwards', 'newest date first')
     .option('--continue-on-failure', 'keep going after a failed run (default: stop at the first failure)')
     .option('--dry-run', 'show what would run, run nothing')
@@ -46,7 +46,8 @@ const HOW =
   'RUNLEDGER_INTERVAL_END, RUNLEDGER_RUN_ID, RUNLEDGER_ATTEMPT and RUNLEDGER_METRICS (a path: a JSON object\n' +
   'written there becomes the run\'s metrics). Exit 0 records a success; anything else a failure with the\n' +
   'exit status and the end of stderr. Exit codes: 0 every run succeeded (or nothing to do), 6 a run failed,\n' +
-  '130/143 stopped by SIGINT/SIGTERM (running dates are recorded as failed: interrupted).';
+  '130/143 stopped by SIGINT/SIGTERM (running dates are recorded as interrupted and stay pending:\n' +
+  'the same command resumes them).';
 
 export function registerBackfillCommands(program: Command, ctx: CliContext): void {
   jobOptions(
@@ -87,7 +88,7 @@ export function registerBackfillCommands(program: Command, ctx: CliContext): voi
 }
 
 async function runJobCommand(ctx: CliContext, request: JobRequest, opts: JobCliOptions, argv: string[]): Promise<void> {
-  const maxActiveRuns = parseWholeNumber(opts.maxActiveRuns, '--max-active-runs', 1);
+  const maxActiveRuns = opts.maxActiveRuns === undefined ? undefined : parseWholeNumber(opts.maxActiveRuns, '--max-active-runs', 1);
   const leaseMs = opts.lease === undefined ? undefined : parseDuration(opts.lease, '--lease');
   if (!opts.dryRun && argv.length === 0) {
     throw new LedgerError('input.missingCommand', `no command to run; put it after --, e.g. runledger ${request.kind} ${request.pipeline} … -- sh -c 'echo {date} >> out.txt' (or use --dry-run)`);
@@ -99,12 +100,12 @@ async function runJobCommand(ctx: CliContext, request: JobRequest, opts: JobCliO
       else ctx.out(formatDryRun(job));
       return ExitCode.ok;
     }
-    return execute(ctx, ledger, request, opts, argv, { maxActiveRuns, ...(leaseMs === undefined ? {} : { leaseMs }) });
+    return execute(ctx, ledger, request, opts, argv, { ...(maxActiveRuns === undefined ? {} : { maxActiveRuns }), ...(leaseMs === undefined ? {} : { leaseMs }) });
   });
   if (exitCode !== ExitCode.ok) throw new RunExit(exitCode);
 }
 
-async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opts: JobCliOptions, argv: string[], limits: { maxActiveRuns: number; leaseMs?: number }): Promise<number> {
+async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opts: JobCliOptions, argv: string[], limits: { maxActiveRuns?: number; leaseMs?: number }): Promise<number> {
   const { deps } = ctx;
   // With --json, stdout carries exactly one document, so the commands' own stdout goes to stderr.
   const childStdout = opts.json ? (line: string) => deps.stderr(`${line}\n`) : (line: string) => deps.stdout(`${line}\n`);
@@ -168,8 +169,8 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
 
   const notStarted = summary.runs.filter((r) => r.skipReason === 'stopped' || r.skipReason === 'interrupted').length;
   if (summary.interrupted) {
-    const interrupted = summary.runs.filter((r) => r.code === 'interrupted').length;
-    ctx.note(`runledger: stopped by ${summary.interrupted}: ${interrupted} running ${interrupted === 1 ? 'date was' : 'dates were'} recorded as failed (interrupted); ${notStarted} not started. Run the same command again to resume.`);
+    const interrupted = summary.interruptedRuns;
+    ctx.note(`runledger: stopped by ${summary.interrupted}: ${interrupted} running ${interrupted === 1 ? 'date was' : 'dates were'} recorded as interrupted (pending, not failed); ${notStarted} not started. Run the same command again to resume.`);
     return summary.interrupted === 'SIGINT' ? EXIT_ON_SIGNAL.SIGINT : EXIT_ON_SIGNAL.SIGTERM;
   }
   if (summary.failed > 0) {

@@ -170,6 +170,8 @@ function describe(e: RecordedEvent): string {
       return `cleared ${e.data.pipeline} ${e.data.date} (was ${e.data.previousStatus}) run ${e.data.runId}`;
     case 'RunHeartbeat':
       return `heartbeat ${e.data.pipeline} ${e.data.date} run ${e.data.runId}, lease until ${e.data.leaseExpiresAt}`;
+    case 'RunInterrupted':
+      return `interrupted ${e.data.pipeline} ${e.data.date} run ${e.data.runId} by ${e.data.by}${e.data.message ? `: ${e.data.message}` : ''} (pending: the same command resumes it)`;
     case 'RunAbandoned':
       return `abandoned ${e.data.pipeline} ${e.data.date} run ${e.data.runId} (${e.data.reason}${e.data.supersededBy ? `, superseded by ${e.data.supersededBy}` : ''})`;
     default: {
