@@ -17,7 +17,7 @@ afterAll(() => {
 function projectCopy(edit: (pkg: Record<string, Record<string, string>>) => void): string {
   const dir = mkdtempSync(join(tmpdir(), 'runledger-knip-'));
   copies.push(dir);
-  for (const name of ['events', 'projections', 'src', 'bench', 'examples', 'scripts', 'tests', 'bin', 'knip.jsonc', 'tsconfig.json', 'tsconfig.build.json', 'vitest.config.ts']) {
+  for (const name of ['.gitignore', 'events', 'projections', 'src', 'bench', 'examples', 'scripts', 'tests', 'bin', 'knip.jsonc', 'tsconfig.json', 'tsconfig.build.json', 'vitest.config.ts']) {
     cpSync(join(ROOT, name), join(dir, name), { recursive: true });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
