@@ -1,0 +1,79 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, test } from 'vitest';
+
+// What `npm pack` ships and what package.json promises (built by `npm test` before vitest starts).
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown> & {
+  scripts: Record<string, string>;
+  engines: { node: string };
+};
+
+function packedFiles(): string[] {
+  const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+  return (JSON.parse(r.stdout) as [{ files: { path: string }[] }])[0].files.map((f) => f.path);
+}
+
+describe('npm pack ships what a user needs and nothing else', () => {
+  const files = packedFiles();
+
+  test('README, LICENSE, CHANGELOG, the binary, the compiled library with its types, and the examples', () => {
+    for (const path of ['README.md', 'LICENSE', 'CHANGELOG.md', 'package.json', 'bin/runledger.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/testing/index.js', 'examples/orders/etl.mjs']) {
+      expect(files, path).toContain(path);
+    }
+  });
+
+  test('no bench, no tests, no TypeScript sources, and no source map without its source', () => {
+    expect(files.filter((f) => f.startsWith('dist/bench/') || f.startsWith('bench/'))).toEqual([]);
+    expect(files.filter((f) => f.startsWith('tests/') || f.startsWith('dist/tests/'))).toEqual([]);
+    const maps = files.filter((f) => f.endsWith('.map'));
+    const orphans = maps.filter((map) => {
+      const { sources = [] } = JSON.parse(readFileSync(join(ROOT, map), 'utf8')) as { sources?: string[] };
+      return sources.some((source) => !files.includes(join(map, '..', source)));
+    });
+    expect(orphans).toEqual([]);
+  });
+
+  test('every script package.json runs at install time is shipped', () => {
+    const script = /node (\S+\.m?js)/.exec(pkg.scripts['prepare'] ?? '')?.[1];
+    if (script !== undefined) expect(files).toContain(script);
+  });
+});
+
+describe('package.json', () => {
+  test('says where the project lives, and the MIT licence it names is shipped', () => {
+    expect(pkg['license']).toBe('MIT');
+    expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
+    expect(pkg['repository']).toMatchObject({ type: 'git', url: expect.stringMatching(/^git\+https:\/\//) });
+    expect(pkg['homepage']).toMatch(/^https:\/\//);
+    expect(pkg['bugs']).toMatchObject({ url: expect.stringMatching(/^https:\/\//) });
+    expect((pkg['keywords'] as string[]).length).toBeGreaterThan(3);
+  });
+
+  test('engines asks for Node 20.19, the first 20.x whose require() loads ES modules, and require() works', () => {
+    expect(pkg.engines.node).toBe('>=20.19');
+    const r = spawnSync(process.execPath, ['-e', "const m = require(process.argv[1]); console.log(typeof m.openLedger, typeof m.LedgerError)", join(ROOT, 'dist/src/index.js')], { encoding: 'utf8' });
+    expect(r.stderr).not.toMatch(/ERR_REQUIRE/);
+    expect(r.stdout.trim()).toBe('function function');
+  });
+
+  test('pack builds from scratch (prepack); a clone builds on npm ci (prepare) while an installed copy builds nothing', () => {
+    expect(pkg.scripts['prepack']).toMatch(/npm run build/);
+    const installed = mkdtempSync(join(tmpdir(), 'runledger-installed-'));
+    try {
+      mkdirSync(join(installed, 'scripts'));
+      copyFileSync(join(ROOT, 'scripts/prepare.mjs'), join(installed, 'scripts/prepare.mjs'));
+      copyFileSync(join(ROOT, 'package.json'), join(installed, 'package.json'));
+      const r = spawnSync(process.execPath, ['scripts/prepare.mjs'], { cwd: installed, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      expect(`${r.stdout}${r.stderr}`).toBe('');
+      expect(existsSync(join(installed, 'dist'))).toBe(false);
+    } finally {
+      rmSync(installed, { recursive: true, force: true });
+    }
+  });
+});
