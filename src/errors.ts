@@ -1,5 +1,5 @@
 /**
- * Exit codes of DESIGN §5. Every LedgerError carries one.
+ * The CLI's exit codes. Every LedgerError carries one.
  */
 export const ExitCode = {
   ok: 0,

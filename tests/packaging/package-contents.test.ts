@@ -44,6 +44,22 @@ describe('npm pack ships what a user needs and nothing else', () => {
   });
 });
 
+describe('the library docs users read (the .d.ts of the public API)', () => {
+  test.each([
+    'dist/src/index.d.ts',
+    'dist/src/errors.d.ts',
+    'dist/src/ledger/ledger.d.ts',
+    'dist/src/ledger/ledger-types.d.ts',
+    'dist/src/ledger/task-types.d.ts',
+    'dist/src/runner/with-run.d.ts',
+    'dist/src/runner/backfill.d.ts',
+    'dist/src/testing/given.d.ts',
+    'dist/src/audit/verify-chain.d.ts',
+  ])('%s says the rules themselves, not internal section numbers (S4, DESIGN §5)', (path) => {
+    expect(readFileSync(join(ROOT, path), 'utf8')).not.toMatch(/\bS\d{1,2}\b|§|DESIGN/);
+  });
+});
+
 describe('package.json', () => {
   test('says where the project lives, and the MIT licence it names is shipped', () => {
     expect(pkg['license']).toBe('MIT');

@@ -38,7 +38,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
   program
     .command('watermark')
     .summary('the highest date that ever succeeded, and the date complete through')
-    .description('watermark: the greatest date that has ever had a success; it never goes down (S5).\ncompleteThrough: every date from the start up to it is currently a success; it drops after a clear (S6).')
+    .description('watermark: the greatest date that has ever had a success; it never goes down.\ncompleteThrough: every date from the start up to it is currently a success; it drops after a clear.')
     .argument('<pipeline>', 'pipeline name')
     .option(...AS_OF)
     .option('--json', 'print one JSON document')
@@ -72,7 +72,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .summary('every run (attempt) of a pipeline')
     .argument('<pipeline>', 'pipeline name')
     .option('--date <date>', 'only the runs of this date')
-    .option('--run <runId>', 'the task grid of this run: each task, its state, tries and last update (S12)')
+    .option('--run <runId>', 'the task grid of this run: each task, its state, tries and last update')
     .option(...AS_OF)
     .option('--json', 'print one JSON document')
     .addHelpText('after', '\nExamples:\n  runledger runs etl_orders --date 2026-11-03\n  runledger runs etl_orders --run "$RUN"')

@@ -12,8 +12,8 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
     .command('start')
     .summary('start a run of one date (prints its run id)')
     .description(
-      'Start a run of one date key. Prints the run id on stdout (details on stderr), so scripts can do\n' +
-        '  RUN=$(runledger start etl_orders 2026-11-02) && … && runledger succeed "$RUN"\n' +
+      'Start a run of one date key. Prints the run id on stdout (details on stderr), so scripts can do:\n\n' +
+        '  RUN=$(runledger start etl_orders 2026-11-02) && … && runledger succeed "$RUN"\n\n' +
         'Refused (exit 3) when the date is running, already succeeded (use --force), not due yet, or in the future.',
     )
     .argument('<pipeline>', 'pipeline name')
@@ -27,7 +27,7 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
     .option('--json', 'print the run as JSON')
     .addHelpText(
       'after',
-      '\nExamples:\n  RUN=$(runledger start etl_orders 2026-11-02) && runledger succeed "$RUN"\n' +
+      '\nExamples:\n  RUN=$(runledger start etl_orders 2026-11-02) && runledger succeed "$RUN"\n\n' +
         '  runledger start etl_orders 2026-11-02 --force --reason "upstream resent the file"\n' +
         '  runledger start etl_orders 2026-11-03T12:00:00+07:00 --type manual',
     )
