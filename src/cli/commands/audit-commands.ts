@@ -107,7 +107,7 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
     .summary('rebuild the state of a pipeline from an export, without a database; --expect compares it')
     .description(
       'Folds an export with the same code as `state` and prints the same document. With --expect, compares ' +
-        'it with an expected state document and exits 1 with one line per difference. "now" is --now or ' +
+        'it with an expected state document and exits 7 with one line per difference, naming the date. "now" is --now or ' +
         "$RUNLEDGER_NOW when given, otherwise the export's exportedAt (so the result does not drift with the clock).",
     )
     .argument('<file>', 'a file written by `runledger export` (full or --pipeline)')
@@ -131,7 +131,8 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
       if (opts.json) ctx.json({ equal: differences.length === 0, differences, actual: view });
       else if (differences.length === 0) ctx.out(`replay of ${file} matches ${opts.expect} (${view.dates.length} dates, watermark ${view.watermark ?? 'none'})`);
       else ctx.out([`replay of ${file} differs from ${opts.expect} in ${differences.length} place${differences.length === 1 ? '' : 's'}:`, ...differences.map(formatDifference)].join('\n'));
-      if (differences.length > 0) throw new RunExit(ExitCode.unexpected);
+      // 7, not 1: a replay that differs is an expectation that does not hold, not an unexpected error.
+      if (differences.length > 0) throw new RunExit(ExitCode.checkFailed);
     });
 }
 
