@@ -28,11 +28,16 @@ export class CliContext {
   }
 
   get db(): string {
-    // An empty RUNLEDGER_DB (`export RUNLEDGER_DB=$UNSET`) is unset, as for RUNLEDGER_NOW; an empty --db is a
-    // mistake: SQLite would open a throwaway temporary database and the command's events would vanish.
-    const db = this.#globals().db ?? (this.deps.env['RUNLEDGER_DB'] || undefined) ?? './runledger.db';
-    if (db.trim() === '') throw new LedgerError('input.emptyDb', '--db is empty; pass a ledger file path or a postgres:// URL');
-    return db;
+    // An empty --db or RUNLEDGER_DB is a mistake (`export RUNLEDGER_DB=$TYPO`): SQLite would open a throwaway
+    // temporary database and the events would vanish, and falling back to ./runledger.db would write to a ledger
+    // nobody named. Both are refused; unset the variable to use the default.
+    const flag = this.#globals().db;
+    if (flag !== undefined && flag.trim() === '') throw new LedgerError('input.emptyDb', '--db is empty; pass a ledger file path or a postgres:// URL');
+    const variable = this.deps.env['RUNLEDGER_DB'];
+    if (flag === undefined && variable !== undefined && variable.trim() === '') {
+      throw new LedgerError('input.emptyDb', 'RUNLEDGER_DB is set but empty; set it to a ledger file path or a postgres:// URL, or unset it to use ./runledger.db');
+    }
+    return flag ?? variable ?? './runledger.db';
   }
 
   /** The fixed clock of `--now` / `RUNLEDGER_NOW`, or the real one. */

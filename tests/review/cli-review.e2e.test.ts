@@ -92,13 +92,18 @@ describe('--db paths that cannot hold a ledger', () => {
     expectRefusal(cli(['--db', db, 'import', join(s.dir, 'ledger.jsonl')], { RUNLEDGER_NOW: NOW }), 2, /missing[/\\]dir/);
   });
 
-  test("--db '' is refused, and an empty RUNLEDGER_DB means the default ./runledger.db: neither defines into a throwaway database", () => {
+  test("--db '' and an empty RUNLEDGER_DB are refused (exit 2): neither defines into a throwaway database nor into an unnamed ./runledger.db", () => {
     const s = session();
     const define = ['define', 'etl_orders', '--schedule', '@daily', '--start', '2026-11-02'];
     expectRefusal(cli(['--db', '', ...define], { RUNLEDGER_NOW: NOW }), 2, /--db/);
     const r = spawnSync(process.execPath, [BIN, ...define], { cwd: s.dir, encoding: 'utf8', env: { ...process.env, RUNLEDGER_DB: '', RUNLEDGER_NOW: NOW } });
-    expect(r.status, r.stderr).toBe(0);
-    expect(eventCount(join(s.dir, 'runledger.db'))).toBe(1);
+    expectRefusal({ code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }, 2, /RUNLEDGER_DB is set but empty/);
+    expect(existsSync(join(s.dir, 'runledger.db'))).toBe(false);
+    // --db wins over the variable, as everywhere.
+    const db = join(s.dir, 'named.db');
+    const named = spawnSync(process.execPath, [BIN, '--db', db, ...define], { cwd: s.dir, encoding: 'utf8', env: { ...process.env, RUNLEDGER_DB: '', RUNLEDGER_NOW: NOW } });
+    expect(named.status, named.stderr).toBe(0);
+    expect(eventCount(db)).toBe(1);
   });
 
   const asPlainUser = commandBoundByFileModes();
