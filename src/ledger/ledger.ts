@@ -202,7 +202,7 @@ export class Ledger {
 
   /** Records the failure of the current run of its key (a cleared or superseded run is refused); a repeat is a no-op. */
   async fail(input: { runId: string; error: string; code?: string | null }): Promise<CompletionResult> {
-    if (input.error.trim() === '') throw new LedgerError('input.emptyError', 'a failure needs an error message that says what went wrong, e.g. --error "raw file missing"');
+    if (input.error.trim() === '') throw new LedgerError('input.emptyError', 'a failure needs an error message that says what went wrong, e.g. --error "raw file missing" (library: error)');
     return this.#complete(input.runId, (date) => ({ kind: 'fail', runId: input.runId, date, error: input.error, code: input.code ?? null }));
   }
 
@@ -404,6 +404,11 @@ export class Ledger {
     await this.store.close();
   }
 
+  /** `await using ledger = await openLedger(…)` closes the ledger when the block ends, even on a throw. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
   // ---- internals
 
   async #load(pipeline: string, asOf?: AsOf): Promise<Loaded> {
@@ -478,7 +483,7 @@ export class Ledger {
 
   #defined(state: PipelineState): { definition: PipelineDefinition; timetable: Timetable } {
     if (!state.definition) {
-      throw new LedgerError('notFound.pipeline', `no pipeline '${state.pipeline}' in this ledger; define it with \`runledger define ${state.pipeline} --schedule @daily --start <date>\``);
+      throw new LedgerError('notFound.pipeline', `no pipeline '${state.pipeline}' in this ledger; define it with \`runledger define ${state.pipeline} --schedule @daily --start <date>\` (library: ledger.define)`);
     }
     return { definition: state.definition, timetable: createTimetable(timetableSpec(state.definition)) };
   }
@@ -512,7 +517,7 @@ export class Ledger {
     const onScheduleSlot = timetable.slotAt(ms);
     const explicit = input.dataInterval;
     if (explicit && runType !== 'manual') {
-      throw new LedgerError('input.intervalNeedsManual', 'an explicit data interval is only for manual runs; add --type manual');
+      throw new LedgerError('input.intervalNeedsManual', "an explicit data interval is only for manual runs; add --type manual (library: type: 'manual')");
     }
     const interval = explicit
       ? { start: timetable.formatInstant(timetable.parseDate(explicit.start)), end: timetable.formatInstant(timetable.parseDate(explicit.end)) }
