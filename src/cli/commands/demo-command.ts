@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { DEMO_NOW, runDemo } from '../../demo/run-demo.js';
 import type { CliContext } from '../cli-context.js';
@@ -21,9 +20,6 @@ export function registerDemoCommand(program: Command, ctx: CliContext): void {
       await runDemo({
         ...(opts.dir === undefined ? {} : { dir: opts.dir }),
         out: ctx.deps.stdout,
-        spawn,
-        // A negative pid signals the ETL's whole process group.
-        kill: (pid, signal) => process.kill(pid, signal),
         env: ctx.deps.env,
         nodePath: process.execPath,
         ...(actor ? { actor } : {}),
