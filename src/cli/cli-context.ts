@@ -11,6 +11,8 @@ export type CliDeps = {
   clock: () => number;
   /** True when stdout/stderr is a terminal (progress bars, colours). */
   isTTY: boolean;
+  /** The terminal's width when stdout is one; tables cut their last column to it. */
+  columns?: number;
   /** Forwarded to long-running commands (backfill) so they can stop cleanly. */
   signals?: { on(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void; off(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void };
 };

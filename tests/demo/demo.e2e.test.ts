@@ -68,7 +68,7 @@ describe('runledger demo', () => {
   });
 
   test('it ends with the state table, the watermark and the ledger path', () => {
-    expect(result.stdout).toMatch(/^2026-11-02 {2}success {2}2 +backfill .*rawRows=7 .*revenueIdr=843000/m);
+    expect(result.stdout).toMatch(/^2026-11-02 {2}success {2}2 +backfill .* {2}cities=3 duplicates=1 rawRows=7 rejected=2 revenueIdr=843000 valid=4$/m);
     expect(result.stdout).toMatch(/^2026-11-05 {2}failed /m);
     expect(result.stdout).toContain('watermark: 2026-11-06');
     expect(result.stdout).toContain('complete through: 2026-11-04');
