@@ -23,6 +23,7 @@ export type GlobalOptions = { db?: string; now?: string; actor?: string };
 export class CliContext {
   readonly deps: CliDeps;
   readonly #globals: () => GlobalOptions;
+  #clockNoted = false;
 
   constructor(deps: CliDeps, globals: () => GlobalOptions) {
     this.deps = deps;
@@ -44,9 +45,16 @@ export class CliContext {
 
   /** The fixed clock of `--now` / `RUNLEDGER_NOW`, or the real one. */
   clock(): () => number {
-    const text = this.#globals().now ?? this.deps.env['RUNLEDGER_NOW'];
+    const flag = this.#globals().now;
+    const text = flag ?? this.deps.env['RUNLEDGER_NOW'];
     if (text === undefined || text === '') return this.deps.clock;
     const ms = parseInstant(text, '--now');
+    // An exported RUNLEDGER_NOW outlives the session it was set for and fakes every later answer: on a terminal,
+    // each command says so (once). Off a terminal (scripts, CI, tests) stderr stays for errors.
+    if (this.deps.isTTY && !this.#clockNoted) {
+      this.#clockNoted = true;
+      this.note(`runledger: the clock is fixed at ${text} by ${flag === undefined ? 'RUNLEDGER_NOW (unset it for the real time)' : '--now'}`);
+    }
     return () => ms;
   }
 
