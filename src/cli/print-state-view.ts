@@ -2,22 +2,24 @@ import type { StateView } from '../ledger/ledger-types.js';
 import type { CliContext } from './cli-context.js';
 import { formatTable } from './format-table.js';
 import { stateDetail } from './state-detail.js';
+import { inZone } from './zoned-instant.js';
 
 /**
  * The readable form of a state document, shared by `state` and `replay` so a
- * replayed history reads exactly like the live one.
+ * replayed history reads exactly like the live one. Instants are shown in the
+ * pipeline's `zone` with its offset (`--json` keeps UTC).
  *
  * @example
  * printStateView(ctx, await ledger.state({ pipeline: 'etl_orders' }))
  */
-export function printStateView(ctx: CliContext, view: StateView): void {
+export function printStateView(ctx: CliContext, view: StateView, zone = 'UTC'): void {
   const rows = view.dates.map((d) => [
     d.date,
     d.stalled ? 'stalled' : d.status,
     d.attempt === null ? '-' : String(d.attempt),
     d.runType ?? '-',
     d.runId ?? '-',
-    d.finishedAt ?? '-',
+    d.finishedAt ? inZone(d.finishedAt, zone) : '-',
   ]);
   // DETAIL gets what the other columns leave of the terminal (at least 24 characters), or 100 off a terminal.
   const used = rows.length === 0 ? 0 : ['DATE', 'STATUS', 'ATTEMPT', 'TYPE', 'RUN', 'FINISHED'].reduce((sum, h, i) => sum + Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)) + 2, 0);

@@ -4,6 +4,7 @@ import { LedgerError } from '../../errors.js';
 import type { StartInput } from '../../ledger/ledger-types.js';
 import type { CliContext } from '../cli-context.js';
 import { parseMetrics } from '../parse-options.js';
+import { inZone, pipelineZones } from '../zoned-instant.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -84,8 +85,11 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
     .addHelpText('after', '\nExample:\n  runledger heartbeat "$RUN" --lease 30m')
     .action(async (runId: string, opts: { lease?: string; json?: boolean }) => {
       const leaseMs = opts.lease === undefined ? undefined : parseDuration(opts.lease, '--lease');
-      const result = await ctx.withLedger(false, (ledger) => ledger.heartbeat({ runId, ...(leaseMs === undefined ? {} : { leaseMs }) }));
+      const [result, zones] = await ctx.withLedger(false, async (ledger) => {
+        const done = await ledger.heartbeat({ runId, ...(leaseMs === undefined ? {} : { leaseMs }) });
+        return [done, await pipelineZones(ledger, [done.pipeline])] as const;
+      });
       if (opts.json) return ctx.json(result);
-      ctx.out(`${result.pipeline} ${result.date}: lease extended to ${result.leaseExpiresAt}`);
+      ctx.out(`${result.pipeline} ${result.date}: lease extended to ${result.leaseExpiresAt ? inZone(result.leaseExpiresAt, zones.get(result.pipeline) ?? 'UTC') : result.leaseExpiresAt}`);
     });
 }
