@@ -25,7 +25,6 @@ export const LedgerEvent = z.discriminatedUnion('type', [
 ]);
 export type LedgerEvent = z.infer<typeof LedgerEvent>;
 export type EventType = LedgerEvent['type'];
-export type EventOfType<T extends EventType> = Extract<LedgerEvent, { type: T }>;
 
 /** The schema version each type is written with today; older ones are upcast on read. */
 export const currentSchemaVersion: Readonly<Record<EventType, number>> = {

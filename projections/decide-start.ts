@@ -38,10 +38,10 @@ export function decideStart(state: PipelineState, command: StartCommand, context
     );
   }
   if (!command.onSchedule && command.runType !== 'manual') {
-    return refuse('ledger.notASlot', `${slot.logicalDate} is not a slot of ${pipeline}'s timetable; use --type manual to run an off-schedule date`);
+    return refuse('ledger.notASlot', `${slot.logicalDate} is not a slot of ${pipeline}'s timetable; use --type manual (library: type: 'manual') to run an off-schedule date`);
   }
   if (command.onSchedule && command.runType !== 'manual' && Date.parse(slot.runAfter) > nowMs) {
-    return refuse('ledger.notDue', `${pipeline} ${slot.date} is not due until ${slot.runAfter}; wait, or use --type manual to run it early`);
+    return refuse('ledger.notDue', `${pipeline} ${slot.date} is not due until ${slot.runAfter}; wait, or use --type manual (library: type: 'manual') to run it early`);
   }
   const current = state.dates.get(slot.date);
   let takeover: RunAbandoned | null = null;
@@ -61,7 +61,7 @@ export function decideStart(state: PipelineState, command: StartCommand, context
   if (current?.status === 'success' && !command.force) {
     return refuse(
       'ledger.alreadySucceeded',
-      `${pipeline} ${slot.date} already succeeded (run ${current.runId}); pass --force to reprocess it`,
+      `${pipeline} ${slot.date} already succeeded (run ${current.runId}); pass --force (library: force: true) to reprocess it`,
     );
   }
   const attempt = (current?.attempts ?? 0) + 1;

@@ -3,7 +3,21 @@
  * `code` is stable (`ledger.alreadyRunning`, …); `message` is one line that
  * says what happened and what to do instead.
  */
-export type Refusal = { code: `ledger.${string}`; message: string };
+export type Refusal = { code: RefusalCode; message: string };
+
+/** Every code a decision rule refuses with: a closed list, so callers can switch on it exhaustively. */
+export const REFUSAL_CODES = [
+  'ledger.alreadyRunning',
+  'ledger.alreadySucceeded',
+  'ledger.futureDate',
+  'ledger.notASlot',
+  'ledger.notDue',
+  'ledger.runFinished',
+  'ledger.staleRun',
+  'ledger.tasksUnfinished',
+  'ledger.unknownRun',
+] as const;
+export type RefusalCode = (typeof REFUSAL_CODES)[number];
 
 export type Decision<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
 

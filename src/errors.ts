@@ -1,5 +1,7 @@
+import { REFUSAL_CODES } from '../projections/refusal.js';
+
 /**
- * Exit codes of DESIGN §5. Every LedgerError carries one.
+ * The CLI's exit codes. Every LedgerError carries one.
  */
 export const ExitCode = {
   ok: 0,
@@ -9,16 +11,110 @@ export const ExitCode = {
   notFound: 4,
   integrity: 5,
   runFailed: 6,
+  /** A check that does not hold (`check`): the answer is no, not an error. */
+  checkFailed: 7,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
-/** Stable error codes; the prefix tells the exit code. */
-export type LedgerErrorCode =
-  | `input.${string}`
-  | `ledger.${string}`
-  | `notFound.${string}`
-  | `integrity.${string}`
-  | `store.${string}`;
+/**
+ * Every stable error code, a closed list: switch on `error.code` with an exhaustiveness check, and the compiler
+ * tells you when a version adds one. The prefix tells the exit code.
+ *
+ * @example
+ * function advice(code: LedgerErrorCode): string {
+ *   switch (code) {
+ *     case 'ledger.alreadySucceeded': return 'reprocess with force: true';
+ *     // …every other code…
+ *     default: return code satisfies never;
+ *   }
+ * }
+ */
+export const LEDGER_ERROR_CODES = [
+  // bad input (exit 2)
+  'input.asOfBeyondHead',
+  'input.badDatabaseUrl',
+  'input.badEvent',
+  'input.badExport',
+  'input.badFixture',
+  'input.badPayload',
+  'input.brokenChain',
+  'input.cannotOpen',
+  'input.commandNotFound',
+  'input.conflictingOptions',
+  'input.databaseLogin',
+  'input.databasePermission',
+  'input.demoDir',
+  'input.demoDirNotEmpty',
+  'input.emptyDb',
+  'input.emptyError',
+  'input.eventIdReused',
+  'input.filteredExport',
+  'input.incompleteInterval',
+  'input.intervalNeedsManual',
+  'input.invalidDate',
+  'input.invalidDuration',
+  'input.invalidEnd',
+  'input.invalidExpectation',
+  'input.invalidHead',
+  'input.invalidHost',
+  'input.invalidInstant',
+  'input.invalidInterval',
+  'input.invalidMaxActiveRuns',
+  'input.invalidMetrics',
+  'input.invalidNumber',
+  'input.invalidPipelineName',
+  'input.invalidRange',
+  'input.invalidReprocess',
+  'input.invalidSchedule',
+  'input.invalidTaskState',
+  'input.invalidTasks',
+  'input.invalidTimetable',
+  'input.invalidTryNumber',
+  'input.missingCommand',
+  'input.missingOption',
+  'input.newerLedger',
+  'input.noSchema',
+  'input.notALedger',
+  'input.nothingToClear',
+  'input.outOfOrder',
+  'input.pgMissing',
+  'input.portInUse',
+  'input.rangeTooLarge',
+  'input.readOnlyLedger',
+  'input.tokenRequired',
+  'input.unknownEventType',
+  'input.unknownPlaceholder',
+  'input.unknownZone',
+  'input.unreadableFile',
+  'input.unreadableMetrics',
+  'input.unreadableTasks',
+  'input.unwritableFile',
+  'input.whichPipeline',
+  // refused by a rule (exit 3); the decision rules' own codes come from REFUSAL_CODES
+  ...REFUSAL_CODES,
+  'ledger.changed',
+  'ledger.interrupted',
+  'ledger.notEmpty',
+  // not found (exit 4)
+  'notFound.database',
+  'notFound.examples',
+  'notFound.file',
+  'notFound.ledger',
+  'notFound.pipeline',
+  'notFound.run',
+  'notFound.task',
+  // integrity failure (exit 5)
+  'integrity.badEvent',
+  'integrity.badPayload',
+  'integrity.chainBroken',
+  'integrity.importMismatch',
+  // the database failed (exit 1)
+  'store.busy',
+  'store.connectionLost',
+  'store.contention',
+  'store.timeout',
+] as const;
+export type LedgerErrorCode = (typeof LEDGER_ERROR_CODES)[number];
 
 function exitCodeFor(code: LedgerErrorCode): ExitCode {
   if (code.startsWith('input.')) return ExitCode.badInput;

@@ -14,7 +14,7 @@ export { lintTasks, type HiddenFailure, type LintOptions, type MaskingWarning } 
 export type { RunOutcome } from '../projections/derive-run-outcome.js';
 export type { TaskDefinition, TriggerRule } from '../events/task-definition.js';
 export type { TaskState } from '../events/task-state-changed.js';
-export { LedgerError, ExitCode, isLedgerError, type LedgerErrorCode } from './errors.js';
+export { LedgerError, ExitCode, isLedgerError, LEDGER_ERROR_CODES, type LedgerErrorCode } from './errors.js';
 export { createTimetable } from './timetable/create-timetable.js';
 export type { Timetable, TimetableSpec } from './timetable/timetable.js';
 export type { Slot, DataInterval } from '../projections/slot.js';

@@ -26,6 +26,7 @@ const exitCode = await runCli(
     env: process.env,
     clock: Date.now,
     isTTY: Boolean(process.stderr.isTTY),
+    ...(process.stdout.isTTY ? { columns: process.stdout.columns } : {}),
     signals: {
       on: (signal, handler) => {
         runsLive += 1;

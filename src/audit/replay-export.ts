@@ -13,7 +13,7 @@ export type ReplayOptions = {
 };
 
 /**
- * Rebuilds a pipeline's state from an export with no database (S15): the
+ * Rebuilds a pipeline's state from an export with no database: the
  * rows go into an in-memory store and the real `Ledger` folds them, so the
  * document is the one `state --json` prints, built by the same code.
  *

@@ -3,7 +3,7 @@ import { chainHash, GENESIS_HASH, type Sha256Hex } from '../../events/hash-chain
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { ChainHead, RawEvent, StoredColumns } from '../store/event-store.js';
 
-/** The `verify --json` document (DESIGN §5, S14). */
+/** The `verify --json` document. */
 export type VerifyReport = {
   ok: boolean;
   /** Rows walked before the walk stopped (all of them when ok). */
@@ -23,7 +23,7 @@ export type VerifyOptions = {
 };
 
 /**
- * Re-walks a chain from position 1 (S14): positions gapless from 1, each
+ * Re-walks a chain from position 1: positions gapless from 1, each
  * payload JSON whose own `position` is its row's, each `prevHash` the previous
  * row's hash (GENESIS for the first), each hash `sha256(prevHash ‖ payload)`.
  * It stops at the first row that fails, because every later link hangs off it.

@@ -11,6 +11,8 @@ export type CliDeps = {
   clock: () => number;
   /** True when stdout/stderr is a terminal (progress bars, colours). */
   isTTY: boolean;
+  /** The terminal's width when stdout is one; tables cut their last column to it. */
+  columns?: number;
   /** Forwarded to long-running commands (backfill) so they can stop cleanly. */
   signals?: { on(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void; off(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void };
 };
@@ -21,6 +23,7 @@ export type GlobalOptions = { db?: string; now?: string; actor?: string };
 export class CliContext {
   readonly deps: CliDeps;
   readonly #globals: () => GlobalOptions;
+  #clockNoted = false;
 
   constructor(deps: CliDeps, globals: () => GlobalOptions) {
     this.deps = deps;
@@ -28,18 +31,30 @@ export class CliContext {
   }
 
   get db(): string {
-    // An empty RUNLEDGER_DB (`export RUNLEDGER_DB=$UNSET`) is unset, as for RUNLEDGER_NOW; an empty --db is a
-    // mistake: SQLite would open a throwaway temporary database and the command's events would vanish.
-    const db = this.#globals().db ?? (this.deps.env['RUNLEDGER_DB'] || undefined) ?? './runledger.db';
-    if (db.trim() === '') throw new LedgerError('input.emptyDb', '--db is empty; pass a ledger file path or a postgres:// URL');
-    return db;
+    // An empty --db or RUNLEDGER_DB is a mistake (`export RUNLEDGER_DB=$TYPO`): SQLite would open a throwaway
+    // temporary database and the events would vanish, and falling back to ./runledger.db would write to a ledger
+    // nobody named. Both are refused; unset the variable to use the default.
+    const flag = this.#globals().db;
+    if (flag !== undefined && flag.trim() === '') throw new LedgerError('input.emptyDb', '--db is empty; pass a ledger file path or a postgres:// URL');
+    const variable = this.deps.env['RUNLEDGER_DB'];
+    if (flag === undefined && variable !== undefined && variable.trim() === '') {
+      throw new LedgerError('input.emptyDb', 'RUNLEDGER_DB is set but empty; set it to a ledger file path or a postgres:// URL, or unset it to use ./runledger.db');
+    }
+    return flag ?? variable ?? './runledger.db';
   }
 
   /** The fixed clock of `--now` / `RUNLEDGER_NOW`, or the real one. */
   clock(): () => number {
-    const text = this.#globals().now ?? this.deps.env['RUNLEDGER_NOW'];
+    const flag = this.#globals().now;
+    const text = flag ?? this.deps.env['RUNLEDGER_NOW'];
     if (text === undefined || text === '') return this.deps.clock;
     const ms = parseInstant(text, '--now');
+    // An exported RUNLEDGER_NOW outlives the session it was set for and fakes every later answer: on a terminal,
+    // each command says so (once). Off a terminal (scripts, CI, tests) stderr stays for errors.
+    if (this.deps.isTTY && !this.#clockNoted) {
+      this.#clockNoted = true;
+      this.note(`runledger: the clock is fixed at ${text} by ${flag === undefined ? 'RUNLEDGER_NOW (unset it for the real time)' : '--now'}`);
+    }
     return () => ms;
   }
 

@@ -7,6 +7,7 @@ import { registerDefineCommands } from './commands/define-command.js';
 import { registerQueryCommands } from './commands/query-commands.js';
 import { registerRunCommands } from './commands/run-commands.js';
 import { registerTaskCommands } from './commands/task-commands.js';
+import { namesNoCommand, oneLineUsageErrors } from './usage-errors.js';
 
 /** Extra commands added by other modules (backfill, audit, demo) register themselves through this. */
 export type CommandRegistrar = (program: Command, ctx: CliContext) => void;
@@ -29,12 +30,11 @@ export function createProgram(deps: CliDeps, extra: CommandRegistrar[] = []): Co
     .option('--actor <name>', 'who is acting, recorded in every event (default: $RUNLEDGER_ACTOR, then user@host)')
     .exitOverride()
     .showSuggestionAfterError(true)
-    .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: deps.stdout, writeErr: deps.stderr })
     .addHelpText(
       'after',
       '\nExit codes: 0 done, 2 bad input, 3 refused by a rule, 4 not found, 5 integrity failure,\n' +
-        '6 a backfill/catchup run failed, 1 unexpected.\n\n' +
+        '6 a backfill/catchup run failed, 7 a check does not hold (check), 1 unexpected.\n\n' +
         'A first session:\n' +
         '  runledger define etl_orders --schedule @daily --start 2026-11-02 --tz Asia/Jakarta\n' +
         '  runledger pending etl_orders\n' +
@@ -47,15 +47,21 @@ export function createProgram(deps: CliDeps, extra: CommandRegistrar[] = []): Co
   registerClearCommand(program, ctx);
   registerQueryCommands(program, ctx);
   for (const register of extra) register(program, ctx);
+  oneLineUsageErrors(program);
   return program;
 }
 
 /**
- * Runs one command line and returns its exit code (DESIGN §5). Errors are one
- * line on stderr; commander's usage errors become exit 2.
+ * Runs one command line and returns its exit code. Errors are one line on
+ * stderr; commander's usage errors become exit 2, and so does a command line
+ * without a command (after printing the help on stdout).
  */
 export async function runCli(argv: string[], deps: CliDeps, extra: CommandRegistrar[] = []): Promise<number> {
   const program = createProgram(deps, extra);
+  if (namesNoCommand(argv)) {
+    program.outputHelp();
+    return ExitCode.badInput;
+  }
   try {
     await program.parseAsync(argv, { from: 'user' });
     return ExitCode.ok;

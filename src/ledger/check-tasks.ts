@@ -24,7 +24,7 @@ export function requireTask(definition: PipelineDefinition, taskId: string): Tas
   const task = tasks.find((t) => t.id === taskId);
   if (task) return task;
   if (tasks.length === 0) {
-    throw new LedgerError('notFound.task', `pipeline ${definition.pipeline} declares no tasks, so it has no task '${taskId}'; redefine it with \`runledger define … --tasks <file.json>\` to record task states`);
+    throw new LedgerError('notFound.task', `pipeline ${definition.pipeline} declares no tasks, so it has no task '${taskId}'; redefine it with \`runledger define … --tasks <file.json>\` (library: tasks in ledger.define) to record task states`);
   }
   throw new LedgerError('notFound.task', `pipeline ${definition.pipeline} has no task '${taskId}'; its tasks are ${tasks.map((t) => t.id).join(', ')}`);
 }

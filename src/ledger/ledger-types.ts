@@ -4,7 +4,7 @@ import type { PendingReason } from '../../projections/pending.js';
 import type { RunRecord } from '../../projections/run-history.js';
 import type { DataInterval } from '../../projections/slot.js';
 
-/** `--as-of`: an event position, or an instant (S13). */
+/** `asOf`: an event position, or an instant; a query then answers as the ledger stood at that point. */
 export type AsOf = { position: number } | { instant: string };
 
 /** Filters of `log`; every one given narrows the result. Instants are RFC 3339. */
@@ -34,7 +34,7 @@ export type StartInput = {
    * (`ledger.changed` otherwise).
    */
   expectAttempts?: number;
-  /** Explicit data interval of a manual run (S11). */
+  /** Explicit data interval of a manual run (default: the timetable's interval for its date). */
   dataInterval?: { start: string; end: string };
   reason?: string;
 };

@@ -149,7 +149,7 @@ export class Ledger {
     return { ...this.#defined(loaded.state), ...loaded };
   }
 
-  /** S4: starts a run of one date key, or refuses (`ledger.alreadyRunning`, `ledger.alreadySucceeded`, …). */
+  /** Starts a run of one date key, or refuses (`ledger.alreadyRunning`, `ledger.alreadySucceeded`, …). */
   async start(input: StartInput): Promise<StartResult> {
     const runType = input.runType ?? 'scheduled';
     if (input.leaseMs !== undefined) checkDurationMs(input.leaseMs, 'leaseMs');
@@ -195,15 +195,15 @@ export class Ledger {
     }
   }
 
-  /** S3: records the success of the current run of its key; a repeat is a no-op. */
+  /** Records the success of the current run of its key (a cleared or superseded run is refused); a repeat is a no-op. */
   async succeed(input: { runId: string; metrics?: Record<string, unknown>; outputs?: string[] }): Promise<CompletionResult> {
     const metrics = checkMetrics(input.metrics ?? {});
     return this.#complete(input.runId, (date) => ({ kind: 'succeed', runId: input.runId, date, metrics, outputs: input.outputs ?? [] }));
   }
 
-  /** S3: records the failure of the current run of its key; a repeat is a no-op. */
+  /** Records the failure of the current run of its key (a cleared or superseded run is refused); a repeat is a no-op. */
   async fail(input: { runId: string; error: string; code?: string | null }): Promise<CompletionResult> {
-    if (input.error.trim() === '') throw new LedgerError('input.emptyError', 'a failure needs an error message that says what went wrong, e.g. --error "raw file missing"');
+    if (input.error.trim() === '') throw new LedgerError('input.emptyError', 'a failure needs an error message that says what went wrong, e.g. --error "raw file missing" (library: error)');
     return this.#complete(input.runId, (date) => ({ kind: 'fail', runId: input.runId, date, error: input.error, code: input.code ?? null }));
   }
 
@@ -226,8 +226,8 @@ export class Ledger {
   }
 
   /**
-   * S12: records the state of one task of a run, fenced like every completion
-   * (S3); a repeat of the recorded state is a no-op. When it is the last task
+   * Records the state of one task of a run, fenced like every completion
+   * (only the current run of its date may report); a repeat of the recorded state is a no-op. When it is the last task
    * to finish, the run's derived `RunSucceeded` or `RunFailed` is appended in
    * the same transaction.
    *
@@ -280,7 +280,7 @@ export class Ledger {
     }
   }
 
-  /** S8: makes keys pending again, fencing out their runs; never deletes history. */
+  /** Makes keys pending again, fencing out their runs; never deletes history. */
   async clear(input: ClearInput): Promise<ClearResult> {
     for (let retry = 0; ; retry++) {
       const { timetable, state } = await this.pipeline(input.pipeline);
@@ -298,7 +298,7 @@ export class Ledger {
     }
   }
 
-  /** Per-date state (S2) with watermark (S5) and complete-through (S6). */
+  /** Per-date state from the latest run of each date, with the watermark (greatest date ever successful) and complete-through (every date up to it successful now). */
   async state(input: RangeInput): Promise<StateView> {
     // "Now" first: after the load, nothing may await until the view is built, or a concurrent call could advance the shared state mid-view.
     const nowMs = await this.#nowFor(input.asOf);
@@ -333,13 +333,13 @@ export class Ledger {
     return { pipeline: input.pipeline, watermark: state.watermark?.date ?? null, completeThrough: this.#completeThrough(timetable, state), position: state.position, dates };
   }
 
-  /** S5 and S6. */
+  /** The watermark (greatest date ever successful; it never goes down) and complete-through (every date from the start up to it is successful now; it drops after a clear). */
   async watermark(input: { pipeline: string; asOf?: AsOf }): Promise<WatermarkView> {
     const { timetable, state } = await this.pipeline(input.pipeline, input.asOf);
     return { pipeline: input.pipeline, watermark: state.watermark?.date ?? null, completeThrough: this.#completeThrough(timetable, state) };
   }
 
-  /** S7: slots due by `now` that are not done, with reasons; running ones apart. */
+  /** Slots due by `now` that are not done, with reasons; running ones apart. */
   async pending(input: RangeInput): Promise<PendingView> {
     // "Now" first: after the load, nothing may await until the view is built, or a concurrent call could advance the shared state mid-view.
     const nowMs = await this.#nowFor(input.asOf);
@@ -360,7 +360,7 @@ export class Ledger {
     return { pipeline: input.pipeline, runs };
   }
 
-  /** S12: the task grid of one run: every declared task with its latest state and try, and the outcome they imply. */
+  /** The task grid of one run: every declared task with its latest state and try, and the outcome they imply. */
   async runTasks(input: TaskGridInput): Promise<TaskGridView> {
     const { definition, history, tasks } = await this.pipeline(input.pipeline, input.asOf);
     const run = history.runs.get(input.runId);
@@ -374,7 +374,7 @@ export class Ledger {
    * Events, oldest first, filtered (every filter narrows): `pipeline`, `date`
    * (a key of that pipeline's timetable, or the literal key without one),
    * `runId`, `types`, `actor`, `since`/`until` (inclusive, on `recordedAt`),
-   * `asOf` (S13); `limit` keeps the last n that match.
+   * `asOf` (the ledger as it stood then); `limit` keeps the last n that match.
    *
    * @example
    * await ledger.log({ pipeline: 'etl_orders', date: '2026-11-03', types: ['RunFailed'], limit: 5 });
@@ -416,6 +416,11 @@ export class Ledger {
 
   async close(): Promise<void> {
     await this.store.close();
+  }
+
+  /** `await using ledger = await openLedger(…)` closes the ledger when the block ends, even on a throw. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
   }
 
   // ---- internals
@@ -474,7 +479,7 @@ export class Ledger {
   }
 
   /**
-   * S13: "now" as the ledger stood at the as-of point. With an instant, that
+   * "Now" as the ledger stood at the as-of point. With an instant, that
    * instant; with a position, the moment that event was recorded, so pending,
    * stalled leases and the default range are what the ledger said right after
    * it, not a mix of old events and today's clock. Without as-of, the clock.
@@ -492,7 +497,7 @@ export class Ledger {
 
   #defined(state: PipelineState): { definition: PipelineDefinition; timetable: Timetable } {
     if (!state.definition) {
-      throw new LedgerError('notFound.pipeline', `no pipeline '${state.pipeline}' in this ledger; define it with \`runledger define ${state.pipeline} --schedule @daily --start <date>\``);
+      throw new LedgerError('notFound.pipeline', `no pipeline '${state.pipeline}' in this ledger; define it with \`runledger define ${state.pipeline} --schedule @daily --start <date>\` (library: ledger.define)`);
     }
     return { definition: state.definition, timetable: createTimetable(timetableSpec(state.definition)) };
   }
@@ -526,7 +531,7 @@ export class Ledger {
     const onScheduleSlot = timetable.slotAt(ms);
     const explicit = input.dataInterval;
     if (explicit && runType !== 'manual') {
-      throw new LedgerError('input.intervalNeedsManual', 'an explicit data interval is only for manual runs; add --type manual');
+      throw new LedgerError('input.intervalNeedsManual', "an explicit data interval is only for manual runs; add --type manual (library: type: 'manual')");
     }
     const interval = explicit
       ? { start: timetable.formatInstant(timetable.parseDate(explicit.start)), end: timetable.formatInstant(timetable.parseDate(explicit.end)) }
@@ -577,7 +582,7 @@ export class Ledger {
   // ---- runner (the logic lives in src/runner/)
 
   /**
-   * S10: runs `fn` for each slot of `[from, to]` the reprocess mode selects, recording every run.
+   * Runs `fn` for each slot of `[from, to]` the reprocess mode selects, recording every run.
    *
    * @example
    * const summary = await ledger.backfill({ pipeline: 'etl_orders', from: '2026-11-02', to: '2026-11-04' }, async (run) => ({ rows: 42 }));

@@ -4,7 +4,7 @@ import type { RunRecord } from '../../projections/run-history.js';
 import type { TaskGridRow } from '../../projections/task-grid.js';
 import type { AsOf } from './ledger-types.js';
 
-/** What `ledger.task` takes (S12). */
+/** What `ledger.task` takes: one task state of a run of a pipeline defined with tasks. */
 export type TaskInput = {
   runId: string;
   taskId: string;

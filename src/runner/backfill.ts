@@ -7,7 +7,7 @@ import type { RunSummary } from './run-types.js';
 
 export type CatchupOptions = Omit<JobOptions, 'onPlanned'> & {
   pipeline: string;
-  /** Backfill default `none`; catchup default `failed` (S9 reruns what `pending` lists). */
+  /** Backfill default `none`; catchup default `failed` (catchup reruns what `pending` lists, failed dates included). */
   reprocess?: Reprocess;
   /** Same as `reprocess: 'completed'`. */
   force?: boolean;
@@ -18,7 +18,7 @@ export type CatchupOptions = Omit<JobOptions, 'onPlanned'> & {
 export type BackfillOptions = CatchupOptions & { from: string; to: string };
 
 /**
- * S10 for TypeScript pipelines: runs `fn` for each slot of `[from, to]` the
+ * Backfill for TypeScript pipelines: runs `fn` for each slot of `[from, to]` the
  * reprocess mode selects, recording each start, success (with the returned
  * metrics) and failure (what `fn` threw). Stops at the first failure unless
  * `continueOnFailure`; resolves with the summary either way.
@@ -42,7 +42,7 @@ export async function backfill(ledger: Ledger, options: BackfillOptions, fn: Run
 }
 
 /**
- * S9 for TypeScript pipelines: runs `fn` for the due pending slots after the
+ * Catchup for TypeScript pipelines: runs `fn` for the due pending slots after the
  * latest scheduled or catchup run (only the latest due slot when the
  * pipeline's catchup is off), recorded as `catchup` runs.
  *

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { LedgerError } from '../errors.js';
+import { checkCommand } from './check-command.js';
 import type { Metrics, RunContext, RunTask, TaskOutcome } from './run-types.js';
 
 /** The part of `child_process.spawn` the runner uses (injected so tests and the demo can pass their own). */
@@ -77,6 +78,7 @@ export function commandTask(options: CommandTaskOptions): CommandTask {
   if (options.argv.length === 0 || options.argv[0] === '') {
     throw new LedgerError('input.missingCommand', 'no command to run; put it after --, e.g. `-- sh -c \'echo {date} >> out.txt\'`');
   }
+  checkCommand(options.argv, options);
   const live = new Set<ChildProcess>();
   const signalChild = (child: ChildProcess, signal: NodeJS.Signals) => {
     if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;

@@ -1,4 +1,4 @@
-import { earliestInterruptedCatchup, latestScheduledRun, planBackfill, planCatchup, type PlannedSlot, type Reprocess, type RunPlan } from '../../projections/plan-runs.js';
+import { earliestInterruptedCatchup, latestScheduledRun, planBackfill, planCatchup, type Reprocess, type RunPlan } from '../../projections/plan-runs.js';
 import type { Slot } from '../../projections/slot.js';
 import { LedgerError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
@@ -98,8 +98,6 @@ export function checkReprocess(mode: string): Reprocess {
   }
   return mode as Reprocess;
 }
-
-export type { PlannedSlot };
 
 /**
  * `--force` is `--reprocess completed` (S10); giving both with another mode is a contradiction.

@@ -9,7 +9,7 @@ import type { Metrics, RunContext } from './run-types.js';
 export type WithRunOptions = {
   /** Default `scheduled`, like `ledger.start`. */
   runType?: RunType;
-  /** Reprocess a date that already succeeded (S4). */
+  /** Reprocess a date that already succeeded (recorded in the event). */
   force?: boolean;
   /** Lease of the run; default the pipeline's. Heartbeats renew it while `fn` works. */
   leaseMs?: number;

@@ -1,5 +1,5 @@
 import type { EventStore } from './event-store.js';
-import { openPostgresStore } from './postgres/postgres-event-store.js';
+import { loadPostgresAdapter } from './load-postgres-adapter.js';
 import { openSqliteStore } from './sqlite/sqlite-event-store.js';
 
 export type OpenStoreOptions = {
@@ -15,7 +15,7 @@ export function isPostgresUrl(db: string): boolean {
 /**
  * Opens the store a `--db` value names: a `postgres://` or `postgresql://`
  * URL selects PostgreSQL (`?schema=<name>` picks the schema holding the
- * ledger), anything else is a SQLite file path.
+ * ledger; `pg` is loaded only then), anything else is a SQLite file path.
  *
  * @example
  * const store = await openStore('./runledger.db', { create: true });
@@ -23,6 +23,7 @@ export function isPostgresUrl(db: string): boolean {
  */
 export async function openStore(db: string, options: OpenStoreOptions): Promise<EventStore> {
   if (isPostgresUrl(db)) {
+    const openPostgresStore = await loadPostgresAdapter();
     return openPostgresStore({ url: db, create: options.create });
   }
   return openSqliteStore({ path: db, create: options.create });

@@ -24,7 +24,7 @@ export type GivenOptions = {
 type Outcome = { ok: true; events: LedgerEvent[] } | { ok: false; refusal: Refusal };
 
 /**
- * Given/when/then over the pure core (S3, S4, S8): fold the given events
+ * Given/when/then over the pure core (start, completion and clear rules): fold the given events
  * with `evolve`, run one command through its decider, check the outcome.
  * Assertions throw node's `AssertionError`, which vitest and jest print
  * as a diff; nothing here imports a test runner.

@@ -55,7 +55,7 @@ describe('audit acceptance (e2e)', { timeout: 60_000 }, () => {
     expect(cli(['--db', copy, 'state', 'etl_orders', '--json'], env).stdout).toBe(ok(['state', 'etl_orders', '--json']) + '\n');
   });
 
-  test('3. replay --expect exits 0, and 1 with a diff after the expectation is edited', () => {
+  test('3. replay --expect exits 0, and 7 (an expectation that does not hold) with a diff after the expectation is edited', () => {
     const file = join(dir, 'replay.jsonl');
     ok(['export', '--out', file]);
     const expected = join(dir, 'expected.json');
@@ -63,7 +63,7 @@ describe('audit acceptance (e2e)', { timeout: 60_000 }, () => {
     expect(cli(['replay', file, '--expect', expected], env).code).toBe(0);
     writeFileSync(expected, readFileSync(expected, 'utf8').replace('"completeThrough": "2026-11-03"', '"completeThrough": "2026-11-04"'));
     const r = cli(['replay', file, '--expect', expected], env);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(7);
     expect(r.stdout).toContain('completeThrough: expected "2026-11-04", actual "2026-11-03"');
   });
 

@@ -42,7 +42,7 @@ describe('log filters and timeline', () => {
     const r = await run(['--db', db, 'log', 'etl_orders', '--date', '2026-11-04']);
     const lines = r.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^POS\s+WHEN\s+WHO\s+WHAT\s+WHY$/);
-    expect(lines.at(-1)).toMatch(/^10\s+2026-11-04T18:00:00.000Z\s+alice\s+cleared etl_orders 2026-11-04 \(was success\) run \w+\s+bad upstream file$/);
+    expect(lines.at(-1)).toMatch(/^10\s+2026-11-05T01:00:00\+07:00\s+alice\s+cleared etl_orders 2026-11-04 \(was success\) run \w+\s+bad upstream file$/);
   });
 
   test.each([

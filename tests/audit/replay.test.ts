@@ -44,7 +44,7 @@ describe('replay (S15)', () => {
     expect((await run(['replay', one, '--json'])).stdout).toBe(state);
   });
 
-  test('--expect exits 0 when the state matches, and 1 with one line per difference when it does not', async () => {
+  test('--expect exits 0 when the state matches, and 7 with one line per difference, naming the date, when it does not', async () => {
     const expected = join(dir, 'expected.json');
     writeFileSync(expected, state);
     const same = await run(['replay', exported, '--expect', expected]);
@@ -55,15 +55,15 @@ describe('replay (S15)', () => {
     (doc.dates[2] as { status: string }).status = 'success';
     writeFileSync(expected, JSON.stringify(doc));
     const differs = await run(['replay', exported, '--expect', expected]);
-    expect(differs.code).toBe(1);
+    expect(differs.code).toBe(7);
     expect(differs.stdout.trim().split('\n')).toEqual([
       `replay of ${exported} differs from ${expected} in 2 places:`,
       'watermark: expected "2026-11-03", actual "2026-11-04"',
-      'dates[2].status: expected "success", actual "cleared"',
+      'dates[2026-11-04].status: expected "success", actual "cleared"',
     ]);
     const json = await run(['replay', exported, '--expect', expected, '--json']);
-    expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toMatchObject({ equal: false, differences: [{ path: 'watermark' }, { path: 'dates[2].status' }] });
+    expect(json.code).toBe(7);
+    expect(JSON.parse(json.stdout)).toMatchObject({ equal: false, differences: [{ path: 'watermark' }, { path: 'dates[2026-11-04].status' }] });
   });
 
   test('--as-of before the clear replays the cleared date as success (S13)', async () => {
@@ -114,6 +114,13 @@ describe('diffDocuments', () => {
     { label: 'a missing key', a: { x: 1, y: 2 }, b: { x: 1 }, lines: ['y: expected 2, actual (absent)'] },
     { label: 'an extra array item', a: [1], b: [1, 2], lines: ['[1]: expected (absent), actual 2'] },
     { label: 'a type change', a: { x: null }, b: { x: {} }, lines: ['x: expected null, actual {}'] },
+    {
+      label: 'dated items compare by their date, wherever they sit',
+      a: { dates: [{ date: '2026-11-02', status: 'success' }, { date: '2026-11-03', status: 'failed' }] },
+      b: { dates: [{ date: '2026-11-01', status: 'missing' }, { date: '2026-11-02', status: 'success' }, { date: '2026-11-03', status: 'success' }] },
+      lines: ['dates[2026-11-03].status: expected "failed", actual "success"', 'dates[2026-11-01]: expected (absent), actual {"date":"2026-11-01","status":"missing"}'],
+    },
+    { label: 'a missing date', a: { dates: [{ date: '2026-11-02' }] }, b: { dates: [] }, lines: ['dates[2026-11-02]: expected {"date":"2026-11-02"}, actual (absent)'] },
   ])('$label', ({ a, b, lines }) => {
     expect(diffDocuments(a, b).map(formatDifference)).toEqual(lines);
   });

@@ -68,7 +68,7 @@ describe('runledger demo', () => {
   });
 
   test('it ends with the state table, the watermark and the ledger path', () => {
-    expect(result.stdout).toMatch(/^2026-11-02 {2}success {2}2 +backfill {2}raw=7 valid=4 rejected=2 duplicates=1 cities=3 revenue=Rp843,000$/m);
+    expect(result.stdout).toMatch(/^2026-11-02 {2}success {2}2 +backfill .* {2}cities=3 duplicates=1 rawRows=7 rejected=2 revenueIdr=843000 valid=4$/m);
     expect(result.stdout).toMatch(/^2026-11-05 {2}failed /m);
     expect(result.stdout).toContain('watermark: 2026-11-06');
     expect(result.stdout).toContain('complete through: 2026-11-04');
@@ -76,6 +76,22 @@ describe('runledger demo', () => {
     expect(result.stdout).toContain(`ledger: ${db}`);
     expect(result.stdout).toContain(`runledger --db ${db} --now 2026-11-07T01:00:00+07:00 state etl_orders`);
     expect(existsSync(db)).toBe(true);
+  });
+
+  test('its transcript is what the commands really print: define, pending and state as the CLI shows them', () => {
+    const db = join(dir, 'runledger.db');
+    const real = (...args: string[]) => spawnSync(process.execPath, [BIN, '--db', db, ...args], { encoding: 'utf8', env: { ...process.env, RUNLEDGER_ACTOR: 'tester' } }).stdout;
+    const after = (command: string) => {
+      const start = result.stdout.indexOf(`$ runledger ${command}\n`);
+      expect(start, command).toBeGreaterThan(-1);
+      return result.stdout.slice(start + `$ runledger ${command}\n`.length);
+    };
+    expect(after('define etl_orders --schedule @daily --start 2026-11-02 --tz Asia/Jakarta')).toMatch(/^defined etl_orders: @daily \(interval\) in Asia\/Jakarta from 2026-11-02T00:00:00\+07:00, catchup on\n/);
+    const pending = real('--now', '2026-11-05T01:00:00+07:00', 'pending', 'etl_orders', '--as-of', '1');
+    expect(pending).toMatch(/^DATE +REASON +RUN AFTER +DATA INTERVAL\n/);
+    expect(after('pending etl_orders').startsWith(pending)).toBe(true);
+    const state = real('--now', '2026-11-07T01:00:00+07:00', 'state', 'etl_orders');
+    expect(after('state etl_orders').startsWith(state)).toBe(true);
   });
 
   test('the ledger it leaves behind answers the CLI the same way', () => {

@@ -92,30 +92,51 @@ describe('--db paths that cannot hold a ledger', () => {
     expectRefusal(cli(['--db', db, 'import', join(s.dir, 'ledger.jsonl')], { RUNLEDGER_NOW: NOW }), 2, /missing[/\\]dir/);
   });
 
-  test("--db '' is refused, and an empty RUNLEDGER_DB means the default ./runledger.db: neither defines into a throwaway database", () => {
+  test("--db '' and an empty RUNLEDGER_DB are refused (exit 2): neither defines into a throwaway database nor into an unnamed ./runledger.db", () => {
     const s = session();
     const define = ['define', 'etl_orders', '--schedule', '@daily', '--start', '2026-11-02'];
     expectRefusal(cli(['--db', '', ...define], { RUNLEDGER_NOW: NOW }), 2, /--db/);
     const r = spawnSync(process.execPath, [BIN, ...define], { cwd: s.dir, encoding: 'utf8', env: { ...process.env, RUNLEDGER_DB: '', RUNLEDGER_NOW: NOW } });
-    expect(r.status, r.stderr).toBe(0);
-    expect(eventCount(join(s.dir, 'runledger.db'))).toBe(1);
+    expectRefusal({ code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }, 2, /RUNLEDGER_DB is set but empty/);
+    expect(existsSync(join(s.dir, 'runledger.db'))).toBe(false);
+    // --db wins over the variable, as everywhere.
+    const db = join(s.dir, 'named.db');
+    const named = spawnSync(process.execPath, [BIN, '--db', db, ...define], { cwd: s.dir, encoding: 'utf8', env: { ...process.env, RUNLEDGER_DB: '', RUNLEDGER_NOW: NOW } });
+    expect(named.status, named.stderr).toBe(0);
+    expect(eventCount(db)).toBe(1);
   });
 
-  const uid = process.getuid?.() ?? -1;
-  const setpriv = spawnSync('setpriv', ['--version']).status === 0;
-  test.skipIf(uid === 0 && !setpriv)('a write to a ledger file the user may only read: one line naming the file, not exit 1', () => {
+  const asPlainUser = commandBoundByFileModes();
+  test.skipIf(asPlainUser === undefined)('a write to a ledger file the user may only read: one line naming the file, not exit 1', () => {
     const s = session();
     s.define();
-    chmodSync(s.dir, 0o777);
     chmodSync(s.db, 0o444);
     const before = eventCount(s.db);
-    // root writes to any file, so run the binary as nobody.
-    const argv = uid === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, BIN] : [process.execPath, BIN];
-    const r = spawnSync(argv[0] as string, [...argv.slice(1), 'start', 'etl_orders', '2026-11-02'], { encoding: 'utf8', env: { ...process.env, ...s.env, RUNLEDGER_ACTOR: 'tester' } });
+    const argv = [...(asPlainUser ?? []), process.execPath, BIN, 'start', 'etl_orders', '2026-11-02'];
+    const r = spawnSync(argv[0] as string, argv.slice(1), { encoding: 'utf8', env: { ...process.env, ...s.env, RUNLEDGER_ACTOR: 'tester' } });
     expectRefusal({ code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }, 2, /read-only|readonly/);
     expect(eventCount(s.db)).toBe(before);
   });
 });
+
+/**
+ * The argv prefix that runs a command bound by file modes: none for a plain user; for root, `setpriv` dropping
+ * CAP_DAC_OVERRIDE (root writes to any file otherwise). The command stays root and keeps CAP_DAC_READ_SEARCH, so it
+ * reads the checkout and node wherever they live: running it as `nobody` instead failed in a clone inside a 0700
+ * directory (mktemp -d, /root), which nobody cannot enter. Undefined (the test skips) when root cannot drop the
+ * capability here, checked by trying to open a read-only file for writing the way the CLI would.
+ */
+function commandBoundByFileModes(): string[] | undefined {
+  if (process.getuid?.() !== 0) return [];
+  const prefix = ['setpriv', '--bounding-set=-dac_override', '--inh-caps=-dac_override', '--'];
+  const dir = tempDir('runledger-probe-');
+  const file = join(dir, 'read-only');
+  writeFileSync(file, '');
+  chmodSync(file, 0o444);
+  const probe = "try { require('node:fs').openSync(process.argv[1], 'r+'); process.exit(3); } catch (e) { process.exit(e.code === 'EACCES' ? 0 : 4); }";
+  const r = spawnSync(prefix[0] as string, [...prefix.slice(1), process.execPath, '-e', probe, file]);
+  return r.status === 0 ? prefix : undefined;
+}
 
 describe('instants that do not exist', () => {
   test('--now, --as-of, log --since and --until refuse 2026-02-30 instead of reading it as 2 March', () => {

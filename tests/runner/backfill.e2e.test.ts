@@ -222,12 +222,13 @@ describe('the command: placeholders, environment, metrics', async () => {
     expect(r.stderr).toContain('hello 2026-11-02');
   });
 
-  test('when the command does not exist then the run fails with a clear message', async () => {
+  test('when the command does not exist then it is refused before the first run (exit 2) and nothing is recorded', async () => {
     const dir = tempDir();
     await defineOrders(dir);
     const r = backfill(dir, '--from', '2026-11-02', '--to', '2026-11-02', '--', 'no-such-command-xyz');
-    expect(r.code).toBe(6);
-    expect((await stateOf(dir)).get('2026-11-02')).toMatchObject({ status: 'failed', errorCode: 'spawn:ENOENT' });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/'no-such-command-xyz' is not an executable on the PATH/)]);
+    expect((await stateOf(dir)).get('2026-11-02')).toMatchObject({ status: 'missing' });
   });
 });
 

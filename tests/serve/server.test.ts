@@ -21,7 +21,7 @@ function probeRoutes(app: FastifyInstance, _deps: ServeDeps): void {
     throw new LedgerError('ledger.alreadyRunning', 'etl_orders 2026-11-02 is already running');
   });
   app.get('/api/probe/broken', async () => {
-    throw new LedgerError('integrity.brokenChain', 'event 7 does not link to event 6');
+    throw new LedgerError('integrity.chainBroken', 'event 7 does not link to event 6');
   });
   app.get('/api/probe/bug', async () => {
     throw new TypeError('x is undefined\n    at somewhere');

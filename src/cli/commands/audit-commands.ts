@@ -26,8 +26,8 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
     .command('verify')
     .summary('re-walk the hash chain; exit 5 naming the first event that was altered, inserted or removed')
     .description(
-      'Re-walks the hash chain from the first event (S14): gapless positions, every prevHash and hash.\n' +
-        'Prints the head (position:hash). A ledger rewritten in full, or cut short at its end, is still a\n' +
+      'Re-walks the hash chain from the first event: gapless positions, every prevHash and hash. ' +
+        'Prints the head (position:hash). A ledger rewritten in full, or cut short at its end, is still a ' +
         'valid chain: keep the head somewhere else and pass it as --expect-head to catch that too.',
     )
     .option('--expect-head <position:hash>', 'a head recorded earlier: the chain must still pass through it')
@@ -88,7 +88,7 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
     .command('import')
     .summary('load a full export into a new, empty ledger: same positions, bytes and head hash; all or nothing')
     .description(
-      'Checks every line first (JSON, event schema, hash, chain link, gapless positions, trailer) and writes\n' +
+      'Checks every line first (JSON, event schema, hash, chain link, gapless positions, trailer) and writes ' +
         'nothing unless all of it holds. The target ledger must be empty; filtered exports are refused.',
     )
     .argument('<file>', 'a file written by `runledger export`')
@@ -106,8 +106,8 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
     .command('replay')
     .summary('rebuild the state of a pipeline from an export, without a database; --expect compares it')
     .description(
-      'Folds an export with the same code as `state` and prints the same document. With --expect, compares\n' +
-        'it with an expected state document and exits 1 with one line per difference. "now" is --now or\n' +
+      'Folds an export with the same code as `state` and prints the same document. With --expect, compares ' +
+        'it with an expected state document and exits 7 with one line per difference, naming the date. "now" is --now or ' +
         "$RUNLEDGER_NOW when given, otherwise the export's exportedAt (so the result does not drift with the clock).",
     )
     .argument('<file>', 'a file written by `runledger export` (full or --pipeline)')
@@ -131,7 +131,8 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
       if (opts.json) ctx.json({ equal: differences.length === 0, differences, actual: view });
       else if (differences.length === 0) ctx.out(`replay of ${file} matches ${opts.expect} (${view.dates.length} dates, watermark ${view.watermark ?? 'none'})`);
       else ctx.out([`replay of ${file} differs from ${opts.expect} in ${differences.length} place${differences.length === 1 ? '' : 's'}:`, ...differences.map(formatDifference)].join('\n'));
-      if (differences.length > 0) throw new RunExit(ExitCode.unexpected);
+      // 7, not 1: a replay that differs is an expectation that does not hold, not an unexpected error.
+      if (differences.length > 0) throw new RunExit(ExitCode.checkFailed);
     });
 }
 

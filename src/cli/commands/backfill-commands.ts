@@ -53,7 +53,7 @@ export function registerBackfillCommands(program: Command, ctx: CliContext): voi
   jobOptions(
     program
       .command('backfill')
-      .summary('run a command for each date of a range that needs it (S10)')
+      .summary('run a command for each date of a range that needs it')
       .description('Run a command for each date in [--from, --to] that is missing, cleared or stalled (and failed or successful ones with --reprocess), recording every start, success and failure.')
       .argument('<pipeline>', 'pipeline name')
       .requiredOption('--from <date>', 'first date of the range')
@@ -70,7 +70,7 @@ export function registerBackfillCommands(program: Command, ctx: CliContext): voi
   jobOptions(
     program
       .command('catchup')
-      .summary("run a command for the due dates after the latest scheduled run (S9)")
+      .summary("run a command for the due dates after the latest scheduled run")
       .description(
         "Run a command for the due, pending dates after the latest scheduled or catchup run (from the start when there is none); " +
           "with the pipeline's catchup off, only the latest due date. Older gaps are left to `pending` and `backfill`, as in Airflow. " +

@@ -14,8 +14,8 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
     .command('define')
     .summary('define a pipeline, or change its definition')
     .description(
-      'Define a pipeline and its timetable. On a pipeline that exists, only the options you give change;\n' +
-        'the rest keep their values (start and end keep their instants). A change is recorded as a\n' +
+      'Define a pipeline and its timetable. On a pipeline that exists, only the options you give change; ' +
+        'the rest keep their values (start and end keep their instants). A change is recorded as a ' +
         'PipelineRedefined event with the diff; options that change nothing record nothing.',
     )
     .argument('<pipeline>', 'pipeline name: lowercase letters, digits, _ . -')
@@ -28,7 +28,7 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
     .option('--no-catchup', 'catchup runs only the latest due slot (older gaps still show in pending)')
     .option('--max-active-runs <n>', 'live runs of this pipeline at once across every runner on the ledger; backfill and catchup wait for a free place (default: 1)')
     .option('--lease <duration>', 'how long a started run may go without a heartbeat before it counts as stalled (default: 1h)')
-    .option('--tasks <file.json>', 'task-level state (S12): {"tasks": [{"id": "extract"}, {"id": "load", "upstream": ["extract"], "triggerRule": "all_success"}]}')
+    .option('--tasks <file.json>', 'task-level state, each task with its upstream tasks and trigger rule: {"tasks": [{"id": "extract"}, {"id": "load", "upstream": ["extract"], "triggerRule": "all_success"}]}')
     .option('--no-tasks', 'drop the task list of a pipeline defined with --tasks')
     .option('--reason <text>', 'why, recorded in the event')
     .option('--json', 'print the result as JSON')
@@ -76,7 +76,7 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
   program
     .command('pipelines')
     .summary('list the pipelines of the ledger')
-    .option('--lint', 'warn (on stderr) about leaf tasks whose trigger rule can hide an upstream failure (S12)')
+    .option('--lint', 'warn (on stderr) about leaf tasks whose trigger rule can hide an upstream failure')
     .option('--json', 'print the result as JSON')
     .addHelpText('after', '\nExamples:\n  runledger pipelines\n  runledger pipelines --lint --json')
     .action(async (opts: { lint?: boolean; json?: boolean }) => {

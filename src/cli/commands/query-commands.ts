@@ -7,6 +7,7 @@ import type { CliContext } from '../cli-context.js';
 import { parseAsOf, parseInstant } from '../cli-context.js';
 import { formatMetrics, formatTable } from '../format-table.js';
 import { printStateView } from '../print-state-view.js';
+import { inZone, pipelineZones } from '../zoned-instant.js';
 import { parseWholeNumber } from '../parse-options.js';
 import { printTaskGrid } from './task-commands.js';
 
@@ -30,15 +31,15 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .option('--json', 'print one JSON document')
     .addHelpText('after', '\nExamples:\n  runledger state etl_orders\n  runledger state etl_orders --from 2026-11-01 --to 2026-11-30 --json\n  runledger state etl_orders --as-of 2026-11-04T09:00:00+07:00')
     .action(async (pipeline: string, opts: RangeOpts) => {
-      const view = await ctx.withLedger(false, (ledger) => ledger.state(range(pipeline, opts)));
+      const [view, zones] = await ctx.withLedger(false, async (ledger) => [await ledger.state(range(pipeline, opts)), await pipelineZones(ledger, [pipeline])] as const);
       if (opts.json) return ctx.json(view);
-      printStateView(ctx, view);
+      printStateView(ctx, view, zones.get(pipeline));
     });
 
   program
     .command('watermark')
     .summary('the highest date that ever succeeded, and the date complete through')
-    .description('watermark: the greatest date that has ever had a success; it never goes down (S5).\ncompleteThrough: every date from the start up to it is currently a success; it drops after a clear (S6).')
+    .description('watermark: the greatest date that has ever had a success; it never goes down.\ncompleteThrough: every date from the start up to it is currently a success; it drops after a clear.')
     .argument('<pipeline>', 'pipeline name')
     .option(...AS_OF)
     .option('--json', 'print one JSON document')
@@ -72,19 +73,20 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .summary('every run (attempt) of a pipeline')
     .argument('<pipeline>', 'pipeline name')
     .option('--date <date>', 'only the runs of this date')
-    .option('--run <runId>', 'the task grid of this run: each task, its state, tries and last update (S12)')
+    .option('--run <runId>', 'the task grid of this run: each task, its state, tries and last update')
     .option(...AS_OF)
     .option('--json', 'print one JSON document')
     .addHelpText('after', '\nExamples:\n  runledger runs etl_orders --date 2026-11-03\n  runledger runs etl_orders --run "$RUN"')
     .action(async (pipeline: string, opts: { date?: string; run?: string; asOf?: string; json?: boolean }) => {
       const asOf = parseAsOf(opts.asOf);
       if (opts.run !== undefined) return printTaskGrid(ctx, pipeline, opts.run, asOf, opts.json ?? false);
-      const view = await ctx.withLedger(false, (ledger) => ledger.runs({ pipeline, ...(opts.date === undefined ? {} : { date: opts.date }), ...(asOf ? { asOf } : {}) }));
+      const [view, zones] = await ctx.withLedger(false, async (ledger) => [await ledger.runs({ pipeline, ...(opts.date === undefined ? {} : { date: opts.date }), ...(asOf ? { asOf } : {}) }), await pipelineZones(ledger, [pipeline])] as const);
       if (opts.json) return ctx.json(view);
+      const zone = zones.get(pipeline) ?? 'UTC';
       ctx.out(
         formatTable(
           ['RUN', 'DATE', 'ATTEMPT', 'TYPE', 'STATUS', 'STARTED', 'FINISHED', 'ACTOR'],
-          view.runs.map((r) => [r.runId, r.date, String(r.attempt), r.runType + (r.forced ? '+force' : ''), r.status, r.startedAt, r.finishedAt ?? '-', r.actor]),
+          view.runs.map((r) => [r.runId, r.date, String(r.attempt), r.runType + (r.forced ? '+force' : ''), r.status, inZone(r.startedAt, zone), r.finishedAt ? inZone(r.finishedAt, zone) : '-', r.actor]),
         ),
       );
     });
@@ -112,7 +114,10 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
       // nothing, so on `log` the flag can only mean the filter.
       const actor = opts.actor ?? program.opts<{ actor?: string }>().actor;
       const input = logInput(pipeline, { ...opts, ...(actor === undefined ? {} : { actor }) });
-      const { events } = await ctx.withLedger(false, (ledger) => ledger.log(input));
+      const [{ events }, zones] = await ctx.withLedger(false, async (ledger) => {
+        const found = await ledger.log(input);
+        return [found, opts.json ? new Map<string, string>() : await pipelineZones(ledger, found.events.map((e) => e.data.pipeline))] as const;
+      });
       if (opts.json) {
         return ctx.json({ events: events.map((e) => ({ position: e.position, type: e.type, eventId: e.eventId, recordedAt: e.recordedAt, stream: e.stream, data: e.data, metadata: e.metadata, hash: e.hash })) });
       }
@@ -120,7 +125,10 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
       ctx.out(
         formatTable(
           ['POS', 'WHEN', 'WHO', 'WHAT', 'WHY'],
-          events.map((e) => [String(e.position), e.recordedAt, e.metadata.actor, describe(e), e.metadata.reason ?? '']),
+          events.map((e) => {
+            const zone = zones.get(e.data.pipeline) ?? 'UTC';
+            return [String(e.position), inZone(e.recordedAt, zone), e.metadata.actor, describe(e, zone), e.metadata.reason ?? ''];
+          }),
         ),
       );
     });
@@ -151,7 +159,7 @@ function eventType(text: string): EventType {
 }
 
 /** The WHAT column of the timeline: a short sentence per event. */
-function describe(e: RecordedEvent): string {
+function describe(e: RecordedEvent, zone: string): string {
   switch (e.type) {
     case 'PipelineDefined':
       return `defined ${e.data.pipeline} (${e.data.schedule} from ${e.data.start} in ${e.data.timezone})`;
@@ -169,7 +177,7 @@ function describe(e: RecordedEvent): string {
     case 'RunCleared':
       return `cleared ${e.data.pipeline} ${e.data.date} (was ${e.data.previousStatus}) run ${e.data.runId}`;
     case 'RunHeartbeat':
-      return `heartbeat ${e.data.pipeline} ${e.data.date} run ${e.data.runId}, lease until ${e.data.leaseExpiresAt}`;
+      return `heartbeat ${e.data.pipeline} ${e.data.date} run ${e.data.runId}, lease until ${inZone(e.data.leaseExpiresAt, zone)}`;
     case 'RunInterrupted':
       return `interrupted ${e.data.pipeline} ${e.data.date} run ${e.data.runId} by ${e.data.by}${e.data.message ? `: ${e.data.message}` : ''} (pending: the same command resumes it)`;
     case 'RunAbandoned':

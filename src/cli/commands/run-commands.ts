@@ -4,6 +4,7 @@ import { LedgerError } from '../../errors.js';
 import type { StartInput } from '../../ledger/ledger-types.js';
 import type { CliContext } from '../cli-context.js';
 import { parseMetrics } from '../parse-options.js';
+import { inZone, pipelineZones } from '../zoned-instant.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -12,8 +13,8 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
     .command('start')
     .summary('start a run of one date (prints its run id)')
     .description(
-      'Start a run of one date key. Prints the run id on stdout (details on stderr), so scripts can do\n' +
-        '  RUN=$(runledger start etl_orders 2026-11-02) && … && runledger succeed "$RUN"\n' +
+      'Start a run of one date key. Prints the run id on stdout (details on stderr), so scripts can do:\n\n' +
+        '  RUN=$(runledger start etl_orders 2026-11-02) && … && runledger succeed "$RUN"\n\n' +
         'Refused (exit 3) when the date is running, already succeeded (use --force), not due yet, or in the future.',
     )
     .argument('<pipeline>', 'pipeline name')
@@ -27,7 +28,7 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
     .option('--json', 'print the run as JSON')
     .addHelpText(
       'after',
-      '\nExamples:\n  RUN=$(runledger start etl_orders 2026-11-02) && runledger succeed "$RUN"\n' +
+      '\nExamples:\n  RUN=$(runledger start etl_orders 2026-11-02) && runledger succeed "$RUN"\n\n' +
         '  runledger start etl_orders 2026-11-02 --force --reason "upstream resent the file"\n' +
         '  runledger start etl_orders 2026-11-03T12:00:00+07:00 --type manual',
     )
@@ -84,8 +85,11 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
     .addHelpText('after', '\nExample:\n  runledger heartbeat "$RUN" --lease 30m')
     .action(async (runId: string, opts: { lease?: string; json?: boolean }) => {
       const leaseMs = opts.lease === undefined ? undefined : parseDuration(opts.lease, '--lease');
-      const result = await ctx.withLedger(false, (ledger) => ledger.heartbeat({ runId, ...(leaseMs === undefined ? {} : { leaseMs }) }));
+      const [result, zones] = await ctx.withLedger(false, async (ledger) => {
+        const done = await ledger.heartbeat({ runId, ...(leaseMs === undefined ? {} : { leaseMs }) });
+        return [done, await pipelineZones(ledger, [done.pipeline])] as const;
+      });
       if (opts.json) return ctx.json(result);
-      ctx.out(`${result.pipeline} ${result.date}: lease extended to ${result.leaseExpiresAt}`);
+      ctx.out(`${result.pipeline} ${result.date}: lease extended to ${result.leaseExpiresAt ? inZone(result.leaseExpiresAt, zones.get(result.pipeline) ?? 'UTC') : result.leaseExpiresAt}`);
     });
 }

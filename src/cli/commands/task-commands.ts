@@ -15,9 +15,9 @@ export function registerTaskCommands(program: Command, ctx: CliContext): void {
     .command('task')
     .summary('record the state of one task of a run (pipelines defined with --tasks)')
     .description(
-      'Record a task state of a run, fenced like succeed and fail: the run must be the current one of its date and\n' +
-        'still running. Once every task is terminal, the run succeeds or fails by its leaf tasks (as an Airflow DAG run):\n' +
-        'any leaf failed or upstream_failed fails it; all leaves success or skipped make it succeed.\n' +
+      'Record a task state of a run, fenced like succeed and fail: the run must be the current one of its date and ' +
+        'still running. Once every task is terminal, the run succeeds or fails by its leaf tasks (as an Airflow DAG run): ' +
+        'any leaf failed or upstream_failed fails it; all leaves success or skipped make it succeed. ' +
         `States: ${TaskState.options.join(', ')} (terminal: success, failed, skipped, upstream_failed, removed).`,
     )
     .argument('<runId>', 'the id `start` printed')

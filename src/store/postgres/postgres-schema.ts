@@ -73,7 +73,7 @@ CREATE INDEX events_by_recorded_at ON ${s}.events (recorded_at);
 CREATE FUNCTION ${s}.runledger_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
   IF TG_TABLE_NAME = 'events' THEN
-    RAISE EXCEPTION 'runledger events are immutable (S1): % on %.events refused; append a new event instead (clear a date rather than deleting its events)', TG_OP, TG_TABLE_SCHEMA;
+    RAISE EXCEPTION 'runledger events are immutable: % on %.events refused; append a new event instead (clear a date rather than deleting its events)', TG_OP, TG_TABLE_SCHEMA;
   END IF;
   RAISE EXCEPTION 'runledger_meta cannot be deleted or truncated: % on %.runledger_meta refused', TG_OP, TG_TABLE_SCHEMA;
 END

@@ -29,9 +29,9 @@ CREATE INDEX events_by_pipeline ON events (pipeline, position);
 CREATE INDEX events_by_run ON events (run_id) WHERE run_id IS NOT NULL;
 CREATE INDEX events_by_recorded_at ON events (recorded_at);
 CREATE TRIGGER events_are_immutable BEFORE UPDATE ON events
-BEGIN SELECT RAISE(ABORT, 'runledger events are immutable (S1): append a new event instead of updating one'); END;
+BEGIN SELECT RAISE(ABORT, 'runledger events are immutable: append a new event instead of updating one'); END;
 CREATE TRIGGER events_are_never_deleted BEFORE DELETE ON events
-BEGIN SELECT RAISE(ABORT, 'runledger events are immutable (S1): clear a date instead of deleting its events'); END;
+BEGIN SELECT RAISE(ABORT, 'runledger events are immutable: clear a date instead of deleting its events'); END;
 CREATE TRIGGER runledger_meta_is_fixed BEFORE DELETE ON runledger_meta
 BEGIN SELECT RAISE(ABORT, 'runledger_meta cannot be deleted'); END;
 `;

@@ -1,0 +1,29 @@
+import type { StateView } from '../ledger/ledger-types.js';
+
+type DateRow = StateView['dates'][number];
+
+/**
+ * The DETAIL cell of `state`: a short summary, not the whole metrics object. A failure shows its error; a success
+ * its numeric and boolean metrics (paths, nulls, nested values and the like stay in `--json` and
+ * `runs --run <id>`). Cut with "…" to `width` characters, so a row fits the terminal.
+ *
+ * @example
+ * stateDetail({ ...row, metrics: { rows: 7, output: '/tmp/gold.csv', rejectsOutput: null } }, 40) // 'rows=7'
+ */
+export function stateDetail(d: DateRow, width: number): string {
+  const parts = [d.offSchedule ? 'off-schedule' : '', d.error ?? '', d.error ? '' : shortMetrics(d.metrics)].filter(Boolean);
+  return cut(parts.join(' '), width);
+}
+
+function shortMetrics(metrics: Record<string, unknown> | null): string {
+  if (!metrics) return '';
+  return Object.entries(metrics)
+    .filter(([, v]) => typeof v === 'number' || typeof v === 'boolean')
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(' ');
+}
+
+function cut(text: string, width: number): string {
+  if (text.length <= width) return text;
+  return width <= 1 ? '…' : `${text.slice(0, width - 1).trimEnd()}…`;
+}

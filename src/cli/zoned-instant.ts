@@ -1,0 +1,42 @@
+import type { Ledger } from '../ledger/ledger.js';
+
+/**
+ * An instant as the pipeline's people read it: wall time in its zone with the offset, as date keys and data
+ * intervals are already shown (`2026-11-05T01:00:00+07:00`). Milliseconds are kept only when there are any.
+ * `--json` keeps UTC; this is for tables and messages.
+ *
+ * @example
+ * inZone('2026-11-04T18:00:00.000Z', 'Asia/Jakarta') // '2026-11-05T01:00:00+07:00'
+ */
+export function inZone(iso: string, timeZone: string): string {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return iso;
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+      .formatToParts(new Date(ms))
+      .map((p) => [p.type, p.value]),
+  ) as Record<string, string>;
+  const wall = Date.UTC(Number(parts['year']), Number(parts['month']) - 1, Number(parts['day']), Number(parts['hour']), Number(parts['minute']), Number(parts['second']));
+  const fraction = ms % 1000 === 0 ? '' : `.${String(((ms % 1000) + 1000) % 1000).padStart(3, '0')}`;
+  const offsetMinutes = Math.round((wall - (ms - (((ms % 1000) + 1000) % 1000))) / 60_000);
+  const sign = offsetMinutes < 0 ? '-' : '+';
+  const abs = Math.abs(offsetMinutes);
+  const offset = `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+  return `${parts['year']}-${parts['month']}-${parts['day']}T${parts['hour']}:${parts['minute']}:${parts['second']}${fraction}${offset}`;
+}
+
+/** The zone of each named pipeline (its current definition; `UTC` when it has none), read from its own stream. */
+export async function pipelineZones(ledger: Ledger, pipelines: Iterable<string>): Promise<Map<string, string>> {
+  const zones = new Map<string, string>();
+  for (const pipeline of new Set(pipelines)) {
+    let zone = 'UTC';
+    for await (const batch of ledger.store.read({ stream: pipeline })) {
+      for (const event of batch) {
+        if (event.type === 'PipelineDefined') zone = event.data.timezone;
+        if (event.type === 'PipelineRedefined') zone = event.data.definition.timezone;
+      }
+    }
+    zones.set(pipeline, zone);
+  }
+  return zones;
+}

@@ -1,0 +1,98 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, test } from 'vitest';
+
+// What `npm pack` ships and what package.json promises (built by `npm test` before vitest starts).
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown> & {
+  scripts: Record<string, string>;
+  engines: { node: string };
+};
+
+function packedFiles(): string[] {
+  const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+  return (JSON.parse(r.stdout) as [{ files: { path: string }[] }])[0].files.map((f) => f.path);
+}
+
+describe('npm pack ships what a user needs and nothing else', () => {
+  const files = packedFiles();
+
+  test('README, LICENSE, CHANGELOG, the binary, the compiled library with its types, and the examples', () => {
+    for (const path of ['README.md', 'LICENSE', 'CHANGELOG.md', 'package.json', 'bin/runledger.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/testing/index.js', 'examples/orders/etl.mjs']) {
+      expect(files, path).toContain(path);
+    }
+  });
+
+  test('no bench, no tests, no TypeScript sources, and no source map without its source', () => {
+    expect(files.filter((f) => f.startsWith('dist/bench/') || f.startsWith('bench/'))).toEqual([]);
+    expect(files.filter((f) => f.startsWith('tests/') || f.startsWith('dist/tests/'))).toEqual([]);
+    const maps = files.filter((f) => f.endsWith('.map'));
+    const orphans = maps.filter((map) => {
+      const { sources = [] } = JSON.parse(readFileSync(join(ROOT, map), 'utf8')) as { sources?: string[] };
+      return sources.some((source) => !files.includes(join(map, '..', source)));
+    });
+    expect(orphans).toEqual([]);
+  });
+});
+
+describe('the library docs users read (the .d.ts of the public API)', () => {
+  test.each([
+    'dist/src/index.d.ts',
+    'dist/src/errors.d.ts',
+    'dist/src/ledger/ledger.d.ts',
+    'dist/src/ledger/ledger-types.d.ts',
+    'dist/src/ledger/task-types.d.ts',
+    'dist/src/runner/with-run.d.ts',
+    'dist/src/runner/backfill.d.ts',
+    'dist/src/testing/given.d.ts',
+    'dist/src/audit/verify-chain.d.ts',
+  ])('%s says the rules themselves, not internal section numbers (S4, DESIGN §5)', (path) => {
+    expect(readFileSync(join(ROOT, path), 'utf8')).not.toMatch(/\bS\d{1,2}\b|§|DESIGN/);
+  });
+});
+
+describe('package.json', () => {
+  test('says where the project lives, and the MIT licence it names is shipped', () => {
+    expect(pkg['license']).toBe('MIT');
+    expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
+    expect(pkg['repository']).toMatchObject({ type: 'git', url: expect.stringMatching(/^git\+https:\/\//) });
+    expect(pkg['homepage']).toMatch(/^https:\/\//);
+    expect(pkg['bugs']).toMatchObject({ url: expect.stringMatching(/^https:\/\//) });
+    expect((pkg['keywords'] as string[]).length).toBeGreaterThan(3);
+  });
+
+  test('engines asks for Node 20.19, the first 20.x whose require() loads ES modules, and require() works', () => {
+    expect(pkg.engines.node).toBe('>=20.19');
+    const r = spawnSync(process.execPath, ['-e', "const m = require(process.argv[1]); console.log(typeof m.openLedger, typeof m.LedgerError)", join(ROOT, 'dist/src/index.js')], { encoding: 'utf8' });
+    expect(r.stderr).not.toMatch(/ERR_REQUIRE/);
+    expect(r.stdout.trim()).toBe('function function');
+  });
+
+  test("a clone's npm ci builds (prepare), while the tarball has no install-time script for consumers to approve", () => {
+    expect(pkg.scripts['prepare']).toBe('npm run build');
+    const copy = mkdtempSync(join(tmpdir(), 'runledger-pack-'));
+    try {
+      for (const name of ['bin', 'events', 'projections', 'src', 'bench', 'examples', 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'LICENSE', 'CHANGELOG.md']) {
+        cpSync(join(ROOT, name), join(copy, name), { recursive: true });
+      }
+      symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+      const r = spawnSync('npm', ['pack', '--pack-destination', copy], { cwd: copy, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      const packed = spawnSync('tar', ['-xOzf', join(copy, 'runledger-0.1.0.tgz'), 'package/package.json'], { encoding: 'utf8' });
+      const scripts = (JSON.parse(packed.stdout) as { scripts: Record<string, string> }).scripts;
+      for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) expect(scripts, hook).not.toHaveProperty(hook);
+      // postpack put the clone's package.json back as it was.
+      expect(readFileSync(join(copy, 'package.json'), 'utf8')).toBe(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+      // prepack built from scratch: no bench, no maps in the tarball.
+      const listed = spawnSync('tar', ['-tzf', join(copy, 'runledger-0.1.0.tgz')], { encoding: 'utf8' }).stdout;
+      expect(listed).toContain('package/dist/src/index.js');
+      expect(listed).not.toMatch(/\.map$|dist\/bench/m);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+});
