@@ -333,7 +333,7 @@ export class Ledger {
     const [fromMs, toMs] = this.#range(timetable, input, nowMs);
     // Pending means due: an explicit --to past now must not list tomorrow as missing.
     // A slot already started early (a manual run) keeps its state visible.
-    const slots = [...boundedSlots(timetable, fromMs, toMs)].filter((slot) => Date.parse(slot.runAfter) <= nowMs || state.dates.has(slot.date));
+    const slots = dueSlots(timetable, fromMs, toMs, nowMs, state);
     const report = pending(state, slots, nowMs);
     return { pipeline: input.pipeline, from: slots[0]?.date ?? null, to: slots.at(-1)?.date ?? null, ...report };
   }
@@ -627,6 +627,23 @@ function* boundedSlots(timetable: Timetable, fromMs: number, toMs: number): Gene
     }
     yield slot;
   }
+}
+
+/**
+ * The slots of a range that are due at `nowMs`, plus those already started
+ * early. runAfter grows with the logical date, so the due ones are exactly
+ * those up to the last due slot: one key comparison a slot, no date parsing.
+ */
+function dueSlots(timetable: Timetable, fromMs: number, toMs: number, nowMs: number, state: PipelineState): Slot[] {
+  const last = timetable.lastDue(nowMs);
+  const lastDue = last?.date;
+  let due = last !== undefined && Date.parse(last.logicalDate) >= fromMs;
+  const out: Slot[] = [];
+  for (const slot of boundedSlots(timetable, fromMs, toMs)) {
+    if (due || state.dates.has(slot.date)) out.push(slot);
+    if (slot.date === lastDue) due = false;
+  }
+  return out;
 }
 
 /** Metrics must be a JSON object that canonical JSON can hold (no NaN or Infinity, no functions). */
