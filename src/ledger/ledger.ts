@@ -10,12 +10,12 @@ import { decideTaskState, refuseUnfinishedTasks } from '../../projections/decide
 import { deriveRunOutcome } from '../../projections/derive-run-outcome.js';
 import { leaseExpired } from '../../projections/date-state.js';
 import { pending } from '../../projections/pending.js';
-import { evolve, initialState, type PipelineState } from '../../projections/pipeline-state.js';
-import { evolveRunHistory, initialRunHistory, type RunHistory } from '../../projections/run-history.js';
+import type { PipelineState } from '../../projections/pipeline-state.js';
+import type { RunHistory } from '../../projections/run-history.js';
+import type { TaskRuns } from '../../projections/task-runs.js';
 import type { Refusal } from '../../projections/refusal.js';
 import type { Slot } from '../../projections/slot.js';
 import { taskGrid } from '../../projections/task-grid.js';
-import { evolveTaskRuns, initialTaskRuns, type TaskRuns } from '../../projections/task-runs.js';
 import { LedgerError } from '../errors.js';
 import { checkDurationMs } from '../duration.js';
 import { canonicalJson } from '../../events/canonical-json.js';
@@ -30,6 +30,7 @@ import { createTimetable } from '../timetable/create-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
 import { buildDefinition, checkPipelineName, completeDefinitionInput, diffDefinitions, timetableSpec, type DefineChanges } from './build-definition.js';
 import { checkTaskState, checkTryNumber, requireTask } from './check-tasks.js';
+import { foldPipeline, initialLoaded, loadCheckpoint, saveCheckpoint, type Loaded } from './projection-checkpoint.js';
 import type {
   AsOf,
   ClearInput,
@@ -56,9 +57,16 @@ export type LedgerOptions = {
   actor?: string;
   /** Create the ledger when it does not exist (default true; the CLI's queries pass false). */
   create?: boolean;
+  /**
+   * Events a pipeline's state may take in before the ledger saves it as a
+   * projection checkpoint, so the next process folds only what came after
+   * (default 256; 0 neither reads nor writes checkpoints).
+   */
+  checkpointAfter?: number;
 };
 
-type Loaded = { state: PipelineState; history: RunHistory; tasks: TaskRuns };
+/** The default of `LedgerOptions.checkpointAfter`. */
+export const CHECKPOINT_AFTER = 256;
 
 const MAX_CONFLICT_RETRIES = 50;
 
@@ -75,7 +83,7 @@ const MAX_CONFLICT_RETRIES = 50;
  */
 export async function openLedger(options: LedgerOptions): Promise<Ledger> {
   const store = await openStore(options.db, { create: options.create ?? true });
-  return new Ledger(store, options.clock ?? Date.now, options.actor ?? defaultActor());
+  return new Ledger(store, options.clock ?? Date.now, options.actor ?? defaultActor(), { checkpointAfter: options.checkpointAfter ?? CHECKPOINT_AFTER });
 }
 
 export class Ledger {
@@ -93,11 +101,15 @@ export class Ledger {
    * max-active-runs and any `Promise.all` caller do).
    */
   readonly #loading = new Map<string, Promise<Loaded>>();
+  /** Events folded per pipeline since its checkpoint was loaded or saved. */
+  readonly #uncheckpointed = new Map<string, number>();
+  readonly #checkpointAfter: number;
 
-  constructor(store: EventStore, clock: () => number, actor: string) {
+  constructor(store: EventStore, clock: () => number, actor: string, options: { checkpointAfter?: number } = {}) {
     this.store = store;
     this.#clock = clock;
     this.#actor = actor;
+    this.#checkpointAfter = options.checkpointAfter ?? CHECKPOINT_AFTER;
   }
 
   /** Milliseconds since the epoch, from the ledger's clock. */
@@ -409,15 +421,22 @@ export class Ledger {
   async #load(pipeline: string, asOf?: AsOf): Promise<Loaded> {
     if (asOf !== undefined) {
       const toPosition = await this.#positionFor(asOf);
-      return this.#fold({ state: initialState(pipeline), history: initialRunHistory(), tasks: initialTaskRuns() }, pipeline, toPosition);
+      const start = (this.#checkpointAfter > 0 ? await loadCheckpoint(this.store, pipeline, toPosition) : null) ?? initialLoaded(pipeline);
+      return (await foldPipeline(this.store, start, pipeline, toPosition)).loaded;
     }
     const previous = this.#loading.get(pipeline);
     const load = (async () => {
       await previous?.catch(() => undefined);
-      const cached = this.#cache.get(pipeline) ?? { state: initialState(pipeline), history: initialRunHistory(), tasks: initialTaskRuns() };
+      const cached = this.#cache.get(pipeline) ?? (this.#checkpointAfter > 0 ? await loadCheckpoint(this.store, pipeline) : null) ?? initialLoaded(pipeline);
       try {
-        const loaded = await this.#fold(cached, pipeline, undefined);
+        const { loaded, folded, lastHash } = await foldPipeline(this.store, cached, pipeline, undefined);
         this.#cache.set(pipeline, loaded);
+        const pending = (this.#uncheckpointed.get(pipeline) ?? 0) + folded;
+        this.#uncheckpointed.set(pipeline, pending);
+        if (this.#checkpointAfter > 0 && pending >= this.#checkpointAfter && lastHash !== null) {
+          // Lazily, after the fold: a crash before this line only leaves an older checkpoint, which is still a true prefix.
+          if (await saveCheckpoint(this.store, loaded, lastHash)) this.#uncheckpointed.set(pipeline, 0);
+        }
         return loaded;
       } catch (error) {
         // A read that failed halfway has already changed the cached maps; rebuild from scratch next time.
@@ -431,19 +450,6 @@ export class Ledger {
     } finally {
       if (this.#loading.get(pipeline) === load) this.#loading.delete(pipeline);
     }
-  }
-
-  async #fold(from: Loaded, pipeline: string, toPosition: number | undefined): Promise<Loaded> {
-    let { state, history, tasks } = from;
-    const filter = { pipeline, fromPosition: state.position + 1, ...(toPosition === undefined ? {} : { toPosition }) };
-    for await (const batch of this.store.read(filter)) {
-      for (const event of batch) {
-        state = evolve(state, event);
-        history = evolveRunHistory(history, event);
-        tasks = evolveTaskRuns(tasks, event);
-      }
-    }
-    return { state, history, tasks };
   }
 
   async #positionFor(asOf: AsOf | undefined): Promise<number | undefined> {

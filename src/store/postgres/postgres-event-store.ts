@@ -2,7 +2,8 @@ import pg from 'pg';
 import { GENESIS_HASH } from '../../../events/hash-chain.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
-import type { AppendRequest, AppendResult, ChainHead, EventStore, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
+import type { AppendRequest, AppendResult, ChainHead, CheckpointStore, EventStore, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
+import { postgresCheckpoints } from './postgres-checkpoints.js';
 import { decodeStoredRow, rawEventOf } from '../decode-stored-row.js';
 import { sealEvents, type SealedEvent } from '../seal-events.js';
 import { unsealChain } from '../unseal-chain.js';
@@ -182,6 +183,7 @@ class PostgresEventStore implements EventStore {
   readonly #schema: string;
   readonly #events: string;
   readonly #hasLedger: boolean;
+  readonly checkpoints?: CheckpointStore;
   #closed = false;
 
   constructor(pool: pg.Pool, target: PostgresTarget, schema: string, hasLedger: boolean) {
@@ -190,6 +192,7 @@ class PostgresEventStore implements EventStore {
     this.#schema = schema;
     this.#events = `${quoteIdent(schema)}.events`;
     this.#hasLedger = hasLedger;
+    if (hasLedger) this.checkpoints = postgresCheckpoints(pool, schema);
   }
 
   async #query<R extends pg.QueryResultRow>(db: pg.Pool | pg.PoolClient, sql: string, params: unknown[]): Promise<R[]> {
