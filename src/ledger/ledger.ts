@@ -22,10 +22,10 @@ import { canonicalJson } from '../../events/canonical-json.js';
 import { defaultActor, processMetadata, toolVersion } from '../runtime.js';
 import type { AppendRequest, EventStore, NewEvent } from '../store/event-store.js';
 import { openStore } from '../store/open-store.js';
-import { backfill as runBackfill, type BackfillOptions } from '../runner/backfill.js';
+import type { BackfillOptions } from '../runner/backfill.js';
 import type { RunFunction } from '../runner/function-task.js';
 import type { RunSummary } from '../runner/run-types.js';
-import { withRun as runWithRun, type WithRunOptions, type WithRunResult } from '../runner/with-run.js';
+import type { WithRunOptions, WithRunResult } from '../runner/with-run.js';
 import { createTimetable } from '../timetable/create-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
 import { buildDefinition, checkPipelineName, completeDefinitionInput, diffDefinitions, timetableSpec, type DefineChanges } from './build-definition.js';
@@ -574,8 +574,10 @@ export class Ledger {
    * @example
    * const summary = await ledger.backfill({ pipeline: 'etl_orders', from: '2026-11-02', to: '2026-11-04' }, async (run) => ({ rows: 42 }));
    */
-  backfill(options: BackfillOptions, fn: RunFunction): Promise<RunSummary> {
-    return runBackfill(this, options, fn);
+  async backfill(options: BackfillOptions, fn: RunFunction): Promise<RunSummary> {
+    // The runner loads on first use: queries never pay for it.
+    const { backfill } = await import('../runner/backfill.js');
+    return backfill(this, options, fn);
   }
 
   /**
@@ -584,8 +586,9 @@ export class Ledger {
    * @example
    * await ledger.withRun('etl_orders', '2026-11-02', async (run) => ({ rows: 42 }));
    */
-  withRun(pipeline: string, date: string, fn: RunFunction, options?: WithRunOptions): Promise<WithRunResult> {
-    return runWithRun(this, pipeline, date, fn, options);
+  async withRun(pipeline: string, date: string, fn: RunFunction, options?: WithRunOptions): Promise<WithRunResult> {
+    const { withRun } = await import('../runner/with-run.js');
+    return withRun(this, pipeline, date, fn, options);
   }
 }
 

@@ -1,5 +1,4 @@
 import type { EventStore } from './event-store.js';
-import { openPostgresStore } from './postgres/postgres-event-store.js';
 import { openSqliteStore } from './sqlite/sqlite-event-store.js';
 
 export type OpenStoreOptions = {
@@ -23,6 +22,8 @@ export function isPostgresUrl(db: string): boolean {
  */
 export async function openStore(db: string, options: OpenStoreOptions): Promise<EventStore> {
   if (isPostgresUrl(db)) {
+    // Loaded only for a PostgreSQL ledger: the driver is an optional peer and costs start-up time to every SQLite command.
+    const { openPostgresStore } = await import('./postgres/postgres-event-store.js');
     return openPostgresStore({ url: db, create: options.create });
   }
   return openSqliteStore({ path: db, create: options.create });
