@@ -34,13 +34,14 @@ const SIZES = {
   dates: 1000,
   eventsPerPipeline: 1000,
   appends: env('BENCH_APPENDS', quick ? 200 : 2000),
-  samples: quick ? 7 : 21,
+  samples: quick ? 5 : 21,
   rounds: quick ? 1 : 2,
   pgAppendsPerWriter: quick ? 40 : 300,
   pgbenchSeconds: quick ? 3 : 10,
 };
 const dir = mkdtempSync(join(tmpdir(), 'runledger-bench-'));
-const log = (line: string) => process.stderr.write(`${line}\n`);
+const benchStart = Date.now();
+const log = (line: string) => process.stderr.write(`[${((Date.now() - benchStart) / 1000).toFixed(1)} s] ${line}\n`);
 const figures: Figure[] = [];
 const notes: string[] = [];
 const NOW_TEXT = new Date(BENCH_NOW).toISOString();
@@ -194,7 +195,7 @@ async function coldState(big: string, pipelines: number): Promise<void> {
   const version: number[] = [];
   for (let i = 0; i < SIZES.samples; i++) {
     const pipeline = pipelineName((i * 104729) % pipelines);
-    alternate(1 + (i % 2), () => cli.push(wall(process.execPath, [bin, '--db', big, 'state', pipeline, '--json'])), () => version.push(wall(process.execPath, [bin, '--version'])));
+    alternate(quick ? 1 : 1 + (i % 2), () => cli.push(wall(process.execPath, [bin, '--db', big, 'state', pipeline, '--json'])), () => version.push(wall(process.execPath, [bin, '--version'])));
   }
   figures.push({
     id: 'cli-state',
@@ -270,7 +271,7 @@ function startup(small: string): void {
   const ours: number[] = [];
   const node: number[] = [];
   for (let i = 0; i < SIZES.samples; i++) {
-    alternate(1 + (i % 2), () => ours.push(wall(process.execPath, [bin, '--db', small, 'watermark', 'daily'])), () => node.push(wall(process.execPath, ['-e', '0'])));
+    alternate(quick ? 1 : 1 + (i % 2), () => ours.push(wall(process.execPath, [bin, '--db', small, 'watermark', 'daily'])), () => node.push(wall(process.execPath, ['-e', '0'])));
   }
   figures.push({
     id: 'cli-startup',
@@ -381,6 +382,7 @@ async function main(): Promise<void> {
   await rebuildCheckpoints(withCheckpoints);
   await withCheckpoints.close();
   await coldState(big, SIZES.pipelines);
+  log('done with SQLite');
   const pg = await benchPostgres({ dir, childScript, writers: 8, appendsPerWriter: SIZES.pgAppendsPerWriter, pgbenchSeconds: SIZES.pgbenchSeconds, log });
   if ('missing' in pg) notes.push(pg.missing);
   else figures.push(pg.figure);

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -22,6 +23,11 @@ export type Peer = { name: string; version: string; open(fileName: string): Emme
 export async function loadEmmett(): Promise<Peer | { missing: string }> {
   if (!existsSync(join(PACKAGE, 'package.json'))) {
     return { missing: "Emmett's SQLite event store is not installed: run `npm run bench:peers` (it installs bench/peers, never a runledger dependency)" };
+  }
+  // Its sqlite3 driver is a native addon: a broken build fails as the process loads it, so try that in a child first.
+  const probe = spawnSync(process.execPath, ['-e', 'require("sqlite3")'], { cwd: join(PEERS, '..'), encoding: 'utf8' });
+  if (probe.status !== 0) {
+    return { missing: "Emmett's SQLite event store is installed but its sqlite3 native driver does not load; reinstall it with `npm run bench:peers`" };
   }
   try {
     const version = (JSON.parse(readFileSync(join(PACKAGE, 'package.json'), 'utf8')) as { version: string }).version;

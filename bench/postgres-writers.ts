@@ -62,7 +62,7 @@ export async function benchPostgres(options: Options): Promise<{ figure: Figure;
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const serverVersion = (await client.query<{ v: string }>('SHOW server_version')).rows[0]?.v ?? '?';
+    const serverVersion = (await client.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ?? '?';
     await client.query(`CREATE SCHEMA ${pg.escapeIdentifier(schema)}`);
     const s = pg.escapeIdentifier(schema);
     await client.query(`CREATE SEQUENCE ${s}.pgb_seq;

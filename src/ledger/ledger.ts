@@ -157,7 +157,17 @@ export class Ledger {
   async pipeline(name: string, asOf?: AsOf): Promise<{ definition: PipelineDefinition; timetable: Timetable; state: PipelineState; history: RunHistory; tasks: TaskRuns }> {
     checkPipelineName(name);
     const loaded = await this.#load(name, asOf);
-    return { ...this.#defined(loaded.state), ...loaded };
+    // Getters, not a spread: a state from a checkpoint reads its run history and task states only when asked.
+    return {
+      ...this.#defined(loaded.state),
+      state: loaded.state,
+      get history() {
+        return loaded.history;
+      },
+      get tasks() {
+        return loaded.tasks;
+      },
+    };
   }
 
   /** S4: starts a run of one date key, or refuses (`ledger.alreadyRunning`, `ledger.alreadySucceeded`, …). */
@@ -327,7 +337,11 @@ export class Ledger {
         stalled: leaseExpired(date, nowMs),
       });
     }
-    const dates = [...rows.values()].sort((a, b) => Date.parse(a.logicalDate) - Date.parse(b.logicalDate));
+    // Each logical date parsed once, not once per comparison.
+    const dates = [...rows.values()]
+      .map((row) => ({ at: Date.parse(row.logicalDate), row }))
+      .sort((a, b) => a.at - b.at)
+      .map(({ row }) => row);
     return { pipeline: input.pipeline, watermark: state.watermark?.date ?? null, completeThrough: this.#completeThrough(timetable, state), position: state.position, dates };
   }
 

@@ -19,11 +19,16 @@ export function initialLoaded(pipeline: string): Loaded {
  * folds update `from`'s maps in place.
  */
 export async function foldPipeline(store: EventStore, from: Loaded, pipeline: string, toPosition: number | undefined): Promise<Folded> {
-  let { state, history, tasks } = from;
   let folded = 0;
   let lastHash: string | null = null;
-  const filter = { pipeline, fromPosition: state.position + 1, ...(toPosition === undefined ? {} : { toPosition }) };
+  const filter = { pipeline, fromPosition: from.state.position + 1, ...(toPosition === undefined ? {} : { toPosition }) };
+  let state = from.state;
+  let history: RunHistory | undefined;
+  let tasks: TaskRuns | undefined;
   for await (const batch of store.read(filter)) {
+    // Only now, with events to fold, are the run history and task states read (a checkpoint decodes them lazily).
+    history ??= from.history;
+    tasks ??= from.tasks;
     for (const event of batch) {
       state = evolve(state, event);
       history = evolveRunHistory(history, event);
@@ -32,31 +37,46 @@ export async function foldPipeline(store: EventStore, from: Loaded, pipeline: st
     folded += batch.length;
     lastHash = batch.at(-1)?.hash ?? lastHash;
   }
+  if (history === undefined || tasks === undefined) return { loaded: from, folded, lastHash };
   return { loaded: { state, history, tasks }, folded, lastHash };
 }
 
-type Encoded = {
-  state: Omit<PipelineState, 'dates'> & { dates: Array<[string, unknown]> };
-  history: { runs: Array<[string, unknown]> };
-  tasks: { runs: Array<[string, Array<[string, TaskRun]>]>; open: Array<[string, string]> };
-};
+type EncodedState = Omit<PipelineState, 'dates'> & { dates: Array<[string, unknown]> };
+type EncodedTasks = { runs: Array<[string, Array<[string, TaskRun]>]>; open: Array<[string, string]> };
 
-/** The folded state as JSON, maps as entry lists (user metrics pass through as they are). */
+/**
+ * The folded state as three JSON documents on three lines (state, run
+ * history, task states; maps as entry lists, user metrics as they are), so a
+ * query that needs only the state parses only the first line.
+ */
 export function encodeLoaded(loaded: Loaded): string {
-  const encoded: Encoded = {
-    state: { ...loaded.state, dates: [...loaded.state.dates] },
-    history: { runs: [...loaded.history.runs] },
-    tasks: { runs: [...loaded.tasks.runs].map(([runId, tasks]) => [runId, [...tasks]]), open: [...loaded.tasks.open] },
-  };
-  return JSON.stringify(encoded);
+  const state: EncodedState = { ...loaded.state, dates: [...loaded.state.dates] };
+  const tasks: EncodedTasks = { runs: [...loaded.tasks.runs].map(([runId, runTasks]) => [runId, [...runTasks]]), open: [...loaded.tasks.open] };
+  // JSON.stringify never writes a raw newline, so the lines split back exactly.
+  return `${JSON.stringify(state)}\n${JSON.stringify([...loaded.history.runs])}\n${JSON.stringify(tasks)}`;
 }
 
+/** Decodes `encodeLoaded`'s text: the state now, the run history and task states on first use. */
 export function decodeLoaded(text: string): Loaded {
-  const encoded = JSON.parse(text) as Encoded;
+  const [stateLine, historyLine, tasksLine] = text.split('\n');
+  if (stateLine === undefined || historyLine === undefined || tasksLine === undefined) throw new Error('checkpoint: not three lines');
+  const encoded = JSON.parse(stateLine) as EncodedState;
+  const state = { ...encoded, dates: new Map(encoded.dates) } as PipelineState;
+  let history: RunHistory | undefined;
+  let tasks: TaskRuns | undefined;
   return {
-    state: { ...encoded.state, dates: new Map(encoded.state.dates) } as PipelineState,
-    history: { runs: new Map(encoded.history.runs) } as RunHistory,
-    tasks: { runs: new Map(encoded.tasks.runs.map(([runId, tasks]) => [runId, new Map(tasks)])), open: new Map(encoded.tasks.open) },
+    state,
+    get history(): RunHistory {
+      history ??= { runs: new Map(JSON.parse(historyLine) as Array<[string, RunHistory['runs'] extends Map<string, infer R> ? R : never]>) };
+      return history;
+    },
+    get tasks(): TaskRuns {
+      if (tasks === undefined) {
+        const decoded = JSON.parse(tasksLine) as EncodedTasks;
+        tasks = { runs: new Map(decoded.runs.map(([runId, runTasks]) => [runId, new Map(runTasks)])), open: new Map(decoded.open) };
+      }
+      return tasks;
+    },
   };
 }
 
@@ -85,8 +105,18 @@ export async function loadCheckpoint(store: EventStore, pipeline: string, toPosi
       return null;
     }
     if (toPosition !== undefined && checkpoint.position > toPosition) return null;
-    const loaded = decodeLoaded(checkpoint.state);
-    return loaded.state.pipeline === pipeline && loaded.state.position === checkpoint.position ? loaded : null;
+    let loaded: Loaded;
+    try {
+      loaded = decodeLoaded(checkpoint.state);
+    } catch {
+      loaded = initialLoaded('');
+    }
+    if (loaded.state.pipeline !== pipeline || loaded.state.position !== checkpoint.position) {
+      // Unreadable or not this pipeline's: drop it, so the next save can replace it.
+      await checkpoints.discard(pipeline);
+      return null;
+    }
+    return loaded;
   } catch {
     return null;
   }
