@@ -35,7 +35,8 @@ const SIZES = {
   eventsPerPipeline: 1000,
   appends: env('BENCH_APPENDS', quick ? 200 : 2000),
   samples: quick ? 5 : 21,
-  rounds: quick ? 1 : 2,
+  // The 1M-event children (rebuild, verify, export, import) run once per side: each takes minutes on this machine.
+  rounds: 1,
   pgAppendsPerWriter: quick ? 40 : 300,
   pgbenchSeconds: quick ? 3 : 10,
 };
