@@ -10,6 +10,8 @@ import { foldPipeline, initialLoaded, rebuildCheckpoints } from '../src/ledger/p
 import type { NewEvent, RawEvent } from '../src/store/event-store.js';
 import { sha256Hex } from '../src/store/seal-events.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-event-store.js';
+import { appendEvents } from './append-events.js';
+import { loadEmmett } from './peer-emmett.js';
 import { rawExport, rawInsertAll, rawScan, rawVerify, readFullRows } from './raw-baselines.js';
 
 function ms(start: bigint): number {
@@ -101,6 +103,21 @@ async function run(task: string, args: string[]): Promise<number> {
       const took = ms(t);
       await store.close();
       process.stdout.write(`${JSON.stringify({ startedAt, endedAt: Date.now() })}\n`);
+      return took;
+    }
+    case 'emmett': {
+      // The peer, with its documented defaults: one appendToStream per event, then each stream read back.
+      const peer = await loadEmmett();
+      if ('missing' in peer) throw new Error(peer.missing);
+      const store = peer.open(a);
+      const events = appendEvents(Number(b), Number(args[2]));
+      const took = await timed(async () => {
+        for (const event of events) await store.appendToStream(`run-${event.stream}`, [{ type: event.type, data: event.data as Record<string, unknown> }]);
+      });
+      const readMs = await timed(async () => {
+        for (const event of events) if ((await store.readStream(`run-${event.stream}`)).events.length !== 1) throw new Error('bench: peer read');
+      });
+      process.stdout.write(`${JSON.stringify({ ms: took, readMs })}\n`);
       return took;
     }
     default:
