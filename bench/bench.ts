@@ -1,177 +1,406 @@
 /**
- * `npm run bench`: runledger against baselines measured in the same process
- * run, reported as ratios (DESIGN §7). Nothing here asserts a threshold; it
- * reports what it saw. Sizes: BENCH_APPENDS (default 2000), BENCH_EVENTS
- * (default 200000; 1000000 for the full-size ledger).
+ * `npm run bench` (full: a 1,000,000-event ledger, writes bench/RESULTS.md) and
+ * `npm run bench -- --quick --json` (small sizes, under a minute, one JSON
+ * document on stdout). Every figure is measured beside its baseline in the
+ * same run, interleaved in rounds, and reported with the ratio; nothing here
+ * asserts a threshold.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import type { LedgerEvent } from '../events/ledger-event.js';
-import { runStream } from '../events/recorded-event.js';
-import { Ledger } from '../src/ledger/ledger.js';
+import { openLedger } from '../src/ledger/ledger.js';
+import { rebuildCheckpoints } from '../src/ledger/projection-checkpoint.js';
 import type { NewEvent } from '../src/store/event-store.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-event-store.js';
-import { SQLITE_SCHEMA } from '../src/store/sqlite/sqlite-schema.js';
+import { BENCH_NOW, buildFixture, pipelineName } from './ledger-fixture.js';
+import { loadEmmett } from './peer-emmett.js';
+import { benchPostgres } from './postgres-writers.js';
+import { appendEvents } from './append-events.js';
+import { rawInsertEach } from './raw-baselines.js';
+import { median, ms, type Figure } from './report.js';
+import { printFigures, resultsMarkdown } from './report.js';
 
-const APPENDS = Number(process.env['BENCH_APPENDS'] ?? 2000);
-const EVENTS = Number(process.env['BENCH_EVENTS'] ?? 200_000);
-const dir = mkdtempSync(join(tmpdir(), 'runledger-bench-'));
-const meta = { actor: 'bench', toolVersion: 'bench' };
-const P = 'bench';
-const NOW = Date.parse('2026-11-05T00:00:00Z');
-
-function ms(start: bigint): number {
-  return Number(process.hrtime.bigint() - start) / 1e6;
-}
-
-function day(i: number): string {
-  return new Date(Date.UTC(2000, 0, 1) + i * 86_400_000).toISOString().slice(0, 10);
-}
-
-const definition: LedgerEvent = {
-  type: 'PipelineDefined',
-  schemaVersion: 1,
-  data: { pipeline: P, schedule: '@daily', timetable: 'interval', timezone: 'UTC', start: '2000-01-01T00:00:00+00:00', end: null, catchup: true, maxActiveRuns: 1, leaseMs: 3_600_000 },
+const here = fileURLToPath(new URL('.', import.meta.url));
+const root = join(here, '..', '..');
+const bin = join(root, 'bin', 'runledger.js');
+const childScript = join(here, 'child.js');
+const quick = process.argv.includes('--quick');
+const asJson = process.argv.includes('--json');
+const env = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
+const SIZES = {
+  pipelines: env('BENCH_PIPELINES', quick ? 50 : 1000),
+  dates: 1000,
+  eventsPerPipeline: 1000,
+  appends: env('BENCH_APPENDS', quick ? 200 : 2000),
+  samples: quick ? 5 : 21,
+  // The 1M-event children (rebuild, verify, export, import) run once per side: each takes minutes on this machine.
+  rounds: 1,
+  pgAppendsPerWriter: quick ? 40 : 300,
+  pgbenchSeconds: quick ? 3 : 10,
 };
+const dir = mkdtempSync(join(tmpdir(), 'runledger-bench-'));
+const benchStart = Date.now();
+const log = (line: string) => process.stderr.write(`[${((Date.now() - benchStart) / 1000).toFixed(1)} s] ${line}\n`);
+const figures: Figure[] = [];
+const notes: string[] = [];
+const NOW_TEXT = new Date(BENCH_NOW).toISOString();
 
-/** The events of one date: a run, heartbeats, success, a clear, and a second attempt. `n` events in all. */
-function dateEvents(i: number, n: number): LedgerEvent[] {
-  const date = day(i);
-  const start = `${date}T00:00:00+00:00`;
-  const end = `${day(i + 1)}T00:00:00+00:00`;
-  const ref = { pipeline: P, date };
-  const out: LedgerEvent[] = [];
-  let attempt = 0;
-  while (out.length < n) {
-    attempt += 1;
-    const runId = `R${i}-${attempt}`;
-    out.push({ type: 'RunStarted', schemaVersion: 1, data: { ...ref, runId, attempt, runType: 'backfill', logicalDate: start, dataInterval: { start, end }, runAfter: end, leaseExpiresAt: '2026-11-05T01:00:00.000Z', force: attempt > 1, offSchedule: false, takeoverOf: null } });
-    for (let h = 0; h < 6 && out.length < n - 2; h++) out.push({ type: 'RunHeartbeat', schemaVersion: 1, data: { ...ref, runId, leaseExpiresAt: '2026-11-05T01:00:00.000Z' } });
-    out.push({ type: 'RunSucceeded', schemaVersion: 1, data: { ...ref, runId, metrics: { rows: 1000 + i, rejected: i % 7, revenue: 843000 }, outputs: [`gold/${date}.csv`] } });
-    if (out.length < n) out.push({ type: 'RunCleared', schemaVersion: 1, data: { ...ref, runId, previousStatus: 'success' } });
-  }
-  return out.slice(0, n);
+function child(task: string, ...args: string[]): { ms: number; maxRssMb: number } {
+  const result = spawnSync(process.execPath, [childScript, task, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (result.status !== 0) throw new Error(`bench child ${task} failed: ${result.stderr}`);
+  return JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}') as { ms: number; maxRssMb: number };
 }
 
-function asNew(event: LedgerEvent, k: number): NewEvent {
-  const data = event.data as { pipeline: string; date?: string };
-  const stream = data.date === undefined ? data.pipeline : runStream(data.pipeline, data.date);
-  return { ...event, eventId: `B${String(k).padStart(25, '0')}`, stream, recordedAt: '2026-11-05T00:00:00.000Z', metadata: meta } as NewEvent;
-}
-
-/** Raw better-sqlite3: the same table, pragmas and one transaction per row: the physical limit here. */
-function rawAppends(path: string, payloads: string[]): number {
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.exec(SQLITE_SCHEMA);
-  const insert = db.prepare(
-    'INSERT INTO events (position, event_id, stream, stream_version, pipeline, run_id, type, recorded_at, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  );
-  const one = db.transaction((i: number, payload: string) => insert.run(i + 1, `E${i}`, `${P}/${day(i)}`, 1, P, `R${i}`, 'RunStarted', '2026-11-05T00:00:00.000Z', payload, 'x'.repeat(64), 'y'.repeat(64)));
+/** Wall time of one process, spawn to exit. */
+function wall(command: string, args: string[]): number {
   const t = process.hrtime.bigint();
-  payloads.forEach((payload, i) => one.immediate(i, payload));
+  const result = spawnSync(command, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, RUNLEDGER_NOW: NOW_TEXT } });
   const took = ms(t);
-  db.close();
+  if (result.status !== 0) throw new Error(`bench: ${command} ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
   return took;
 }
 
-async function ledgerAppends(path: string, events: NewEvent[]): Promise<number> {
-  const store = openSqliteStore({ path, create: true });
+/** Runs `a` and `b` alternately (a b, b a, …) so drift over the run lands on both sides. */
+function alternate(rounds: number, a: () => void, b: () => void): void {
+  for (let r = 0; r < rounds; r++) {
+    if (r % 2 === 0) {
+      a();
+      b();
+    } else {
+      b();
+      a();
+    }
+  }
+}
+
+async function appends(): Promise<void> {
+  log(`durable appends: ${SIZES.appends} one-event transactions, runledger vs raw better-sqlite3${''} in 8 interleaved rounds`);
+  const events = appendEvents(0, SIZES.appends);
+  const payloads = events.map((e) => JSON.stringify({ ...e, position: 1, streamVersion: 1 }));
+  const peer = await loadEmmett();
+  if ('missing' in peer) notes.push(peer.missing);
+  const ROUNDS = 8;
+  const per = Math.ceil(SIZES.appends / ROUNDS);
+  let raw = 0;
+  let ours = 0;
+  let theirs = 0;
+  let read = 0;
+  let theirRead = 0;
+  const ourAppend = async (r: number, slice: NewEvent[]) => {
+    const store = openSqliteStore({ path: join(dir, `append-${r}.db`), create: true });
+    const t = process.hrtime.bigint();
+    for (const event of slice) {
+      if (!(await store.append([{ stream: event.stream, expectedVersion: 0, events: [event] }])).ok) throw new Error('bench: conflict');
+    }
+    ours += ms(t);
+    const tr = process.hrtime.bigint();
+    for (const event of slice) for await (const batch of store.read({ stream: event.stream })) if (batch.length !== 1) throw new Error('bench: read');
+    read += ms(tr);
+    await store.close();
+  };
+  let peerFailed: string | null = null;
+  const peerAppend = async (r: number, from: number, count: number) => {
+    if ('missing' in peer || peerFailed !== null) return;
+    // In a process of its own: its sqlite3 driver can throw from a callback (SQLITE_BUSY under load), which no caller can catch.
+    const result = spawnSync(process.execPath, [childScript, 'emmett', join(dir, `emmett-${r}.db`), String(from), String(count)], { encoding: 'utf8' });
+    if (result.status !== 0) {
+      peerFailed = (result.stderr.split('\n').find((line) => line.includes('Error')) ?? `exit ${result.status}`).trim();
+      return;
+    }
+    const took = JSON.parse(result.stdout.trim().split('\n')[0] ?? '{}') as { ms: number; readMs: number };
+    theirs += took.ms;
+    theirRead += took.readMs;
+  };
+  // Warm-up: JIT and first-file costs land on no side.
+  rawInsertEach(join(dir, 'warm-raw.db'), payloads.slice(0, 30));
+  await ourAppend(-1, events.slice(0, 30));
+  await peerAppend(-1, 0, 30);
+  [ours, read, theirs, theirRead] = [0, 0, 0, 0];
+  for (let r = 0; r < ROUNDS; r++) {
+    const slice = [r * per, Math.min(SIZES.appends, (r + 1) * per)] as const;
+    const order = [() => { raw += rawInsertEach(join(dir, `raw-${r}.db`), payloads.slice(...slice)); }, () => ourAppend(r, events.slice(...slice)), () => peerAppend(r, slice[0], slice[1] - slice[0])];
+    for (let i = 0; i < order.length; i++) await order[(i + r) % order.length]?.();
+  }
+  const n = SIZES.appends;
+  figures.push({
+    id: 'append',
+    name: 'durable single-event append',
+    value: ours / n,
+    unit: 'ms/append',
+    baseline: { name: 'raw better-sqlite3 insert, one transaction per row, same table and pragmas', value: raw / n, unit: 'ms/insert' },
+    ratio: ours / raw,
+    ratioMeaning: '× the raw time',
+    target: '≤ 1.15× the raw time',
+    met: ours / raw <= 1.15,
+    ...('missing' in peer || peerFailed !== null ? {} : { peer: { name: `${peer.name} ${peer.version} appendToStream (its defaults)`, value: theirs / n, unit: 'ms/append' } }),
+  });
+  if (peerFailed !== null) notes.push(`Emmett's SQLite event store failed during the append rounds (${peerFailed}); its column is left out of this run.`);
+  if (!('missing' in peer) && peerFailed === null) {
+    figures.push({
+      id: 'read-stream',
+      name: 'read one stream back (one event each)',
+      value: read / n,
+      unit: 'ms/read',
+      baseline: { name: `${peer.name} ${peer.version} readStream`, value: theirRead / n, unit: 'ms/read' },
+      ratio: read / theirRead,
+      ratioMeaning: '× the peer time',
+      target: 'measured beside the peer',
+      met: null,
+    });
+  }
+}
+
+async function coldState(big: string, pipelines: number): Promise<void> {
+  log(`cold state: a fresh openLedger per call, ${SIZES.samples} pipelines, with and without checkpoints, alternating`);
+  const withCheckpoints: number[] = [];
+  const without: number[] = [];
+  const one = async (pipeline: string, checkpointAfter: number, into: number[]) => {
+    const t = process.hrtime.bigint();
+    const ledger = await openLedger({ db: big, create: false, clock: () => BENCH_NOW, checkpointAfter });
+    const view = await ledger.state({ pipeline });
+    await ledger.close();
+    into.push(ms(t));
+    if (view.dates.length !== 1000) throw new Error(`bench: state of ${pipeline} has ${view.dates.length} dates`);
+  };
+  for (let i = 0; i < SIZES.samples; i++) {
+    const pipeline = pipelineName((i * 7919) % pipelines);
+    if (i % 2 === 0) {
+      await one(pipeline, 256, withCheckpoints);
+      await one(pipeline, 0, without);
+    } else {
+      await one(pipeline, 0, without);
+      await one(pipeline, 256, withCheckpoints);
+    }
+  }
+  const p50 = median(withCheckpoints);
+  const base = median(without);
+  figures.push({
+    id: 'cold-state',
+    name: `cold state of one pipeline (1,000 dates), ${(pipelines * 1000).toLocaleString('en')}-event ledger, library, fresh openLedger each`,
+    value: p50,
+    unit: 'ms p50',
+    baseline: { name: 'the same call folding the pipeline from its first event (checkpoints off)', value: base, unit: 'ms p50' },
+    ratio: p50 / base,
+    ratioMeaning: '× the no-checkpoint time',
+    target: 'p50 ≤ 20 ms',
+    met: p50 <= 20,
+  });
+  log('cold state through the CLI vs `runledger --version`, alternating');
+  const cli: number[] = [];
+  const version: number[] = [];
+  for (let i = 0; i < SIZES.samples; i++) {
+    const pipeline = pipelineName((i * 104729) % pipelines);
+    alternate(quick ? 1 : 1 + (i % 2), () => cli.push(wall(process.execPath, [bin, '--db', big, 'state', pipeline, '--json'])), () => version.push(wall(process.execPath, [bin, '--version'])));
+  }
+  figures.push({
+    id: 'cli-state',
+    name: 'cold `runledger state <pipeline> --json` on that ledger (wall time)',
+    value: median(cli),
+    unit: 'ms p50',
+    baseline: { name: '`runledger --version`', value: median(version), unit: 'ms p50' },
+    ratio: median(cli) / median(version),
+    ratioMeaning: '× the --version wall time',
+    target: '≤ 1.3× `runledger --version`',
+    met: median(cli) / median(version) <= 1.3,
+  });
+}
+
+async function pendingFigures(): Promise<string> {
+  const db = join(dir, 'timetables.db');
+  const setup = await openLedger({ db, clock: () => BENCH_NOW });
+  const hourlyStart = new Date(BENCH_NOW - 3652 * 86_400_000).toISOString();
+  const dailyStart = new Date(BENCH_NOW - 9805 * 86_400_000).toISOString();
+  await setup.define({ pipeline: 'hourly', schedule: '@hourly', start: hourlyStart, timezone: 'Europe/Berlin' });
+  await setup.define({ pipeline: 'daily', schedule: '@daily', start: dailyStart, timezone: 'UTC' });
+  await setup.close();
+  for (const [pipeline, target] of [['hourly', 50], ['daily', 10]] as const) {
+    log(`pending ${pipeline}: a fresh openLedger per call vs a raw loop building the same slots`);
+    const ours: number[] = [];
+    const raw: number[] = [];
+    let count = 0;
+    let first = 0;
+    for (let i = 0; i < SIZES.samples; i++) {
+      const t = process.hrtime.bigint();
+      const ledger = await openLedger({ db, create: false, clock: () => BENCH_NOW });
+      count = (await ledger.pending({ pipeline })).pending.length;
+      await ledger.close();
+      const took = ms(t);
+      if (i === 0) first = took;
+      else ours.push(took);
+      raw.push(rawSlots(count, pipeline === 'hourly' ? 3_600_000 : 86_400_000));
+    }
+    figures.push({
+      id: `pending-${pipeline}`,
+      name: `pending over ${count.toLocaleString('en')} ${pipeline} slots (${pipeline === 'hourly' ? 'Europe/Berlin, ten years' : 'UTC, 26 years'}), fresh openLedger each`,
+      value: median(ours),
+      unit: 'ms p50',
+      baseline: { name: 'raw loop: two toISOString and one slot object per slot', value: median(raw), unit: 'ms p50' },
+      ratio: median(ours) / median(raw),
+      ratioMeaning: '× the raw loop',
+      target: `≤ ${target} ms`,
+      met: median(ours) <= target,
+      note: `first call in the process (zone offsets not yet cached): ${first.toFixed(1)} ms`,
+    });
+  }
+  return db;
+}
+
+/** The floor of listing `n` slots: two ISO strings and one slot-shaped object each. */
+function rawSlots(n: number, step: number): number {
   const t = process.hrtime.bigint();
-  for (const event of events) {
-    const result = await store.append([{ stream: event.stream, expectedVersion: 0, events: [event] }]);
-    if (!result.ok) throw new Error('bench: unexpected conflict');
+  const out: Array<{ date: string; logicalDate: string; dataInterval: { start: string; end: string }; runAfter: string }> = [];
+  let at = BENCH_NOW - n * step;
+  for (let i = 0; i < n; i++) {
+    const start = new Date(at).toISOString();
+    const end = new Date(at + step).toISOString();
+    out.push({ date: start, logicalDate: start, dataInterval: { start, end }, runAfter: end });
+    at += step;
   }
   const took = ms(t);
-  await store.close();
+  if (out.length !== n) throw new Error('bench: raw slots');
   return took;
 }
 
-async function buildLedger(path: string, total: number): Promise<void> {
-  const store = openSqliteStore({ path, create: true });
-  await store.append([{ stream: P, expectedVersion: 0, events: [asNew(definition, 0)] }]);
-  const perDate = 22;
-  let k = 1;
-  for (let i = 0; k < total; i++) {
-    const events = dateEvents(i, Math.min(perDate, total - k)).map((e) => asNew(e, k++));
-    await store.append([{ stream: events[0]?.stream ?? '', expectedVersion: 'any', events }]);
+function startup(small: string): void {
+  log('CLI start-up: `runledger watermark daily` on a small ledger vs `node -e 0`, alternating');
+  const ours: number[] = [];
+  const node: number[] = [];
+  for (let i = 0; i < SIZES.samples; i++) {
+    alternate(quick ? 1 : 1 + (i % 2), () => ours.push(wall(process.execPath, [bin, '--db', small, 'watermark', 'daily'])), () => node.push(wall(process.execPath, ['-e', '0'])));
   }
-  await store.close();
+  figures.push({
+    id: 'cli-startup',
+    name: '`runledger watermark <pipeline>` on a small ledger (wall time)',
+    value: median(ours),
+    unit: 'ms p50',
+    baseline: { name: '`node -e 0`', value: median(node), unit: 'ms p50' },
+    ratio: median(ours) / median(node),
+    ratioMeaning: '× the `node -e 0` wall time',
+    target: '≤ 2.5×',
+    met: median(ours) / median(node) <= 2.5,
+  });
 }
 
-function rawScan(path: string): number {
-  const db = new Database(path, { readonly: true });
-  const t = process.hrtime.bigint();
+function scans(big: string, events: number): void {
+  const size = `${events.toLocaleString('en')} events`;
+  log(`cold rebuild, verify, export and import of ${size}, each beside its raw baseline, in separate processes`);
+  const pair = (ours: string, raw: string, args: (side: string) => string[]) => {
+    const a: Array<{ ms: number; maxRssMb: number }> = [];
+    const b: Array<{ ms: number; maxRssMb: number }> = [];
+    alternate(SIZES.rounds, () => a.push(child(ours, ...args('ours'))), () => b.push(child(raw, ...args('raw'))));
+    return { ours: median(a.map((x) => x.ms)), raw: median(b.map((x) => x.ms)), rss: Math.max(...a.map((x) => x.maxRssMb)) };
+  };
+  const rebuild = pair('rebuild', 'raw-scan', () => [big]);
+  figures.push({
+    id: 'rebuild',
+    name: `cold rebuild: every pipeline folded from its first event, ${size}`,
+    value: rebuild.ours,
+    unit: 'ms',
+    baseline: { name: 'raw scan of every payload + JSON.parse', value: rebuild.raw, unit: 'ms' },
+    ratio: rebuild.raw / rebuild.ours,
+    ratioMeaning: '× raw speed',
+    target: '≥ 0.6× raw speed, peak RSS < 300 MB',
+    met: rebuild.raw / rebuild.ours >= 0.6 && rebuild.rss < 300,
+    note: `peak RSS ${rebuild.rss.toFixed(0)} MB`,
+  });
+  const verify = pair('verify', 'raw-verify', () => [big]);
+  figures.push({
+    id: 'verify',
+    name: `verify, ${size}`,
+    value: verify.ours,
+    unit: 'ms',
+    baseline: { name: 'raw scan recomputing the same sha256 chain', value: verify.raw, unit: 'ms' },
+    ratio: verify.raw / verify.ours,
+    ratioMeaning: '× raw speed',
+    target: '≥ 0.5× raw speed',
+    met: verify.raw / verify.ours >= 0.5,
+  });
+  const exported = pair('export', 'raw-export', (side) => [big, join(dir, `export-${side}.jsonl`)]);
+  figures.push({
+    id: 'export',
+    name: `export, ${size}`,
+    value: exported.ours,
+    unit: 'ms',
+    baseline: { name: 'raw scan writing the same event lines', value: exported.raw, unit: 'ms' },
+    ratio: exported.raw / exported.ours,
+    ratioMeaning: '× raw speed',
+    target: '≥ 0.5× raw speed',
+    met: exported.raw / exported.ours >= 0.5,
+  });
   let n = 0;
-  for (const row of db.prepare('SELECT payload FROM events WHERE pipeline = ? ORDER BY position').iterate(P) as Iterable<{ payload: string }>) {
-    n += (JSON.parse(row.payload) as { position: number }).position > 0 ? 1 : 0;
-  }
-  const took = ms(t);
+  const imported = pair('import', 'raw-import', (side) => [big, join(dir, `import-${side}-${++n}.db`)]);
+  figures.push({
+    id: 'import',
+    name: `import, ${size} (chain re-hashed and checked)`,
+    value: imported.ours,
+    unit: 'ms',
+    baseline: { name: 'raw insert of the same rows in one transaction, no hashing', value: imported.raw, unit: 'ms' },
+    ratio: imported.raw / imported.ours,
+    ratioMeaning: '× raw speed',
+    target: '≥ 0.6× raw speed',
+    met: imported.raw / imported.ours >= 0.6,
+  });
+  const checkpoints = child('rebuild-checkpoints', big);
+  notes.push(`Rebuilding every pipeline's checkpoint (what \`import\` does after the rows are in) took ${(checkpoints.ms / 1000).toFixed(1)} s for ${size}, peak RSS ${checkpoints.maxRssMb.toFixed(0)} MB.`);
+}
+
+function versions(): Record<string, string> {
+  const pkg = (name: string) => (JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  const db = new Database(':memory:');
+  const sqlite = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
   db.close();
-  if (n === 0) throw new Error('bench: empty scan');
-  return took;
-}
-
-async function timed<T>(body: () => Promise<T>): Promise<[number, T]> {
-  const t = process.hrtime.bigint();
-  const value = await body();
-  return [ms(t), value];
-}
-
-function row(name: string, value: string, baseline: string, ratio: string): string {
-  return `| ${name} | ${value} | ${baseline} | ${ratio} |`;
+  return {
+    node: process.version,
+    runledger: (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version,
+    'better-sqlite3': pkg('better-sqlite3'),
+    sqlite,
+    pg: pkg('pg'),
+  };
 }
 
 async function main(): Promise<void> {
-  console.log(`runledger bench: ${APPENDS} durable appends, a ${EVENTS.toLocaleString('en')}-event ledger (temp dir ${dir})\n`);
-  const events = Array.from({ length: APPENDS }, (_, i) => asNew((dateEvents(i, 1)[0] as LedgerEvent), i + 1));
-  const payloads = events.map((e) => JSON.stringify({ ...e, position: 1 }));
-  // Warm both paths once so JIT and file creation costs do not land on either side.
-  rawAppends(join(dir, 'warm-raw.db'), payloads.slice(0, 50));
-  await ledgerAppends(join(dir, 'warm-ledger.db'), events.slice(0, 50));
-  // Interleaved rounds: fsync cost drifts over a run, and measuring one side after the other would charge the drift to one side.
-  const ROUNDS = 16;
-  const per = Math.ceil(APPENDS / ROUNDS);
-  let raw = 0;
-  let ours = 0;
-  for (let r = 0; r < ROUNDS; r++) {
-    const slice = [r * per, Math.min(APPENDS, (r + 1) * per)] as const;
-    const first = r % 2 === 0;
-    if (first) raw += rawAppends(join(dir, `raw-${r}.db`), payloads.slice(...slice));
-    ours += await ledgerAppends(join(dir, `ledger-${r}.db`), events.slice(...slice));
-    if (!first) raw += rawAppends(join(dir, `raw-${r}.db`), payloads.slice(...slice));
-  }
-
+  const started = Date.now();
+  const loadBefore = loadavg();
+  log(`runledger bench (${quick ? 'quick' : 'full'}), temp dir ${dir}`);
+  await appends();
+  const small = await pendingFigures();
+  startup(small);
   const big = join(dir, 'big.db');
-  const [buildMs] = await timed(() => buildLedger(big, EVENTS));
-  rawScan(big);
-  const scan = rawScan(big);
-  const clock = () => NOW;
-  const [coldState, state] = await timed(async () => {
-    const ledger = new Ledger(openSqliteStore({ path: big, create: false }), clock, 'bench');
-    const view = await ledger.state({ pipeline: P, from: '2026-01-01', to: '2026-01-31' });
-    await ledger.close();
-    return view;
-  });
-  const warm = new Ledger(openSqliteStore({ path: big, create: false }), clock, 'bench');
-  await warm.state({ pipeline: P });
-  const [warmState] = await timed(() => warm.state({ pipeline: P, from: '2026-01-01', to: '2026-01-31' }));
-  const [warmPending] = await timed(() => warm.pending({ pipeline: P }));
-  await warm.close();
-
-  console.log('| measure | runledger | baseline | ratio |');
-  console.log('|---|---|---|---|');
-  console.log(row(`durable appends (${APPENDS}, one per transaction)`, `${(ours / APPENDS).toFixed(3)} ms/append`, `raw better-sqlite3 insert: ${(raw / APPENDS).toFixed(3)} ms`, `${(ours / raw).toFixed(2)}× the raw time`));
-  console.log(row(`full rebuild, cold (${EVENTS.toLocaleString('en')} events → state)`, `${coldState.toFixed(0)} ms`, `raw scan + JSON.parse: ${scan.toFixed(0)} ms`, `${(scan / coldState).toFixed(2)}× raw speed`));
-  console.log(row('state, warm ledger (incremental)', `${warmState.toFixed(2)} ms`, '-', '-'));
-  console.log(row('pending, warm ledger (incremental)', `${warmPending.toFixed(2)} ms`, '-', '-'));
-  console.log(`\nbuilding the ${EVENTS.toLocaleString('en')}-event ledger took ${(buildMs / 1000).toFixed(1)} s; state covered ${state.dates.length} dates.`);
-  console.log('Not measured here: a peer event store (Emmett\'s SQLite store is not installed on this machine).');
-  console.log('A cold `state` re-folds the whole pipeline; a persisted projection checkpoint would make it independent of history length.');
-  if (process.env['BENCH_KEEP']) console.log(`kept ${big} (BENCH_KEEP)`);
+  log(`building the ledger: ${SIZES.pipelines} pipelines × ${SIZES.dates} daily dates, ${SIZES.eventsPerPipeline} events each`);
+  const tBuild = process.hrtime.bigint();
+  const store = openSqliteStore({ path: big, create: true });
+  const events = await buildFixture(store, SIZES);
+  await store.close();
+  const buildMs = ms(tBuild);
+  scans(big, events);
+  const withCheckpoints = openSqliteStore({ path: big, create: false });
+  await rebuildCheckpoints(withCheckpoints);
+  await withCheckpoints.close();
+  await coldState(big, SIZES.pipelines);
+  log('done with SQLite');
+  const pg = await benchPostgres({ dir, childScript, writers: 8, appendsPerWriter: SIZES.pgAppendsPerWriter, pgbenchSeconds: SIZES.pgbenchSeconds, log });
+  if ('missing' in pg) notes.push(pg.missing);
+  else figures.push(pg.figure);
+  const doc = {
+    mode: quick ? 'quick' : 'full',
+    date: new Date(started).toISOString(),
+    durationS: (Date.now() - started) / 1000,
+    machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryGb: Math.round(totalmem() / 2 ** 30), loadAverageAtStart: loadBefore.map((x) => Number(x.toFixed(2))), loadAverageAtEnd: loadavg().map((x) => Number(x.toFixed(2))) },
+    versions: { ...versions(), ...(pg.versions ?? {}) },
+    sizes: { ...SIZES, ledgerEvents: events, buildLedgerS: Number((buildMs / 1000).toFixed(1)) },
+    figures,
+    notes,
+  };
+  if (asJson) process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+  else printFigures(doc, (line) => process.stdout.write(`${line}\n`));
+  if (!quick) {
+    writeFileSync(join(root, 'bench', 'RESULTS.md'), resultsMarkdown(doc));
+    log('wrote bench/RESULTS.md');
+  }
+  if (process.env['BENCH_KEEP']) log(`kept ${dir} (BENCH_KEEP)`);
   else rmSync(dir, { recursive: true, force: true });
 }
 

@@ -20,14 +20,13 @@ export function pending(state: PipelineState, slots: Iterable<Slot>, nowMs: numb
   const report: PendingReport = { pending: [], inFlight: [] };
   for (const slot of slots) {
     const date = state.dates.get(slot.date);
-    const row = { date: slot.date, logicalDate: slot.logicalDate, runAfter: slot.runAfter, dataInterval: slot.dataInterval };
-    if (!date) {
-      report.pending.push({ ...row, reason: 'missing' });
+    if (date === undefined) {
+      report.pending.push({ date: slot.date, logicalDate: slot.logicalDate, runAfter: slot.runAfter, dataInterval: slot.dataInterval, reason: 'missing' });
     } else if (date.status === 'running') {
-      if (leaseExpired(date, nowMs)) report.pending.push({ ...row, reason: 'stalled' });
+      if (leaseExpired(date, nowMs)) report.pending.push({ date: slot.date, logicalDate: slot.logicalDate, runAfter: slot.runAfter, dataInterval: slot.dataInterval, reason: 'stalled' });
       else report.inFlight.push({ date: slot.date, runId: date.runId, leaseExpiresAt: date.leaseExpiresAt });
     } else if (date.status !== 'success') {
-      report.pending.push({ ...row, reason: date.status });
+      report.pending.push({ date: slot.date, logicalDate: slot.logicalDate, runAfter: slot.runAfter, dataInterval: slot.dataInterval, reason: date.status });
     }
   }
   return report;

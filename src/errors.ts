@@ -107,6 +107,7 @@ export const LEDGER_ERROR_CODES = [
   'integrity.badEvent',
   'integrity.badPayload',
   'integrity.chainBroken',
+  'integrity.checkpointDiffers',
   'integrity.importMismatch',
   // the database failed (exit 1)
   'store.busy',

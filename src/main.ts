@@ -1,5 +1,4 @@
 import { runCli } from './cli/create-program.js';
-import { extraCommands } from './cli/extra-commands.js';
 
 // The one place that touches process: argv in, exit code out.
 
@@ -38,6 +37,7 @@ const exitCode = await runCli(
       },
     },
   },
-  extraCommands,
+  // Loaded only when the command line needs them: a query never pays for the runner, audit or demo code.
+  async () => (await import('./cli/extra-commands.js')).extraCommands,
 );
 process.exitCode = exitCode;

@@ -56,8 +56,8 @@ export function createProgram(deps: CliDeps, extra: CommandRegistrar[] = []): Co
  * stderr; commander's usage errors become exit 2, and so does a command line
  * without a command (after printing the help on stdout).
  */
-export async function runCli(argv: string[], deps: CliDeps, extra: CommandRegistrar[] = []): Promise<number> {
-  const program = createProgram(deps, extra);
+export async function runCli(argv: string[], deps: CliDeps, extra: CommandRegistrar[] | (() => Promise<CommandRegistrar[]>) = []): Promise<number> {
+  const program = await programFor(argv, deps, extra);
   if (namesNoCommand(argv)) {
     program.outputHelp();
     return ExitCode.badInput;
@@ -79,6 +79,31 @@ export async function runCli(argv: string[], deps: CliDeps, extra: CommandRegist
     deps.stderr(`runledger: unexpected error: ${message}${deps.env['RUNLEDGER_DEBUG'] && error instanceof Error ? `\n${error.stack}` : ''}\n`);
     return ExitCode.unexpected;
   }
+}
+
+/**
+ * The program for one command line: extra commands given as a loader are
+ * loaded only when the line does not name a core command (so `--help`, an
+ * extra command or a typo still see every command).
+ */
+async function programFor(argv: string[], deps: CliDeps, extra: CommandRegistrar[] | (() => Promise<CommandRegistrar[]>)): Promise<Command> {
+  if (Array.isArray(extra)) return createProgram(deps, extra);
+  const core = createProgram(deps);
+  const word = commandWord(argv);
+  const versionOnly = word === undefined && (argv.includes('--version') || argv.includes('-V')) && !argv.includes('--help') && !argv.includes('-h');
+  if (versionOnly) return core;
+  if (word !== undefined && core.commands.some((c) => c.name() === word || c.aliases().includes(word))) return core;
+  return createProgram(deps, await extra());
+}
+
+/** The first word of a command line that is not a global option or its value. */
+function commandWord(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--db' || arg === '--now' || arg === '--actor') i++;
+    else if (!arg.startsWith('-')) return arg;
+  }
+  return undefined;
 }
 
 /** Thrown by commands that finished but must exit non-zero without an error line (e.g. backfill with failures). */

@@ -10,27 +10,28 @@ import { decideTaskState, refuseUnfinishedTasks } from '../../projections/decide
 import { deriveRunOutcome } from '../../projections/derive-run-outcome.js';
 import { leaseExpired } from '../../projections/date-state.js';
 import { pending } from '../../projections/pending.js';
-import { evolve, initialState, type PipelineState } from '../../projections/pipeline-state.js';
-import { evolveRunHistory, initialRunHistory, type RunHistory } from '../../projections/run-history.js';
+import type { PipelineState } from '../../projections/pipeline-state.js';
+import type { RunHistory } from '../../projections/run-history.js';
+import type { TaskRuns } from '../../projections/task-runs.js';
 import type { Refusal } from '../../projections/refusal.js';
 import type { Slot } from '../../projections/slot.js';
 import { taskGrid } from '../../projections/task-grid.js';
-import { evolveTaskRuns, initialTaskRuns, type TaskRuns } from '../../projections/task-runs.js';
 import { LedgerError } from '../errors.js';
 import { checkDurationMs } from '../duration.js';
 import { canonicalJson } from '../../events/canonical-json.js';
 import { defaultActor, processMetadata, toolVersion } from '../runtime.js';
 import type { AppendRequest, EventStore, NewEvent } from '../store/event-store.js';
 import { openStore } from '../store/open-store.js';
-import { backfill as runBackfill, type BackfillOptions } from '../runner/backfill.js';
+import type { BackfillOptions } from '../runner/backfill.js';
 import type { RunFunction } from '../runner/function-task.js';
 import type { RunSummary } from '../runner/run-types.js';
-import { withRun as runWithRun, type WithRunOptions, type WithRunResult } from '../runner/with-run.js';
+import type { WithRunOptions, WithRunResult } from '../runner/with-run.js';
 import { parseRangeEnd, parseRangeStart } from '../timetable/parse-range-end.js';
 import { createTimetable } from '../timetable/create-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
 import { buildDefinition, checkPipelineName, completeDefinitionInput, diffDefinitions, timetableSpec, type DefineChanges } from './build-definition.js';
 import { checkTaskState, checkTryNumber, requireTask } from './check-tasks.js';
+import { foldPipeline, initialLoaded, loadCheckpoint, saveCheckpoint, type Loaded } from './projection-checkpoint.js';
 import type {
   AsOf,
   ClearInput,
@@ -57,9 +58,16 @@ export type LedgerOptions = {
   actor?: string;
   /** Create the ledger when it does not exist (default true; the CLI's queries pass false). */
   create?: boolean;
+  /**
+   * Events a pipeline's state may take in before the ledger saves it as a
+   * projection checkpoint, so the next process folds only what came after
+   * (default 256; 0 neither reads nor writes checkpoints).
+   */
+  checkpointAfter?: number;
 };
 
-type Loaded = { state: PipelineState; history: RunHistory; tasks: TaskRuns };
+/** The default of `LedgerOptions.checkpointAfter`. */
+export const CHECKPOINT_AFTER = 256;
 
 const MAX_CONFLICT_RETRIES = 50;
 
@@ -76,7 +84,7 @@ const MAX_CONFLICT_RETRIES = 50;
  */
 export async function openLedger(options: LedgerOptions): Promise<Ledger> {
   const store = await openStore(options.db, { create: options.create ?? true });
-  return new Ledger(store, options.clock ?? Date.now, options.actor ?? defaultActor());
+  return new Ledger(store, options.clock ?? Date.now, options.actor ?? defaultActor(), { checkpointAfter: options.checkpointAfter ?? CHECKPOINT_AFTER });
 }
 
 export class Ledger {
@@ -94,11 +102,15 @@ export class Ledger {
    * max-active-runs and any `Promise.all` caller do).
    */
   readonly #loading = new Map<string, Promise<Loaded>>();
+  /** Events folded per pipeline since its checkpoint was loaded or saved. */
+  readonly #uncheckpointed = new Map<string, number>();
+  readonly #checkpointAfter: number;
 
-  constructor(store: EventStore, clock: () => number, actor: string) {
+  constructor(store: EventStore, clock: () => number, actor: string, options: { checkpointAfter?: number } = {}) {
     this.store = store;
     this.#clock = clock;
     this.#actor = actor;
+    this.#checkpointAfter = options.checkpointAfter ?? CHECKPOINT_AFTER;
   }
 
   /** Milliseconds since the epoch, from the ledger's clock. */
@@ -146,7 +158,17 @@ export class Ledger {
   async pipeline(name: string, asOf?: AsOf): Promise<{ definition: PipelineDefinition; timetable: Timetable; state: PipelineState; history: RunHistory; tasks: TaskRuns }> {
     checkPipelineName(name);
     const loaded = await this.#load(name, asOf);
-    return { ...this.#defined(loaded.state), ...loaded };
+    // Getters, not a spread: a state from a checkpoint reads its run history and task states only when asked.
+    return {
+      ...this.#defined(loaded.state),
+      state: loaded.state,
+      get history() {
+        return loaded.history;
+      },
+      get tasks() {
+        return loaded.tasks;
+      },
+    };
   }
 
   /** Starts a run of one date key, or refuses (`ledger.alreadyRunning`, `ledger.alreadySucceeded`, …). */
@@ -329,7 +351,11 @@ export class Ledger {
         stalled: leaseExpired(date, nowMs),
       });
     }
-    const dates = [...rows.values()].sort((a, b) => Date.parse(a.logicalDate) - Date.parse(b.logicalDate));
+    // Each logical date parsed once, not once per comparison.
+    const dates = [...rows.values()]
+      .map((row) => ({ at: Date.parse(row.logicalDate), row }))
+      .sort((a, b) => a.at - b.at)
+      .map(({ row }) => row);
     return { pipeline: input.pipeline, watermark: state.watermark?.date ?? null, completeThrough: this.#completeThrough(timetable, state), position: state.position, dates };
   }
 
@@ -347,7 +373,7 @@ export class Ledger {
     const [fromMs, toMs] = this.#range(timetable, input, nowMs);
     // Pending means due: an explicit --to past now must not list tomorrow as missing.
     // A slot already started early (a manual run) keeps its state visible.
-    const slots = [...boundedSlots(timetable, fromMs, toMs)].filter((slot) => Date.parse(slot.runAfter) <= nowMs || state.dates.has(slot.date));
+    const slots = dueSlots(timetable, fromMs, toMs, nowMs, state);
     const report = pending(state, slots, nowMs);
     return { pipeline: input.pipeline, from: slots[0]?.date ?? null, to: slots.at(-1)?.date ?? null, ...report };
   }
@@ -428,15 +454,22 @@ export class Ledger {
   async #load(pipeline: string, asOf?: AsOf): Promise<Loaded> {
     if (asOf !== undefined) {
       const toPosition = await this.#positionFor(asOf);
-      return this.#fold({ state: initialState(pipeline), history: initialRunHistory(), tasks: initialTaskRuns() }, pipeline, toPosition);
+      const start = (this.#checkpointAfter > 0 ? await loadCheckpoint(this.store, pipeline, toPosition) : null) ?? initialLoaded(pipeline);
+      return (await foldPipeline(this.store, start, pipeline, toPosition)).loaded;
     }
     const previous = this.#loading.get(pipeline);
     const load = (async () => {
       await previous?.catch(() => undefined);
-      const cached = this.#cache.get(pipeline) ?? { state: initialState(pipeline), history: initialRunHistory(), tasks: initialTaskRuns() };
+      const cached = this.#cache.get(pipeline) ?? (this.#checkpointAfter > 0 ? await loadCheckpoint(this.store, pipeline) : null) ?? initialLoaded(pipeline);
       try {
-        const loaded = await this.#fold(cached, pipeline, undefined);
+        const { loaded, folded, lastHash } = await foldPipeline(this.store, cached, pipeline, undefined);
         this.#cache.set(pipeline, loaded);
+        const pending = (this.#uncheckpointed.get(pipeline) ?? 0) + folded;
+        this.#uncheckpointed.set(pipeline, pending);
+        if (this.#checkpointAfter > 0 && pending >= this.#checkpointAfter && lastHash !== null) {
+          // Lazily, after the fold: a crash before this line only leaves an older checkpoint, which is still a true prefix.
+          if (await saveCheckpoint(this.store, loaded, lastHash)) this.#uncheckpointed.set(pipeline, 0);
+        }
         return loaded;
       } catch (error) {
         // A read that failed halfway has already changed the cached maps; rebuild from scratch next time.
@@ -450,19 +483,6 @@ export class Ledger {
     } finally {
       if (this.#loading.get(pipeline) === load) this.#loading.delete(pipeline);
     }
-  }
-
-  async #fold(from: Loaded, pipeline: string, toPosition: number | undefined): Promise<Loaded> {
-    let { state, history, tasks } = from;
-    const filter = { pipeline, fromPosition: state.position + 1, ...(toPosition === undefined ? {} : { toPosition }) };
-    for await (const batch of this.store.read(filter)) {
-      for (const event of batch) {
-        state = evolve(state, event);
-        history = evolveRunHistory(history, event);
-        tasks = evolveTaskRuns(tasks, event);
-      }
-    }
-    return { state, history, tasks };
   }
 
   async #positionFor(asOf: AsOf | undefined): Promise<number | undefined> {
@@ -587,8 +607,10 @@ export class Ledger {
    * @example
    * const summary = await ledger.backfill({ pipeline: 'etl_orders', from: '2026-11-02', to: '2026-11-04' }, async (run) => ({ rows: 42 }));
    */
-  backfill(options: BackfillOptions, fn: RunFunction): Promise<RunSummary> {
-    return runBackfill(this, options, fn);
+  async backfill(options: BackfillOptions, fn: RunFunction): Promise<RunSummary> {
+    // The runner loads on first use: queries never pay for it.
+    const { backfill } = await import('../runner/backfill.js');
+    return backfill(this, options, fn);
   }
 
   /**
@@ -597,8 +619,9 @@ export class Ledger {
    * @example
    * await ledger.withRun('etl_orders', '2026-11-02', async (run) => ({ rows: 42 }));
    */
-  withRun(pipeline: string, date: string, fn: RunFunction, options?: WithRunOptions): Promise<WithRunResult> {
-    return runWithRun(this, pipeline, date, fn, options);
+  async withRun(pipeline: string, date: string, fn: RunFunction, options?: WithRunOptions): Promise<WithRunResult> {
+    const { withRun } = await import('../runner/with-run.js');
+    return withRun(this, pipeline, date, fn, options);
   }
 }
 
@@ -646,6 +669,23 @@ function* boundedSlots(timetable: Timetable, fromMs: number, toMs: number): Gene
     }
     yield slot;
   }
+}
+
+/**
+ * The slots of a range that are due at `nowMs`, plus those already started
+ * early. runAfter grows with the logical date, so the due ones are exactly
+ * those up to the last due slot: one key comparison a slot, no date parsing.
+ */
+function dueSlots(timetable: Timetable, fromMs: number, toMs: number, nowMs: number, state: PipelineState): Slot[] {
+  const last = timetable.lastDue(nowMs);
+  const lastDue = last?.date;
+  let due = last !== undefined && Date.parse(last.logicalDate) >= fromMs;
+  const out: Slot[] = [];
+  for (const slot of boundedSlots(timetable, fromMs, toMs)) {
+    if (due || state.dates.has(slot.date)) out.push(slot);
+    if (slot.date === lastDue) due = false;
+  }
+  return out;
 }
 
 /** Metrics must be a JSON object that canonical JSON can hold (no NaN or Infinity, no functions). */

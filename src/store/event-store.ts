@@ -70,7 +70,35 @@ export interface EventStore {
   positionAt(instant: string): Promise<number>;
   /** Stores a whole chain from position 1 verbatim (import); refuses a ledger that already holds events. */
   importSealed(rows: RawEvent[]): Promise<ChainHead>;
+  /** Persisted projection checkpoints, when the store keeps them (SQLite and PostgreSQL do). */
+  readonly checkpoints?: CheckpointStore;
   close(): Promise<void>;
+}
+
+/**
+ * One pipeline's folded state as of `position` (the last event of that
+ * pipeline it covers), kept in the ledger's database beside the events but
+ * outside the hash chain. `eventHash` is the hash of the event at `position`
+ * when it was written; `hashAtPosition` is the hash the ledger holds there now
+ * (null when the position is past the head), so a reader can tell a
+ * checkpoint of this chain from one of another.
+ */
+export type StoredCheckpoint = { pipeline: string; position: number; eventHash: string; projectionVersion: number; state: string };
+export type LoadedCheckpoint = StoredCheckpoint & { hashAtPosition: string | null };
+
+/**
+ * A cache, never a source of truth: every method may fail or find nothing and
+ * the ledger still answers by folding events. `save` never lowers a
+ * pipeline's checkpoint to an earlier position.
+ */
+export interface CheckpointStore {
+  load(pipeline: string): Promise<LoadedCheckpoint | null>;
+  save(checkpoint: StoredCheckpoint): Promise<void>;
+  list(): Promise<LoadedCheckpoint[]>;
+  /** Deletes one pipeline's checkpoint, or all of them. */
+  discard(pipeline?: string): Promise<void>;
+  /** Every pipeline that has events (from the events' index, without reading payloads). */
+  pipelines(): Promise<string[]>;
 }
 
 /** A stored row as text: what `export` writes and `verify` re-hashes. */

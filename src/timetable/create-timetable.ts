@@ -4,7 +4,8 @@ import { parseDateText } from './parse-date.js';
 import { parseSchedule, type Schedule } from './parse-schedule.js';
 import { cronTicks, fixedTicks, type TickSource } from './tick-source.js';
 import type { Timetable, TimetableSpec } from './timetable.js';
-import { formatInstant, formatWallDate, zoneClock, type ZoneClock } from './zoned-time.js';
+import { tickStepper } from './tick-stepper.js';
+import { instantFormatter, zoneClock, type ZoneClock } from './zoned-time.js';
 
 /**
  * Date keys are `YYYY-MM-DD` only for crons that fire at most once a day at
@@ -59,8 +60,10 @@ export function createTimetable(spec: TimetableSpec): Timetable {
   const ticks: TickSource = schedule.kind === 'cron' ? cronTicks(schedule, clock) : fixedTicks(schedule.stepMs, startMs);
   const dailyKeys = usesDailyKeys(schedule);
   const isInterval = spec.timetable === 'interval';
-  const format = (ms: number): string => formatInstant(ms, clock);
-  const keyOf = (ms: number): string => (dailyKeys ? formatWallDate(clock.wallOf(ms)) : format(ms));
+  const formatter = instantFormatter(clock);
+  const format = formatter.instant;
+  const keyOf = (ms: number): string => (dailyKeys ? formatter.wallDate(clock.wallOf(ms)) : format(ms));
+  const step = tickStepper(schedule, ticks, clock);
   const inBounds = (ms: number): boolean => ms >= startMs && ms <= endMs;
 
   function slotOf(tick: number, nextTick: number): Slot {
@@ -86,10 +89,15 @@ export function createTimetable(spec: TimetableSpec): Timetable {
   function* slotsBetween(fromMs: number, toMs: number): Generator<Slot> {
     const last = Math.min(toMs, endMs);
     let tick = ticks.after(Math.max(fromMs, startMs) - 1);
+    let text = tick <= last ? format(tick) : '';
     while (tick <= last) {
-      const nextTick = ticks.after(tick);
-      yield slotOf(tick, isInterval ? nextTick : tick);
+      const nextTick = step(tick);
+      // Each tick is formatted once: it ends one interval and starts the next.
+      const nextText = isInterval || nextTick <= last ? format(nextTick) : '';
+      const end = isInterval ? nextText : text;
+      yield { date: dailyKeys ? formatter.wallDate(clock.wallOf(tick)) : text, logicalDate: text, dataInterval: { start: text, end }, runAfter: end };
       tick = nextTick;
+      text = nextText;
     }
   }
 

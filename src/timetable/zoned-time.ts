@@ -47,6 +47,11 @@ export type ZoneClock = {
   resolveWall(wall: WallMs): { instants: number[]; gap: boolean };
   /** |offset change| of a transition within a day of `ms` (0 when none). */
   shiftNear(ms: number): number;
+  /**
+   * An instant after `ms` up to which the offset stays what it is at `ms`: the
+   * next transition, or, when none comes within about a year, that far ahead.
+   */
+  constantUntil(ms: number): number;
 };
 
 /** Intl formatter that yields numeric wall fields; `h23` avoids the `24:00` quirk of `hour12: false`. */
@@ -114,18 +119,30 @@ export function assertZone(zone: string): void {
   }
 }
 
-type DayEntry = { startOffset: number; endOffset: number; transitionMs: number };
+/** Days per cache chunk: one chunk holds the offsets at 65 consecutive UTC midnights and the transitions between them. */
+const CHUNK_DAYS = 64;
+/** How far `constantUntil` looks ahead for a transition before answering "at least until here". */
+const HORIZON_DAYS = 400;
+
+type Chunk = {
+  /** Offset at the start of each day of the chunk, and at the start of the day after it (65 values). */
+  boundary: Float64Array;
+  /** Per day: the first instant showing the next day's offset, or +Infinity when the day has no transition. */
+  transition: Float64Array;
+};
+
+/** `en-US`, h23, era short: `5/13/2014 AD, 18:53:20`. Anything else falls back to formatToParts. */
+const FORMATTED = /^(\d+)\/(\d+)\/(\d+) ([A-Z]+), (\d+):(\d+):(\d+)$/;
 
 function createZoneClock(zone: string): ZoneClock {
   const formatter = createFormatter(zone);
-  // Offsets are cached per UTC day: Intl calls cost microseconds, and a timetable
-  // asks for the same few days over and over. Assumes at most one transition per
-  // UTC day, which holds for every zone in the tz database since 1900.
-  const boundaryOffsets = new Map<number, number>();
-  const days = new Map<number, DayEntry>();
+  // Offsets are cached per UTC day, a chunk of 64 days at a time: a timetable asks
+  // for the same few years over and over, and one `Intl` call per slot made a
+  // ten-year hourly range cost most of a second. Assumes at most one transition
+  // per UTC day, which holds for every zone in the tz database since 1900.
+  const chunks = new Map<number, Chunk>();
 
-  function rawOffset(ms: number): number {
-    const whole = Math.floor(ms / SECOND) * SECOND;
+  function offsetFromParts(whole: number): number {
     let year = 0;
     let month = 1;
     let day = 1;
@@ -164,40 +181,61 @@ function createZoneClock(zone: string): ZoneClock {
     return utcFromFields(fullYear, month, day, hour, minute, second) - whole;
   }
 
-  function boundaryOffset(dayIndex: number): number {
-    let offset = boundaryOffsets.get(dayIndex);
-    if (offset === undefined) {
-      offset = rawOffset(dayIndex * DAY);
-      boundaryOffsets.set(dayIndex, offset);
-    }
-    return offset;
+  function rawOffset(ms: number): number {
+    const whole = Math.floor(ms / SECOND) * SECOND;
+    // `format` is about four times cheaper than `formatToParts`; its en-US shape is parsed here.
+    const match = FORMATTED.exec(formatter.format(whole));
+    if (match === null) return offsetFromParts(whole);
+    const year = Number(match[3]);
+    const fullYear = match[4]?.startsWith('B') === true ? 1 - year : year;
+    return utcFromFields(fullYear, Number(match[1]), Number(match[2]), Number(match[5]), Number(match[6]), Number(match[7])) - whole;
   }
 
-  function dayEntry(dayIndex: number): DayEntry {
-    const cached = days.get(dayIndex);
-    if (cached !== undefined) return cached;
-    const startOffset = boundaryOffset(dayIndex);
-    const endOffset = boundaryOffset(dayIndex + 1);
-    let transitionMs = Number.POSITIVE_INFINITY;
-    if (startOffset !== endOffset) {
-      // Binary search, in whole seconds, for the first second showing the new offset.
-      let lo = dayIndex * DAY;
-      let hi = (dayIndex + 1) * DAY;
-      while (hi - lo > SECOND) {
-        const mid = lo + Math.floor((hi - lo) / 2 / SECOND) * SECOND;
-        if (rawOffset(mid) === startOffset) lo = mid;
-        else hi = mid;
-      }
-      transitionMs = hi;
+  function transitionIn(dayIndex: number, startOffset: number): number {
+    // Binary search, in whole seconds, for the first second showing the new offset.
+    let lo = dayIndex * DAY;
+    let hi = (dayIndex + 1) * DAY;
+    while (hi - lo > SECOND) {
+      const mid = lo + Math.floor((hi - lo) / 2 / SECOND) * SECOND;
+      if (rawOffset(mid) === startOffset) lo = mid;
+      else hi = mid;
     }
-    const entry = { startOffset, endOffset, transitionMs };
-    days.set(dayIndex, entry);
-    return entry;
+    return hi;
+  }
+
+  function chunkOf(key: number): Chunk {
+    const cached = chunks.get(key);
+    if (cached !== undefined) return cached;
+    const firstDay = key * CHUNK_DAYS;
+    const boundary = new Float64Array(CHUNK_DAYS + 1);
+    const transition = new Float64Array(CHUNK_DAYS).fill(Number.POSITIVE_INFINITY);
+    for (let i = 0; i <= CHUNK_DAYS; i++) boundary[i] = rawOffset((firstDay + i) * DAY);
+    for (let i = 0; i < CHUNK_DAYS; i++) {
+      const start = boundary[i] as number;
+      if (start !== boundary[i + 1]) transition[i] = transitionIn(firstDay + i, start);
+    }
+    const chunk = { boundary, transition };
+    chunks.set(key, chunk);
+    return chunk;
   }
 
   function offsetAt(ms: number): number {
-    const entry = dayEntry(Math.floor(ms / DAY));
-    return ms < entry.transitionMs ? entry.startOffset : entry.endOffset;
+    const dayIndex = Math.floor(ms / DAY);
+    const key = Math.floor(dayIndex / CHUNK_DAYS);
+    const chunk = chunkOf(key);
+    const i = dayIndex - key * CHUNK_DAYS;
+    return (ms < (chunk.transition[i] as number) ? chunk.boundary[i] : chunk.boundary[i + 1]) as number;
+  }
+
+  function constantUntil(ms: number): number {
+    const firstDay = Math.floor(ms / DAY);
+    for (let dayIndex = firstDay; dayIndex < firstDay + HORIZON_DAYS; dayIndex++) {
+      const key = Math.floor(dayIndex / CHUNK_DAYS);
+      const chunk = chunkOf(key);
+      const at = chunk.transition[dayIndex - key * CHUNK_DAYS] as number;
+      if (at > ms && at !== Number.POSITIVE_INFINITY) return at;
+    }
+    return (firstDay + HORIZON_DAYS) * DAY;
   }
 
   function resolveWall(wall: WallMs): { instants: number[]; gap: boolean } {
@@ -219,6 +257,7 @@ function createZoneClock(zone: string): ZoneClock {
   return {
     zone,
     offsetAt,
+    constantUntil,
     wallOf: (ms) => ms + offsetAt(ms),
     resolveWall,
     shiftNear: (ms) => Math.abs(offsetAt(ms + DAY) - offsetAt(ms - DAY)),
@@ -277,4 +316,60 @@ export function formatInstant(ms: number, zone: string | ZoneClock): string {
     `${formatWallDate(wall)}T${pad(fields.hour)}:${pad(fields.minute)}:${pad(fields.second)}${millis}` +
     `${sign}${pad(Math.floor(absolute / 60))}:${pad(absolute % 60)}`
   );
+}
+
+const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => pad(i));
+
+/**
+ * `formatInstant` and the `YYYY-MM-DD` of a wall for one zone, with the date
+ * text cached per local day and the offset text per offset: a timetable formats
+ * two instants per slot, and building each from `Date` fields dominated long
+ * ranges. Results are identical to `formatInstant` and `formatWallDate`.
+ *
+ * @example
+ * const format = instantFormatter(zoneClock('America/New_York'));
+ * format.instant(Date.parse('2026-03-08T07:00:00Z')); // '2026-03-08T03:00:00-04:00'
+ */
+export function instantFormatter(clock: ZoneClock): { instant(ms: number): string; wallDate(wall: WallMs): string } {
+  const dates = new Map<number, string>();
+  const offsets = new Map<number, string>();
+
+  function wallDate(wall: WallMs): string {
+    const dayIndex = Math.floor(wall / DAY);
+    let text = dates.get(dayIndex);
+    if (text === undefined) {
+      // A bounded memo: a ledger asks for a few decades at most, but nothing may grow without end.
+      if (dates.size >= 100_000) dates.clear();
+      text = formatWallDate(dayIndex * DAY);
+      dates.set(dayIndex, text);
+    }
+    return text;
+  }
+
+  function offsetText(offsetMinutes: number): string {
+    let text = offsets.get(offsetMinutes);
+    if (text === undefined) {
+      const absolute = Math.abs(offsetMinutes);
+      text = `${offsetMinutes < 0 ? '-' : '+'}${pad(Math.floor(absolute / 60))}:${pad(absolute % 60)}`;
+      offsets.set(offsetMinutes, text);
+    }
+    return text;
+  }
+
+  function instant(ms: number): string {
+    const offsetMinutes = Math.floor(clock.offsetAt(ms) / MINUTE);
+    const wall = ms + offsetMinutes * MINUTE;
+    const dayStart = Math.floor(wall / DAY) * DAY;
+    let rest = wall - dayStart;
+    const hour = Math.floor(rest / 3_600_000);
+    rest -= hour * 3_600_000;
+    const minute = Math.floor(rest / MINUTE);
+    rest -= minute * MINUTE;
+    const second = Math.floor(rest / SECOND);
+    const millisecond = rest - second * SECOND;
+    const millis = millisecond === 0 ? '' : `.${pad(millisecond, 3)}`;
+    return `${wallDate(wall)}T${TWO_DIGITS[hour] as string}:${TWO_DIGITS[minute] as string}:${TWO_DIGITS[second] as string}${millis}${offsetText(offsetMinutes)}`;
+  }
+
+  return { instant, wallDate };
 }

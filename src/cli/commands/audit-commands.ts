@@ -6,13 +6,24 @@ import { parseExport, type ParsedExport } from '../../audit/export-format.js';
 import { assertImportable, importLedger } from '../../audit/import-ledger.js';
 import { replayExport } from '../../audit/replay-export.js';
 import { parseHead, verifyChain } from '../../audit/verify-chain.js';
+import { rebuildCheckpoints, verifyCheckpoints, type CheckpointCheck } from '../../ledger/projection-checkpoint.js';
 import { ExitCode, LedgerError } from '../../errors.js';
 import { toolVersion } from '../../runtime.js';
-import type { ChainHead } from '../../store/event-store.js';
+import type { ChainHead, EventStore } from '../../store/event-store.js';
 import { sha256Hex } from '../../store/seal-events.js';
 import { parseAsOf, parseInstant, type CliContext, type GlobalOptions } from '../cli-context.js';
 import { RunExit } from '../create-program.js';
 import { printStateView } from '../print-state-view.js';
+
+/** Exit code of a check that does not hold. */
+const CHECK_FAILED = 7 as ExitCode;
+
+/** Compares every checkpoint with a full rebuild, and drops those that queries must not use. */
+async function checkCheckpoints(store: EventStore): Promise<CheckpointCheck[]> {
+  const checks = await verifyCheckpoints(store);
+  for (const check of checks) if (check.status !== 'ok') await store.checkpoints?.discard(check.pipeline);
+  return checks;
+}
 
 /**
  * `verify`, `export`, `import` and `replay` (S13–S15): proving the ledger
@@ -32,17 +43,21 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
     )
     .option('--expect-head <position:hash>', 'a head recorded earlier: the chain must still pass through it')
     .addOption(new Option('--head <position:hash>', 'same as --expect-head').hideHelp())
+    .option('--checkpoints', 'also compare every projection checkpoint with a full rebuild of its pipeline (exit 7 when one differs)')
     .option('--json', 'print one JSON document (and still exit 5 when the chain is broken)')
-    .addHelpText('after', '\nExamples:\n  runledger verify\n  runledger verify --expect-head 15:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08')
-    .action(async (opts: { expectHead?: string; head?: string; json?: boolean }) => {
+    .addHelpText('after', '\nExamples:\n  runledger verify\n  runledger verify --checkpoints\n  runledger verify --expect-head 15:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08')
+    .action(async (opts: { expectHead?: string; head?: string; json?: boolean; checkpoints?: boolean }) => {
       const text = opts.expectHead ?? opts.head;
       const expectHead = text === undefined ? undefined : headOption(text);
-      const report = await ctx.withLedger(false, (ledger) =>
-        verifyChain(ledger.store.readRaw({ batchSize: 5000 }), { sha256: sha256Hex, ...(expectHead ? { expectHead } : {}) }),
-      );
+      const [report, checkpoints] = await ctx.withLedger(false, async (ledger) => {
+        const chain = await verifyChain(ledger.store.readRaw({ batchSize: 5000 }), { sha256: sha256Hex, ...(expectHead ? { expectHead } : {}) });
+        return [chain, opts.checkpoints && chain.ok ? await checkCheckpoints(ledger.store) : undefined] as const;
+      });
+      const differing = checkpoints?.filter((c) => c.status === 'differs') ?? [];
       if (opts.json) {
-        ctx.json(report);
+        ctx.json(checkpoints === undefined ? report : { ...report, checkpoints });
         if (!report.ok) throw new RunExit(ExitCode.integrity);
+        if (differing.length > 0) throw new RunExit(CHECK_FAILED);
         return;
       }
       if (!report.ok) {
@@ -53,6 +68,18 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
       }
       ctx.out(`ok: ${report.events} events, chain intact${expectHead ? `, passes through the expected head ${expectHead.position}` : ''}`);
       ctx.out(`head: ${headText(report.head)}`);
+      if (checkpoints !== undefined) {
+        const ok = checkpoints.filter((c) => c.status === 'ok').length;
+        const ignored = checkpoints.length - ok - differing.length;
+        ctx.out(`checkpoints: ${ok} equal to a full rebuild${ignored > 0 ? `, ${ignored} ignored by queries (another projection version or chain) and discarded` : ''}`);
+        if (differing.length > 0) {
+          throw new LedgerError(
+            'integrity.checkpointDiffers',
+            `the projection checkpoint of ${differing.map((c) => `${c.pipeline} (position ${c.position})`).join(', ')} differed from a full rebuild and was discarded, so queries fold the events again; please report this as a bug`,
+            { exitCode: CHECK_FAILED },
+          );
+        }
+      }
       if (!expectHead) ctx.note('record this head outside the ledger and pass it later as --expect-head: only that catches a full rewrite or a removed last event');
     });
 
@@ -97,7 +124,12 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
     .action(async (file: string, opts: { json?: boolean }) => {
       const parsed = readExport(file, 'nothing was imported');
       assertImportable(parsed);
-      const head = await ctx.withLedger(true, (ledger) => importLedger(ledger.store, parsed));
+      const head = await ctx.withLedger(true, async (ledger) => {
+        const imported = await importLedger(ledger.store, parsed);
+        // Imported rows arrive without projection checkpoints: build them now, so the first queries are as quick as later ones.
+        await rebuildCheckpoints(ledger.store);
+        return imported;
+      });
       if (opts.json) return ctx.json({ imported: parsed.rows.length, head });
       ctx.out(`imported ${parsed.rows.length} events into ${withoutPassword(ctx.db)}; head ${headText(head)}, the same as the export's`);
     });

@@ -2,7 +2,8 @@ import pg from 'pg';
 import { GENESIS_HASH } from '../../../events/hash-chain.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
-import type { AppendRequest, AppendResult, ChainHead, EventStore, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
+import type { AppendRequest, AppendResult, ChainHead, CheckpointStore, EventStore, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
+import { postgresCheckpoints } from './postgres-checkpoints.js';
 import { decodeStoredRow, rawEventOf } from '../decode-stored-row.js';
 import { sealEvents, type SealedEvent } from '../seal-events.js';
 import { unsealChain } from '../unseal-chain.js';
@@ -182,6 +183,7 @@ class PostgresEventStore implements EventStore {
   readonly #schema: string;
   readonly #events: string;
   readonly #hasLedger: boolean;
+  readonly checkpoints?: CheckpointStore;
   #closed = false;
 
   constructor(pool: pg.Pool, target: PostgresTarget, schema: string, hasLedger: boolean) {
@@ -190,6 +192,7 @@ class PostgresEventStore implements EventStore {
     this.#schema = schema;
     this.#events = `${quoteIdent(schema)}.events`;
     this.#hasLedger = hasLedger;
+    if (hasLedger) this.checkpoints = postgresCheckpoints(pool, schema);
   }
 
   async #query<R extends pg.QueryResultRow>(db: pg.Pool | pg.PoolClient, sql: string, params: unknown[]): Promise<R[]> {
@@ -213,27 +216,31 @@ class PostgresEventStore implements EventStore {
       // Taken before anything is read, held until COMMIT: the head read below is the head of every
       // append that committed before, and no later append can commit a lower position than ours.
       await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [appendLockName(this.#schema)]);
-      const stored = await this.#query<Row & { event_id: string }>(
+      // One round trip for everything read under the lock (ids already stored, stream versions, head):
+      // the lock is held until COMMIT, so every round trip here is time no other writer can append.
+      const streams = [...new Set(requests.map((r) => r.stream))];
+      const [seen] = await this.#query<{ stored: Array<Row & { event_id: string }>; versions: Array<[string, number]>; head: [string, string] | null }>(
         client,
-        `SELECT position, payload, prev_hash, hash, event_id FROM ${this.#events} WHERE event_id = ANY($1::text[])`,
-        [ids],
+        `SELECT
+           (SELECT coalesce(json_agg(json_build_object('position', position::text, 'payload', payload, 'prev_hash', prev_hash, 'hash', hash, 'event_id', event_id)), '[]')
+              FROM ${this.#events} WHERE event_id = ANY($1::text[])) AS stored,
+           (SELECT coalesce(json_agg(json_build_array(stream, v)), '[]')
+              FROM (SELECT stream, max(stream_version) AS v FROM ${this.#events} WHERE stream = ANY($2::text[]) GROUP BY stream) s) AS versions,
+           (SELECT json_build_array(position::text, hash) FROM ${this.#events} ORDER BY position DESC LIMIT 1) AS head`,
+        [ids, streams],
       );
+      const stored = seen?.stored ?? [];
+      const head: ChainHead = seen?.head ? { position: Number(seen.head[0]), hash: seen.head[1] } : { position: 0, hash: GENESIS_HASH };
       if (stored.length > 0) {
         if (stored.length < ids.length) {
           throw new LedgerError('input.eventIdReused', 'some event ids of this append are already stored and some are not; event ids must be unique per event');
         }
         const byId = new Map(stored.map((row) => [row.event_id, row]));
         const events = all.map((e) => decodeRow(byId.get(e.eventId) as Row));
-        return { ok: true, events, head: await this.#head(client), alreadyAppended: true };
+        return { ok: true, events, head, alreadyAppended: true };
       }
-      const streams = [...new Set(requests.map((r) => r.stream))];
-      const versionRows = await this.#query<{ stream: string; v: number }>(
-        client,
-        `SELECT stream, max(stream_version) AS v FROM ${this.#events} WHERE stream = ANY($1::text[]) GROUP BY stream`,
-        [streams],
-      );
       // Versions as they stand after the requests seen so far, so two requests for one stream chain up.
-      const versions = new Map(versionRows.map((r) => [r.stream, r.v]));
+      const versions = new Map(seen?.versions ?? []);
       const batch: Array<{ event: NewEvent; streamVersion: number }> = [];
       for (const request of requests) {
         const actual = versions.get(request.stream) ?? 0;
@@ -243,7 +250,6 @@ class PostgresEventStore implements EventStore {
         request.events.forEach((event, i) => batch.push({ event, streamVersion: actual + i + 1 }));
         versions.set(request.stream, actual + request.events.length);
       }
-      const head = await this.#head(client);
       const sealed = sealEvents(head, batch);
       for (let i = 0; i < sealed.length; i += INSERT_CHUNK) await this.#insert(client, sealed.slice(i, i + INSERT_CHUNK));
       const last = sealed.at(-1)?.event;

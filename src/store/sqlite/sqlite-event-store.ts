@@ -4,7 +4,8 @@ import Database from 'better-sqlite3';
 import { GENESIS_HASH } from '../../../events/hash-chain.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
-import type { AppendRequest, AppendResult, ChainHead, EventStore, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
+import type { AppendRequest, AppendResult, ChainHead, CheckpointStore, EventStore, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
+import { sqliteCheckpoints } from './sqlite-checkpoints.js';
 import { decodeStoredRow, rawEventOf } from '../decode-stored-row.js';
 import { sealEvents, type SealedEvent } from '../seal-events.js';
 import { unsealChain } from '../unseal-chain.js';
@@ -100,6 +101,7 @@ class SqliteEventStore implements EventStore {
   readonly #db: Database.Database;
   readonly #path: string;
   readonly #statements;
+  readonly checkpoints?: CheckpointStore;
 
   constructor(db: Database.Database, path: string) {
     this.#db = db;
@@ -107,6 +109,7 @@ class SqliteEventStore implements EventStore {
     // A file opened without `create` may hold no schema yet: it then reads as an empty ledger.
     const hasSchema = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'`).get() !== undefined;
     this.#statements = hasSchema ? this.#prepare() : null;
+    if (hasSchema) this.checkpoints = sqliteCheckpoints(db);
   }
 
   #prepare() {

@@ -1,0 +1,130 @@
+/**
+ * One measured task in a process of its own, so its peak RSS is its own and no
+ * heap left by another task slows it: `node dist/bench/child.js <task> <args…>`
+ * prints `{"ms":…,"maxRssMb":…}`.
+ */
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { exportLedger } from '../src/audit/export-ledger.js';
+import { verifyChain } from '../src/audit/verify-chain.js';
+import { foldPipeline, initialLoaded, rebuildCheckpoints } from '../src/ledger/projection-checkpoint.js';
+import type { NewEvent, RawEvent } from '../src/store/event-store.js';
+import { sha256Hex } from '../src/store/seal-events.js';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-event-store.js';
+import { appendEvents } from './append-events.js';
+import { loadEmmett } from './peer-emmett.js';
+import { rawExport, rawInsertAll, rawScan, rawVerify, readFullRows } from './raw-baselines.js';
+
+function ms(start: bigint): number {
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+async function timed(body: () => Promise<unknown>): Promise<number> {
+  const t = process.hrtime.bigint();
+  await body();
+  return ms(t);
+}
+
+async function run(task: string, args: string[]): Promise<number> {
+  const [a = '', b = ''] = args;
+  switch (task) {
+    case 'rebuild': {
+      // Every pipeline's state folded from its first event (what a ledger without checkpoints does per query).
+      const store = openSqliteStore({ path: a, create: false });
+      const pipelines = (await store.checkpoints?.pipelines()) ?? [];
+      const took = await timed(async () => {
+        for (const pipeline of pipelines) await foldPipeline(store, initialLoaded(pipeline), pipeline, undefined);
+      });
+      await store.close();
+      return took;
+    }
+    case 'rebuild-checkpoints': {
+      const store = openSqliteStore({ path: a, create: false });
+      const took = await timed(() => rebuildCheckpoints(store));
+      await store.close();
+      return took;
+    }
+    case 'raw-scan':
+      return rawScan(a);
+    case 'verify': {
+      const store = openSqliteStore({ path: a, create: false });
+      let ok = false;
+      const took = await timed(async () => {
+        ok = (await verifyChain(store.readRaw({ batchSize: 5000 }), { sha256: sha256Hex })).ok;
+      });
+      await store.close();
+      if (!ok) throw new Error('bench: verify failed');
+      return took;
+    }
+    case 'raw-verify':
+      return rawVerify(a);
+    case 'export': {
+      const store = openSqliteStore({ path: a, create: false });
+      const fd = openSync(b, 'w');
+      const took = await timed(async () => {
+        for await (const chunk of exportLedger(store, { exportedAt: '2026-11-05T00:00:00.000Z', toolVersion: 'bench' })) writeSync(fd, chunk);
+      });
+      closeSync(fd);
+      await store.close();
+      return took;
+    }
+    case 'raw-export':
+      return rawExport(a, b);
+    case 'import': {
+      const rows: RawEvent[] = readFullRows(a).map((r) => ({ position: r.position, payload: r.payload, prevHash: r.prev_hash, hash: r.hash }));
+      const store = openSqliteStore({ path: b, create: true });
+      const took = await timed(() => store.importSealed(rows));
+      await store.close();
+      return took;
+    }
+    case 'raw-import':
+      return rawInsertAll(b, readFullRows(a));
+    case 'pg-writer': {
+      // One of the concurrent PostgreSQL writers: `count` durable single-event appends, each its own transaction.
+      const { openPostgresStore } = await import('../src/store/postgres/postgres-event-store.js');
+      const store = await openPostgresStore({ url: a, create: false, maxConnections: 1 });
+      const count = Number(b);
+      const writer = process.pid;
+      const t = process.hrtime.bigint();
+      const startedAt = Date.now();
+      for (let i = 0; i < count; i++) {
+        const stream = `pg_bench/${writer}-${i}`;
+        const event = {
+          type: 'RunHeartbeat',
+          schemaVersion: 1,
+          data: { pipeline: 'pg_bench', date: `${writer}-${i}`, runId: `R${writer}-${i}`, leaseExpiresAt: '2026-11-05T01:00:00.000Z' },
+          eventId: `P${writer}-${i}-${startedAt}`,
+          stream,
+          recordedAt: new Date().toISOString(),
+          metadata: { actor: 'bench', toolVersion: 'bench' },
+        } as NewEvent;
+        const result = await store.append([{ stream, expectedVersion: 0, events: [event] }]);
+        if (!result.ok) throw new Error('bench: unexpected conflict');
+      }
+      const took = ms(t);
+      await store.close();
+      process.stdout.write(`${JSON.stringify({ startedAt, endedAt: Date.now() })}\n`);
+      return took;
+    }
+    case 'emmett': {
+      // The peer, with its documented defaults: one appendToStream per event, then each stream read back.
+      const peer = await loadEmmett();
+      if ('missing' in peer) throw new Error(peer.missing);
+      const store = peer.open(a);
+      const events = appendEvents(Number(b), Number(args[2]));
+      const took = await timed(async () => {
+        for (const event of events) await store.appendToStream(`run-${event.stream}`, [{ type: event.type, data: event.data as Record<string, unknown> }]);
+      });
+      const readMs = await timed(async () => {
+        for (const event of events) if ((await store.readStream(`run-${event.stream}`)).events.length !== 1) throw new Error('bench: peer read');
+      });
+      process.stdout.write(`${JSON.stringify({ ms: took, readMs })}\n`);
+      return took;
+    }
+    default:
+      throw new Error(`bench child: unknown task ${task}`);
+  }
+}
+
+const [task = '', ...args] = process.argv.slice(2);
+const took = await run(task, args);
+process.stdout.write(`${JSON.stringify({ ms: took, maxRssMb: process.resourceUsage().maxRSS / 1024 })}\n`);

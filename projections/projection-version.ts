@@ -1,0 +1,8 @@
+/**
+ * The version of the folds (`evolve`, `evolveRunHistory`, `evolveTaskRuns`)
+ * and of the folded shapes they produce. A persisted projection checkpoint
+ * records it; a release that changes what a fold does, or the shape of its
+ * state, bumps it, and checkpoints of another version are discarded and
+ * rebuilt from the events.
+ */
+export const PROJECTION_VERSION = 1;
