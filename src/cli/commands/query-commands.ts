@@ -6,6 +6,7 @@ import type { LogInput } from '../../ledger/ledger-types.js';
 import type { CliContext } from '../cli-context.js';
 import { parseAsOf, parseInstant } from '../cli-context.js';
 import { formatMetrics, formatTable } from '../format-table.js';
+import { logDocument } from '../log-document.js';
 import { printStateView } from '../print-state-view.js';
 import { parseWholeNumber } from '../parse-options.js';
 import { printTaskGrid } from './task-commands.js';
@@ -114,7 +115,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
       const input = logInput(pipeline, { ...opts, ...(actor === undefined ? {} : { actor }) });
       const { events } = await ctx.withLedger(false, (ledger) => ledger.log(input));
       if (opts.json) {
-        return ctx.json({ events: events.map((e) => ({ position: e.position, type: e.type, eventId: e.eventId, recordedAt: e.recordedAt, stream: e.stream, data: e.data, metadata: e.metadata, hash: e.hash })) });
+        return ctx.json(logDocument(events));
       }
       if (events.length === 0) return ctx.out('no events match');
       ctx.out(
@@ -126,9 +127,9 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     });
 }
 
-type LogOpts = { date?: string; run?: string; type?: string; actor?: string; since?: string; until?: string; limit?: string; asOf?: string; json?: boolean };
+export type LogOpts = { date?: string; run?: string; type?: string; actor?: string; since?: string; until?: string; limit?: string; asOf?: string; json?: boolean };
 
-function logInput(pipeline: string | undefined, opts: LogOpts): LogInput {
+export function logInput(pipeline: string | undefined, opts: LogOpts): LogInput {
   const input: LogInput = {};
   if (pipeline !== undefined) input.pipeline = pipeline;
   if (opts.date !== undefined) input.date = opts.date;
