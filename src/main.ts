@@ -26,6 +26,7 @@ const exitCode = await runCli(
     env: process.env,
     clock: Date.now,
     isTTY: Boolean(process.stderr.isTTY),
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
     signals: {
       on: (signal, handler) => {
         runsLive += 1;

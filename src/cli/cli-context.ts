@@ -11,6 +11,8 @@ export type CliDeps = {
   clock: () => number;
   /** True when stdout/stderr is a terminal (progress bars, colours). */
   isTTY: boolean;
+  /** True when stdout itself is a terminal (`state` then draws its calendar); default false. */
+  stdoutIsTTY?: boolean;
   /** Forwarded to long-running commands (backfill) so they can stop cleanly. */
   signals?: { on(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void; off(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void };
 };

@@ -7,6 +7,7 @@ import type { CliContext } from '../cli-context.js';
 import { parseAsOf, parseInstant } from '../cli-context.js';
 import { formatMetrics, formatTable } from '../format-table.js';
 import { logDocument } from '../log-document.js';
+import { printStateCalendar } from '../print-state-calendar.js';
 import { printStateView } from '../print-state-view.js';
 import { parseWholeNumber } from '../parse-options.js';
 import { printTaskGrid } from './task-commands.js';
@@ -28,9 +29,19 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .option('--from <date>', 'first date (default: the pipeline start)')
     .option('--to <date>', 'last date (default: the last slot due now)')
     .option(...AS_OF)
+    .option('--calendar', 'draw the calendar even when stdout is not a terminal')
+    .option('--table', 'print the table even on a terminal')
     .option('--json', 'print one JSON document')
-    .addHelpText('after', '\nExamples:\n  runledger state etl_orders\n  runledger state etl_orders --from 2026-11-01 --to 2026-11-30 --json\n  runledger state etl_orders --as-of 2026-11-04T09:00:00+07:00')
-    .action(async (pipeline: string, opts: RangeOpts) => {
+    .addHelpText(
+      'after',
+      '\nOn a terminal, state draws a calendar: a month per row (a local day per row for hourly pipelines), one\n' +
+        'glyph per date (■ success, ✗ failed, ▶ running, ! stalled, ○ cleared, □ missing, · not yet due), coloured\n' +
+        'unless NO_COLOR is set; older months fold away (choose them with --from/--to).\n' +
+        '\nExamples:\n  runledger state etl_orders\n  runledger state etl_orders --calendar --from 2026-01-01\n  runledger state etl_orders --from 2026-11-01 --to 2026-11-30 --json\n  runledger state etl_orders --as-of 2026-11-04T09:00:00+07:00',
+    )
+    .action(async (pipeline: string, opts: RangeOpts & { calendar?: boolean; table?: boolean }) => {
+      const calendar = !opts.json && (opts.calendar || (ctx.deps.stdoutIsTTY === true && !opts.table));
+      if (calendar) return printStateCalendar(ctx, range(pipeline, opts));
       const view = await ctx.withLedger(false, (ledger) => ledger.state(range(pipeline, opts)));
       if (opts.json) return ctx.json(view);
       printStateView(ctx, view);
