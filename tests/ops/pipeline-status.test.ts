@@ -3,6 +3,7 @@ import type { LedgerEvent } from '../../events/ledger-event.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import { evolve, initialState } from '../../projections/pipeline-state.js';
 import { evolveRunHistory, initialRunHistory } from '../../projections/run-history.js';
+import { checkStatus, hasRules } from '../../projections/views/check-status.js';
 import { formatLag } from '../../projections/views/format-lag.js';
 import { compareWorstFirst, pipelineStatus, type PipelineStatus } from '../../projections/views/pipeline-status.js';
 import { slotsFrom } from '../../src/ledger/ledger.js';
@@ -155,4 +156,43 @@ describe('formatLag', () => {
     { label: 'two largest units only', ms: 90_061_000, words: '1d 1h' },
     { label: 'a zero second unit is left out', ms: 2 * 86_400_000 + 5 * 60_000, words: '2d' },
   ])('$label', ({ ms, words }) => expect(formatLag(ms)).toBe(words));
+});
+
+describe('checkStatus', () => {
+  const later = () => statusOf(demo, '2026-11-07T01:00:00+07:00');
+  test.each([
+    { label: 'a lag over --max-lag breaks the lag rule', rules: { maxLagSeconds: 86_400 }, over: {}, broken: ['lag'] },
+    { label: 'a lag under --max-lag holds', rules: { maxLagSeconds: 3 * 86_400 }, over: {}, broken: [] },
+    { label: "without --max-lag the pipeline's freshness is the limit", rules: {}, over: { freshnessMs: 86_400_000 }, broken: ['lag'] },
+    { label: '--max-lag overrides the freshness', rules: { maxLagSeconds: 3 * 86_400 }, over: { freshnessMs: 86_400_000 }, broken: [] },
+    { label: 'no rule and no freshness: nothing to break', rules: {}, over: {}, broken: [] },
+    { label: 'one failed date is over --max-pending 0 and breaks --no-failed', rules: { maxPending: 0, noFailed: true }, over: {}, broken: ['pending', 'failed'] },
+    { label: '--max-pending 1 allows the one failed date', rules: { maxPending: 1 }, over: {}, broken: [] },
+    { label: '--no-stalled holds with no stalled run', rules: { noStalled: true }, over: {}, broken: [] },
+  ])('$label', ({ rules, over, broken }) => {
+    const status = statusOf(demo, '2026-11-07T01:00:00+07:00', over);
+    expect(checkStatus(status, rules).map((v) => v.rule)).toEqual(broken);
+  });
+
+  test('a stalled run breaks --no-stalled, naming its date', () => {
+    const status = statusOf([started('2026-11-02', 'A', '2026-11-02T20:00:00.000Z')], '2026-11-04T01:00:00+07:00');
+    const [violation] = checkStatus(status, { noStalled: true });
+    expect(violation?.message).toBe('etl_orders: 1 run stalled (2026-11-02, lease expired 2026-11-02T20:00:00.000Z)');
+  });
+
+  test('the lag line says the lag, the limit and how far behind', () => {
+    expect(checkStatus(later(), { maxLagSeconds: 86_400 })[0]).toEqual({
+      pipeline: P,
+      rule: 'lag',
+      actual: 176_400,
+      limit: 86_400,
+      message: 'etl_orders: lag 2d 1h is over 1d (complete through 2026-11-04, 2 dates behind)',
+    });
+  });
+
+  test('hasRules: a pipeline with a freshness has a rule even without options', () => {
+    expect(hasRules(later(), {})).toBe(false);
+    expect(hasRules(statusOf(demo, '2026-11-07T01:00:00+07:00', { freshnessMs: 1000 }), {})).toBe(true);
+    expect(hasRules(later(), { noFailed: true })).toBe(true);
+  });
 });
