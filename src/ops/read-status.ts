@@ -11,8 +11,8 @@ export type StatusView = { now: string; pipelines: PipelineStatus[] };
  * @example
  * const view = await readStatus(ledger); // { now, pipelines: [{ pipeline: 'etl_orders', lag: '2d 1h', … }] }
  */
-export async function readStatus(ledger: Ledger, options: { pipelines?: readonly string[] } = {}): Promise<StatusView> {
-  const nowMs = ledger.now();
+export async function readStatus(ledger: Ledger, options: { pipelines?: readonly string[]; nowMs?: number } = {}): Promise<StatusView> {
+  const nowMs = options.nowMs ?? ledger.now();
   const names = options.pipelines && options.pipelines.length > 0 ? [...new Set(options.pipelines)] : (await ledger.pipelines()).map((d) => d.pipeline);
   const rows: PipelineStatus[] = [];
   for (const name of names) {

@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { healthRoutes } from './routes/health-routes.js';
+import { metricsRoutes } from './routes/metrics-routes.js';
+import { statusRoutes } from './routes/status-routes.js';
 import type { ServeDeps } from './serve-options.js';
 
 /** A group of routes: registered once on the server with the shared dependencies. */
 export type RegisterRoutes = (app: FastifyInstance, deps: ServeDeps) => Promise<void> | void;
 
 /** Every route group of `serve`, each in its own file under routes/. */
-export const serveRoutes: RegisterRoutes[] = [healthRoutes];
+export const serveRoutes: RegisterRoutes[] = [healthRoutes, statusRoutes, metricsRoutes];

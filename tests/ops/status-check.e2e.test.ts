@@ -1,6 +1,7 @@
-// Acceptance 1 of the operating issue, through the built binary on the demo's own ledger.
-import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+// Acceptance 1 and 3 of the operating issue, through the built binary on the demo's own ledger.
+import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { BIN, cli, tempDir } from '../support/run-cli.js';
@@ -87,5 +88,57 @@ describe('status and check on the demo ledger two days later', () => {
     expect(bad.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(run('status', 'nope').code).toBe(4);
     expect(run('check', 'nope', '--max-lag', '1d').code).toBe(4);
+  });
+});
+
+describe('metrics from the CLI and from serve', () => {
+  const lagOf = (text: string) => {
+    const lag = parsePrometheusTextFormat(text).find((f) => f.name === 'runledger_pipeline_lag_seconds');
+    return lag?.metrics.find((m) => m.labels?.['pipeline'] === 'etl_orders')?.value;
+  };
+
+  test('metrics --textfile writes the file whole (no temporary file left beside it) and a parser reads it', () => {
+    const target = join(dir, 'collector', 'runledger.prom');
+    spawnSync('mkdir', ['-p', join(dir, 'collector')]);
+    const r = run('metrics', '--textfile', target);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(readdirSync(join(dir, 'collector'))).toEqual(['runledger.prom']);
+    const text = readFileSync(target, 'utf8');
+    expect(lagOf(text)).toBe(String(2 * 86_400 + 3600));
+    const verified = parsePrometheusTextFormat(text).find((f) => f.name === 'runledger_ledger_verify_ok');
+    expect(verified?.metrics[0]?.value).toBe('1');
+    const again = run('metrics', '--textfile', target);
+    expect(again.code).toBe(0);
+    expect(readdirSync(join(dir, 'collector'))).toEqual(['runledger.prom']);
+  });
+
+  test('metrics --textfile into a directory that does not exist is one line, exit 2', () => {
+    const r = run('metrics', '--textfile', join(dir, 'nowhere', 'runledger.prom'));
+    expect(r.code).toBe(2);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain('cannot write --textfile');
+  });
+
+  test('GET /metrics during serve shows runledger_pipeline_lag_seconds{pipeline="etl_orders"}', async () => {
+    const child = spawn(process.execPath, [BIN, '--db', db, '--now', LATER, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let stderr = '';
+      const address = await new Promise<string>((resolve, reject) => {
+        child.stderr.on('data', (d: Buffer) => {
+          stderr += d.toString();
+          const m = /serving (http:\/\/\S+)/.exec(stderr);
+          if (m?.[1]) resolve(m[1]);
+        });
+        child.on('exit', () => reject(new Error(`serve exited early: ${stderr}`)));
+      });
+      const res = await fetch(`${address}/metrics`);
+      expect(res.status).toBe(200);
+      expect(lagOf(await res.text())).toBe(String(2 * 86_400 + 3600));
+      const status = (await (await fetch(`${address}/api/status`)).json()) as unknown;
+      expect(status).toEqual(JSON.parse(run('status', '--json').stdout));
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 });
