@@ -9,6 +9,8 @@ export const ExitCode = {
   notFound: 4,
   integrity: 5,
   runFailed: 6,
+  /** A check that does not hold (`check`): the answer is no, not an error. */
+  checkFailed: 7,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

@@ -34,7 +34,7 @@ export function createProgram(deps: CliDeps, extra: CommandRegistrar[] = []): Co
     .addHelpText(
       'after',
       '\nExit codes: 0 done, 2 bad input, 3 refused by a rule, 4 not found, 5 integrity failure,\n' +
-        '6 a backfill/catchup run failed, 1 unexpected.\n\n' +
+        '6 a backfill/catchup run failed, 7 a check does not hold (check), 1 unexpected.\n\n' +
         'A first session:\n' +
         '  runledger define etl_orders --schedule @daily --start 2026-11-02 --tz Asia/Jakarta\n' +
         '  runledger pending etl_orders\n' +
