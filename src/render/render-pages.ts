@@ -102,23 +102,20 @@ function badge(status: string): Html {
   return html`<span class="badge b-${known.includes(status) ? status : 'other'}">${status}</span>`;
 }
 
-function lag(ms: number | null): string {
-  if (ms === null) return 'nothing due yet';
-  return ms === 0 ? 'up to date' : `${formatDuration(ms)} behind`;
-}
-
 function overviewBody(page: OverviewPage, links: Links): Html {
   if (page.rows.length === 0) return html`<h1>Pipelines</h1><p>No pipelines yet; define one with <code>runledger define</code>.</p>`;
-  const rows = page.rows.map(
-    (r) => html`<tr data-pipeline="${r.pipeline}">
-<td><a href="${links.pipeline(r.pipeline)}">${r.pipeline}</a><div class="muted">${r.schedule} · ${r.timezone}</div></td>
-<td><span class="strip">${r.strip.map((c) => cellHtml(c))}</span></td>
-<td class="mono">${r.watermark ?? '—'}</td><td class="mono">${r.completeThrough ?? '—'}</td>
-<td>${lag(r.lagMs)}</td><td class="num">${r.pending}</td><td class="num">${r.running}</td>
-<td>${r.lastFailure ? html`<span class="mono">${r.lastFailure.date}</span> <span class="err">${r.lastFailure.error ?? ''}</span>` : html`<span class="muted">none</span>`}</td></tr>`,
-  );
+  const rows = page.rows.map(({ status: s, strip }) => {
+    const reasons = (['missing', 'failed', 'cleared', 'stalled'] as const).filter((r) => s.pending[r] > 0).map((r) => `${s.pending[r]} ${r}`);
+    return html`<tr data-pipeline="${s.pipeline}">
+<td><a href="${links.pipeline(s.pipeline)}">${s.pipeline}</a><div class="muted">${s.schedule} · ${s.timezone}</div></td>
+<td><span class="strip">${strip.map((c) => cellHtml(c))}</span></td>
+<td class="mono" data-fact="watermark">${s.watermark ?? '—'}</td><td class="mono" data-fact="complete-through">${s.completeThrough ?? '—'}</td>
+<td>${s.lagSeconds === null ? html`<span class="muted">nothing due yet</span>` : s.lagSeconds === 0 ? 'up to date' : `${s.lag} behind`}</td>
+<td class="num">${s.pending.total}${reasons.length ? html`<div class="muted">${reasons.join(', ')}</div>` : html``}</td><td class="num">${s.inFlight.length}</td>
+<td>${s.lastFailure ? html`<span class="mono">${s.lastFailure.date}</span> <span class="err">${s.lastFailure.error}</span>` : html`<span class="muted">none</span>`}</td></tr>`;
+  });
   return html`<h1>Pipelines</h1>
-<table class="overview"><thead><tr><th>Pipeline</th><th>Last slots</th><th>Watermark</th><th>Complete through</th><th>Lag</th><th>Pending</th><th>Running</th><th>Last failure</th></tr></thead><tbody>${rows}</tbody></table>`;
+<table class="overview"><thead><tr><th>Pipeline</th><th>Last slots</th><th>Watermark</th><th>Complete through</th><th>Lag</th><th>Pending</th><th>In flight</th><th>Last failure</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function pipelineBody(page: PipelinePage, links: Links): Html {

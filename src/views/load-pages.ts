@@ -1,17 +1,18 @@
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import { buildCalendar } from '../../projections/views/calendar.js';
-import { overviewRow } from '../../projections/views/overview-row.js';
+import { compareWorstFirst, pipelineStatus } from '../../projections/views/pipeline-status.js';
+import { statusStrip } from '../../projections/views/status-strip.js';
 import { historyFold, type AuditEntry, type PipelineHistory } from '../../projections/views/pipeline-history.js';
 import { runRows } from '../../projections/views/run-rows.js';
 import { LedgerError } from '../errors.js';
 import { verifyChain } from '../audit/verify-chain.js';
 import { timetableSpec } from '../ledger/build-definition.js';
-import type { Ledger } from '../ledger/ledger.js';
+import { slotsFrom, type Ledger } from '../ledger/ledger.js';
 import type { AsOf, StateView } from '../ledger/ledger-types.js';
 import { sha256Hex } from '../store/seal-events.js';
 import { createTimetable } from '../timetable/create-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
-import type { AuditPage, OverviewPage, PageTime, PipelinePage, RunPage, VerifyPage } from './page-models.js';
+import type { AuditPage, OverviewPage, OverviewRow, PageTime, PipelinePage, RunPage, VerifyPage } from './page-models.js';
 
 export type PageLimits = {
   /** Calendar rows kept (most recent); default 120 months for daily pipelines, 31 days for the rest. */
@@ -59,25 +60,21 @@ function asOfInput(time: PageTime): { asOf?: AsOf } {
   return time.asOf ? { asOf: time.asOf } : {};
 }
 
-/** The overview: one row per pipeline (status strip, watermark, complete-through, lag, pending, last failure). */
+/**
+ * The overview: one row per pipeline, worst first, with the same summary as
+ * `status` (lag, pending by reason, in flight, last failure) and a strip of
+ * its last 30 slots.
+ */
 export async function loadOverview(ledger: Ledger, asOf: AsOf | undefined, definitions?: PipelineDefinition[]): Promise<OverviewPage> {
   const time = await pageTime(ledger, asOf);
   const head = await ledger.store.head();
-  const rows = [];
+  const rows: OverviewRow[] = [];
   for (const definition of definitions ?? (await definitionsAt(ledger, time.position))) {
-    const state = await ledger.state({ pipeline: definition.pipeline, ...asOfInput(time) });
-    rows.push(
-      overviewRow({
-        pipeline: definition.pipeline,
-        schedule: definition.schedule,
-        timezone: definition.timezone,
-        watermark: state.watermark,
-        completeThrough: state.completeThrough,
-        dates: state.dates,
-        nowMs: time.nowMs,
-      }),
-    );
+    const view = await ledger.state({ pipeline: definition.pipeline, ...asOfInput(time) });
+    const { timetable, state, history } = await ledger.pipeline(definition.pipeline, time.asOf ?? undefined);
+    rows.push({ status: pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs: time.nowMs }), strip: statusStrip(view.dates, 30) });
   }
+  rows.sort((a, b) => compareWorstFirst(a.status, b.status));
   return { kind: 'overview', time, head, rows };
 }
 

@@ -1,7 +1,8 @@
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { CalendarView } from '../../projections/views/calendar.js';
-import type { OverviewRow } from '../../projections/views/overview-row.js';
+import type { PipelineStatus } from '../../projections/views/pipeline-status.js';
+import type { StripCell } from '../../projections/views/status-strip.js';
 import type { AuditEntry, HistoryPoint } from '../../projections/views/pipeline-history.js';
 import type { RunRow } from '../../projections/views/run-rows.js';
 import type { VerifyReport } from '../audit/verify-chain.js';
@@ -16,6 +17,9 @@ export type PageTime = {
   /** The position of the last event the page reflects. */
   position: number;
 };
+
+/** One line of the overview: `status`'s summary of the pipeline and a strip of its last slots. */
+export type OverviewRow = { status: PipelineStatus; strip: StripCell[] };
 
 export type OverviewPage = { kind: 'overview'; time: PageTime; head: ChainHead; rows: OverviewRow[] };
 
