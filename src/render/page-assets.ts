@@ -30,8 +30,9 @@ code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12p
 .cal{display:inline-block;margin:.4em 0}
 .cal-row{display:flex;align-items:center;gap:2px;margin:2px 0}
 .cal-row .lbl{width:7.5em;font:12px ui-monospace,monospace;color:var(--mute)}
-.cal-head span{width:14px;font:10px ui-monospace,monospace;color:var(--mute);text-align:left}
-.c{display:inline-block;width:14px;height:14px;border-radius:3px;position:relative}
+.cal-head span{width:15px;font:10px ui-monospace,monospace;color:var(--mute);text-align:left}
+.c{display:inline-block;width:15px;height:15px;border-radius:3px;position:relative}
+.strip{display:inline-flex;gap:2px}
 .strip .c{width:10px;height:16px;border-radius:2px}
 .s-none{background:transparent}
 .s-success{background:var(--ok)}.s-failed{background:var(--fail)}.s-running{background:var(--run)}

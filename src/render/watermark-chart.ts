@@ -14,9 +14,14 @@ export function watermarkChart(points: readonly HistoryPoint[], nowMs: number): 
   const shown = thinPoints(points, 400);
   const ys = shown.flatMap((p) => [p.watermarkAt, p.completeThroughAt]).filter((v): v is string => v !== null).map(Date.parse);
   if (shown.length === 0 || ys.length === 0) return html`<p class="muted">Nothing has succeeded yet, so there is no watermark to chart.</p>`;
-  const xs = shown.map((p) => Date.parse(p.at));
+  // Events recorded within a minute of each other (a scripted backfill, a fixed --now) would stack on one x:
+  // then x is the event position instead of the time.
+  const times = shown.map((p) => Date.parse(p.at));
+  const byPosition = Math.max(...times) - Math.min(...times) < 60_000;
+  const xOf = (p: HistoryPoint) => (byPosition ? p.position : Date.parse(p.at));
+  const xs = shown.map(xOf);
   const x0 = Math.min(...xs);
-  const x1 = Math.max(nowMs, ...xs);
+  const x1 = byPosition ? Math.max(...xs) : Math.max(nowMs, ...xs);
   const y0 = Math.min(...ys);
   const y1 = Math.max(...ys);
   const sx = (ms: number) => PAD.left + ((ms - x0) / Math.max(1, x1 - x0)) * (W - PAD.left - PAD.right);
@@ -25,7 +30,7 @@ export function watermarkChart(points: readonly HistoryPoint[], nowMs: number): 
     const out: string[] = [];
     let last: number | null = null;
     for (const p of shown) {
-      const at = sx(Date.parse(p.at));
+      const at = sx(xOf(p));
       const value = pick(p);
       const y = value === null ? null : sy(Date.parse(value));
       if (last !== null) out.push(`${at.toFixed(1)},${last.toFixed(1)}`);
@@ -43,9 +48,9 @@ export function watermarkChart(points: readonly HistoryPoint[], nowMs: number): 
 <line x1="${PAD.left}" y1="${PAD.top}" x2="${PAD.left}" y2="${H - PAD.bottom}" stroke="#d0d7de"/>
 <text x="${PAD.left - 6}" y="${sy(y1) + 4}" text-anchor="end">${yLabel(y1)}</text>
 <text x="${PAD.left - 6}" y="${sy(y0) + 4}" text-anchor="end">${yLabel(y0)}</text>
-<text x="${PAD.left}" y="${H - PAD.bottom + 16}">${first ? first.at.slice(0, 16).replace('T', ' ') : ''}</text>
-<text x="${W - PAD.right}" y="${H - PAD.bottom + 16}" text-anchor="end">${new Date(x1).toISOString().slice(0, 16).replace('T', ' ')}</text>
-<text x="${PAD.left}" y="${H - 6}">recorded at (UTC) →</text>
+<text x="${PAD.left}" y="${H - PAD.bottom + 16}">${byPosition ? `event ${x0}` : first ? first.at.slice(0, 16).replace('T', ' ') : ''}</text>
+<text x="${W - PAD.right}" y="${H - PAD.bottom + 16}" text-anchor="end">${byPosition ? `event ${x1}` : new Date(x1).toISOString().slice(0, 16).replace('T', ' ')}</text>
+<text x="${PAD.left}" y="${H - 6}">${byPosition ? 'event position (all recorded within a minute) →' : 'recorded at (UTC) →'}</text>
 <polyline fill="none" stroke="#8c959f" stroke-width="2" stroke-dasharray="5 3" points="${line((p) => p.completeThroughAt)}"/>
 <polyline fill="none" stroke="#0969da" stroke-width="2" points="${line((p) => p.watermarkAt)}"/>
 <text class="wm-label" x="${W - PAD.right}" y="${PAD.top + 10}" text-anchor="end">— watermark ${lastPoint?.watermark ?? 'none'}</text>
