@@ -2,7 +2,7 @@ import type { AuditEntry } from '../../projections/views/pipeline-history.js';
 import { formatDuration } from '../../projections/views/run-rows.js';
 import { formatMetrics } from '../cli/format-table.js';
 import type { AuditPage, OverviewPage, Page, PageTime, PipelinePage, RunPage, VerifyPage } from '../views/page-models.js';
-import { calendarHtml, cellHtml } from './calendar-html.js';
+import { calendarHtml, STATUS_WORDS } from './calendar-html.js';
 import { html, join, type Html } from './escape-html.js';
 import { APP_CSS } from './page-assets.js';
 import { watermarkChart } from './watermark-chart.js';
@@ -108,7 +108,7 @@ function overviewBody(page: OverviewPage, links: Links): Html {
     const reasons = (['missing', 'failed', 'cleared', 'stalled'] as const).filter((r) => s.pending[r] > 0).map((r) => `${s.pending[r]} ${r}`);
     return html`<tr data-pipeline="${s.pipeline}">
 <td><a href="${links.pipeline(s.pipeline)}">${s.pipeline}</a><div class="muted">${s.schedule} · ${s.timezone}</div></td>
-<td><span class="strip">${strip.map((c) => cellHtml(c))}</span></td>
+<td><span class="strip">${strip.map((c) => html`<i class="c s-${c.status}" title="${c.date}: ${STATUS_WORDS[c.status]}${c.error ? ` · ${c.error}` : ''}"></i>`)}</span></td>
 <td class="mono" data-fact="watermark">${s.watermark ?? '—'}</td><td class="mono" data-fact="complete-through">${s.completeThrough ?? '—'}</td>
 <td>${s.lagSeconds === null ? html`<span class="muted">nothing due yet</span>` : s.lagSeconds === 0 ? 'up to date' : `${s.lag} behind`}</td>
 <td class="num">${s.pending.total}${reasons.length ? html`<div class="muted">${reasons.join(', ')}</div>` : html``}</td><td class="num">${s.inFlight.length}</td>

@@ -16,36 +16,42 @@ type PipelineParams = { pipeline: string };
  */
 export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
   const { ledger } = deps;
-  // The overview of many pipelines is the page everyone keeps open: build it once per head position and second.
-  let overviewCache: { key: string; page: Promise<Page> } | null = null;
+  // The overview of many pipelines is the page everyone keeps open: build and render it once per head position
+  // and second, however many clients ask.
+  let overviewCache: { key: string; html: Promise<string> } | null = null;
 
-  const render = async (request: FastifyRequest, reply: FastifyReply, title: string, load: (asOf: AsOf | undefined) => Promise<Page>) => {
+  const renderHtml = async (request: FastifyRequest, title: string, asOf: AsOf | undefined, load: (asOf: AsOf | undefined) => Promise<Page>): Promise<string> => {
     const query = queryOf(request.url);
-    const asOf = asOfOf(query);
     const page = await load(asOf);
     const path = request.url.split('?')[0] ?? '/';
     const asOfText = query.get('as_of') || null;
-    const body = pageBody(page, servedLinks(asOfText, path));
-    return reply
-      .header('cache-control', 'no-store')
-      .type('text/html; charset=utf-8')
-      .send(pageShell(body, { title, links: servedLinks(asOfText, path), time: page.time, mode: 'served', asOfText: asOfText === null ? null : /^\d+$/.test(asOfText) ? `event position ${asOfText}` : asOfText, nowHref: path }));
+    const links = servedLinks(asOfText, path);
+    return pageShell(pageBody(page, links), {
+      title,
+      links,
+      time: page.time,
+      mode: 'served',
+      asOfText: asOfText === null ? null : /^\d+$/.test(asOfText) ? `event position ${asOfText}` : asOfText,
+      nowHref: path,
+    });
   };
+  const send = (reply: FastifyReply, text: string) => reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(text);
+  const render = async (request: FastifyRequest, reply: FastifyReply, title: string, load: (asOf: AsOf | undefined) => Promise<Page>) =>
+    send(reply, await renderHtml(request, title, asOfOf(queryOf(request.url)), load));
 
-  app.get('/', async (request, reply) =>
-    render(request, reply, 'runledger: pipelines', async (asOf) => {
-      if (asOf) return loadOverview(ledger, asOf);
-      const key = `${(await ledger.store.head()).position}:${Math.floor(ledger.now() / 1000)}`;
-      if (overviewCache?.key !== key) {
-        const page = loadOverview(ledger, undefined);
-        overviewCache = { key, page };
-        page.catch(() => {
-          if (overviewCache?.page === page) overviewCache = null;
-        });
-      }
-      return overviewCache.page;
-    }),
-  );
+  app.get('/', async (request, reply) => {
+    const asOf = asOfOf(queryOf(request.url));
+    if (asOf) return send(reply, await renderHtml(request, 'runledger: pipelines', asOf, (a) => loadOverview(ledger, a)));
+    const key = `${(await ledger.store.head()).position}:${Math.floor(ledger.now() / 1000)}`;
+    if (overviewCache?.key !== key) {
+      const html = renderHtml(request, 'runledger: pipelines', undefined, () => loadOverview(ledger, undefined));
+      overviewCache = { key, html };
+      html.catch(() => {
+        if (overviewCache?.html === html) overviewCache = null;
+      });
+    }
+    return send(reply, await overviewCache.html);
+  });
 
   app.get<{ Params: PipelineParams }>('/pipelines/:pipeline', async (request, reply) =>
     render(request, reply, `runledger: ${request.params.pipeline}`, (asOf) => loadPipelinePage(ledger, request.params.pipeline, asOf)),
