@@ -12,19 +12,19 @@ export const STATUS_WORDS: Record<CellStatus, string> = {
   'not-due': 'not yet due',
 };
 
-/** One cell: its status as a class, the date and status as data attributes and a tooltip. */
+/** One cell: its status as a class, the date as a data attribute, and a tooltip (kept short: a report holds thousands). */
 export function cellHtml(cell: { date: string; status: CellStatus; watermark?: boolean; completeThrough?: boolean; attempts?: number; error?: string | null }): Html {
   const marks = [cell.watermark ? 'wm' : '', cell.completeThrough ? 'ct' : ''].filter(Boolean).join(' ');
   const title = [
     `${cell.date}: ${STATUS_WORDS[cell.status]}`,
-    cell.attempts ? `${cell.attempts} attempt${cell.attempts === 1 ? '' : 's'}` : '',
+    cell.attempts && cell.attempts > 1 ? `${cell.attempts} attempts` : '',
     cell.watermark ? 'watermark' : '',
     cell.completeThrough ? 'complete through' : '',
     cell.error ?? '',
   ]
     .filter(Boolean)
     .join(' · ');
-  return html`<i class="c s-${cell.status}${marks ? ` ${marks}` : ''}" data-date="${cell.date}" data-status="${cell.status}" title="${title}"></i>`;
+  return html`<i class="c s-${cell.status}${marks ? ` ${marks}` : ''}" data-date="${cell.date}" title="${title}"></i>`;
 }
 
 /** The legend: a swatch per status, and how the watermark and complete-through are marked. */

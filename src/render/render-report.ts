@@ -1,6 +1,6 @@
 import type { Ledger } from '../ledger/ledger.js';
 import type { AsOf } from '../ledger/ledger-types.js';
-import { definitionsAt, loadAuditPage, loadOverview, loadPipelinePage, loadVerifyPage, pageTime } from '../views/load-pages.js';
+import { definitionsAt, type PageLimits, loadAuditPage, loadOverview, loadPipelinePage, loadVerifyPage, pageTime } from '../views/load-pages.js';
 import { html, join } from './escape-html.js';
 import { pageBody, pageShell, reportLinks } from './render-pages.js';
 
@@ -15,9 +15,8 @@ export type ReportOptions = {
 /**
  * `report --html`: the overview, each pipeline's page, the audit timeline and
  * the verify result in one self-contained HTML file (styles inlined, no
- * script, no network), from the same renderer as `serve`. Calendars keep ten
- * years of months (or 31 days of hours) and tables their most recent rows, so
- * the file stays small for a large ledger.
+ * script, no network), from the same renderer as `serve`, keeping of each
+ * pipeline what `reportLimits` allows.
  *
  * @example
  * writeFileSync('out.html', await renderReport(ledger, { pipelines: ['etl_orders'] }));
@@ -30,9 +29,8 @@ export async function renderReport(ledger: Ledger, options: ReportOptions = {}):
   for (const name of chosen) definitions.push((await ledger.pipeline(name, options.asOf)).definition);
   const overview = await loadOverview(ledger, options.asOf, definitions);
   const sections = [html`<section id="overview">${pageBody(overview, reportLinks)}</section>`];
-  for (const definition of definitions) {
-    sections.push(pageBody(await loadPipelinePage(ledger, definition.pipeline, options.asOf, { monthRows: 120, dayRows: 31, runs: 100, audit: 200 }), reportLinks));
-  }
+  const limits = reportLimits(definitions.length);
+  for (const definition of definitions) sections.push(pageBody(await loadPipelinePage(ledger, definition.pipeline, options.asOf, limits), reportLinks));
   const audit = await loadAuditPage(ledger, options.asOf, 500);
   const names = new Set(chosen);
   sections.push(pageBody({ ...audit, entries: audit.entries.filter((e) => names.has(e.pipeline)) }, reportLinks));
@@ -45,4 +43,18 @@ export async function renderReport(ledger: Ledger, options: ReportOptions = {}):
     asOfText: options.asOfText ?? null,
     generatedAt: new Date(ledger.now()).toISOString(),
   });
+}
+
+/**
+ * How much of each pipeline a report keeps: ten years of months, 31 days of
+ * hours, 100 runs and 200 audit entries for up to ten pipelines, then less per
+ * pipeline as there are more (never under a year, a week, 20 runs and 50
+ * entries), so a report of a large ledger stays a few megabytes.
+ *
+ * @example
+ * reportLimits(1).monthRows // 120
+ */
+export function reportLimits(pipelines: number): Required<PageLimits> {
+  const share = (full: number, least: number) => Math.max(least, Math.min(full, Math.floor((full * 10) / Math.max(1, pipelines))));
+  return { monthRows: share(120, 12), dayRows: share(31, 7), runs: share(100, 20), audit: share(200, 50) };
 }

@@ -57,7 +57,7 @@ export function terminalCalendar(calendar: CalendarView, options: { color: boole
   }
   const head = Array.from({ length: calendar.columns }, (_, i) => {
     const label = calendar.layout === 'month' ? i + 1 : i;
-    return label === 1 || label % 5 === 0 ? String(label).padEnd(2) : '  ';
+    return (calendar.layout === 'month' && label === 1) || label % 5 === 0 ? String(label).padEnd(2) : '  ';
   }).join('');
   lines.push(colors.dim(`${(calendar.layout === 'month' ? 'day' : 'hour').padEnd(labelWidth)}${head}`.trimEnd()));
   for (const row of calendar.rows) {

@@ -79,7 +79,7 @@ describe('serve: pages', () => {
     expect(body).toMatch(/class="c s-success ct" data-date="2026-11-02"/);
     expect(body).toMatch(/class="c s-cleared" data-date="2026-11-03"/);
     expect(body).toMatch(/class="c s-success wm" data-date="2026-11-04"/);
-    expect(body).toMatch(/class="c s-failed" data-date="2026-11-05" data-status="failed" title="2026-11-05: failed · 1 attempt · &lt;img/);
+    expect(body).toMatch(/class="c s-failed" data-date="2026-11-05" title="2026-11-05: failed · &lt;img/);
     expect(body).toContain('data-fact="watermark">2026-11-04<');
     expect(body).toContain('data-fact="complete-through">2026-11-02<');
     expect(body).not.toContain('This page shows the past');
