@@ -118,10 +118,15 @@ function overviewBody(page: OverviewPage, links: Links): Html {
 <table class="overview"><thead><tr><th>Pipeline</th><th>Last slots</th><th>Watermark</th><th>Complete through</th><th>Lag</th><th>Pending</th><th>In flight</th><th>Last failure</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
+/** Pending dates listed on a pipeline page; the rest are counted. */
+const MAX_PENDING_ROWS = 200;
+
 function pipelineBody(page: PipelinePage, links: Links): Html {
   const d = page.definition;
+  // An hourly pipeline down for a month has 720 pending dates: the oldest are listed, the count says the rest.
+  const listed = page.pending.pending.slice(0, MAX_PENDING_ROWS);
   const pending = page.pending.pending.length
-    ? html`<table><thead><tr><th>Date</th><th>Reason</th><th>Due since</th><th>Data interval</th></tr></thead><tbody>${page.pending.pending.map(
+    ? html`${page.pending.pending.length > listed.length ? html`<p class="muted">The oldest ${listed.length} of ${page.pending.pending.length} pending dates.</p>` : html``}<table><thead><tr><th>Date</th><th>Reason</th><th>Due since</th><th>Data interval</th></tr></thead><tbody>${listed.map(
         (p) => html`<tr><td class="mono">${p.date}</td><td>${badge(p.reason)}</td><td class="mono">${p.runAfter}</td><td class="mono">${p.dataInterval.start} → ${p.dataInterval.end}</td></tr>`,
       )}</tbody></table>`
     : html`<p>Nothing pending${page.pending.from ? html` from ${page.pending.from} to ${page.pending.to}` : html``}.</p>`;

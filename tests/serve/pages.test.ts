@@ -201,3 +201,20 @@ describe('report --html', () => {
     expect(text).toContain('chain intact');
   });
 });
+
+describe('serve: a token-protected server', () => {
+  test('pages, the API and the event stream need the token; the stylesheet and script do not', async () => {
+    const guarded = await createServer({ ledger, clock: () => Date.parse(NOW), readToken: 's3cret' });
+    try {
+      for (const url of ['/', '/pipelines/etl_orders', '/api/pipelines', '/api/stream']) expect((await guarded.inject({ url })).statusCode).toBe(401);
+      for (const url of ['/assets/app.css', '/assets/app.js']) expect((await guarded.inject({ url })).statusCode).toBe(200);
+      const page = await guarded.inject({ url: '/pipelines/etl_orders', headers: { cookie: 'runledger_token=s3cret' } });
+      expect(page.statusCode).toBe(200);
+      const login = await guarded.inject({ url: '/pipelines/etl_orders?token=s3cret' });
+      expect(login.statusCode).toBe(303);
+      expect(login.headers.location).toBe('/pipelines/etl_orders');
+    } finally {
+      await guarded.close();
+    }
+  });
+});
