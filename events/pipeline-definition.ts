@@ -20,5 +20,11 @@ export const PipelineDefinition = z.object({
    * never an empty array.
    */
   tasks: z.array(TaskDefinition).optional(),
+  /**
+   * How stale the pipeline's data may get (lag, in milliseconds) before
+   * `check` reports it; `define --freshness`. Absent when none was set, and in
+   * definitions recorded before it existed, so their hashes do not change.
+   */
+  freshnessMs: z.number().int().positive().optional(),
 });
 export type PipelineDefinition = z.infer<typeof PipelineDefinition>;

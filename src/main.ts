@@ -26,6 +26,7 @@ const exitCode = await runCli(
     clock: Date.now,
     isTTY: Boolean(process.stderr.isTTY),
     ...(process.stdout.isTTY ? { columns: process.stdout.columns } : {}),
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
     signals: {
       on: (signal, handler) => {
         runsLive += 1;

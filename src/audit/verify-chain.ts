@@ -20,6 +20,8 @@ export type VerifyOptions = {
   sha256: Sha256Hex;
   /** A head recorded earlier (`verify` printed it): the chain must still pass through it. */
   expectHead?: ChainHead;
+  /** Go on from a head already verified (the batches start right after it), e.g. to check only what was appended since. */
+  after?: ChainHead;
 };
 
 /**
@@ -36,8 +38,8 @@ export type VerifyOptions = {
  * if (!report.ok) console.error(`position ${report.firstBadPosition}: ${report.problem}`);
  */
 export async function verifyChain(batches: AsyncIterable<RawEvent[]>, options: VerifyOptions): Promise<VerifyReport> {
-  let head: ChainHead = { position: 0, hash: GENESIS_HASH };
-  let events = 0;
+  let head: ChainHead = options.after ?? { position: 0, hash: GENESIS_HASH };
+  let events = options.after?.position ?? 0;
   const bad = (position: number, problem: string): VerifyReport => ({ ok: false, events, firstBadPosition: position, head, problem });
   const expect = options.expectHead;
   for await (const batch of batches) {

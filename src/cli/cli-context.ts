@@ -13,6 +13,8 @@ export type CliDeps = {
   isTTY: boolean;
   /** The terminal's width when stdout is one; tables cut their last column to it. */
   columns?: number;
+  /** True when stdout itself is a terminal (`state` then draws its calendar); default false. */
+  stdoutIsTTY?: boolean;
   /** Forwarded to long-running commands (backfill) so they can stop cleanly. */
   signals?: { on(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void; off(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void };
 };

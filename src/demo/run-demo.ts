@@ -118,7 +118,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   say();
   say(`ledger: ${db}`);
   say('keep exploring (the --now keeps the story\'s clock):');
-  for (const command of [`state ${PIPELINE}`, `pending ${PIPELINE}`, `runs ${PIPELINE}`, `log ${PIPELINE}`, 'verify']) {
+  for (const command of [`state ${PIPELINE}`, `pending ${PIPELINE}`, `runs ${PIPELINE}`, `log ${PIPELINE}`, 'verify', 'serve', `report --html ${join(dir, 'report.html')}`]) {
     say(`  runledger --db ${db} --now ${DEMO_LATER} ${command}`);
   }
   return { dir, db };

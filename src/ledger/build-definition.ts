@@ -22,6 +22,8 @@ export type DefineInput = {
   leaseMs?: number;
   /** S12: the pipeline's tasks; leave out for a pipeline without task-level state. */
   tasks?: readonly TaskSpec[];
+  /** How stale the data may get before `check` reports it, in ms; null drops it on a redefinition. */
+  freshnessMs?: number | null | undefined;
 };
 
 /**
@@ -101,6 +103,8 @@ export function buildDefinition(input: DefineInput): PipelineDefinition {
     leaseMs: checkDurationMs(input.leaseMs ?? DEFAULT_LEASE_MS, 'leaseMs'),
     // Left out rather than undefined, so a definition without tasks hashes as it did before tasks existed.
     ...(input.tasks === undefined ? {} : { tasks: checkTasks(input.tasks) }),
+    // The same for freshness: an optional field, so definitions recorded before it existed read (and hash) unchanged.
+    ...(input.freshnessMs == null ? {} : { freshnessMs: checkDurationMs(input.freshnessMs, 'freshness') }),
   };
   // Builds the timetable once so a malformed schedule is refused here, with the field named.
   createTimetable(timetableSpec(definition));

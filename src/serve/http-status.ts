@@ -16,7 +16,7 @@ export function statusForExitCode(exitCode: number): number {
       return 409;
     case ExitCode.notFound:
       return 404;
-    case 7:
+    case ExitCode.checkFailed:
       return 422;
     default:
       return 500;

@@ -13,6 +13,8 @@ export type ServeDeps = {
   readToken?: string;
   /** Writes need this bearer token; without one, every write route answers 403. */
   writeToken?: string;
+  /** How often live pages' event stream looks at the head when the store cannot notify (default 250 ms). */
+  watchIntervalMs?: number;
 };
 
 export type ServeOptions = ServeDeps & {

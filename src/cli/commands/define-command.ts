@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { canonicalJson } from '../../../events/canonical-json.js';
 import { parseDuration } from '../../duration.js';
 import { isLedgerError } from '../../errors.js';
+import { formatLag } from '../../../projections/views/format-lag.js';
 import { buildDefinition, completeDefinitionInput, type DefineChanges } from '../../ledger/build-definition.js';
 import type { CliContext } from '../cli-context.js';
 import { formatTable } from '../format-table.js';
@@ -28,6 +29,8 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
     .option('--no-catchup', 'catchup runs only the latest due slot (older gaps still show in pending)')
     .option('--max-active-runs <n>', 'live runs of this pipeline at once across every runner on the ledger; backfill and catchup wait for a free place (default: 1)')
     .option('--lease <duration>', 'how long a started run may go without a heartbeat before it counts as stalled (default: 1h)')
+    .option('--freshness <duration>', 'how far behind the data may fall before `check` reports it, e.g. 1d or 36h (lag: now minus the end of the complete-through date)')
+    .option('--no-freshness', 'drop the freshness of a pipeline defined with --freshness')
     .option('--tasks <file.json>', 'task-level state, each task with its upstream tasks and trigger rule: {"tasks": [{"id": "extract"}, {"id": "load", "upstream": ["extract"], "triggerRule": "all_success"}]}')
     .option('--no-tasks', 'drop the task list of a pipeline defined with --tasks')
     .option('--reason <text>', 'why, recorded in the event')
@@ -35,9 +38,10 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
     .addHelpText(
       'after',
       '\nExamples:\n  runledger define etl_orders --schedule @daily --start 2026-11-02 --tz Asia/Jakarta\n' +
-        '  runledger define etl_orders --no-catchup --reason "only the latest day matters now"',
+        '  runledger define etl_orders --no-catchup --reason "only the latest day matters now"\n' +
+        '  runledger define etl_orders --freshness 1d12h',
     )
-    .action(async (pipeline: string, opts: { schedule?: string; start?: string; end?: string; tz?: string; timetable?: 'interval' | 'trigger'; catchup?: boolean; maxActiveRuns?: string; lease?: string; tasks?: string | false; reason?: string; json?: boolean }, command: Command) => {
+    .action(async (pipeline: string, opts: { schedule?: string; start?: string; end?: string; tz?: string; timetable?: 'interval' | 'trigger'; catchup?: boolean; maxActiveRuns?: string; lease?: string; freshness?: string | false; tasks?: string | false; reason?: string; json?: boolean }, command: Command) => {
       const given = (name: string) => command.getOptionValueSource(name) === 'cli';
       const input: DefineChanges & { reason?: string } = { pipeline };
       if (opts.schedule !== undefined) input.schedule = opts.schedule;
@@ -48,6 +52,8 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
       if (given('catchup') && opts.catchup !== undefined) input.catchup = opts.catchup;
       if (opts.maxActiveRuns !== undefined) input.maxActiveRuns = parseWholeNumber(opts.maxActiveRuns, '--max-active-runs', 1);
       if (opts.lease !== undefined) input.leaseMs = parseDuration(opts.lease, '--lease');
+      if (typeof opts.freshness === 'string') input.freshnessMs = parseDuration(opts.freshness, '--freshness');
+      if (opts.freshness === false) input.freshnessMs = null;
       if (typeof opts.tasks === 'string') input.tasks = readTasksFile(opts.tasks);
       if (opts.tasks === false) input.tasks = null;
       if (opts.reason !== undefined) input.reason = opts.reason;
@@ -67,7 +73,7 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
         ctx.out(`${pipeline} is already defined like this; nothing recorded`);
         return void warnAboutMaskingLeaves(ctx, d);
       }
-      ctx.out(`${result.outcome} ${pipeline}: ${d.schedule} (${d.timetable}) in ${d.timezone} from ${d.start}${d.end ? ` to ${d.end}` : ''}, catchup ${d.catchup ? 'on' : 'off'}`);
+      ctx.out(`${result.outcome} ${pipeline}: ${d.schedule} (${d.timetable}) in ${d.timezone} from ${d.start}${d.end ? ` to ${d.end}` : ''}, catchup ${d.catchup ? 'on' : 'off'}${d.freshnessMs === undefined ? '' : `, freshness ${formatLag(d.freshnessMs)}`}`);
       if (d.tasks && result.outcome === 'defined') ctx.out(`  tasks: ${d.tasks.map((t) => (t.upstream.length > 0 ? `${t.id} (after ${t.upstream.join(', ')})` : t.id)).join(', ')}`);
       for (const change of result.changes) ctx.out(`  ${change.field}: ${describeChange(change)}`);
       warnAboutMaskingLeaves(ctx, d);
@@ -98,6 +104,10 @@ type TaskLike = { id: string };
 
 /** One line per changed field; a task list is summarised by task id rather than printed whole. */
 function describeChange(change: { field: string; from: unknown; to: unknown }): string {
+  if (change.field === 'freshnessMs' || change.field === 'leaseMs') {
+    const words = (ms: unknown) => (typeof ms === 'number' ? formatLag(ms) : 'none');
+    return `${words(change.from)} -> ${words(change.to)}`;
+  }
   if (change.field !== 'tasks') return `${JSON.stringify(change.from)} -> ${JSON.stringify(change.to)}`;
   const before = new Map(((change.from ?? []) as TaskLike[]).map((t) => [t.id, canonicalJson(t)]));
   const after = new Map(((change.to ?? []) as TaskLike[]).map((t) => [t.id, canonicalJson(t)]));

@@ -6,6 +6,8 @@ import type { LogInput } from '../../ledger/ledger-types.js';
 import type { CliContext } from '../cli-context.js';
 import { parseAsOf, parseInstant } from '../cli-context.js';
 import { formatMetrics, formatTable } from '../format-table.js';
+import { logDocument } from '../log-document.js';
+import { printStateCalendar } from '../print-state-calendar.js';
 import { printStateView } from '../print-state-view.js';
 import { inZone, pipelineZones } from '../zoned-instant.js';
 import { parseWholeNumber } from '../parse-options.js';
@@ -28,9 +30,19 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .option('--from <date>', 'first date (default: the pipeline start)')
     .option('--to <date>', 'last date (default: the last slot due now)')
     .option(...AS_OF)
+    .option('--calendar', 'draw the calendar even when stdout is not a terminal')
+    .option('--table', 'print the table even on a terminal')
     .option('--json', 'print one JSON document')
-    .addHelpText('after', '\nExamples:\n  runledger state etl_orders\n  runledger state etl_orders --from 2026-11-01 --to 2026-11-30 --json\n  runledger state etl_orders --as-of 2026-11-04T09:00:00+07:00')
-    .action(async (pipeline: string, opts: RangeOpts) => {
+    .addHelpText(
+      'after',
+      '\nOn a terminal, state draws a calendar: a month per row (a local day per row for hourly pipelines), one\n' +
+        'glyph per date (■ success, ✗ failed, ▶ running, ! stalled, ○ cleared, □ missing, · not yet due), coloured\n' +
+        'unless NO_COLOR is set; older months fold away (choose them with --from/--to).\n' +
+        '\nExamples:\n  runledger state etl_orders\n  runledger state etl_orders --calendar --from 2026-01-01\n  runledger state etl_orders --from 2026-11-01 --to 2026-11-30 --json\n  runledger state etl_orders --as-of 2026-11-04T09:00:00+07:00',
+    )
+    .action(async (pipeline: string, opts: RangeOpts & { calendar?: boolean; table?: boolean }) => {
+      const calendar = !opts.json && (opts.calendar || (ctx.deps.stdoutIsTTY === true && !opts.table));
+      if (calendar) return printStateCalendar(ctx, range(pipeline, opts));
       const [view, zones] = await ctx.withLedger(false, async (ledger) => [await ledger.state(range(pipeline, opts)), await pipelineZones(ledger, [pipeline])] as const);
       if (opts.json) return ctx.json(view);
       printStateView(ctx, view, zones.get(pipeline));
@@ -119,7 +131,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
         return [found, opts.json ? new Map<string, string>() : await pipelineZones(ledger, found.events.map((e) => e.data.pipeline))] as const;
       });
       if (opts.json) {
-        return ctx.json({ events: events.map((e) => ({ position: e.position, type: e.type, eventId: e.eventId, recordedAt: e.recordedAt, stream: e.stream, data: e.data, metadata: e.metadata, hash: e.hash })) });
+        return ctx.json(logDocument(events));
       }
       if (events.length === 0) return ctx.out('no events match');
       ctx.out(
@@ -134,9 +146,9 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     });
 }
 
-type LogOpts = { date?: string; run?: string; type?: string; actor?: string; since?: string; until?: string; limit?: string; asOf?: string; json?: boolean };
+export type LogOpts = { date?: string; run?: string; type?: string; actor?: string; since?: string; until?: string; limit?: string; asOf?: string; json?: boolean };
 
-function logInput(pipeline: string | undefined, opts: LogOpts): LogInput {
+export function logInput(pipeline: string | undefined, opts: LogOpts): LogInput {
   const input: LogInput = {};
   if (pipeline !== undefined) input.pipeline = pipeline;
   if (opts.date !== undefined) input.date = opts.date;

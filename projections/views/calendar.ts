@@ -1,0 +1,103 @@
+/**
+ * The status of one calendar cell: the date statuses of S2, a running key
+ * whose lease ran out (`stalled`, S7), and slots that are not due yet.
+ */
+export type CellStatus = 'success' | 'failed' | 'running' | 'stalled' | 'cleared' | 'missing' | 'not-due';
+
+/** Every cell status, in the order legends list them. */
+export const CELL_STATUSES: readonly CellStatus[] = ['success', 'failed', 'running', 'stalled', 'cleared', 'missing', 'not-due'];
+
+export type CalendarCell = {
+  date: string;
+  status: CellStatus;
+  /** Day of the month (0-based) for month rows; local hour for day rows. */
+  column: number;
+  watermark: boolean;
+  completeThrough: boolean;
+  attempts: number;
+  /** The error of a failed key, for a tooltip. */
+  error: string | null;
+};
+
+export type CalendarRow = { label: string; cells: CalendarCell[] };
+
+export type CalendarView = {
+  /** `month`: a row per month, a column per day (daily-or-coarser keys); `day`: a row per local day, a column per hour. */
+  layout: 'month' | 'day';
+  columns: number;
+  rows: CalendarRow[];
+  /** Older rows left out (the most recent ones are kept). */
+  hiddenRows: number;
+  watermark: string | null;
+  completeThrough: string | null;
+  /** Cells per status over the whole range, hidden rows included. */
+  counts: Record<CellStatus, number>;
+};
+
+/** What the calendar needs of a `state` row (the `dates[]` of `state --json` fits). */
+export type CalendarInput = { date: string; status: 'missing' | 'running' | 'success' | 'failed' | 'cleared'; stalled: boolean; attempts: number; error: string | null };
+
+export type CalendarOptions = {
+  /** The rows of `state`, oldest first. */
+  dates: readonly CalendarInput[];
+  /** Keys of slots not due yet, to fill the last row (oldest first). */
+  notDue?: readonly string[];
+  /** True when keys are `YYYY-MM-DD` (a row per month); else a row per local day. */
+  dailyKeys: boolean;
+  watermark: string | null;
+  completeThrough: string | null;
+  /** Keep at most this many rows, the most recent (default: all). */
+  maxRows?: number;
+};
+
+/**
+ * Lays the dates of a pipeline out as a calendar: a month per row for
+ * daily-or-coarser pipelines, a local day per row (24 hour columns) for the
+ * rest. Keys carry their local wall time, so rows and columns are read from
+ * the key itself and a DST day keeps its 23 or 25 cells.
+ *
+ * @example
+ * buildCalendar({ dates: state.dates, dailyKeys: true, watermark: state.watermark, completeThrough: state.completeThrough }).rows[0]?.label // '2026-11'
+ */
+export function buildCalendar(options: CalendarOptions): CalendarView {
+  const counts = Object.fromEntries(CELL_STATUSES.map((s) => [s, 0])) as Record<CellStatus, number>;
+  const rows: CalendarRow[] = [];
+  const layout = options.dailyKeys ? 'month' : 'day';
+  const add = (date: string, status: CellStatus, attempts: number, error: string | null) => {
+    counts[status] += 1;
+    const label = layout === 'month' ? date.slice(0, 7) : date.slice(0, 10);
+    const column = layout === 'month' ? Number(date.slice(8, 10)) - 1 : Number(date.slice(11, 13));
+    let row = rows.at(-1);
+    if (!row || row.label !== label) {
+      row = { label, cells: [] };
+      rows.push(row);
+    }
+    row.cells.push({
+      date,
+      status,
+      column: Number.isInteger(column) && column >= 0 ? column : 0,
+      watermark: date === options.watermark,
+      completeThrough: date === options.completeThrough,
+      attempts,
+      error,
+    });
+  };
+  for (const d of options.dates) add(d.date, cellStatus(d), d.attempts, d.status === 'failed' ? d.error : null);
+  for (const date of options.notDue ?? []) add(date, 'not-due', 0, null);
+  const keep = options.maxRows === undefined ? rows.length : Math.max(0, options.maxRows);
+  const hiddenRows = Math.max(0, rows.length - keep);
+  return {
+    layout,
+    columns: layout === 'month' ? 31 : 24,
+    rows: rows.slice(hiddenRows),
+    hiddenRows,
+    watermark: options.watermark,
+    completeThrough: options.completeThrough,
+    counts,
+  };
+}
+
+/** The cell status of a state row: a running key whose lease expired is stalled. */
+export function cellStatus(row: Pick<CalendarInput, 'status' | 'stalled'>): CellStatus {
+  return row.status === 'running' && row.stalled ? 'stalled' : row.status;
+}

@@ -1,0 +1,79 @@
+import { formatLag } from './format-lag.js';
+import type { PipelineStatus } from './pipeline-status.js';
+
+/** The rules of `check`. Each one left out is not checked (the lag falls back to the pipeline's own freshness). */
+export type CheckRules = {
+  /** Largest lag allowed, in seconds; overrides every pipeline's freshness. */
+  maxLagSeconds?: number;
+  /** Most pending dates allowed (missing, failed, cleared and stalled together). */
+  maxPending?: number;
+  /** No date may be currently failed. */
+  noFailed?: boolean;
+  /** No run may be stalled (running with its lease expired). */
+  noStalled?: boolean;
+};
+
+export type CheckRule = 'lag' | 'pending' | 'failed' | 'stalled';
+
+/** One rule a pipeline breaks; `message` is the line `check` prints. */
+export type Violation = { pipeline: string; rule: CheckRule; actual: number; limit: number; message: string };
+
+/**
+ * The rules a pipeline's status breaks, one violation per rule. The lag limit
+ * is `maxLagSeconds` when given, else the freshness the pipeline was defined
+ * with, else none; a pipeline with no slot due yet has no lag to break it.
+ *
+ * @example
+ * checkStatus(status, { maxLagSeconds: 86_400 }) // [{ pipeline: 'etl_orders', rule: 'lag', message: 'etl_orders: lag 2d 1h is over 1d (complete through 2026-11-04)', … }]
+ */
+export function checkStatus(status: PipelineStatus, rules: CheckRules): Violation[] {
+  const violations: Violation[] = [];
+  const p = status.pipeline;
+  const lagLimit = rules.maxLagSeconds ?? status.freshnessSeconds ?? undefined;
+  if (lagLimit !== undefined && status.lagSeconds !== null && status.lagSeconds > lagLimit) {
+    const through = status.completeThrough === null ? 'nothing complete yet' : `complete through ${status.completeThrough}`;
+    const limit = `${rules.maxLagSeconds === undefined ? 'its freshness ' : ''}${formatLag(lagLimit * 1000)}`;
+    violations.push({
+      pipeline: p,
+      rule: 'lag',
+      actual: status.lagSeconds,
+      limit: lagLimit,
+      message: `${p}: lag ${status.lag} is over ${limit} (${through}, ${status.behind} date${status.behind === 1 ? '' : 's'} behind)`,
+    });
+  }
+  if (rules.maxPending !== undefined && status.pending.total > rules.maxPending) {
+    const parts = (['missing', 'failed', 'cleared', 'stalled'] as const).filter((r) => status.pending[r] > 0).map((r) => `${status.pending[r]} ${r}`);
+    violations.push({
+      pipeline: p,
+      rule: 'pending',
+      actual: status.pending.total,
+      limit: rules.maxPending,
+      message: `${p}: ${status.pending.total} date${status.pending.total === 1 ? "" : "s"} pending (${parts.join(', ')}), more than ${rules.maxPending}`,
+    });
+  }
+  if (rules.noFailed && status.pending.failed > 0) {
+    const last = status.lastFailure ? `; last failure ${status.lastFailure.date}: ${status.lastFailure.error}` : '';
+    violations.push({
+      pipeline: p,
+      rule: 'failed',
+      actual: status.pending.failed,
+      limit: 0,
+      message: `${p}: ${status.pending.failed} date${status.pending.failed === 1 ? '' : 's'} failed${last}`,
+    });
+  }
+  if (rules.noStalled && status.stalled.length > 0) {
+    violations.push({
+      pipeline: p,
+      rule: 'stalled',
+      actual: status.stalled.length,
+      limit: 0,
+      message: `${p}: ${status.stalled.length} run${status.stalled.length === 1 ? '' : 's'} stalled (${status.stalled.map((s) => `${s.date}, lease expired ${s.leaseExpiresAt}`).join('; ')})`,
+    });
+  }
+  return violations;
+}
+
+/** True when `check` has at least one rule for this pipeline (an option, or its own freshness). */
+export function hasRules(status: PipelineStatus, rules: CheckRules): boolean {
+  return rules.maxLagSeconds !== undefined || rules.maxPending !== undefined || rules.noFailed === true || rules.noStalled === true || status.freshnessSeconds !== null;
+}

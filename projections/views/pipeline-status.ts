@@ -1,0 +1,164 @@
+import { leaseExpired } from '../date-state.js';
+import type { PendingReason } from '../pending.js';
+import type { PipelineState } from '../pipeline-state.js';
+import type { RunHistory } from '../run-history.js';
+import type { Slot } from '../slot.js';
+import { formatLag } from './format-lag.js';
+
+/** How many due slots are pending, by reason (stalled runs count as pending, as `pending` lists them). */
+export type PendingCounts = Record<PendingReason, number> & { total: number };
+
+/** The last run that failed (or was abandoned), whether or not its date was retried since. */
+export type LastFailure = { date: string; runId: string; at: string; error: string };
+
+/** One row of `status`: a pipeline at a glance (the rows of `status --json`). */
+export type PipelineStatus = {
+  pipeline: string;
+  schedule: string;
+  timezone: string;
+  /** S5, a date key or null. */
+  watermark: string | null;
+  /** S6, a date key or null. */
+  completeThrough: string | null;
+  /** End of the complete-through slot's data interval: the data is complete up to this instant (null when nothing is). */
+  completeUntil: string | null;
+  /** now − completeUntil (or − the first slot's start when nothing is complete), in seconds; null while no slot is due. */
+  lagSeconds: number | null;
+  /** The lag in words (`2d 1h`), or `-` while no slot is due. */
+  lag: string;
+  /** Due slots after the complete-through key: how many dates downstream is waiting for. */
+  behind: number;
+  pending: PendingCounts;
+  /** Runs whose lease is still live. */
+  inFlight: Array<{ date: string; runId: string; leaseExpiresAt: string }>;
+  /** Runs still `running` whose lease expired: nobody is working on them. */
+  stalled: Array<{ date: string; runId: string; leaseExpiresAt: string }>;
+  lastFailure: LastFailure | null;
+  /** The freshness the pipeline was defined with (`define --freshness`), in seconds, or null. */
+  freshnessSeconds: number | null;
+};
+
+export type PipelineStatusInput = {
+  state: PipelineState;
+  history: RunHistory;
+  /**
+   * The pipeline's slots from its first, ascending; may be endless (it is read
+   * only until the slots stop being due and complete-through has stopped).
+   */
+  slots: Iterable<Slot>;
+  nowMs: number;
+};
+
+/**
+ * The per-pipeline summary behind `status`, `check`, the metrics and the web
+ * overview. Pure: the caller passes the slots and "now".
+ *
+ * Lag is measured from the end of the complete-through slot's data interval,
+ * because that is the instant up to which downstream can trust the data; when
+ * no slot is complete it is measured from the first slot's start. A lag never
+ * goes below zero (a slot completed before its interval ended).
+ *
+ * @example
+ * pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs: Date.parse('2026-11-07T01:00:00+07:00') }).lag // '2d 1h'
+ */
+export function pipelineStatus(input: PipelineStatusInput): PipelineStatus {
+  const { state, history, nowMs } = input;
+  const definition = state.definition;
+  const pending: PendingCounts = { total: 0, missing: 0, failed: 0, cleared: 0, stalled: 0 };
+  let completeThrough: Slot | null = null;
+  let firstSlot: Slot | null = null;
+  let walking = true;
+  let behind = 0;
+  let anyDue = false;
+  for (const slot of input.slots) {
+    firstSlot ??= slot;
+    const date = state.dates.get(slot.date);
+    const due = Date.parse(slot.runAfter) <= nowMs;
+    if (walking && date?.status === 'success') completeThrough = slot;
+    else walking = false;
+    if (!due) {
+      // Past the last due slot only an early success can still extend complete-through.
+      if (!walking) break;
+      continue;
+    }
+    anyDue = true;
+    if (!walking) behind += 1;
+    const reason = pendingReason(date, nowMs);
+    if (reason) {
+      pending[reason] += 1;
+      pending.total += 1;
+    }
+  }
+
+  const inFlight: PipelineStatus['inFlight'] = [];
+  const stalled: PipelineStatus['stalled'] = [];
+  for (const date of state.dates.values()) {
+    if (date.status !== 'running') continue;
+    const row = { date: date.date, runId: date.runId, leaseExpiresAt: date.leaseExpiresAt };
+    (leaseExpired(date, nowMs) ? stalled : inFlight).push(row);
+  }
+  const byLogicalDate = (a: { date: string }, b: { date: string }) =>
+    Date.parse(state.dates.get(a.date)?.logicalDate ?? '') - Date.parse(state.dates.get(b.date)?.logicalDate ?? '');
+  inFlight.sort(byLogicalDate);
+  stalled.sort(byLogicalDate);
+
+  const completeUntil = completeThrough?.dataInterval.end ?? null;
+  const lagFrom = completeUntil ?? firstSlot?.dataInterval.start ?? null;
+  const lagMs = anyDue || completeThrough ? Math.max(0, nowMs - Date.parse(lagFrom ?? '')) : null;
+  return {
+    pipeline: state.pipeline,
+    schedule: definition?.schedule ?? '',
+    timezone: definition?.timezone ?? 'UTC',
+    watermark: state.watermark?.date ?? null,
+    completeThrough: completeThrough?.date ?? null,
+    completeUntil,
+    lagSeconds: lagMs !== null && Number.isFinite(lagMs) ? lagMs / 1000 : null,
+    lag: lagMs !== null && Number.isFinite(lagMs) ? formatLag(lagMs) : '-',
+    behind,
+    pending,
+    inFlight,
+    stalled,
+    lastFailure: lastFailure(history),
+    freshnessSeconds: definition?.freshnessMs === undefined ? null : definition.freshnessMs / 1000,
+  };
+}
+
+function pendingReason(date: ReturnType<PipelineState['dates']['get']>, nowMs: number): PendingReason | null {
+  if (!date) return 'missing';
+  if (date.status === 'running') return leaseExpired(date, nowMs) ? 'stalled' : null;
+  if (date.status === 'success') return null;
+  return date.status;
+}
+
+/** The run that failed last (by when its failure was recorded); a later clear or retry does not hide it. */
+function lastFailure(history: RunHistory): LastFailure | null {
+  let last: LastFailure | null = null;
+  for (const run of history.runs.values()) {
+    if (run.error === null || run.finishedAt === null) continue;
+    if (last && Date.parse(run.finishedAt) < Date.parse(last.at)) continue;
+    last = { date: run.date, runId: run.runId, at: run.finishedAt, error: firstLine(run.error) };
+  }
+  return last;
+}
+
+function firstLine(text: string): string {
+  return (text.split(/\r?\n/).find((line) => line.trim() !== '') ?? '').trim();
+}
+
+/**
+ * Orders rows worst first: pipelines with stalled runs or failed dates, then
+ * by lag (largest first, no lag last), then by how many dates are pending,
+ * then by name.
+ *
+ * @example
+ * rows.sort(compareWorstFirst)
+ */
+export function compareWorstFirst(a: PipelineStatus, b: PipelineStatus): number {
+  const broken = (s: PipelineStatus) => (s.stalled.length > 0 || s.pending.failed > 0 ? 1 : 0);
+  return (
+    broken(b) - broken(a) ||
+    (b.lagSeconds ?? -1) - (a.lagSeconds ?? -1) ||
+    b.pending.total - a.pending.total ||
+    a.pipeline.localeCompare(b.pipeline)
+  );
+}

@@ -1,0 +1,15 @@
+import { cellStatus, type CalendarInput, type CellStatus } from './calendar.js';
+
+export type StripCell = { date: string; status: CellStatus; error: string | null };
+
+/**
+ * The overview's status strip: the last `length` slots of a pipeline, oldest
+ * first, each with its cell status (a running key whose lease expired is
+ * stalled) and, for a failed one, its error.
+ *
+ * @example
+ * statusStrip(state.dates, 30).map((c) => c.status) // ['success', 'success', 'failed', …]
+ */
+export function statusStrip(dates: readonly CalendarInput[], length: number): StripCell[] {
+  return dates.slice(-length).map((d) => ({ date: d.date, status: cellStatus(d), error: d.status === 'failed' ? d.error : null }));
+}

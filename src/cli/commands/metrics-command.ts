@@ -1,0 +1,48 @@
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { Command } from 'commander';
+import { LedgerError } from '../../errors.js';
+import { chainVerifier } from '../../ops/chain-verifier.js';
+import { collectMetrics } from '../../ops/collect-metrics.js';
+import type { CliContext } from '../cli-context.js';
+
+export function registerMetricsCommand(program: Command, ctx: CliContext): void {
+  program
+    .command('metrics')
+    .summary('the ledger as Prometheus metrics, on stdout or atomically into a textfile')
+    .description(
+      'Prints the metrics `serve` answers on GET /metrics (Prometheus text format): per pipeline the watermark and\n' +
+        'complete-through as Unix timestamps, lag seconds, pending dates by reason, running and stalled runs, runs by\n' +
+        "outcome and their durations; the ledger's head position and a full verification of its hash chain.\n" +
+        "With --textfile, writes them to a temporary file beside the target and renames it over the target, so\n" +
+        "node_exporter's textfile collector never reads half a file.",
+    )
+    .option('--textfile <path>', 'write to this file (name it *.prom, in the collector directory) instead of stdout')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  runledger metrics\n  runledger metrics --textfile /var/lib/node_exporter/textfile_collector/runledger.prom\n' +
+        "  # crontab: * * * * * runledger --db /srv/ledger.db metrics --textfile /var/lib/node_exporter/textfile_collector/runledger.prom",
+    )
+    .action(async (opts: { textfile?: string }) => {
+      if (opts.textfile !== undefined && opts.textfile.trim() === '') throw new LedgerError('input.emptyPath', '--textfile is empty; pass the .prom file to write');
+      const text = await ctx.withLedger(false, async (ledger) => {
+        const verify = await chainVerifier(ledger.store, ledger.now.bind(ledger)).check();
+        return (await collectMetrics(ledger, { nowMs: ledger.now(), verify })).text;
+      });
+      if (opts.textfile === undefined) return ctx.out(text);
+      writeAtomically(opts.textfile, text);
+    });
+}
+
+/** Writes a sibling temporary file and renames it over `path`: readers see the old file or the new one, never a half. */
+function writeAtomically(path: string, text: string): void {
+  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  try {
+    writeFileSync(temporary, text, { mode: 0o644 });
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new LedgerError('input.unwritablePath', `cannot write --textfile ${path} (${code}); pass a file in a directory that exists and is writable`);
+  }
+}

@@ -1,0 +1,96 @@
+import type { Command } from 'commander';
+import { checkStatus, hasRules, type CheckRules } from '../../../projections/views/check-status.js';
+import type { PipelineStatus } from '../../../projections/views/pipeline-status.js';
+import { parseDuration } from '../../duration.js';
+import { ExitCode, LedgerError } from '../../errors.js';
+import { readStatus } from '../../ops/read-status.js';
+import type { CliContext } from '../cli-context.js';
+import { RunExit } from '../create-program.js';
+import { formatTable } from '../format-table.js';
+import { parseWholeNumber } from '../parse-options.js';
+
+type CheckOpts = { maxLag?: string; maxPending?: string; failed?: boolean; stalled?: boolean; json?: boolean };
+
+export function registerStatusCommands(program: Command, ctx: CliContext): void {
+  program
+    .command('status')
+    .summary('one row per pipeline: lag, pending dates, runs in flight and stalled, last failure; worst first')
+    .description(
+      'One row per pipeline, worst first (failed or stalled, then the largest lag). Lag is now minus the end of\n' +
+        "the complete-through date's data interval: how long downstream has been waiting for data; with nothing\n" +
+        "complete yet, it runs from the pipeline's first slot. PENDING counts the due dates not done by reason.",
+    )
+    .argument('[pipelines...]', 'only these pipelines (default: all)')
+    .option('--json', 'print one JSON document (lag in seconds as lagSeconds)')
+    .addHelpText('after', '\nExamples:\n  runledger status\n  runledger --now 2026-11-07T01:00:00+07:00 status etl_orders --json')
+    .action(async (pipelines: string[], opts: { json?: boolean }) => {
+      const view = await ctx.withLedger(false, (ledger) => readStatus(ledger, { pipelines }));
+      if (opts.json) return ctx.json(view);
+      if (view.pipelines.length === 0) return ctx.out('no pipelines yet; define one with `runledger define`');
+      ctx.out(
+        formatTable(
+          ['PIPELINE', 'SCHEDULE', 'WATERMARK', 'COMPLETE THROUGH', 'LAG', 'PENDING', 'RUNNING', 'STALLED', 'LAST FAILURE'],
+          view.pipelines.map((s) => [
+            s.pipeline,
+            s.schedule,
+            s.watermark ?? '-',
+            s.completeThrough ?? '-',
+            s.behind > 0 ? `${s.lag} (${s.behind} date${s.behind === 1 ? '' : 's'} behind)` : s.lag,
+            pendingText(s),
+            String(s.inFlight.length),
+            String(s.stalled.length),
+            s.lastFailure ? `${s.lastFailure.date} at ${s.lastFailure.at}: ${s.lastFailure.error}` : '-',
+          ]),
+        ),
+      );
+    });
+
+  program
+    .command('check')
+    .summary('exit 7 when a pipeline is too far behind, has too many pending dates, a failed date or a stalled run')
+    .description(
+      'For cron and CI monitors. Prints one line per rule a pipeline breaks and exits 7; prints one ok line and\n' +
+        'exits 0 when every rule holds. Lag is now minus the end of the complete-through date\'s data interval;\n' +
+        "without --max-lag each pipeline's own freshness (`define --freshness`) is its limit.",
+    )
+    .argument('[pipelines...]', 'only these pipelines (default: all)')
+    .option('--max-lag <duration>', "largest lag allowed, e.g. 1d or 36h (default: each pipeline's --freshness)")
+    .option('--max-pending <n>', 'most pending dates allowed (missing, failed, cleared and stalled together)')
+    .option('--no-failed', 'no date may be failed')
+    .option('--no-stalled', 'no run may be stalled (running with its lease expired)')
+    .option('--json', 'print one JSON document: { ok, checked, violations }')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  runledger check --max-lag 1d\n  runledger check etl_orders --max-pending 0 --no-failed --no-stalled\n' +
+        '  runledger define etl_orders --freshness 1d12h && runledger check || alert "runledger: late data"',
+    )
+    .action(async (pipelines: string[], opts: CheckOpts) => {
+      const rules: CheckRules = {
+        ...(opts.maxLag === undefined ? {} : { maxLagSeconds: parseDuration(opts.maxLag, '--max-lag') / 1000 }),
+        ...(opts.maxPending === undefined ? {} : { maxPending: parseWholeNumber(opts.maxPending, '--max-pending', 0) }),
+        ...(opts.failed === false ? { noFailed: true } : {}),
+        ...(opts.stalled === false ? { noStalled: true } : {}),
+      };
+      const view = await ctx.withLedger(false, (ledger) => readStatus(ledger, { pipelines }));
+      const checked = view.pipelines.filter((s) => hasRules(s, rules));
+      if (checked.length === 0) {
+        throw new LedgerError(
+          'input.nothingToCheck',
+          view.pipelines.length === 0
+            ? 'there are no pipelines to check; define one with `runledger define`'
+            : 'no rule to check: give --max-lag, --max-pending, --no-failed or --no-stalled, or define a freshness with `runledger define <pipeline> --freshness 1d`',
+        );
+      }
+      const violations = checked.flatMap((s) => checkStatus(s, rules));
+      if (opts.json) ctx.json({ ok: violations.length === 0, now: view.now, checked: checked.map((s) => s.pipeline), violations });
+      else if (violations.length === 0) ctx.out(`ok: ${checked.length} pipeline${checked.length === 1 ? '' : 's'} within every rule (${checked.map((s) => s.pipeline).join(', ')})`);
+      else ctx.out(violations.map((v) => v.message).join('\n'));
+      if (violations.length > 0) throw new RunExit(ExitCode.checkFailed);
+    });
+}
+
+function pendingText(s: PipelineStatus): string {
+  if (s.pending.total === 0) return '0';
+  const parts = (['missing', 'failed', 'cleared', 'stalled'] as const).filter((r) => s.pending[r] > 0).map((r) => `${s.pending[r]} ${r}`);
+  return `${s.pending.total} (${parts.join(', ')})`;
+}

@@ -1,0 +1,39 @@
+import { verifyChain } from '../audit/verify-chain.js';
+import type { ChainHead, EventStore } from '../store/event-store.js';
+import { sha256Hex } from '../store/seal-events.js';
+
+/** The last verification of the hash chain, as the metrics report it. */
+export type VerifyResult = { ok: boolean; events: number; head: ChainHead; firstBadPosition: number | null; problem: string | null; atMs: number };
+
+/**
+ * Verifies the hash chain (as `runledger verify` does) and, on each later
+ * call, only the events appended since the last head that checked out: the
+ * first call walks the whole chain, later ones cost what was appended. Once
+ * the chain is broken it stays reported broken; run `runledger verify` to see
+ * where, and restart to re-walk it all.
+ *
+ * @example
+ * const verifier = chainVerifier(ledger.store, Date.now);
+ * const result = await verifier.check(); // { ok: true, events: 22, … }
+ */
+export function chainVerifier(store: EventStore, clock: () => number): { check(): Promise<VerifyResult> } {
+  let last: VerifyResult | null = null;
+  let running: Promise<VerifyResult> | null = null;
+  const run = async (): Promise<VerifyResult> => {
+    if (last && !last.ok) return last;
+    const after = last?.head;
+    const report = await verifyChain(store.readRaw({ batchSize: 5000, ...(after ? { fromPosition: after.position + 1 } : {}) }), {
+      sha256: sha256Hex,
+      ...(after ? { after } : {}),
+    });
+    last = { ok: report.ok, events: report.events, head: report.head, firstBadPosition: report.firstBadPosition, problem: report.problem, atMs: clock() };
+    return last;
+  };
+  return {
+    check() {
+      // Two scrapes at once share one walk.
+      running ??= run().finally(() => (running = null));
+      return running;
+    },
+  };
+}

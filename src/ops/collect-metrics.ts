@@ -1,0 +1,80 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { runOutcome, type RunOutcome } from '../../projections/views/run-outcome.js';
+import { pipelineStatus } from '../../projections/views/pipeline-status.js';
+import { slotsFrom, type Ledger } from '../ledger/ledger.js';
+import type { VerifyResult } from './chain-verifier.js';
+
+/** Buckets of the run duration histogram, in seconds: a second up to a day. */
+const DURATION_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14_400, 43_200, 86_400];
+const OUTCOMES: RunOutcome[] = ['success', 'failed', 'abandoned', 'cleared'];
+const REASONS = ['missing', 'failed', 'cleared', 'stalled'] as const;
+
+/**
+ * The ledger as Prometheus metrics (text format 0.0.4), built in a registry
+ * of its own for each scrape, so nothing is global and every number is read
+ * from the ledger at `nowMs`: per pipeline the watermark and complete-through
+ * (logical dates as Unix timestamps), lag, pending by reason, running,
+ * stalled, runs by outcome and their durations; the ledger's head position
+ * and the last chain verification.
+ *
+ * Counters and the histogram are cumulative over the whole ledger (every run
+ * ever recorded), so they only grow and `rate()` works across restarts.
+ *
+ * @example
+ * const { text, contentType } = await collectMetrics(ledger, { nowMs: Date.now(), verify: await verifier.check() });
+ */
+export async function collectMetrics(ledger: Ledger, options: { nowMs: number; verify: VerifyResult | null }): Promise<{ text: string; contentType: string }> {
+  const registry = new Registry();
+  const registers = [registry];
+  const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers });
+  const watermark = gauge('runledger_pipeline_watermark_timestamp_seconds', 'Logical date of the highest date key that ever succeeded (never goes down), as a Unix timestamp; absent before any success.', ['pipeline']);
+  const completeThrough = gauge('runledger_pipeline_complete_through_timestamp_seconds', 'Logical date of the last date key up to which every date is a success, as a Unix timestamp; absent when none is.', ['pipeline']);
+  const completeUntil = gauge('runledger_pipeline_complete_until_timestamp_seconds', "End of the complete-through date's data interval: the data is complete up to this instant.", ['pipeline']);
+  const lag = gauge('runledger_pipeline_lag_seconds', "Now minus the end of the complete-through date's data interval (from the first slot's start when nothing is complete); absent before any slot is due.", ['pipeline']);
+  const freshness = gauge('runledger_pipeline_freshness_seconds', 'The lag the pipeline may reach (define --freshness); absent when none is set.', ['pipeline']);
+  const pending = gauge('runledger_pipeline_pending', 'Due dates not done, by reason.', ['pipeline', 'reason']);
+  const running = gauge('runledger_pipeline_running', 'Runs in flight with a live lease.', ['pipeline']);
+  const stalled = gauge('runledger_pipeline_stalled', 'Runs still running whose lease expired.', ['pipeline']);
+  const behind = gauge('runledger_pipeline_dates_behind', 'Due dates after the complete-through date.', ['pipeline']);
+  const runs = new Counter({ name: 'runledger_runs_total', help: 'Finished runs by outcome (a later clear does not change how a run ended).', labelNames: ['pipeline', 'outcome'], registers });
+  const duration = new Histogram({ name: 'runledger_run_duration_seconds', help: 'Duration of finished runs, from start to success, failure or abandonment.', labelNames: ['pipeline', 'outcome'], buckets: DURATION_BUCKETS, registers });
+  const head = gauge('runledger_ledger_head_position', 'Position of the last event in the ledger.');
+  const verifyOk = gauge('runledger_ledger_verify_ok', '1 when the last verification found the hash chain intact, 0 when it found it broken.');
+  const verifyPosition = gauge('runledger_ledger_verified_position', 'The last position the last verification checked out.');
+  const verifyTime = gauge('runledger_ledger_verify_timestamp_seconds', 'When the last verification ran, as a Unix timestamp.');
+
+  const ledgerHead = await ledger.store.head();
+  for (const definition of await ledger.pipelines()) {
+    const name = definition.pipeline;
+    const { timetable, state, history } = await ledger.pipeline(name);
+    const status = pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs: options.nowMs });
+    const labels = { pipeline: name };
+    if (state.watermark) watermark.set(labels, Date.parse(state.watermark.logicalDate) / 1000);
+    const through = status.completeThrough === null ? undefined : state.dates.get(status.completeThrough);
+    if (through) completeThrough.set(labels, Date.parse(through.logicalDate) / 1000);
+    if (status.completeUntil !== null) completeUntil.set(labels, Date.parse(status.completeUntil) / 1000);
+    if (status.lagSeconds !== null) lag.set(labels, status.lagSeconds);
+    if (status.freshnessSeconds !== null) freshness.set(labels, status.freshnessSeconds);
+    for (const reason of REASONS) pending.set({ pipeline: name, reason }, status.pending[reason]);
+    running.set(labels, status.inFlight.length);
+    stalled.set(labels, status.stalled.length);
+    behind.set(labels, status.behind);
+    // Every outcome is present from zero, so `increase()` sees the first failure.
+    for (const outcome of OUTCOMES) runs.inc({ pipeline: name, outcome }, 0);
+    for (const run of history.runs.values()) {
+      const outcome = runOutcome(run);
+      if (outcome === null) continue;
+      runs.inc({ pipeline: name, outcome });
+      if (run.finishedAt !== null && outcome !== 'cleared') {
+        duration.observe({ pipeline: name, outcome }, Math.max(0, Date.parse(run.finishedAt) - Date.parse(run.startedAt)) / 1000);
+      }
+    }
+  }
+  head.set(ledgerHead.position);
+  if (options.verify) {
+    verifyOk.set(options.verify.ok ? 1 : 0);
+    verifyPosition.set(options.verify.head.position);
+    verifyTime.set(options.verify.atMs / 1000);
+  }
+  return { text: await registry.metrics(), contentType: registry.contentType };
+}

@@ -1,0 +1,56 @@
+import { CELL_STATUSES, type CalendarView, type CellStatus } from '../../projections/views/calendar.js';
+import { html, join, type Html } from './escape-html.js';
+
+/** Words for each cell status, shared by the legend, tooltips and the terminal calendar. */
+export const STATUS_WORDS: Record<CellStatus, string> = {
+  success: 'success',
+  failed: 'failed',
+  running: 'running',
+  stalled: 'stalled (lease expired)',
+  cleared: 'cleared',
+  missing: 'missing',
+  'not-due': 'not yet due',
+};
+
+/** One cell: its status as a class, the date as a data attribute, and a tooltip (kept short: a report holds thousands). */
+export function cellHtml(cell: { date: string; status: CellStatus; watermark?: boolean; completeThrough?: boolean; attempts?: number; error?: string | null }): Html {
+  const marks = [cell.watermark ? 'wm' : '', cell.completeThrough ? 'ct' : ''].filter(Boolean).join(' ');
+  const title = [
+    `${cell.date}: ${STATUS_WORDS[cell.status]}`,
+    cell.attempts && cell.attempts > 1 ? `${cell.attempts} attempts` : '',
+    cell.watermark ? 'watermark' : '',
+    cell.completeThrough ? 'complete through' : '',
+    cell.error ?? '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
+  return html`<i class="c s-${cell.status}${marks ? ` ${marks}` : ''}" data-date="${cell.date}" title="${title}"></i>`;
+}
+
+/** The legend: a swatch per status, and how the watermark and complete-through are marked. */
+export function legendHtml(): Html {
+  return html`<div class="legend">${CELL_STATUSES.map((s) => html`<span><i class="c s-${s}"></i>${STATUS_WORDS[s]}</span>`)}<span><i class="c s-none wm"></i>watermark</span><span><i class="c s-none ct"></i>complete through</span></div>`;
+}
+
+/**
+ * The calendar as HTML: a row per month (31 day columns) or per local day (24
+ * hour columns); a slot-less column is an empty cell so days line up.
+ */
+export function calendarHtml(calendar: CalendarView): Html {
+  const head = Array.from({ length: calendar.columns }, (_, i) => {
+    const label = calendar.layout === 'month' ? i + 1 : i;
+    return html`<span>${label % 5 === 0 || (calendar.layout === 'month' && label === 1) ? String(label) : ''}</span>`;
+  });
+  const rows = calendar.rows.map((row) => {
+    const cells: Html[] = [];
+    let column = 0;
+    for (const cell of row.cells) {
+      for (; column < cell.column; column++) cells.push(html`<i class="c s-none"></i>`);
+      cells.push(cellHtml(cell));
+      column = Math.max(column, cell.column + 1);
+    }
+    return html`<div class="cal-row"><span class="lbl">${row.label}</span>${cells}</div>`;
+  });
+  const hidden = calendar.hiddenRows > 0 ? html`<p class="muted">${calendar.hiddenRows} older ${calendar.layout === 'month' ? 'month' : 'day'}${calendar.hiddenRows === 1 ? '' : 's'} not shown.</p>` : html``;
+  return html`<div class="cal cal-${calendar.layout}">${hidden}<div class="cal-row cal-head"><span class="lbl">${calendar.layout === 'month' ? 'month / day' : 'day / hour'}</span>${head}</div>${join(rows)}</div>${legendHtml()}`;
+}

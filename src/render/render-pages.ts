@@ -1,0 +1,187 @@
+import type { AuditEntry } from '../../projections/views/pipeline-history.js';
+import { formatDuration } from '../../projections/views/run-rows.js';
+import { formatMetrics } from '../cli/format-table.js';
+import type { AuditPage, OverviewPage, Page, PageTime, PipelinePage, RunPage, VerifyPage } from '../views/page-models.js';
+import { calendarHtml, STATUS_WORDS } from './calendar-html.js';
+import { html, join, type Html } from './escape-html.js';
+import { APP_CSS } from './page-assets.js';
+import { watermarkChart } from './watermark-chart.js';
+
+/** Where links point: the server's addresses, or anchors inside one report file. */
+export type Links = {
+  overview(): string;
+  pipeline(name: string): string;
+  /** Null when the target is not part of the output (a report has no run pages). */
+  run(pipeline: string, runId: string): string | null;
+  audit(): string;
+  verify(): string;
+  /** The same page as of a position, or null when the output cannot travel in time. */
+  asOf(position: number): string | null;
+};
+
+/** Links of `serve`: real addresses, keeping the page's as-of point. */
+export function servedLinks(asOfParam: string | null, currentPath: string): Links {
+  const q = asOfParam === null ? '' : `?as_of=${encodeURIComponent(asOfParam)}`;
+  return {
+    overview: () => `/${q}`,
+    pipeline: (name) => `/pipelines/${encodeURIComponent(name)}${q}`,
+    run: (pipeline, runId) => `/pipelines/${encodeURIComponent(pipeline)}/runs/${encodeURIComponent(runId)}${q}`,
+    audit: () => `/audit${q}`,
+    verify: () => `/verify`,
+    asOf: (position) => `${currentPath}?as_of=${position}`,
+  };
+}
+
+/** Links inside one report file: anchors. */
+export const reportLinks: Links = {
+  overview: () => '#overview',
+  pipeline: (name) => `#pipeline-${name}`,
+  run: () => null,
+  audit: () => '#audit',
+  verify: () => '#verify',
+  asOf: () => null,
+};
+
+/** A page's body (the `<main>` content) from its model. */
+export function pageBody(page: Page, links: Links): Html {
+  switch (page.kind) {
+    case 'overview':
+      return overviewBody(page, links);
+    case 'pipeline':
+      return pipelineBody(page, links);
+    case 'run':
+      return runBody(page, links);
+    case 'audit':
+      return auditBody(page, links);
+    case 'verify':
+      return verifyBody(page);
+    default: {
+      const unknown: never = page;
+      throw new Error(`pageBody: unknown page ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+export type ShellOptions = {
+  title: string;
+  links: Links;
+  time: PageTime;
+  /** `served`: loads /assets/app.css and /assets/app.js; `file`: CSS inlined, no script. */
+  mode: 'served' | 'file';
+  /** The as-of text to show in the banner (the query as given). */
+  asOfText: string | null;
+  /** Where "back to now" points. */
+  nowHref?: string;
+  generatedAt?: string;
+};
+
+/**
+ * The page around a body: header with navigation, the banner that says a page
+ * shows the past, `<main id="main">` (what live updates replace) and a footer
+ * with the ledger position the page reflects.
+ */
+export function pageShell(body: Html, options: ShellOptions): string {
+  const served = options.mode === 'served';
+  const past = options.time.asOf !== null;
+  const head = served
+    ? html`<link rel="stylesheet" href="/assets/app.css"><script src="/assets/app.js" defer></script>`
+    : { html: `<style>${APP_CSS}</style>` };
+  const banner = past
+    ? html`<div class="past" role="status"><b>This page shows the past:</b> the ledger as it stood at ${options.asOfText ?? ''} (up to event ${options.time.position}, ${new Date(options.time.nowMs).toISOString()}). Later events are not shown and the page does not update.${options.nowHref ? html` <a href="${options.nowHref}">Show now</a>` : html``}</div>`
+    : html``;
+  const nav = html`<header><span class="brand">runledger</span><a href="${options.links.overview()}">Overview</a><a href="${options.links.audit()}">Audit</a><a href="${options.links.verify()}">Verify</a>${served ? html`<span id="live">${past ? 'past view' : 'connecting…'}</span>` : html``}</header>`;
+  const footer = html`<footer>Ledger position ${options.time.position} · ${past ? 'as of' : 'now'} ${new Date(options.time.nowMs).toISOString()}${options.generatedAt ? ` · report written ${options.generatedAt}` : ''}</footer>`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${html`${options.title}`.html}</title>${head.html}</head>
+<body data-live="${served && !past ? '1' : '0'}" data-position="${options.time.position}">${nav.html}${banner.html}<main id="main">${body.html}</main>${footer.html}</body></html>
+`;
+}
+
+function badge(status: string): Html {
+  const known = ['success', 'failed', 'running', 'stalled', 'cleared', 'missing', 'abandoned'];
+  return html`<span class="badge b-${known.includes(status) ? status : 'other'}">${status}</span>`;
+}
+
+function overviewBody(page: OverviewPage, links: Links): Html {
+  if (page.rows.length === 0) return html`<h1>Pipelines</h1><p>No pipelines yet; define one with <code>runledger define</code>.</p>`;
+  const rows = page.rows.map(({ status: s, strip }) => {
+    const reasons = (['missing', 'failed', 'cleared', 'stalled'] as const).filter((r) => s.pending[r] > 0).map((r) => `${s.pending[r]} ${r}`);
+    return html`<tr data-pipeline="${s.pipeline}">
+<td><a href="${links.pipeline(s.pipeline)}">${s.pipeline}</a><div class="muted">${s.schedule} · ${s.timezone}</div></td>
+<td><span class="strip">${strip.map((c) => html`<i class="c s-${c.status}" title="${c.date}: ${STATUS_WORDS[c.status]}${c.error ? ` · ${c.error}` : ''}"></i>`)}</span></td>
+<td class="mono" data-fact="watermark">${s.watermark ?? '—'}</td><td class="mono" data-fact="complete-through">${s.completeThrough ?? '—'}</td>
+<td>${s.lagSeconds === null ? html`<span class="muted">nothing due yet</span>` : s.lagSeconds === 0 ? 'up to date' : `${s.lag} behind`}</td>
+<td class="num">${s.pending.total}${reasons.length ? html`<div class="muted">${reasons.join(', ')}</div>` : html``}</td><td class="num">${s.inFlight.length}</td>
+<td>${s.lastFailure ? html`<span class="mono">${s.lastFailure.date}</span> <span class="err">${s.lastFailure.error}</span>` : html`<span class="muted">none</span>`}</td></tr>`;
+  });
+  return html`<h1>Pipelines</h1>
+<table class="overview"><thead><tr><th>Pipeline</th><th>Last slots</th><th>Watermark</th><th>Complete through</th><th>Lag</th><th>Pending</th><th>In flight</th><th>Last failure</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+/** Pending dates listed on a pipeline page; the rest are counted. */
+const MAX_PENDING_ROWS = 200;
+
+function pipelineBody(page: PipelinePage, links: Links): Html {
+  const d = page.definition;
+  // An hourly pipeline down for a month has 720 pending dates: the oldest are listed, the count says the rest.
+  const listed = page.pending.pending.slice(0, MAX_PENDING_ROWS);
+  const pending = page.pending.pending.length
+    ? html`${page.pending.pending.length > listed.length ? html`<p class="muted">The oldest ${listed.length} of ${page.pending.pending.length} pending dates.</p>` : html``}<table><thead><tr><th>Date</th><th>Reason</th><th>Due since</th><th>Data interval</th></tr></thead><tbody>${listed.map(
+        (p) => html`<tr><td class="mono">${p.date}</td><td>${badge(p.reason)}</td><td class="mono">${p.runAfter}</td><td class="mono">${p.dataInterval.start} → ${p.dataInterval.end}</td></tr>`,
+      )}</tbody></table>`
+    : html`<p>Nothing pending${page.pending.from ? html` from ${page.pending.from} to ${page.pending.to}` : html``}.</p>`;
+  const inFlight = page.pending.inFlight.length
+    ? html`<p>In flight: ${join(page.pending.inFlight.map((r) => html`<span class="mono">${r.date}</span> (lease until ${r.leaseExpiresAt})`), ', ')}</p>`
+    : html``;
+  const runs = page.runs.length
+    ? html`<table class="runs"><thead><tr><th>Run</th><th>Date</th><th>Attempt</th><th>Type</th><th>Status</th><th>Started</th><th>Duration</th><th>Actor</th><th>Metrics / error</th></tr></thead><tbody>${page.runs.map((r) => {
+        const href = links.run(d.pipeline, r.runId);
+        return html`<tr><td class="mono">${href ? html`<a href="${href}">${r.runId}</a>` : r.runId}</td><td class="mono">${r.date}</td><td class="num">${r.attempt}</td><td>${r.runType}${r.forced ? ' (forced)' : ''}${r.offSchedule ? ' (off-schedule)' : ''}</td><td>${badge(r.status)}</td><td class="mono">${r.startedAt}</td><td class="num">${r.durationMs === null ? '—' : formatDuration(r.durationMs)}</td><td>${r.actor}</td><td>${r.error ? html`<span class="err">${r.error}</span>` : html`<span class="mono">${formatMetrics(r.metrics)}</span>`}</td></tr>`;
+      })}</tbody></table>${page.totalRuns > page.runs.length ? html`<p class="muted">The ${page.runs.length} most recent of ${page.totalRuns} runs.</p>` : html``}`
+    : html`<p>No runs yet.</p>`;
+  return html`<section class="pipeline" id="pipeline-${d.pipeline}"><h1>${d.pipeline}</h1>
+<div class="facts"><span><b>Schedule</b> ${d.schedule} (${d.timetable})</span><span><b>Zone</b> ${d.timezone}</span><span><b>Start</b> ${d.start}</span>${d.end ? html`<span><b>End</b> ${d.end}</span>` : html``}<span><b>Catchup</b> ${d.catchup ? 'on' : 'off'}</span></div>
+<div class="facts"><span><b>Watermark</b> <span class="mono" data-fact="watermark">${page.watermark ?? 'none'}</span></span><span><b>Complete through</b> <span class="mono" data-fact="complete-through">${page.completeThrough ?? 'none'}</span></span><span><b>Pending</b> ${page.pending.pending.length}</span><span><b>In flight</b> ${page.pending.inFlight.length}</span></div>
+<h2>Calendar</h2>${calendarHtml(page.calendar)}
+<h2>Watermark and complete-through over time</h2>${watermarkChart(page.points, page.time.nowMs)}
+<h2>Pending</h2>${pending}${inFlight}
+<h2>Runs</h2>${runs}
+<h2>Audit timeline</h2>${auditTable(page.audit, links, false)}</section>`;
+}
+
+function auditTable(entries: AuditEntry[], links: Links, withPipeline: boolean): Html {
+  if (entries.length === 0) return html`<p>No clears, forced re-runs or redefinitions.</p>`;
+  return html`<table class="audit"><thead><tr><th>When</th><th>Who</th>${withPipeline ? html`<th>Pipeline</th>` : html``}<th>What</th><th>Why</th><th>Event</th></tr></thead><tbody>${entries.map((e) => {
+    const before = e.position > 1 ? links.asOf(e.position - 1) : null;
+    return html`<tr><td class="mono">${e.at}</td><td>${e.actor}</td>${withPipeline ? html`<td><a href="${links.pipeline(e.pipeline)}">${e.pipeline}</a></td>` : html``}<td>${e.detail}</td><td>${e.reason ?? html`<span class="muted">no reason given</span>`}</td><td class="num">${e.position}${before ? html` <a href="${before}">(just before)</a>` : html``}</td></tr>`;
+  })}</tbody></table>`;
+}
+
+function auditBody(page: AuditPage, links: Links): Html {
+  return html`<section id="audit"><h1>Audit timeline</h1><p class="muted">Definitions, redefinitions, clears, forced re-runs, takeovers and abandoned runs of every pipeline, newest first${page.total > page.entries.length ? ` (the ${page.entries.length} most recent of ${page.total})` : ''}.</p>${auditTable(page.entries, links, true)}</section>`;
+}
+
+function runBody(page: RunPage, links: Links): Html {
+  const { run, tasks, outcome } = page.grid;
+  const grid = tasks.length
+    ? html`<table><thead><tr><th>Task</th><th>State</th><th>Tries</th><th>Updated</th><th>Trigger rule</th><th>Note</th></tr></thead><tbody>${tasks.map(
+        (t) => html`<tr><td class="mono">${t.taskId}</td><td>${badge(t.state ?? 'not reported')}</td><td class="num">${t.tryNumber ?? 0}</td><td class="mono">${t.updatedAt ?? '—'}</td><td>${t.triggerRule ?? '—'}</td><td>${[t.leaf ? 'leaf' : '', t.teardown ? 'teardown' : '', t.declared ? '' : 'no longer declared'].filter(Boolean).join(', ')}${t.error ? html` <span class="err">${t.error}</span>` : html``}</td></tr>`,
+      )}</tbody></table>`
+    : html`<p>This pipeline declares no tasks.</p>`;
+  const events = html`<table><thead><tr><th>Position</th><th>When</th><th>Who</th><th>Event</th><th>Detail</th></tr></thead><tbody>${page.events.map(
+    (e) => html`<tr><td class="num">${e.position}</td><td class="mono">${e.recordedAt}</td><td>${e.metadata.actor}</td><td>${e.type}</td><td class="mono err-wrap">${JSON.stringify(e.data)}${e.metadata.reason ? html` — ${e.metadata.reason}` : html``}</td></tr>`,
+  )}</tbody></table>`;
+  return html`<h1>Run <span class="mono">${run.runId}</span></h1>
+<p><a href="${links.pipeline(page.grid.pipeline)}">${page.grid.pipeline}</a> · <span class="mono">${run.date}</span> · attempt ${run.attempt} · ${run.runType} · ${badge(run.status)}${outcome ? html` · tasks say: ${outcome.status}` : html``}</p>
+<div class="facts"><span><b>Started</b> ${run.startedAt}</span><span><b>Finished</b> ${run.finishedAt ?? '—'}</span><span><b>Actor</b> ${run.actor}</span><span><b>Data interval</b> ${run.dataInterval.start} → ${run.dataInterval.end}</span></div>
+${run.error ? html`<p class="err">${run.error}</p>` : html``}${run.metrics ? html`<p class="mono">${formatMetrics(run.metrics)}</p>` : html``}
+<h2>Tasks</h2>${grid}<h2>Events</h2>${events}`;
+}
+
+function verifyBody(page: VerifyPage): Html {
+  const r = page.report;
+  return html`<section id="verify"><h1>Verify</h1>
+<p class="${r.ok ? 'ok' : 'bad'}">${r.ok ? `ok: ${r.events} events, chain intact` : `the chain fails at position ${r.firstBadPosition}: ${r.problem ?? ''}`}</p>
+<div class="facts"><span><b>Head position</b> <span class="mono" data-fact="head-position">${r.head.position}</span></span><span><b>Head hash</b> <span class="mono" data-fact="head-hash">${r.head.hash}</span></span></div>
+<p class="muted">Record this head outside the ledger and check it later with <code>runledger verify --expect-head ${r.head.position}:${r.head.hash}</code>: only that catches a full rewrite or a removed last event.</p></section>`;
+}

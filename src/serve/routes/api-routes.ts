@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify';
+import { parseHead, verifyChain } from '../../audit/verify-chain.js';
+import { logInput } from '../../cli/commands/query-commands.js';
+import { logDocument } from '../../cli/log-document.js';
+import { LedgerError } from '../../errors.js';
+import { sha256Hex } from '../../store/seal-events.js';
+import { asOfOf, pick, queryOf } from '../parse-query.js';
+import type { ServeDeps } from '../serve-options.js';
+
+type PipelineParams = { pipeline: string };
+
+/**
+ * The read API: each route answers with exactly the document the CLI prints
+ * with `--json` for the same question, and fails with the same code and
+ * message (as the HTTP status of the CLI's exit code).
+ *
+ * - `GET /api/pipelines` = `runledger pipelines --json`
+ * - `GET /api/pipelines/:p/state?from&to&as_of` = `runledger state p --json`
+ * - `GET /api/pipelines/:p/pending?from&to&as_of` = `runledger pending p --json`
+ * - `GET /api/pipelines/:p/runs?date&as_of` = `runledger runs p --json`
+ * - `GET /api/pipelines/:p/runs/:runId?as_of` = `runledger runs p --run <id> --json`
+ * - `GET /api/pipelines/:p/watermark?as_of` = `runledger watermark p --json`
+ * - `GET /api/log?pipeline&date&run&type&actor&since&until&limit&as_of` = `runledger log --json`
+ * - `GET /api/verify?expect_head` = `runledger verify --json` (HTTP 500 when the chain is broken, as exit 5)
+ */
+export function apiRoutes(app: FastifyInstance, deps: ServeDeps): void {
+  const { ledger } = deps;
+  const range = (url: string, pipeline: string) => {
+    const query = queryOf(url);
+    const asOf = asOfOf(query);
+    return { pipeline, ...pick(query, ['from', 'to'] as const), ...(asOf ? { asOf } : {}) };
+  };
+
+  app.get('/api/pipelines', async () => ({ pipelines: await ledger.pipelines() }));
+
+  app.get<{ Params: PipelineParams }>('/api/pipelines/:pipeline/state', async (request) => ledger.state(range(request.url, request.params.pipeline)));
+
+  app.get<{ Params: PipelineParams }>('/api/pipelines/:pipeline/pending', async (request) => ledger.pending(range(request.url, request.params.pipeline)));
+
+  app.get<{ Params: PipelineParams }>('/api/pipelines/:pipeline/watermark', async (request) => {
+    const asOf = asOfOf(queryOf(request.url));
+    return ledger.watermark({ pipeline: request.params.pipeline, ...(asOf ? { asOf } : {}) });
+  });
+
+  app.get<{ Params: PipelineParams }>('/api/pipelines/:pipeline/runs', async (request) => {
+    const query = queryOf(request.url);
+    const asOf = asOfOf(query);
+    return ledger.runs({ pipeline: request.params.pipeline, ...pick(query, ['date'] as const), ...(asOf ? { asOf } : {}) });
+  });
+
+  app.get<{ Params: PipelineParams & { runId: string } }>('/api/pipelines/:pipeline/runs/:runId', async (request) => {
+    const asOf = asOfOf(queryOf(request.url));
+    return ledger.runTasks({ pipeline: request.params.pipeline, runId: request.params.runId, ...(asOf ? { asOf } : {}) });
+  });
+
+  app.get('/api/log', async (request) => {
+    const query = queryOf(request.url);
+    const { pipeline, run, as_of: asOf, ...rest } = pick(query, ['pipeline', 'date', 'run', 'type', 'actor', 'since', 'until', 'limit', 'as_of'] as const);
+    const input = logInput(pipeline, { ...rest, ...(run === undefined ? {} : { run }), ...(asOf === undefined ? {} : { asOf }) });
+    return logDocument((await ledger.log(input)).events);
+  });
+
+  app.get('/api/verify', async (request, reply) => {
+    const text = queryOf(request.url).get('expect_head');
+    const expectHead = text === undefined || text === '' ? undefined : parseHead(text);
+    if (expectHead === null) throw new LedgerError('input.invalidHead', `expect_head '${text}' is not <position>:<hash>; pass the head \`runledger verify\` printed`);
+    const report = await verifyChain(ledger.store.readRaw({ batchSize: 5000 }), { sha256: sha256Hex, ...(expectHead ? { expectHead } : {}) });
+    return reply.code(report.ok ? 200 : 500).send(report);
+  });
+}

@@ -1,0 +1,19 @@
+import type { FastifyInstance } from 'fastify';
+import { chainVerifier } from '../../ops/chain-verifier.js';
+import { collectMetrics } from '../../ops/collect-metrics.js';
+import type { ServeDeps } from '../serve-options.js';
+
+/**
+ * `GET /metrics`: the ledger in Prometheus text format, read at each scrape.
+ * It needs the read token when the server has one (Prometheus sends it with
+ * `authorization: { credentials: … }`). The hash chain is verified in full at
+ * the first scrape and, at each later one, from where the last check ended.
+ */
+export function metricsRoutes(app: FastifyInstance, deps: ServeDeps): void {
+  const verifier = chainVerifier(deps.ledger.store, deps.clock);
+  app.get('/metrics', async (_request, reply) => {
+    const verify = await verifier.check();
+    const { text, contentType } = await collectMetrics(deps.ledger, { nowMs: deps.clock(), verify });
+    return reply.type(contentType).send(text);
+  });
+}

@@ -1,0 +1,71 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AsOf } from '../../ledger/ledger-types.js';
+import { APP_CSS, APP_JS } from '../../render/page-assets.js';
+import { pageBody, pageShell, servedLinks } from '../../render/render-pages.js';
+import { loadAuditPage, loadOverview, loadPipelinePage, loadRunPage, loadVerifyPage } from '../../views/load-pages.js';
+import type { Page } from '../../views/page-models.js';
+import { asOfOf, queryOf } from '../parse-query.js';
+import type { ServeDeps } from '../serve-options.js';
+
+type PipelineParams = { pipeline: string };
+
+/**
+ * The web view: overview, pipeline, run, audit and verify pages, each taking
+ * `?as_of=<instant|position>`, plus the one stylesheet and the one script the
+ * CSP allows (`/assets/app.css`, `/assets/app.js`).
+ */
+export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
+  const { ledger } = deps;
+  // The overview of many pipelines is the page everyone keeps open: build and render it once per head position
+  // and second, however many clients ask.
+  let overviewCache: { key: string; html: Promise<string> } | null = null;
+
+  const renderHtml = async (request: FastifyRequest, title: string, asOf: AsOf | undefined, load: (asOf: AsOf | undefined) => Promise<Page>): Promise<string> => {
+    const query = queryOf(request.url);
+    const page = await load(asOf);
+    const path = request.url.split('?')[0] ?? '/';
+    const asOfText = query.get('as_of') || null;
+    const links = servedLinks(asOfText, path);
+    return pageShell(pageBody(page, links), {
+      title,
+      links,
+      time: page.time,
+      mode: 'served',
+      asOfText: asOfText === null ? null : /^\d+$/.test(asOfText) ? `event position ${asOfText}` : asOfText,
+      nowHref: path,
+    });
+  };
+  const send = (reply: FastifyReply, text: string) => reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(text);
+  const render = async (request: FastifyRequest, reply: FastifyReply, title: string, load: (asOf: AsOf | undefined) => Promise<Page>) =>
+    send(reply, await renderHtml(request, title, asOfOf(queryOf(request.url)), load));
+
+  app.get('/', async (request, reply) => {
+    const asOf = asOfOf(queryOf(request.url));
+    if (asOf) return send(reply, await renderHtml(request, 'runledger: pipelines', asOf, (a) => loadOverview(ledger, a)));
+    const key = `${(await ledger.store.head()).position}:${Math.floor(ledger.now() / 1000)}`;
+    if (overviewCache?.key !== key) {
+      const html = renderHtml(request, 'runledger: pipelines', undefined, () => loadOverview(ledger, undefined));
+      overviewCache = { key, html };
+      html.catch(() => {
+        if (overviewCache?.html === html) overviewCache = null;
+      });
+    }
+    return send(reply, await overviewCache.html);
+  });
+
+  app.get<{ Params: PipelineParams }>('/pipelines/:pipeline', async (request, reply) =>
+    render(request, reply, `runledger: ${request.params.pipeline}`, (asOf) => loadPipelinePage(ledger, request.params.pipeline, asOf)),
+  );
+
+  app.get<{ Params: PipelineParams & { runId: string } }>('/pipelines/:pipeline/runs/:runId', async (request, reply) =>
+    render(request, reply, `runledger: run ${request.params.runId}`, (asOf) => loadRunPage(ledger, request.params.pipeline, request.params.runId, asOf)),
+  );
+
+  app.get('/audit', async (request, reply) => render(request, reply, 'runledger: audit timeline', (asOf) => loadAuditPage(ledger, asOf)));
+
+  app.get('/verify', async (request, reply) => render(request, reply, 'runledger: verify', () => loadVerifyPage(ledger)));
+
+  // Assets are public: they hold no ledger data, and a page opened with ?token= must load them before its cookie is used.
+  app.get('/assets/app.css', { config: { scope: 'public' } }, async (_request, reply) => reply.header('cache-control', 'no-cache').type('text/css; charset=utf-8').send(APP_CSS));
+  app.get('/assets/app.js', { config: { scope: 'public' } }, async (_request, reply) => reply.header('cache-control', 'no-cache').type('text/javascript; charset=utf-8').send(APP_JS));
+}

@@ -1,0 +1,167 @@
+import type { PipelineDefinition } from '../../events/pipeline-definition.js';
+import { buildCalendar } from '../../projections/views/calendar.js';
+import { compareWorstFirst, pipelineStatus } from '../../projections/views/pipeline-status.js';
+import { statusStrip } from '../../projections/views/status-strip.js';
+import { historyFold, type AuditEntry, type PipelineHistory } from '../../projections/views/pipeline-history.js';
+import { runRows } from '../../projections/views/run-rows.js';
+import { LedgerError } from '../errors.js';
+import { verifyChain } from '../audit/verify-chain.js';
+import { timetableSpec } from '../ledger/build-definition.js';
+import { slotsFrom, type Ledger } from '../ledger/ledger.js';
+import type { AsOf, StateView } from '../ledger/ledger-types.js';
+import { sha256Hex } from '../store/seal-events.js';
+import { createTimetable } from '../timetable/create-timetable.js';
+import type { Timetable } from '../timetable/timetable.js';
+import type { AuditPage, OverviewPage, OverviewRow, PageTime, PipelinePage, RunPage, VerifyPage } from './page-models.js';
+
+export type PageLimits = {
+  /** Calendar rows kept (most recent); default 120 months for daily pipelines, 31 days for the rest. */
+  monthRows?: number;
+  dayRows?: number;
+  /** Runs listed on a pipeline page (newest first); default 100. */
+  runs?: number;
+  /** Audit entries listed; default 200. */
+  audit?: number;
+};
+
+/**
+ * Resolves where a page stands in time: with an as-of point, the moment it
+ * names (an instant, or when the event at that position was recorded, as the
+ * CLI's `--as-of` does); without one, the ledger's clock and head.
+ */
+export async function pageTime(ledger: Ledger, asOf: AsOf | undefined): Promise<PageTime> {
+  const head = await ledger.store.head();
+  if (asOf === undefined) return { nowMs: ledger.now(), asOf: null, position: head.position };
+  if ('instant' in asOf) return { nowMs: Date.parse(asOf.instant), asOf, position: await ledger.store.positionAt(asOf.instant) };
+  if (asOf.position > head.position) {
+    throw new LedgerError('input.asOfBeyondHead', `as_of ${asOf.position} is past the ledger's last event (position ${head.position}); pass a position up to ${head.position} or an instant`);
+  }
+  let nowMs = ledger.now();
+  for await (const batch of ledger.store.read({ fromPosition: asOf.position, toPosition: asOf.position, batchSize: 1 })) {
+    const event = batch[0];
+    if (event) nowMs = Date.parse(event.recordedAt);
+  }
+  return { nowMs, asOf, position: asOf.position };
+}
+
+/** Every pipeline defined at a position, by name (the definitions as they stood then). */
+export async function definitionsAt(ledger: Ledger, position: number): Promise<PipelineDefinition[]> {
+  const byName = new Map<string, PipelineDefinition>();
+  for await (const batch of ledger.store.read({ toPosition: position })) {
+    for (const event of batch) {
+      if (event.type === 'PipelineDefined') byName.set(event.data.pipeline, event.data);
+      if (event.type === 'PipelineRedefined') byName.set(event.data.pipeline, event.data.definition);
+    }
+  }
+  return [...byName.values()].sort((a, b) => a.pipeline.localeCompare(b.pipeline));
+}
+
+function asOfInput(time: PageTime): { asOf?: AsOf } {
+  return time.asOf ? { asOf: time.asOf } : {};
+}
+
+/**
+ * The overview: one row per pipeline, worst first, with the same summary as
+ * `status` (lag, pending by reason, in flight, last failure) and a strip of
+ * its last 30 slots.
+ */
+export async function loadOverview(ledger: Ledger, asOf: AsOf | undefined, definitions?: PipelineDefinition[]): Promise<OverviewPage> {
+  const time = await pageTime(ledger, asOf);
+  const head = await ledger.store.head();
+  const rows: OverviewRow[] = [];
+  for (const definition of definitions ?? (await definitionsAt(ledger, time.position))) {
+    const view = await ledger.state({ pipeline: definition.pipeline, ...asOfInput(time) });
+    const { timetable, state, history } = await ledger.pipeline(definition.pipeline, time.asOf ?? undefined);
+    rows.push({ status: pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs: time.nowMs }), strip: statusStrip(view.dates, 30) });
+  }
+  rows.sort((a, b) => compareWorstFirst(a.status, b.status));
+  return { kind: 'overview', time, head, rows };
+}
+
+/** A pipeline's history folded from its events: watermark and complete-through over time, and its audit timeline. */
+export async function loadHistory(ledger: Ledger, pipeline: string, toPosition: number): Promise<PipelineHistory> {
+  const fold = historyFold((definition) => createTimetable(timetableSpec(definition)));
+  for await (const batch of ledger.store.read({ pipeline, toPosition })) for (const event of batch) fold.add(event);
+  return fold.result();
+}
+
+/**
+ * The keys of the slots after the last due one that fall in the same calendar
+ * row (the rest of this month, or of this local day), so the calendar shows
+ * what is not due yet.
+ */
+export function notDueKeys(timetable: Timetable, state: StateView, nowMs: number): string[] {
+  const last = timetable.lastDue(nowMs);
+  let slot = last ? timetable.next(last) : timetable.first();
+  if (!slot) return [];
+  const rowOf = (key: string) => (timetable.dailyKeys ? key.slice(0, 7) : key.slice(0, 10));
+  const row = rowOf(last?.date ?? slot.date);
+  const shown = new Set(state.dates.map((d) => d.date));
+  const keys: string[] = [];
+  // Bounded: a row holds at most a month of days or a day of minutes.
+  for (let n = 0; slot && n < 1500 && rowOf(slot.date) === row; n++, slot = timetable.next(slot)) {
+    if (!shown.has(slot.date)) keys.push(slot.date);
+  }
+  return keys;
+}
+
+/** The calendar of a state view, with the not-yet-due rest of its last row. */
+export function calendarOf(timetable: Timetable, state: StateView, nowMs: number, maxRows: number | undefined, explicitTo: boolean) {
+  return buildCalendar({
+    dates: state.dates,
+    notDue: explicitTo ? [] : notDueKeys(timetable, state, nowMs),
+    dailyKeys: timetable.dailyKeys,
+    watermark: state.watermark,
+    completeThrough: state.completeThrough,
+    ...(maxRows === undefined ? {} : { maxRows }),
+  });
+}
+
+/** The pipeline page: calendar, pending with reasons, runs, watermark over time, audit timeline. */
+export async function loadPipelinePage(ledger: Ledger, pipeline: string, asOf: AsOf | undefined, limits: PageLimits = {}): Promise<PipelinePage> {
+  const time = await pageTime(ledger, asOf);
+  const { definition, timetable, history } = await ledger.pipeline(pipeline, time.asOf ?? undefined);
+  const state = await ledger.state({ pipeline, ...asOfInput(time) });
+  const pending = await ledger.pending({ pipeline, ...asOfInput(time) });
+  const folded = await loadHistory(ledger, pipeline, time.position);
+  const runs = runRows(history.runs.values(), limits.runs ?? 100);
+  const maxRows = timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? 31);
+  return {
+    kind: 'pipeline',
+    time,
+    definition,
+    watermark: state.watermark,
+    completeThrough: state.completeThrough,
+    calendar: calendarOf(timetable, state, time.nowMs, maxRows, false),
+    pending,
+    runs: runs.rows,
+    totalRuns: runs.total,
+    hasTasks: (definition.tasks?.length ?? 0) > 0,
+    points: folded.points,
+    audit: folded.audit.slice(-(limits.audit ?? 200)).reverse(),
+  };
+}
+
+/** A run page: the run, its task grid (pipelines with tasks) and its events. */
+export async function loadRunPage(ledger: Ledger, pipeline: string, runId: string, asOf: AsOf | undefined): Promise<RunPage> {
+  const time = await pageTime(ledger, asOf);
+  const grid = await ledger.runTasks({ pipeline, runId, ...asOfInput(time) });
+  const { events } = await ledger.log({ runId, ...asOfInput(time) });
+  return { kind: 'run', time, grid, events };
+}
+
+/** The audit timeline of every pipeline, newest first. */
+export async function loadAuditPage(ledger: Ledger, asOf: AsOf | undefined, limit = 500): Promise<AuditPage> {
+  const time = await pageTime(ledger, asOf);
+  const entries: AuditEntry[] = [];
+  for (const definition of await definitionsAt(ledger, time.position)) entries.push(...(await loadHistory(ledger, definition.pipeline, time.position)).audit);
+  entries.sort((a, b) => b.position - a.position);
+  return { kind: 'audit', time, entries: entries.slice(0, limit), total: entries.length };
+}
+
+/** The `verify` result with the head hash (S14); the chain is always walked whole, whatever the as-of. */
+export async function loadVerifyPage(ledger: Ledger): Promise<VerifyPage> {
+  const time = await pageTime(ledger, undefined);
+  const report = await verifyChain(ledger.store.readRaw({ batchSize: 5000 }), { sha256: sha256Hex });
+  return { kind: 'verify', time, report };
+}

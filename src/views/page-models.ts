@@ -1,0 +1,47 @@
+import type { PipelineDefinition } from '../../events/pipeline-definition.js';
+import type { RecordedEvent } from '../../events/recorded-event.js';
+import type { CalendarView } from '../../projections/views/calendar.js';
+import type { PipelineStatus } from '../../projections/views/pipeline-status.js';
+import type { StripCell } from '../../projections/views/status-strip.js';
+import type { AuditEntry, HistoryPoint } from '../../projections/views/pipeline-history.js';
+import type { RunRow } from '../../projections/views/run-rows.js';
+import type { VerifyReport } from '../audit/verify-chain.js';
+import type { AsOf, PendingView } from '../ledger/ledger-types.js';
+import type { TaskGridView } from '../ledger/task-types.js';
+import type { ChainHead } from '../store/event-store.js';
+
+/** Where a page stands in time: now, or a point in the past (S13). */
+export type PageTime = {
+  nowMs: number;
+  asOf: AsOf | null;
+  /** The position of the last event the page reflects. */
+  position: number;
+};
+
+/** One line of the overview: `status`'s summary of the pipeline and a strip of its last slots. */
+export type OverviewRow = { status: PipelineStatus; strip: StripCell[] };
+
+export type OverviewPage = { kind: 'overview'; time: PageTime; head: ChainHead; rows: OverviewRow[] };
+
+export type PipelinePage = {
+  kind: 'pipeline';
+  time: PageTime;
+  definition: PipelineDefinition;
+  watermark: string | null;
+  completeThrough: string | null;
+  calendar: CalendarView;
+  pending: PendingView;
+  runs: RunRow[];
+  totalRuns: number;
+  hasTasks: boolean;
+  points: HistoryPoint[];
+  audit: AuditEntry[];
+};
+
+export type RunPage = { kind: 'run'; time: PageTime; grid: TaskGridView; events: RecordedEvent[] };
+
+export type AuditPage = { kind: 'audit'; time: PageTime; entries: AuditEntry[]; total: number };
+
+export type VerifyPage = { kind: 'verify'; time: PageTime; report: VerifyReport };
+
+export type Page = OverviewPage | PipelinePage | RunPage | AuditPage | VerifyPage;

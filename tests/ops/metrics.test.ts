@@ -1,0 +1,152 @@
+import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format';
+import { afterEach, describe, expect, test } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { createServer } from '../../src/serve/create-server.js';
+import { openMemoryLedger } from '../../src/testing/open-memory-ledger.js';
+import type { Ledger } from '../../src/ledger/ledger.js';
+
+const apps: FastifyInstance[] = [];
+afterEach(async () => {
+  for (const app of apps.splice(0)) await app.close();
+});
+
+/** Two pipelines: etl_orders two days behind with one failure (the demo's story) and a stalled hourly one. */
+async function story(clock: { now: number }): Promise<Ledger> {
+  const ledger = openMemoryLedger({ clock: () => clock.now });
+  clock.now = Date.parse('2026-11-05T01:00:00+07:00');
+  await ledger.define({ pipeline: 'etl_orders', schedule: '@daily', start: '2026-11-02', timezone: 'Asia/Jakarta', freshnessMs: 86_400_000 });
+  for (const date of ['2026-11-02', '2026-11-03', '2026-11-04']) {
+    const run = await ledger.start({ pipeline: 'etl_orders', date, runType: 'backfill' });
+    clock.now += 90_000;
+    await ledger.succeed({ runId: run.runId, metrics: { rows: 7 } });
+  }
+  clock.now = Date.parse('2026-11-07T01:00:00+07:00');
+  const failed = await ledger.start({ pipeline: 'etl_orders', date: '2026-11-05', runType: 'backfill' });
+  clock.now += 4000;
+  await ledger.fail({ runId: failed.runId, error: 'no raw partition for 2026-11-05' });
+  const later = await ledger.start({ pipeline: 'etl_orders', date: '2026-11-06', runType: 'backfill' });
+  await ledger.succeed({ runId: later.runId });
+  // A success that is cleared afterwards still counts as a success: counters never go down.
+  await ledger.clear({ pipeline: 'etl_orders', dates: ['2026-11-06'], reason: 'bad input file' });
+
+  await ledger.define({ pipeline: 'hourly', schedule: '@hourly', start: '2026-11-06T15:00:00Z', leaseMs: 600_000 });
+  await ledger.start({ pipeline: 'hourly', date: '2026-11-06T15:00:00Z' });
+  clock.now += 3_600_000;
+  return ledger;
+}
+
+function family(families: PrometheusFamily[], name: string): PrometheusFamily {
+  const found = families.find((f) => f.name === name);
+  if (!found) throw new Error(`no metric ${name} in ${families.map((f) => f.name).join(', ')}`);
+  return found;
+}
+function value(families: PrometheusFamily[], name: string, labels: Record<string, string> = {}): number {
+  const sample = family(families, name).metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
+  if (!sample?.value) throw new Error(`no sample of ${name} with ${JSON.stringify(labels)}`);
+  return Number(sample.value);
+}
+
+/**
+ * One labelled series of a histogram. The parser folds a histogram's samples
+ * into one unlabelled series (it keeps no labels beside `le`), so the family
+ * is read again typed `untyped`: then every `_bucket`, `_sum` and `_count`
+ * sample comes back with its labels.
+ */
+function histogramSeries(text: string, name: string, labels: Record<string, string>): { buckets: Record<string, number>; sum: number; count: number } {
+  const untyped = text.replace(`# TYPE ${name} histogram`, `# TYPE ${name} untyped`);
+  const samples = parsePrometheusTextFormat(untyped).filter((f) => f.name.startsWith(name)).flatMap((f) => f.metrics.map((m) => ({ family: f.name, ...m })));
+  const mine = samples.filter((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
+  const one = (suffix: string) => Number(mine.find((m) => m.family === `${name}${suffix}`)?.value);
+  const buckets = Object.fromEntries(mine.filter((m) => m.family === `${name}_bucket`).map((m) => [m.labels?.['le'] ?? '', Number(m.value)]));
+  return { buckets, sum: one('_sum'), count: one('_count') };
+}
+
+describe('GET /metrics', () => {
+  test('is Prometheus text a parser reads: per pipeline timestamps, lag, pending, running, stalled, runs, durations; head and verify', async () => {
+    const clock = { now: 0 };
+    const ledger = await story(clock);
+    const app = await createServer({ ledger, clock: () => clock.now });
+    apps.push(app);
+    const res = await app.inject({ url: '/metrics' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    const f = parsePrometheusTextFormat(res.body);
+    const orders = { pipeline: 'etl_orders' };
+
+    expect(family(f, 'runledger_pipeline_lag_seconds').type).toBe('GAUGE');
+    // Complete through 2026-11-04, whose interval ends 2026-11-05T00:00+07:00; now is 2026-11-07T02:00:04+07:00.
+    expect(value(f, 'runledger_pipeline_lag_seconds', orders)).toBe(2 * 86_400 + 2 * 3600 + 4);
+    expect(value(f, 'runledger_pipeline_watermark_timestamp_seconds', orders)).toBe(Date.parse('2026-11-06T00:00:00+07:00') / 1000);
+    expect(value(f, 'runledger_pipeline_complete_through_timestamp_seconds', orders)).toBe(Date.parse('2026-11-04T00:00:00+07:00') / 1000);
+    expect(value(f, 'runledger_pipeline_freshness_seconds', orders)).toBe(86_400);
+    expect(value(f, 'runledger_pipeline_pending', { ...orders, reason: 'failed' })).toBe(1);
+    expect(value(f, 'runledger_pipeline_pending', { ...orders, reason: 'cleared' })).toBe(1);
+    expect(value(f, 'runledger_pipeline_pending', { ...orders, reason: 'missing' })).toBe(0);
+    expect(value(f, 'runledger_pipeline_running', orders)).toBe(0);
+
+    expect(family(f, 'runledger_runs_total').type).toBe('COUNTER');
+    expect(value(f, 'runledger_runs_total', { ...orders, outcome: 'success' })).toBe(4);
+    expect(value(f, 'runledger_runs_total', { ...orders, outcome: 'failed' })).toBe(1);
+    expect(value(f, 'runledger_runs_total', { ...orders, outcome: 'abandoned' })).toBe(0);
+
+    expect(family(f, 'runledger_run_duration_seconds').type).toBe('HISTOGRAM');
+    const success = histogramSeries(res.body, 'runledger_run_duration_seconds', { ...orders, outcome: 'success' });
+    // Three runs of 90 s and one of 0 s.
+    expect(success).toMatchObject({ count: 4, sum: 270 });
+    expect(success.buckets['1']).toBe(1);
+    expect(success.buckets['60']).toBe(1);
+    expect(success.buckets['120']).toBe(4);
+    expect(success.buckets['+Inf']).toBe(4);
+    expect(histogramSeries(res.body, 'runledger_run_duration_seconds', { ...orders, outcome: 'failed' })).toMatchObject({ count: 1, sum: 4 });
+
+    const hourly = { pipeline: 'hourly' };
+    expect(value(f, 'runledger_pipeline_stalled', hourly)).toBe(1);
+    expect(value(f, 'runledger_pipeline_pending', { ...hourly, reason: 'stalled' })).toBe(1);
+
+    expect(value(f, 'runledger_ledger_head_position')).toBe((await ledger.store.head()).position);
+    expect(value(f, 'runledger_ledger_verify_ok')).toBe(1);
+    expect(value(f, 'runledger_ledger_verified_position')).toBe((await ledger.store.head()).position);
+  });
+
+  test('a later scrape verifies what was appended since and counts the new run', async () => {
+    const clock = { now: 0 };
+    const ledger = await story(clock);
+    const app = await createServer({ ledger, clock: () => clock.now });
+    apps.push(app);
+    const before = parsePrometheusTextFormat((await app.inject({ url: '/metrics' })).body);
+    const run = await ledger.start({ pipeline: 'etl_orders', date: '2026-11-05', runType: 'backfill' });
+    await ledger.fail({ runId: run.runId, error: 'still missing' });
+    const after = parsePrometheusTextFormat((await app.inject({ url: '/metrics' })).body);
+    expect(value(after, 'runledger_runs_total', { pipeline: 'etl_orders', outcome: 'failed' })).toBe(value(before, 'runledger_runs_total', { pipeline: 'etl_orders', outcome: 'failed' }) + 1);
+    expect(value(after, 'runledger_ledger_verified_position')).toBe(value(before, 'runledger_ledger_verified_position') + 2);
+    expect(value(after, 'runledger_ledger_verify_ok')).toBe(1);
+  });
+
+  test('needs the read token when the server has one', async () => {
+    const clock = { now: Date.parse('2026-11-05T00:00:00Z') };
+    const app = await createServer({ ledger: openMemoryLedger({ clock: () => clock.now }), clock: () => clock.now, readToken: 's3cret' });
+    apps.push(app);
+    expect((await app.inject({ url: '/metrics' })).statusCode).toBe(401);
+    const ok = await app.inject({ url: '/metrics', headers: { authorization: 'Bearer s3cret' } });
+    expect(ok.statusCode).toBe(200);
+    expect(value(parsePrometheusTextFormat(ok.body), 'runledger_ledger_head_position')).toBe(0);
+  });
+});
+
+describe('GET /api/status', () => {
+  test('answers the document of status --json, worst first', async () => {
+    const clock = { now: 0 };
+    const ledger = await story(clock);
+    const app = await createServer({ ledger, clock: () => clock.now });
+    apps.push(app);
+    const res = await app.inject({ url: '/api/status' });
+    expect(res.statusCode).toBe(200);
+    const body = res.json() as { now: string; pipelines: Array<{ pipeline: string; lagSeconds: number }> };
+    expect(body.now).toBe(new Date(clock.now).toISOString());
+    expect(body.pipelines.map((p) => p.pipeline)).toEqual(['etl_orders', 'hourly']);
+    expect((await app.inject({ url: '/api/status?pipeline=hourly' })).json().pipelines.map((p: { pipeline: string }) => p.pipeline)).toEqual(['hourly']);
+    const missing = await app.inject({ url: '/api/status?pipeline=nope' });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().error.code).toBe('notFound.pipeline');
+  });
+});
