@@ -20,7 +20,8 @@ export type LedgerErrorCode =
   | `ledger.${string}`
   | `notFound.${string}`
   | `integrity.${string}`
-  | `store.${string}`;
+  | `store.${string}`
+  | `consumer.${string}`;
 
 function exitCodeFor(code: LedgerErrorCode): ExitCode {
   if (code.startsWith('input.')) return ExitCode.badInput;
