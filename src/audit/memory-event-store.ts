@@ -25,10 +25,11 @@ type Stored = { raw: RawEvent; event: RecordedEvent; pipeline: string; runId: st
 export class MemoryEventStore implements EventStore {
   readonly kind = 'memory' as const;
   readonly capabilities = { concurrentWriters: 'none' as const };
-  readonly #positions = new Map<string, number>();
+  readonly #positions = new Map<string, { position: number; updatedAt: string }>();
   readonly consumers: ConsumerPositions = {
-    get: async (name) => this.#positions.get(name) ?? null,
-    save: async (name, position) => void this.#positions.set(name, Math.max(position, this.#positions.get(name) ?? 0)),
+    get: async (name) => this.#positions.get(name)?.position ?? null,
+    save: async (name, position, at) => void this.#positions.set(name, { position: Math.max(position, this.#positions.get(name)?.position ?? 0), updatedAt: at }),
+    list: async () => [...this.#positions].map(([name, p]) => ({ name, ...p })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
   };
   #rows: Stored[] = [];
 

@@ -107,7 +107,7 @@ export async function subscribe(store: EventStore, options: SubscribeOptions, ha
           throw new LedgerError(
             'consumer.handlerFailed',
             `${consumer === undefined ? 'the handler' : `consumer ${consumer}`} failed on event ${event.position} (${event.type}) ${attempt} time${attempt === 1 ? '' : 's'}: ${why.split('\n')[0]}; ` +
-              `${consumer === undefined ? 'nothing was stored' : `its position stays at ${acked}`}, so a restart hands over event ${event.position} again`,
+              (consumer === undefined ? 'follow stopped' : `its position stays before event ${event.position}, so a restart hands that event over again`),
             { cause: error },
           );
         }
@@ -126,6 +126,11 @@ export async function subscribe(store: EventStore, options: SubscribeOptions, ha
           for (const event of batch) {
             if (stopped) return;
             if (matches(event)) {
+              // The events passed by before this one are handled whatever becomes of it.
+              if (cursor > acked) {
+                await save(cursor);
+                acked = cursor;
+              }
               await deliver(event);
               await save(event.position);
               acked = event.position;

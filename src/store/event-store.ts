@@ -98,4 +98,8 @@ export interface ConsumerPositions {
   get(name: string): Promise<number | null>;
   /** Records `position` as handled; a position lower than the stored one is ignored (a slower twin never moves it back). */
   save(name: string, position: number, at: string): Promise<void>;
+  /** Every consumer with its position and when it last moved, by name. */
+  list(): Promise<ConsumerRow[]>;
 }
+
+export type ConsumerRow = { name: string; position: number; updatedAt: string };

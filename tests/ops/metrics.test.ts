@@ -113,7 +113,10 @@ describe('GET /metrics', () => {
     const ledger = await story(clock);
     const app = await createServer({ ledger, clock: () => clock.now });
     apps.push(app);
+    await ledger.store.consumers.save('alerts', 3, '2026-11-07T00:00:00Z');
     const before = parsePrometheusTextFormat((await app.inject({ url: '/metrics' })).body);
+    expect(value(before, 'runledger_consumer_position', { consumer: 'alerts' })).toBe(3);
+    expect(value(before, 'runledger_consumer_behind_events', { consumer: 'alerts' })).toBe(value(before, 'runledger_ledger_head_position') - 3);
     const run = await ledger.start({ pipeline: 'etl_orders', date: '2026-11-05', runType: 'backfill' });
     await ledger.fail({ runId: run.runId, error: 'still missing' });
     const after = parsePrometheusTextFormat((await app.inject({ url: '/metrics' })).body);

@@ -105,12 +105,14 @@ describe('ledger.subscribe', () => {
     );
     expect(failure).toMatchObject({ code: 'consumer.handlerFailed', exitCode: 1 });
     expect((failure as Error).message).toBe(
-      `consumer flaky failed on event 3 (RunFailed) 3 times: webhook answered 503; its position stays at ${before}, so a restart hands over event 3 again`,
+      'consumer flaky failed on event 3 (RunFailed) 3 times: webhook answered 503; its position stays before event 3, so a restart hands that event over again',
     );
     expect(attempts).toEqual([3, 3, 3]);
     // Doubling pauses: 1 ms, then 2 ms.
     expect(retries).toEqual([1001, 2002]);
-    expect(await ledger.store.consumers.get('flaky')).toBe(before);
+    // Unmoved past the failing event: at most the events passed by before it (the RunStarted) are acknowledged.
+    expect(before).toBe(1);
+    expect(await ledger.store.consumers.get('flaky')).toBe(2);
   });
 
   test('a handler that fails once and then succeeds moves on, and the position with it', async () => {

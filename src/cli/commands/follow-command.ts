@@ -5,6 +5,7 @@ import { parseDuration } from '../../duration.js';
 import { LedgerError } from '../../errors.js';
 import type { SubscribeOptions } from '../../ops/subscribe.js';
 import type { CliContext } from '../cli-context.js';
+import { formatTable } from '../format-table.js';
 import { parseWholeNumber } from '../parse-options.js';
 import { eventType } from './query-commands.js';
 
@@ -32,6 +33,7 @@ export function eventEnvironment(e: RecordedEvent): Record<string, string> {
 }
 
 export function registerFollowCommand(program: Command, ctx: CliContext): void {
+  registerConsumersCommand(program, ctx);
   program
     .command('follow')
     .summary('print events as JSON Lines as they are appended, or run a command for each; --consumer remembers where it got to')
@@ -111,6 +113,21 @@ export function registerFollowCommand(program: Command, ctx: CliContext): void {
           }
         }
       });
+    });
+}
+
+function registerConsumersCommand(program: Command, ctx: CliContext): void {
+  program
+    .command('consumers')
+    .summary('the durable consumers of `follow --consumer`: where each got to and how far behind the head it is')
+    .option('--json', 'print one JSON document')
+    .addHelpText('after', '\nExamples:\n  runledger consumers\n  runledger consumers --json')
+    .action(async (opts: { json?: boolean }) => {
+      const { head, consumers } = await ctx.withLedger(false, async (ledger) => ({ head: await ledger.store.head(), consumers: await ledger.store.consumers.list() }));
+      const rows = consumers.map((c) => ({ ...c, behind: Math.max(0, head.position - c.position) }));
+      if (opts.json) return ctx.json({ head: head.position, consumers: rows });
+      if (rows.length === 0) return ctx.out('no consumers yet; start one with `runledger follow --consumer <name>`');
+      ctx.out(formatTable(['CONSUMER', 'POSITION', 'BEHIND', 'UPDATED'], rows.map((c) => [c.name, String(c.position), String(c.behind), c.updatedAt])));
     });
 }
 

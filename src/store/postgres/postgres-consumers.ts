@@ -24,13 +24,18 @@ export function postgresConsumers(query: Query, schema: string): ConsumerPositio
     }
     created = true;
   };
+  const known = async () => {
+    if (!created) created = Boolean((await query<{ t: string | null }>('SELECT to_regclass($1) AS t', [table]))[0]?.t);
+    return created;
+  };
   return {
+    async list() {
+      if (!(await known())) return [];
+      const rows = await query<{ name: string; position: string; updated_at: string }>(`SELECT name, position, updated_at FROM ${table} ORDER BY name COLLATE "C"`, []);
+      return rows.map((r) => ({ name: r.name, position: Number(r.position), updatedAt: r.updated_at }));
+    },
     async get(name) {
-      if (!created) {
-        const found = await query<{ t: string | null }>('SELECT to_regclass($1) AS t', [table]);
-        if (!found[0]?.t) return null;
-        created = true;
-      }
+      if (!(await known())) return null;
       const rows = await query<{ position: string }>(`SELECT position FROM ${table} WHERE name = $1`, [name]);
       return rows[0] ? Number(rows[0].position) : null;
     },

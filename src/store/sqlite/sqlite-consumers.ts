@@ -19,6 +19,11 @@ export function sqliteConsumers(db: Database.Database): ConsumerPositions {
       const row = db.prepare('SELECT position FROM runledger_consumers WHERE name = ?').get(name) as { position: number } | undefined;
       return row ? Number(row.position) : null;
     },
+    async list() {
+      if (!created && !(created = exists())) return [];
+      const rows = db.prepare('SELECT name, position, updated_at FROM runledger_consumers ORDER BY name').all() as Array<{ name: string; position: number; updated_at: string }>;
+      return rows.map((r) => ({ name: r.name, position: Number(r.position), updatedAt: r.updated_at }));
+    },
     async save(name, position, at) {
       if (!created) {
         db.exec(`CREATE TABLE IF NOT EXISTS runledger_consumers (
