@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { checkRoutes } from './routes/check-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { metricsRoutes } from './routes/metrics-routes.js';
 import { statusRoutes } from './routes/status-routes.js';
@@ -8,4 +9,4 @@ import type { ServeDeps } from './serve-options.js';
 export type RegisterRoutes = (app: FastifyInstance, deps: ServeDeps) => Promise<void> | void;
 
 /** Every route group of `serve`, each in its own file under routes/. */
-export const serveRoutes: RegisterRoutes[] = [healthRoutes, statusRoutes, metricsRoutes];
+export const serveRoutes: RegisterRoutes[] = [healthRoutes, statusRoutes, checkRoutes, metricsRoutes];

@@ -153,3 +153,28 @@ describe('GET /api/status', () => {
     expect(missing.json().error.code).toBe('notFound.pipeline');
   });
 });
+
+describe('GET /api/check', () => {
+  test('200 with the report of check --json when the rules hold, 422 with it when one breaks, 400 without a rule', async () => {
+    const clock = { now: 0 };
+    const ledger = await story(clock);
+    const app = await createServer({ ledger, clock: () => clock.now });
+    apps.push(app);
+    const fine = await app.inject({ url: '/api/check?pipeline=etl_orders&maxLag=3d' });
+    expect(fine.statusCode).toBe(200);
+    expect(fine.json()).toMatchObject({ ok: true, checked: ['etl_orders'], violations: [] });
+    const late = await app.inject({ url: '/api/check?pipeline=etl_orders&maxLag=1d&noFailed' });
+    expect(late.statusCode).toBe(422);
+    expect(late.json().violations.map((v: { rule: string }) => v.rule)).toEqual(['lag', 'failed']);
+    // Without options, etl_orders' own freshness (1d) is its rule; hourly has none.
+    const own = await app.inject({ url: '/api/check' });
+    expect(own.statusCode).toBe(422);
+    expect(own.json()).toMatchObject({ ok: false, checked: ['etl_orders'] });
+    const none = await app.inject({ url: '/api/check?pipeline=hourly' });
+    expect(none.statusCode).toBe(400);
+    expect(none.json().error.code).toBe('input.nothingToCheck');
+    const bad = await app.inject({ url: '/api/check?maxPending=lots' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error.code).toBe('input.invalidQuery');
+  });
+});
