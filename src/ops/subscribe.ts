@@ -96,18 +96,20 @@ export async function subscribe(store: EventStore, options: SubscribeOptions, ha
     }).finally(() => (wake = null));
   const unwatch = await watchAppends(store, rouse, { intervalMs: options.pollMs ?? 250, after: cursor });
 
-  const deliver = async (event: RecordedEvent): Promise<void> => {
+  /** True once the handler took the event; false when stopped while it was still failing (nothing is acknowledged then). */
+  const deliver = async (event: RecordedEvent): Promise<boolean> => {
     for (let attempt = 1; ; attempt++) {
       try {
         await handler(event);
-        return;
+        return true;
       } catch (error) {
-        if (attempt > retries || stopped) {
+        if (stopped) return false;
+        if (attempt > retries) {
           const why = error instanceof Error ? error.message : String(error);
           throw new LedgerError(
             'consumer.handlerFailed',
             `${consumer === undefined ? 'the handler' : `consumer ${consumer}`} failed on event ${event.position} (${event.type}) ${attempt} time${attempt === 1 ? '' : 's'}: ${why.split('\n')[0]}; ` +
-              (consumer === undefined ? 'follow stopped' : `its position stays before event ${event.position}, so a restart hands that event over again`),
+              (consumer === undefined ? 'the subscription stopped' : `its position stays before event ${event.position}, so a restart hands that event over again`),
             { cause: error },
           );
         }
@@ -131,7 +133,7 @@ export async function subscribe(store: EventStore, options: SubscribeOptions, ha
                 await save(cursor);
                 acked = cursor;
               }
-              await deliver(event);
+              if (!(await deliver(event))) return;
               await save(event.position);
               acked = event.position;
             }

@@ -131,6 +131,20 @@ describe('ledger.subscribe', () => {
     expect(await ledger.store.consumers.get('once')).toBe(3);
   });
 
+  test('stopped while its handler is failing and waiting to retry, it ends quietly with the position before that event', async () => {
+    const ledger = await ledgerWithPipeline();
+    let failures = 0;
+    const sub = await ledger.subscribe({ consumer: 'patient', filter: { types: ['RunFailed'] }, retries: 5, retryDelayMs: 60_000, pollMs: 5 }, () => {
+      failures += 1;
+      throw new Error('down');
+    });
+    await failDate(ledger, '2026-11-01');
+    await until(() => failures === 1, 'the first failure');
+    await sub.stop();
+    await expect(sub.done).resolves.toBeUndefined();
+    expect(await ledger.store.consumers.get('patient')).toBe(2);
+  });
+
   test('a bad consumer name or start position is refused before anything is stored', async () => {
     const ledger = await ledgerWithPipeline();
     await expect(ledger.subscribe({ consumer: 'no spaces' }, () => undefined)).rejects.toMatchObject({ code: 'input.invalidConsumerName' });
