@@ -52,6 +52,7 @@ export const LEDGER_ERROR_CODES = [
   'input.filteredExport',
   'input.incompleteInterval',
   'input.intervalNeedsManual',
+  'input.invalidConsumerName',
   'input.invalidDate',
   'input.invalidDuration',
   'input.invalidEnd',
@@ -64,6 +65,7 @@ export const LEDGER_ERROR_CODES = [
   'input.invalidMetrics',
   'input.invalidNumber',
   'input.invalidPipelineName',
+  'input.invalidPosition',
   'input.invalidQuery',
   'input.invalidRange',
   'input.invalidReprocess',
@@ -86,6 +88,7 @@ export const LEDGER_ERROR_CODES = [
   'input.readOnlyLedger',
   'input.reportNeedsHtml',
   'input.tokenRequired',
+  'input.unexpectedArgument',
   'input.unknownEventType',
   'input.unknownPlaceholder',
   'input.unknownZone',
@@ -114,6 +117,8 @@ export const LEDGER_ERROR_CODES = [
   'integrity.chainBroken',
   'integrity.checkpointDiffers',
   'integrity.importMismatch',
+  // a subscription's handler kept failing (exit 1)
+  'consumer.handlerFailed',
   // the database failed (exit 1)
   'store.busy',
   'store.connectionLost',

@@ -32,3 +32,8 @@ export { functionTask, type RunFunction } from './runner/function-task.js';
 export type { Metrics, RunContext, RunProgress, RunReport, RunSummary, RunTask, TaskOutcome } from './runner/run-types.js';
 export { planBackfill, planCatchup, latestScheduledRun, type Reprocess, type PlanReason, type PlannedSlot, type RunPlan } from '../projections/plan-runs.js';
 export { runDemo, type DemoOptions } from './demo/run-demo.js';
+export type { SubscribeOptions, Subscription, SubscriptionFilter } from './ops/subscribe.js';
+export { readStatus, type StatusView } from './ops/read-status.js';
+export { collectMetrics } from './ops/collect-metrics.js';
+export { pipelineStatus, compareWorstFirst, type PipelineStatus, type PipelineStatusInput, type PendingCounts, type LastFailure } from '../projections/views/pipeline-status.js';
+export { checkStatus, type CheckRules, type CheckRule, type Violation } from '../projections/views/check-status.js';

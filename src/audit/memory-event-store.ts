@@ -2,7 +2,7 @@ import { decodeEvent } from '../../events/decode-event.js';
 import { GENESIS_HASH } from '../../events/hash-chain.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import { LedgerError } from '../errors.js';
-import type { AppendRequest, AppendResult, ChainHead, EventStore, NewEvent, RawEvent, ReadFilter } from '../store/event-store.js';
+import type { AppendRequest, AppendResult, ChainHead, ConsumerPositions, EventStore, NewEvent, RawEvent, ReadFilter } from '../store/event-store.js';
 import { sealEvents } from '../store/seal-events.js';
 import { unsealChain } from '../store/unseal-chain.js';
 
@@ -25,6 +25,12 @@ type Stored = { raw: RawEvent; event: RecordedEvent; pipeline: string; runId: st
 export class MemoryEventStore implements EventStore {
   readonly kind = 'memory' as const;
   readonly capabilities = { concurrentWriters: 'none' as const };
+  readonly #positions = new Map<string, { position: number; updatedAt: string }>();
+  readonly consumers: ConsumerPositions = {
+    get: async (name) => this.#positions.get(name)?.position ?? null,
+    save: async (name, position, at) => void this.#positions.set(name, { position: Math.max(position, this.#positions.get(name)?.position ?? 0), updatedAt: at }),
+    list: async () => [...this.#positions].map(([name, p]) => ({ name, ...p })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+  };
   #rows: Stored[] = [];
 
   /** Rows in increasing position order, e.g. the event lines of an export; each payload must decode. */

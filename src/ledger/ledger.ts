@@ -23,6 +23,7 @@ import { defaultActor, processMetadata, toolVersion } from '../runtime.js';
 import type { AppendRequest, EventStore, NewEvent } from '../store/event-store.js';
 import { openStore } from '../store/open-store.js';
 import type { BackfillOptions } from '../runner/backfill.js';
+import { subscribe, type SubscribeOptions, type Subscription } from '../ops/subscribe.js';
 import type { RunFunction } from '../runner/function-task.js';
 import type { RunSummary } from '../runner/run-types.js';
 import type { WithRunOptions, WithRunResult } from '../runner/with-run.js';
@@ -438,6 +439,20 @@ export class Ledger {
       if (input.limit !== undefined && events.length > 2 * input.limit + 1000) events = events.slice(-input.limit);
     }
     return { events: input.limit === undefined ? events : input.limit === 0 ? [] : events.slice(-input.limit) };
+  }
+
+  /**
+   * A durable catch-up subscription: every event after the consumer's stored
+   * position (or, for a new one, from `fromPosition` or from now on) that
+   * passes the filter, in order, at least once, to `handler`; the position is
+   * stored after the handler resolves. See `subscribe` in src/ops/subscribe.ts.
+   *
+   * @example
+   * const sub = await ledger.subscribe({ consumer: 'alerts', filter: { types: ['RunFailed'] } }, async (event) => page(event));
+   * await sub.done; // rejects with consumer.handlerFailed when the handler keeps failing
+   */
+  subscribe(options: SubscribeOptions, handler: (event: RecordedEvent) => Promise<void> | void): Promise<Subscription> {
+    return subscribe(this.store, { clock: this.#clock, ...options }, handler);
   }
 
   async close(): Promise<void> {

@@ -3,14 +3,18 @@ import type { ChainHead, EventStore } from '../store/event-store.js';
 export type WatchOptions = {
   /** How often to look at the head when the store cannot notify (default 250 ms). */
   intervalMs?: number;
+  /** How often to look anyway when it can (a safety net for a dropped notification connection; default 5 s). */
+  notifiedIntervalMs?: number;
   /** The head already seen; the first call of `onAppend` is for anything past it (default: the head now). */
   after?: number;
 };
 
 /**
  * Calls `onAppend` whenever the ledger's head moves past the last head seen,
- * whoever appended (another process, another machine). It polls the head,
- * which is one indexed read. Returns a function that stops watching.
+ * whoever appended (another process, another machine). On PostgreSQL the
+ * append's NOTIFY wakes it at once (LISTEN/NOTIFY), with a slow poll behind
+ * it; elsewhere it polls the head, which is one indexed read. Calls never
+ * overlap and heads only grow. Returns a function that stops watching.
  *
  * @example
  * const stop = await watchAppends(ledger.store, (head) => console.log('new events up to', head.position));
@@ -19,22 +23,41 @@ export async function watchAppends(store: EventStore, onAppend: (head: ChainHead
   let seen = options.after ?? (await store.head()).position;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  let looking = false;
+  let again = false;
+  const interval = store.listenForAppends ? (options.notifiedIntervalMs ?? 5000) : (options.intervalMs ?? 250);
   const look = async () => {
     if (stopped) return;
-    try {
-      const head = await store.head();
-      if (head.position > seen) {
-        seen = head.position;
-        onAppend(head);
-      }
-    } catch {
-      // A store that failed once (a dropped connection) is asked again at the next tick.
+    // A notification during a look is not lost: the look runs once more right after.
+    if (looking) {
+      again = true;
+      return;
     }
-    if (!stopped) timer = setTimeout(look, options.intervalMs ?? 250);
+    looking = true;
+    if (timer) clearTimeout(timer);
+    try {
+      do {
+        again = false;
+        try {
+          const head = await store.head();
+          if (!stopped && head.position > seen) {
+            seen = head.position;
+            onAppend(head);
+          }
+        } catch {
+          // A store that failed once (a dropped connection) is asked again at the next tick.
+        }
+      } while (again && !stopped);
+    } finally {
+      looking = false;
+    }
+    if (!stopped) timer = setTimeout(look, interval);
   };
-  timer = setTimeout(look, options.intervalMs ?? 250);
+  const unlisten = store.listenForAppends ? await store.listenForAppends(() => void look()) : undefined;
+  timer = setTimeout(look, interval);
   return async () => {
     stopped = true;
     if (timer) clearTimeout(timer);
+    await unlisten?.();
   };
 }

@@ -39,6 +39,8 @@ export async function collectMetrics(ledger: Ledger, options: { nowMs: number; v
   const runs = new Counter({ name: 'runledger_runs_total', help: 'Finished runs by outcome (a later clear does not change how a run ended).', labelNames: ['pipeline', 'outcome'], registers });
   const duration = new Histogram({ name: 'runledger_run_duration_seconds', help: 'Duration of finished runs, from start to success, failure or abandonment.', labelNames: ['pipeline', 'outcome'], buckets: DURATION_BUCKETS, registers });
   const head = gauge('runledger_ledger_head_position', 'Position of the last event in the ledger.');
+  const consumerPosition = gauge('runledger_consumer_position', 'The last position a durable consumer (follow --consumer) acknowledged.', ['consumer']);
+  const consumerBehind = gauge('runledger_consumer_behind_events', 'Events between the head and what a durable consumer acknowledged.', ['consumer']);
   const verifyOk = gauge('runledger_ledger_verify_ok', '1 when the last verification found the hash chain intact, 0 when it found it broken.');
   const verifyPosition = gauge('runledger_ledger_verified_position', 'The last position the last verification checked out.');
   const verifyTime = gauge('runledger_ledger_verify_timestamp_seconds', 'When the last verification ran, as a Unix timestamp.');
@@ -71,6 +73,10 @@ export async function collectMetrics(ledger: Ledger, options: { nowMs: number; v
     }
   }
   head.set(ledgerHead.position);
+  for (const consumer of await ledger.store.consumers.list()) {
+    consumerPosition.set({ consumer: consumer.name }, consumer.position);
+    consumerBehind.set({ consumer: consumer.name }, Math.max(0, ledgerHead.position - consumer.position));
+  }
   if (options.verify) {
     verifyOk.set(options.verify.ok ? 1 : 0);
     verifyPosition.set(options.verify.head.position);

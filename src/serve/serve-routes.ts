@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { apiRoutes } from './routes/api-routes.js';
+import { checkRoutes } from './routes/check-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { metricsRoutes } from './routes/metrics-routes.js';
 import { pageRoutes } from './routes/page-routes.js';
@@ -11,4 +12,4 @@ import type { ServeDeps } from './serve-options.js';
 export type RegisterRoutes = (app: FastifyInstance, deps: ServeDeps) => Promise<void> | void;
 
 /** Every route group of `serve`, each in its own file under routes/. */
-export const serveRoutes: RegisterRoutes[] = [healthRoutes, statusRoutes, metricsRoutes, apiRoutes, streamRoutes, pageRoutes];
+export const serveRoutes: RegisterRoutes[] = [healthRoutes, statusRoutes, checkRoutes, metricsRoutes, apiRoutes, streamRoutes, pageRoutes];

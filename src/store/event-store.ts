@@ -59,6 +59,13 @@ export type StoreCapabilities = { concurrentWriters: 'none' | 'processes' | 'mac
 export interface EventStore {
   readonly kind: 'sqlite' | 'postgres' | 'memory';
   readonly capabilities: StoreCapabilities;
+  /** Positions of durable consumers (`follow --consumer`), kept beside the events and outside the hash chain. */
+  readonly consumers: ConsumerPositions;
+  /**
+   * Calls `onAppend` soon after any process appends (PostgreSQL: LISTEN/NOTIFY); absent when the store
+   * cannot tell, and callers poll the head. Resolves to a function that stops listening.
+   */
+  listenForAppends?(onAppend: () => void): Promise<() => Promise<void>>;
   append(requests: AppendRequest[]): Promise<AppendResult>;
   read(filter?: ReadFilter): AsyncIterable<RecordedEvent[]>;
   /** The stored text of each event (the exact bytes that were hashed), in position order. */
@@ -109,3 +116,18 @@ export type RawEvent = { position: number; payload: string; prevHash: string; ha
  * select rows by them, but they are not hashed, so `verify` checks each one against the payload.
  */
 export type StoredColumns = { event_id: string; stream: string; stream_version: number; pipeline: string; run_id: string | null; type: string; recorded_at: string };
+
+/**
+ * Where each durable consumer got to: the last position it acknowledged. Kept
+ * in a table of its own, so `verify`, `export` and the chain never see it.
+ */
+export interface ConsumerPositions {
+  /** The last position the consumer acknowledged, or null for a consumer never seen. */
+  get(name: string): Promise<number | null>;
+  /** Records `position` as handled; a position lower than the stored one is ignored (a slower twin never moves it back). */
+  save(name: string, position: number, at: string): Promise<void>;
+  /** Every consumer with its position and when it last moved, by name. */
+  list(): Promise<ConsumerRow[]>;
+}
+
+export type ConsumerRow = { name: string; position: number; updatedAt: string };

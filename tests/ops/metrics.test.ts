@@ -113,7 +113,10 @@ describe('GET /metrics', () => {
     const ledger = await story(clock);
     const app = await createServer({ ledger, clock: () => clock.now });
     apps.push(app);
+    await ledger.store.consumers.save('alerts', 3, '2026-11-07T00:00:00Z');
     const before = parsePrometheusTextFormat((await app.inject({ url: '/metrics' })).body);
+    expect(value(before, 'runledger_consumer_position', { consumer: 'alerts' })).toBe(3);
+    expect(value(before, 'runledger_consumer_behind_events', { consumer: 'alerts' })).toBe(value(before, 'runledger_ledger_head_position') - 3);
     const run = await ledger.start({ pipeline: 'etl_orders', date: '2026-11-05', runType: 'backfill' });
     await ledger.fail({ runId: run.runId, error: 'still missing' });
     const after = parsePrometheusTextFormat((await app.inject({ url: '/metrics' })).body);
@@ -148,5 +151,30 @@ describe('GET /api/status', () => {
     const missing = await app.inject({ url: '/api/status?pipeline=nope' });
     expect(missing.statusCode).toBe(404);
     expect(missing.json().error.code).toBe('notFound.pipeline');
+  });
+});
+
+describe('GET /api/check', () => {
+  test('200 with the report of check --json when the rules hold, 422 with it when one breaks, 400 without a rule', async () => {
+    const clock = { now: 0 };
+    const ledger = await story(clock);
+    const app = await createServer({ ledger, clock: () => clock.now });
+    apps.push(app);
+    const fine = await app.inject({ url: '/api/check?pipeline=etl_orders&maxLag=3d' });
+    expect(fine.statusCode).toBe(200);
+    expect(fine.json()).toMatchObject({ ok: true, checked: ['etl_orders'], violations: [] });
+    const late = await app.inject({ url: '/api/check?pipeline=etl_orders&maxLag=1d&noFailed' });
+    expect(late.statusCode).toBe(422);
+    expect(late.json().violations.map((v: { rule: string }) => v.rule)).toEqual(['lag', 'failed']);
+    // Without options, etl_orders' own freshness (1d) is its rule; hourly has none.
+    const own = await app.inject({ url: '/api/check' });
+    expect(own.statusCode).toBe(422);
+    expect(own.json()).toMatchObject({ ok: false, checked: ['etl_orders'] });
+    const none = await app.inject({ url: '/api/check?pipeline=hourly' });
+    expect(none.statusCode).toBe(400);
+    expect(none.json().error.code).toBe('input.nothingToCheck');
+    const bad = await app.inject({ url: '/api/check?maxPending=lots' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error.code).toBe('input.invalidQuery');
   });
 });

@@ -4,6 +4,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { BIN, cli, tempDir } from '../support/run-cli.js';
 
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 90_000 });
@@ -19,7 +20,11 @@ beforeAll(() => {
   const demo = spawnSync(process.execPath, [BIN, 'demo', '--dir', join(dir, 'demo')], { encoding: 'utf8', env });
   if (demo.status !== 0) throw new Error(`demo failed: ${demo.stderr}`);
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const schemas = TEST_PG_URL ? pgSchemas(TEST_PG_URL) : null;
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await schemas?.dropAll();
+});
 
 describe('status and check on the demo ledger two days later', () => {
   test('status shows etl_orders two days behind, with its failed date and the failure', () => {
@@ -142,3 +147,23 @@ describe('metrics from the CLI and from serve', () => {
     }
   });
 });
+
+describe.skipIf(schemas === null)('status, check and metrics on PostgreSQL', () => {
+  test('the demo ledger imported into PostgreSQL answers as on SQLite', async () => {
+    const url = await (schemas as NonNullable<typeof schemas>).fresh();
+    const file = join(dir, 'to-postgres.jsonl');
+    expect(cli(['--db', db, 'export', '--out', file]).code).toBe(0);
+    expect(cli(['--db', url, 'import', file]).code).toBe(0);
+    const onPg = (...args: string[]) => cli(['--db', url, '--now', LATER, ...args]);
+    expect(JSON.parse(onPg('status', '--json').stdout)).toEqual(JSON.parse(run('status', '--json').stdout));
+    const late = onPg('check', '--max-lag', '1d');
+    expect(late.code).toBe(7);
+    expect(late.stdout).toBe('etl_orders: lag 2d 1h is over 1d (complete through 2026-11-04, 2 dates behind)\n');
+    expect(onPg('check', '--max-lag', '3d').code).toBe(0);
+    const metrics = onPg('metrics');
+    expect(metrics.code).toBe(0);
+    const lag = parsePrometheusTextFormat(metrics.stdout).find((f) => f.name === 'runledger_pipeline_lag_seconds');
+    expect(lag?.metrics.find((m) => m.labels?.['pipeline'] === 'etl_orders')?.value).toBe(String(2 * 86_400 + 3600));
+  });
+});
+if (schemas === null) console.log(pgSkipMessage('status and check'));

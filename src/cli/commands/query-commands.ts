@@ -163,7 +163,8 @@ export function logInput(pipeline: string | undefined, opts: LogOpts): LogInput 
   return input;
 }
 
-function eventType(text: string): EventType {
+/** An event type named on the command line (`--type RunFailed`); a near miss gets a "did you mean". */
+export function eventType(text: string): EventType {
   if (isEventType(text)) return text;
   const known = Object.keys(currentSchemaVersion);
   const near = known.find((k) => k.toLowerCase() === text.toLowerCase()) ?? known.find((k) => k.toLowerCase().includes(text.toLowerCase()) && text.length >= 3);

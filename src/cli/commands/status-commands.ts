@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
-import { checkStatus, hasRules, type CheckRules } from '../../../projections/views/check-status.js';
+import type { CheckRules } from '../../../projections/views/check-status.js';
 import type { PipelineStatus } from '../../../projections/views/pipeline-status.js';
 import { parseDuration } from '../../duration.js';
-import { ExitCode, LedgerError } from '../../errors.js';
+import { ExitCode } from '../../errors.js';
 import { readStatus } from '../../ops/read-status.js';
+import { runCheck } from '../../ops/run-check.js';
 import type { CliContext } from '../cli-context.js';
 import { RunExit } from '../create-program.js';
 import { formatTable } from '../format-table.js';
@@ -71,19 +72,10 @@ export function registerStatusCommands(program: Command, ctx: CliContext): void 
         ...(opts.failed === false ? { noFailed: true } : {}),
         ...(opts.stalled === false ? { noStalled: true } : {}),
       };
-      const view = await ctx.withLedger(false, (ledger) => readStatus(ledger, { pipelines }));
-      const checked = view.pipelines.filter((s) => hasRules(s, rules));
-      if (checked.length === 0) {
-        throw new LedgerError(
-          'input.nothingToCheck',
-          view.pipelines.length === 0
-            ? 'there are no pipelines to check; define one with `runledger define`'
-            : 'no rule to check: give --max-lag, --max-pending, --no-failed or --no-stalled, or define a freshness with `runledger define <pipeline> --freshness 1d`',
-        );
-      }
-      const violations = checked.flatMap((s) => checkStatus(s, rules));
-      if (opts.json) ctx.json({ ok: violations.length === 0, now: view.now, checked: checked.map((s) => s.pipeline), violations });
-      else if (violations.length === 0) ctx.out(`ok: ${checked.length} pipeline${checked.length === 1 ? '' : 's'} within every rule (${checked.map((s) => s.pipeline).join(', ')})`);
+      const report = await ctx.withLedger(false, (ledger) => runCheck(ledger, rules, { pipelines }));
+      const { checked, violations } = report;
+      if (opts.json) ctx.json(report);
+      else if (violations.length === 0) ctx.out(`ok: ${checked.length} pipeline${checked.length === 1 ? '' : 's'} within every rule (${checked.join(', ')})`);
       else ctx.out(violations.map((v) => v.message).join('\n'));
       if (violations.length > 0) throw new RunExit(ExitCode.checkFailed);
     });

@@ -2,12 +2,13 @@ import pg from 'pg';
 import { GENESIS_HASH } from '../../../events/hash-chain.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
-import type { AppendRequest, AppendResult, ChainHead, CheckpointStore, EventStore, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
+import type { AppendRequest, AppendResult, ChainHead, CheckpointStore, ConsumerPositions, EventStore, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
 import { postgresCheckpoints } from './postgres-checkpoints.js';
 import { decodeStoredRow, rawEventOf } from '../decode-stored-row.js';
 import { sealEvents, type SealedEvent } from '../seal-events.js';
 import { unsealChain } from '../unseal-chain.js';
 import { asPostgresLedgerError, parsePostgresUrl, type PostgresTarget } from './postgres-connection.js';
+import { appendChannel, listenForAppends, postgresConsumers } from './postgres-consumers.js';
 import { appendLockName, createLockName, POSTGRES_SCHEMA_VERSION, postgresSchemaSql, quoteIdent } from './postgres-schema.js';
 
 export type PostgresStoreOptions = {
@@ -178,6 +179,7 @@ async function transaction<T>(pool: pg.Pool, target: PostgresTarget, work: (clie
 class PostgresEventStore implements EventStore {
   readonly kind = 'postgres' as const;
   readonly capabilities = { concurrentWriters: 'machines' as const };
+  readonly consumers: ConsumerPositions;
   readonly #pool: pg.Pool;
   readonly #target: PostgresTarget;
   readonly #schema: string;
@@ -193,6 +195,11 @@ class PostgresEventStore implements EventStore {
     this.#events = `${quoteIdent(schema)}.events`;
     this.#hasLedger = hasLedger;
     if (hasLedger) this.checkpoints = postgresCheckpoints(pool, schema);
+    this.consumers = postgresConsumers((sql, params) => this.#query(this.#pool, sql, params), schema);
+  }
+
+  listenForAppends(onAppend: () => void): Promise<() => Promise<void>> {
+    return listenForAppends(this.#target.connectionString, this.#schema, onAppend);
   }
 
   async #query<R extends pg.QueryResultRow>(db: pg.Pool | pg.PoolClient, sql: string, params: unknown[]): Promise<R[]> {
@@ -253,6 +260,8 @@ class PostgresEventStore implements EventStore {
       const sealed = sealEvents(head, batch);
       for (let i = 0; i < sealed.length; i += INSERT_CHUNK) await this.#insert(client, sealed.slice(i, i + INSERT_CHUNK));
       const last = sealed.at(-1)?.event;
+      // Inside the transaction: PostgreSQL delivers it at COMMIT, and never for a rolled-back append.
+      if (last) await client.query('SELECT pg_notify($1, $2)', [appendChannel(this.#schema), String(last.position)]);
       return { ok: true, events: sealed.map((s) => s.event), head: last ? { position: last.position, hash: last.hash } : head, alreadyAppended: false };
     });
   }

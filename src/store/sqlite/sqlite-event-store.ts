@@ -4,11 +4,12 @@ import Database from 'better-sqlite3';
 import { GENESIS_HASH } from '../../../events/hash-chain.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
-import type { AppendRequest, AppendResult, ChainHead, CheckpointStore, EventStore, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
+import type { AppendRequest, AppendResult, ChainHead, CheckpointStore, ConsumerPositions, EventStore, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
 import { sqliteCheckpoints } from './sqlite-checkpoints.js';
 import { decodeStoredRow, rawEventOf } from '../decode-stored-row.js';
 import { sealEvents, type SealedEvent } from '../seal-events.js';
 import { unsealChain } from '../unseal-chain.js';
+import { sqliteConsumers } from './sqlite-consumers.js';
 import { SQLITE_SCHEMA, SQLITE_SCHEMA_VERSION } from './sqlite-schema.js';
 
 export type SqliteStoreOptions = {
@@ -98,6 +99,7 @@ function asLedgerError(error: unknown, path: string): unknown {
 class SqliteEventStore implements EventStore {
   readonly kind = 'sqlite' as const;
   readonly capabilities = { concurrentWriters: 'processes' as const };
+  readonly consumers: ConsumerPositions;
   readonly #db: Database.Database;
   readonly #path: string;
   readonly #statements;
@@ -110,6 +112,7 @@ class SqliteEventStore implements EventStore {
     const hasSchema = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'`).get() !== undefined;
     this.#statements = hasSchema ? this.#prepare() : null;
     if (hasSchema) this.checkpoints = sqliteCheckpoints(db);
+    this.consumers = sqliteConsumers(db);
   }
 
   #prepare() {
