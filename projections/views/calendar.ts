@@ -1,11 +1,12 @@
 /**
  * The status of one calendar cell: the date statuses of S2, a running key
  * whose lease ran out (`stalled`, S7), and slots that are not due yet.
+ * `interrupted`: its runner was stopped; the same backfill resumes it.
  */
-export type CellStatus = 'success' | 'failed' | 'running' | 'stalled' | 'cleared' | 'missing' | 'not-due';
+export type CellStatus = 'success' | 'failed' | 'running' | 'stalled' | 'interrupted' | 'cleared' | 'missing' | 'not-due';
 
 /** Every cell status, in the order legends list them. */
-export const CELL_STATUSES: readonly CellStatus[] = ['success', 'failed', 'running', 'stalled', 'cleared', 'missing', 'not-due'];
+export const CELL_STATUSES: readonly CellStatus[] = ['success', 'failed', 'running', 'stalled', 'interrupted', 'cleared', 'missing', 'not-due'];
 
 export type CalendarCell = {
   date: string;
@@ -35,7 +36,7 @@ export type CalendarView = {
 };
 
 /** What the calendar needs of a `state` row (the `dates[]` of `state --json` fits). */
-export type CalendarInput = { date: string; status: 'missing' | 'running' | 'success' | 'failed' | 'cleared'; stalled: boolean; attempts: number; error: string | null };
+export type CalendarInput = { date: string; status: 'missing' | 'running' | 'success' | 'failed' | 'interrupted' | 'cleared'; stalled: boolean; attempts: number; error: string | null };
 
 export type CalendarOptions = {
   /** The rows of `state`, oldest first. */

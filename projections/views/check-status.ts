@@ -42,7 +42,7 @@ export function checkStatus(status: PipelineStatus, rules: CheckRules): Violatio
     });
   }
   if (rules.maxPending !== undefined && status.pending.total > rules.maxPending) {
-    const parts = (['missing', 'failed', 'cleared', 'stalled'] as const).filter((r) => status.pending[r] > 0).map((r) => `${status.pending[r]} ${r}`);
+    const parts = (['missing', 'failed', 'interrupted', 'cleared', 'stalled'] as const).filter((r) => status.pending[r] > 0).map((r) => `${status.pending[r]} ${r}`);
     violations.push({
       pipeline: p,
       rule: 'pending',

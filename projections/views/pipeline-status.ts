@@ -64,7 +64,7 @@ export type PipelineStatusInput = {
 export function pipelineStatus(input: PipelineStatusInput): PipelineStatus {
   const { state, history, nowMs } = input;
   const definition = state.definition;
-  const pending: PendingCounts = { total: 0, missing: 0, failed: 0, cleared: 0, stalled: 0 };
+  const pending: PendingCounts = { total: 0, missing: 0, failed: 0, interrupted: 0, cleared: 0, stalled: 0 };
   let completeThrough: Slot | null = null;
   let firstSlot: Slot | null = null;
   let walking = true;

@@ -1,7 +1,7 @@
 import type { RunRecord } from '../run-history.js';
 
 /** How a finished run ended, for counters that must never go down. */
-export type RunOutcome = 'success' | 'failed' | 'abandoned' | 'cleared';
+export type RunOutcome = 'success' | 'failed' | 'interrupted' | 'abandoned' | 'cleared';
 
 /**
  * How a run ended, or null while it runs. A later clear does not change it: a
@@ -18,11 +18,15 @@ export function runOutcome(run: RunRecord): RunOutcome | null {
       return null;
     case 'success':
     case 'failed':
+    case 'interrupted':
     case 'abandoned':
       return run.status;
     case 'cleared':
       // The history keeps a cleared run's metrics (a success) or error (a failure, or 'lease expired' for an abandoned one).
-      if (run.error !== null) return run.error === ABANDONED_ERROR && run.metrics === null ? 'abandoned' : 'failed';
+      if (run.error !== null) {
+        if (run.metrics === null && run.error === ABANDONED_ERROR) return 'abandoned';
+        return run.metrics === null && run.error.startsWith(INTERRUPTED_PREFIX) ? 'interrupted' : 'failed';
+      }
       return run.metrics !== null ? 'success' : 'cleared';
     default: {
       const unknown: never = run.status;
@@ -33,3 +37,6 @@ export function runOutcome(run: RunRecord): RunOutcome | null {
 
 /** The error projections/run-history.ts records for an abandoned run. */
 const ABANDONED_ERROR = 'lease expired';
+
+/** How projections/run-history.ts begins the error of an interrupted run. */
+const INTERRUPTED_PREFIX = 'interrupted by ';

@@ -6,8 +6,8 @@ import type { VerifyResult } from './chain-verifier.js';
 
 /** Buckets of the run duration histogram, in seconds: a second up to a day. */
 const DURATION_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14_400, 43_200, 86_400];
-const OUTCOMES: RunOutcome[] = ['success', 'failed', 'abandoned', 'cleared'];
-const REASONS = ['missing', 'failed', 'cleared', 'stalled'] as const;
+const OUTCOMES: RunOutcome[] = ['success', 'failed', 'interrupted', 'abandoned', 'cleared'];
+const REASONS = ['missing', 'failed', 'interrupted', 'cleared', 'stalled'] as const;
 
 /**
  * The ledger as Prometheus metrics (text format 0.0.4), built in a registry

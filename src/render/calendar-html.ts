@@ -7,6 +7,7 @@ export const STATUS_WORDS: Record<CellStatus, string> = {
   failed: 'failed',
   running: 'running',
   stalled: 'stalled (lease expired)',
+  interrupted: 'interrupted',
   cleared: 'cleared',
   missing: 'missing',
   'not-due': 'not yet due',

@@ -98,14 +98,14 @@ export function pageShell(body: Html, options: ShellOptions): string {
 }
 
 function badge(status: string): Html {
-  const known = ['success', 'failed', 'running', 'stalled', 'cleared', 'missing', 'abandoned'];
+  const known = ['success', 'failed', 'running', 'stalled', 'interrupted', 'cleared', 'missing', 'abandoned'];
   return html`<span class="badge b-${known.includes(status) ? status : 'other'}">${status}</span>`;
 }
 
 function overviewBody(page: OverviewPage, links: Links): Html {
   if (page.rows.length === 0) return html`<h1>Pipelines</h1><p>No pipelines yet; define one with <code>runledger define</code>.</p>`;
   const rows = page.rows.map(({ status: s, strip }) => {
-    const reasons = (['missing', 'failed', 'cleared', 'stalled'] as const).filter((r) => s.pending[r] > 0).map((r) => `${s.pending[r]} ${r}`);
+    const reasons = (['missing', 'failed', 'interrupted', 'cleared', 'stalled'] as const).filter((r) => s.pending[r] > 0).map((r) => `${s.pending[r]} ${r}`);
     return html`<tr data-pipeline="${s.pipeline}">
 <td><a href="${links.pipeline(s.pipeline)}">${s.pipeline}</a><div class="muted">${s.schedule} · ${s.timezone}</div></td>
 <td><span class="strip">${strip.map((c) => html`<i class="c s-${c.status}" title="${c.date}: ${STATUS_WORDS[c.status]}${c.error ? ` · ${c.error}` : ''}"></i>`)}</span></td>

@@ -8,6 +8,7 @@ export const GLYPHS: Record<CellStatus, string> = {
   failed: '✗',
   running: '▶',
   stalled: '!',
+  interrupted: '‖',
   cleared: '○',
   missing: '□',
   'not-due': '·',
@@ -25,6 +26,8 @@ function paint(colors: Colors, status: CellStatus, text: string): string {
       return colors.blue(text);
     case 'stalled':
       return colors.magenta(text);
+    case 'interrupted':
+      return colors.gray(text);
     case 'cleared':
       return colors.cyan(text);
     case 'missing':

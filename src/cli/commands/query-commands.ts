@@ -36,7 +36,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .addHelpText(
       'after',
       '\nOn a terminal, state draws a calendar: a month per row (a local day per row for hourly pipelines), one\n' +
-        'glyph per date (■ success, ✗ failed, ▶ running, ! stalled, ○ cleared, □ missing, · not yet due), coloured\n' +
+        'glyph per date (■ success, ✗ failed, ▶ running, ! stalled, ‖ interrupted, ○ cleared, □ missing, · not yet due), coloured\n' +
         'unless NO_COLOR is set; older months fold away (choose them with --from/--to).\n' +
         '\nExamples:\n  runledger state etl_orders\n  runledger state etl_orders --calendar --from 2026-01-01\n  runledger state etl_orders --from 2026-11-01 --to 2026-11-30 --json\n  runledger state etl_orders --as-of 2026-11-04T09:00:00+07:00',
     )
