@@ -37,6 +37,15 @@ export type StartInput = {
   /** Explicit data interval of a manual run (S11). */
   dataInterval?: { start: string; end: string };
   reason?: string;
+  /**
+   * A run id of the caller's own (OpenLineage ingest keeps the producer's
+   * runId); it must not name a run already in the ledger. Default: a new ULID.
+   */
+  runId?: string;
+  /** When the key is running, record its run as failed with this message (code `superseded`) and start anyway. */
+  supersede?: string;
+  /** The OpenLineage job and event time the run came from, recorded on it. */
+  openlineage?: { namespace: string; job: string; eventTime: string };
 };
 
 export type StartResult = {

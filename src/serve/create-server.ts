@@ -42,6 +42,7 @@ export async function createServer(options: ServeOptions): Promise<FastifyInstan
     clock: options.clock,
     ...(options.readToken ? { readToken: options.readToken } : {}),
     ...(options.writeToken ? { writeToken: options.writeToken } : {}),
+    ...(options.openlineageAuto ? { openlineageAuto: true } : {}),
   };
 
   app.addHook('onRequest', async (request, reply) => authorize(request, reply, deps));

@@ -13,6 +13,8 @@ export type ServeDeps = {
   readToken?: string;
   /** Writes need this bearer token; without one, every write route answers 403. */
   writeToken?: string;
+  /** Define unbound Airflow DAGs from the OpenLineage events' `dag` facet (`serve --openlineage-auto`). */
+  openlineageAuto?: boolean;
 };
 
 export type ServeOptions = ServeDeps & {

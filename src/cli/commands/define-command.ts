@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { canonicalJson } from '../../../events/canonical-json.js';
 import { parseDuration } from '../../duration.js';
 import { isLedgerError } from '../../errors.js';
-import { buildDefinition, completeDefinitionInput, type DefineChanges } from '../../ledger/build-definition.js';
+import { buildDefinition, completeDefinitionInput, parseOpenLineageJob, type DefineChanges } from '../../ledger/build-definition.js';
 import type { CliContext } from '../cli-context.js';
 import { formatTable } from '../format-table.js';
 import { parseWholeNumber } from '../parse-options.js';
@@ -30,14 +30,17 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
     .option('--lease <duration>', 'how long a started run may go without a heartbeat before it counts as stalled (default: 1h)')
     .option('--tasks <file.json>', 'task-level state (S12): {"tasks": [{"id": "extract"}, {"id": "load", "upstream": ["extract"], "triggerRule": "all_success"}]}')
     .option('--no-tasks', 'drop the task list of a pipeline defined with --tasks')
+    .option('--openlineage <namespace/job>', "fill the pipeline from this OpenLineage job's run events (`serve`'s /api/v1/lineage, `ingest openlineage`), e.g. default/<dag_id>")
+    .option('--no-openlineage', 'unbind the OpenLineage job')
     .option('--reason <text>', 'why, recorded in the event')
     .option('--json', 'print the result as JSON')
     .addHelpText(
       'after',
       '\nExamples:\n  runledger define etl_orders --schedule @daily --start 2026-11-02 --tz Asia/Jakarta\n' +
-        '  runledger define etl_orders --no-catchup --reason "only the latest day matters now"',
+        '  runledger define etl_orders --no-catchup --reason "only the latest day matters now"\n' +
+        "  runledger define airflow_orders --schedule '0 0 * * *' --start 2026-11-02 --openlineage default/airflow_orders",
     )
-    .action(async (pipeline: string, opts: { schedule?: string; start?: string; end?: string; tz?: string; timetable?: 'interval' | 'trigger'; catchup?: boolean; maxActiveRuns?: string; lease?: string; tasks?: string | false; reason?: string; json?: boolean }, command: Command) => {
+    .action(async (pipeline: string, opts: { schedule?: string; start?: string; end?: string; tz?: string; timetable?: 'interval' | 'trigger'; catchup?: boolean; maxActiveRuns?: string; lease?: string; tasks?: string | false; openlineage?: string | false; reason?: string; json?: boolean }, command: Command) => {
       const given = (name: string) => command.getOptionValueSource(name) === 'cli';
       const input: DefineChanges & { reason?: string } = { pipeline };
       if (opts.schedule !== undefined) input.schedule = opts.schedule;
@@ -50,6 +53,8 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
       if (opts.lease !== undefined) input.leaseMs = parseDuration(opts.lease, '--lease');
       if (typeof opts.tasks === 'string') input.tasks = readTasksFile(opts.tasks);
       if (opts.tasks === false) input.tasks = null;
+      if (typeof opts.openlineage === 'string') input.openlineage = parseOpenLineageJob(opts.openlineage);
+      if (opts.openlineage === false) input.openlineage = null;
       if (opts.reason !== undefined) input.reason = opts.reason;
       // A complete definition is validated before opening, so bad input never even creates the ledger
       // file; a partial one changes an existing pipeline, so the ledger must already be there.
@@ -68,6 +73,7 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
         return void warnAboutMaskingLeaves(ctx, d);
       }
       ctx.out(`${result.outcome} ${pipeline}: ${d.schedule} (${d.timetable}) in ${d.timezone} from ${d.start}${d.end ? ` to ${d.end}` : ''}, catchup ${d.catchup ? 'on' : 'off'}`);
+      if (d.openlineage && result.outcome === 'defined') ctx.out(`  filled from OpenLineage job ${d.openlineage.namespace}/${d.openlineage.job}`);
       if (d.tasks && result.outcome === 'defined') ctx.out(`  tasks: ${d.tasks.map((t) => (t.upstream.length > 0 ? `${t.id} (after ${t.upstream.join(', ')})` : t.id)).join(', ')}`);
       for (const change of result.changes) ctx.out(`  ${change.field}: ${describeChange(change)}`);
       warnAboutMaskingLeaves(ctx, d);
@@ -98,6 +104,7 @@ type TaskLike = { id: string };
 
 /** One line per changed field; a task list is summarised by task id rather than printed whole. */
 function describeChange(change: { field: string; from: unknown; to: unknown }): string {
+  if (change.field === 'openlineage') return `${jobOrNone(change.from)} -> ${jobOrNone(change.to)}`;
   if (change.field !== 'tasks') return `${JSON.stringify(change.from)} -> ${JSON.stringify(change.to)}`;
   const before = new Map(((change.from ?? []) as TaskLike[]).map((t) => [t.id, canonicalJson(t)]));
   const after = new Map(((change.to ?? []) as TaskLike[]).map((t) => [t.id, canonicalJson(t)]));
@@ -106,4 +113,9 @@ function describeChange(change: { field: string; from: unknown; to: unknown }): 
   const changed = [...after.keys()].filter((id) => before.has(id) && before.get(id) !== after.get(id));
   const parts = [added.length ? `added ${added.join(', ')}` : '', removed.length ? `removed ${removed.join(', ')}` : '', changed.length ? `changed ${changed.join(', ')}` : ''];
   return parts.filter(Boolean).join('; ') || 'reordered';
+}
+
+function jobOrNone(value: unknown): string {
+  const job = value as { namespace: string; job: string } | null;
+  return job ? `${job.namespace}/${job.job}` : 'none';
 }
