@@ -163,3 +163,85 @@ export function dailyDagStream(): Array<Record<string, unknown>> {
     ev('COMPLETE', 18, '2026-11-08', '2026-11-09T10:06:00Z', { runType: 'backfill' }),
   ];
 }
+
+const DBT_PRODUCER = 'https://github.com/OpenLineage/OpenLineage/tree/1.24.2/integration/dbt';
+const dbtFacet = (name: string, version = '1-0-1') => ({ _producer: DBT_PRODUCER, _schemaURL: `https://openlineage.io/spec/facets/${version}/${name}.json#/$defs/${name}` });
+
+/**
+ * What dbt-ol sends for one `dbt run` (after ../shared/openlineage's dbt
+ * example): a JOB event pair for the invocation without nominalTime, and a
+ * MODEL pair per model with a parent facet pointing at the invocation.
+ */
+export function dbtInvocation(spec: { runId: string; modelRunId: string; startedAt: string; endedAt: string; failed?: string }): Array<Record<string, unknown>> {
+  const job = (name: string, jobType: string) => ({
+    namespace: 'dbt-test-namespace',
+    name,
+    facets: { jobType: { ...dbtFacet('JobTypeJobFacet', '2-0-4'), processingType: 'BATCH', integration: 'DBT', jobType } },
+  });
+  const runFacets = () => ({
+    dbt_version: { ...dbtFacet('DbtVersionRunFacet'), version: '1.8.2' },
+    processing_engine: { ...dbtFacet('ProcessingEngineRunFacet', '1-1-1'), name: 'dbt', version: '1.8.2', openlineageAdapterVersion: '1.24.2' },
+    dbt_run: { ...dbtFacet('DbtRunRunFacet'), invocation_id: 'b0ed168e-1926-42da-aa25-6b3eb826074b' },
+  });
+  const error = spec.failed === undefined ? {} : { errorMessage: { ...dbtFacet('ErrorMessageRunFacet'), message: spec.failed, programmingLanguage: 'sql' } };
+  const parent = { parent: { ...dbtFacet('ParentRunFacet', '1-2-0'), run: { runId: spec.runId }, job: { namespace: 'dbt-test-namespace', name: 'dbt-run-jaffle_shop' } } };
+  const end = spec.failed === undefined ? 'COMPLETE' : 'FAIL';
+  const base = { producer: DBT_PRODUCER, schemaURL: 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent', inputs: [], outputs: [] };
+  const model = new Date(Date.parse(spec.startedAt) + 5_000).toISOString();
+  const modelEnd = new Date(Date.parse(spec.endedAt) - 1_000).toISOString();
+  return [
+    { ...base, eventType: 'START', eventTime: spec.startedAt, run: { runId: spec.runId, facets: runFacets() }, job: job('dbt-run-jaffle_shop', 'JOB') },
+    { ...base, eventType: 'START', eventTime: model, run: { runId: spec.modelRunId, facets: { ...parent, ...runFacets() } }, job: job('model.jaffle_shop.orders', 'MODEL') },
+    {
+      ...base,
+      eventType: end,
+      eventTime: modelEnd,
+      run: { runId: spec.modelRunId, facets: { ...parent, ...runFacets(), ...error } },
+      job: job('model.jaffle_shop.orders', 'MODEL'),
+      outputs: [{ namespace: 'postgres://postgres:5432', name: 'postgres.public.orders' }],
+    },
+    { ...base, eventType: end, eventTime: spec.endedAt, run: { runId: spec.runId, facets: { ...runFacets(), ...error } }, job: job('dbt-run-jaffle_shop', 'JOB') },
+  ];
+}
+
+type Mutable = Record<string, unknown> & { run: { runId?: unknown; facets: Record<string, Record<string, unknown>> }; job: Record<string, unknown> & { facets: Record<string, Record<string, unknown>> } };
+
+/** One event breaking each rule of the OpenLineage schema, with the path a validator must name. */
+export function malformedEvents(): Array<{ rule: string; path: string; event: unknown }> {
+  const good = (): Mutable => dagRunEvent({ eventType: 'START', runId: runIdOf(1), ...dayInterval('2026-11-02'), eventTime: '2026-11-03T00:00:04Z', error: 'x' }) as Mutable;
+  const change = (rule: string, path: string, edit: (e: Mutable) => void) => {
+    const event = good();
+    edit(event);
+    return { rule, path, event };
+  };
+  return [
+    change('eventTime is required', 'eventTime', (e) => delete e['eventTime']),
+    change('eventTime is a date-time', 'eventTime', (e) => (e['eventTime'] = '2026-11-03 at midnight')),
+    change('eventTime has a zone', 'eventTime', (e) => (e['eventTime'] = '2026-11-03T00:00:04')),
+    change('producer is required', 'producer', (e) => delete e['producer']),
+    change('producer is a URI', 'producer', (e) => (e['producer'] = 'airflow 3')),
+    change('schemaURL is required', 'schemaURL', (e) => delete e['schemaURL']),
+    change('eventType is one of the six', 'eventType', (e) => (e['eventType'] = 'SUCCESS')),
+    change('run.runId is required', 'run.runId', (e) => delete e.run.runId),
+    change('run.runId is a UUID', 'run.runId', (e) => (e.run.runId = 'scheduled__2026-11-02T00:00:00+00:00')),
+    change('job.namespace is required', 'job.namespace', (e) => delete e.job['namespace']),
+    change('job.name is a string', 'job.name', (e) => (e.job['name'] = 42)),
+    change('a run facet has _producer', 'run.facets.processing_engine._producer', (e) => delete e.run.facets['processing_engine']?.['_producer']),
+    change('a run facet has a URI _schemaURL', 'run.facets.airflowDagRun._schemaURL', (e) => ((e.run.facets['airflowDagRun'] as Record<string, unknown>)['_schemaURL'] = 'AirflowDagRunFacet')),
+    change('nominalTime has nominalStartTime', 'run.facets.nominalTime.nominalStartTime', (e) => delete e.run.facets['nominalTime']?.['nominalStartTime']),
+    change('nominalStartTime is a date-time', 'run.facets.nominalTime.nominalStartTime', (e) => ((e.run.facets['nominalTime'] as Record<string, unknown>)['nominalStartTime'] = '2026-02-30T00:00:00Z')),
+    change('errorMessage has programmingLanguage', 'run.facets.errorMessage.programmingLanguage', (e) => delete e.run.facets['errorMessage']?.['programmingLanguage']),
+    change('a job facet has _producer', 'job.facets.jobType._producer', (e) => delete e.job.facets['jobType']?.['_producer']),
+    change('jobType has integration', 'job.facets.jobType.integration', (e) => delete e.job.facets['jobType']?.['integration']),
+    change('inputs are datasets with a name', 'inputs[0].name', (e) => (e['inputs'] = [{ namespace: 'postgres://db:5432' }])),
+    {
+      rule: "parent's run.runId is a UUID",
+      path: 'run.facets.parent.run.runId',
+      event: (() => {
+        const e = taskEvent({ eventType: 'START', taskId: 'extract', taskRunId: runIdOf(2), runId: runIdOf(1), ...dayInterval('2026-11-02'), eventTime: '2026-11-03T00:00:04Z' }) as Mutable;
+        (e.run.facets['parent']?.['run'] as Record<string, unknown>)['runId'] = 'manual__2026-11-02';
+        return e;
+      })(),
+    },
+  ];
+}

@@ -102,7 +102,7 @@ async function applyRun(ctx: ApplyContext, pipeline: string, command: RunCommand
       }
       case 'succeed': {
         const done = await ledger.succeed({ runId: command.runId, outputs: command.outputs });
-        return done.repeated ? duplicateEnd(pipeline, date, command, 'success') : recorded(then(`recorded its success`), date);
+        return done.repeated ? duplicateEnd(pipeline, date, command, 'success') : recorded(then('success recorded'), date);
       }
       case 'fail':
       case 'abort': {
@@ -111,7 +111,7 @@ async function applyRun(ctx: ApplyContext, pipeline: string, command: RunCommand
           ? `aborted: ${command.error ?? 'the producer aborted the run'}`
           : (command.error ?? 'the run failed (its FAIL event carried no errorMessage facet)');
         const done = await ledger.fail({ runId: command.runId, error, code: aborted ? 'aborted' : null });
-        return done.repeated ? duplicateEnd(pipeline, date, command, 'failure') : recorded(then(`recorded its ${aborted ? 'abort' : 'failure'}`), date);
+        return done.repeated ? duplicateEnd(pipeline, date, command, 'failure') : recorded(then(`${aborted ? 'abort' : 'failure'} recorded`), date);
       }
     }
   } catch (error) {
