@@ -116,7 +116,7 @@ export type PendingView = {
   pipeline: string;
   from: string | null;
   to: string | null;
-  pending: Array<{ date: string; reason: PendingReason; logicalDate: string; runAfter: string; dataInterval: DataInterval }>;
+  pending: Array<{ date: string; reason: PendingReason; logicalDate: string; runAfter: string; dataInterval: DataInterval; error?: string }>;
   inFlight: Array<{ date: string; runId: string; leaseExpiresAt: string }>;
 };
 export type RunsView = { pipeline: string; runs: RunRecord[] };

@@ -48,9 +48,12 @@ describe('acceptance (the built binary)', () => {
     for (const line of lines('airflow-orders.jsonl')) expect((await post(line, { authorization: 'Bearer s3cret' })).status).toBe(200);
 
     const pending = cli(['--db', db, 'pending', 'airflow_orders', '--json'], NOW);
-    expect(JSON.parse(pending.stdout).pending).toEqual([expect.objectContaining({ date: '2026-11-04', reason: 'failed' })]);
-    const table = cli(['--db', db, 'state', 'airflow_orders'], NOW);
-    expect(table.stdout).toContain('extract_orders failed: upstream file orders_2026-11-04.csv is missing');
+    expect(JSON.parse(pending.stdout).pending).toEqual([
+      expect.objectContaining({ date: '2026-11-04', reason: 'failed', error: 'extract_orders failed: upstream file orders_2026-11-04.csv is missing' }),
+    ]);
+    const table = cli(['--db', db, 'pending', 'airflow_orders'], NOW).stdout.trim().split('\n');
+    expect(table).toHaveLength(2);
+    expect(table[1]).toMatch(/^2026-11-04\s+failed\s+.*extract_orders failed: upstream file orders_2026-11-04.csv is missing$/);
 
     const fresh = join(dir, 'ingested.db');
     defineOrders(fresh);

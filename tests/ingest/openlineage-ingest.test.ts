@@ -51,7 +51,7 @@ describe('POST /api/v1/lineage: Airflow DAG runs become ledger runs', () => {
     expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(answers.map((a) => a.json().results[0].outcome)).toEqual(['recorded', 'recorded', 'recorded', 'recorded', 'recorded', 'recorded']);
     const pending = await ledger.pending({ pipeline: 'airflow_orders', to: '2026-11-04' });
-    expect(pending.pending).toEqual([expect.objectContaining({ date: '2026-11-04', reason: 'failed' })]);
+    expect(pending.pending).toEqual([expect.objectContaining({ date: '2026-11-04', reason: 'failed', error: 'extract_orders failed: upstream file orders_2026-11-04.csv is missing' })]);
     const state = await ledger.state({ pipeline: 'airflow_orders', to: '2026-11-04' });
     expect(state.dates.find((d) => d.date === '2026-11-04')).toMatchObject({ status: 'failed', error: 'extract_orders failed: upstream file orders_2026-11-04.csv is missing', runId: runIdOf(3) });
     expect(state.watermark).toBe('2026-11-03');
