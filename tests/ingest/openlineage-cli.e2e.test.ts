@@ -175,3 +175,34 @@ function spawnWithStdin(args: string[], input: string): string {
   const r = spawnSync(process.execPath, [BIN, ...args], { input, encoding: 'utf8', env: { ...process.env, ...NOW } });
   return r.stdout + r.stderr;
 }
+
+describe('runledger export --format openlineage', () => {
+  test("writes the runs as OpenLineage events with nominalTime; ingested into a fresh ledger they give the same dates, attempts, types and errors", () => {
+    const dir = tempDir();
+    const db = join(dir, 'l.db');
+    cli(['--db', db, 'define', 'etl', '--schedule', '@daily', '--start', '2026-11-02'], NOW);
+    const run = (args: string[]) => cli(['--db', db, 'start', 'etl', ...args], NOW).stdout.trim();
+    cli(['--db', db, 'succeed', run(['2026-11-02'])], NOW);
+    cli(['--db', db, 'fail', run(['2026-11-03']), '--error', 'raw file missing'], NOW);
+    cli(['--db', db, 'succeed', run(['2026-11-03'])], NOW);
+    const manual = run(['2026-11-04', '--type', 'manual']);
+    expect(manual).not.toBe('');
+    const out = join(dir, 'etl.openlineage.jsonl');
+    const exported = cli(['--db', db, 'export', '--format', 'openlineage', '--out', out], NOW);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stderr).toContain('exported 7 OpenLineage events');
+    const events = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { eventType: string; job: { namespace: string; name: string }; run: { facets: Record<string, Record<string, unknown>> } });
+    expect(events.map((e) => e.eventType)).toEqual(['START', 'COMPLETE', 'START', 'FAIL', 'START', 'COMPLETE', 'START']);
+    expect(events[0]?.job).toMatchObject({ namespace: 'runledger', name: 'etl' });
+    expect(events[0]?.run.facets['nominalTime']).toMatchObject({ nominalStartTime: '2026-11-02T00:00:00+00:00', nominalEndTime: '2026-11-03T00:00:00+00:00' });
+    expect(events[3]?.run.facets['errorMessage']).toMatchObject({ message: 'raw file missing' });
+
+    const fresh = join(dir, 'fresh.db');
+    cli(['--db', fresh, 'define', 'etl', '--schedule', '@daily', '--start', '2026-11-02', '--openlineage', 'runledger/etl'], NOW);
+    const ingest = cli(['--db', fresh, 'ingest', 'openlineage', out], NOW);
+    expect(ingest.code, ingest.stderr).toBe(0);
+    const summary = (path: string) =>
+      (JSON.parse(cli(['--db', path, 'state', 'etl', '--json'], NOW).stdout) as { dates: Array<Record<string, unknown>> }).dates.map((d) => [d['date'], d['status'], d['attempt'], d['attempts'], d['runType'], d['error']]);
+    expect(summary(fresh)).toEqual(summary(db));
+  });
+});

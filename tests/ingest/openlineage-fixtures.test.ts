@@ -4,6 +4,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, test } from 'vitest';
 import { parseLineageEvent } from '../../src/ingest/openlineage/openlineage-event.js';
+import { exportOpenLineage } from '../../src/ingest/openlineage/export-openlineage.js';
+import { openMemoryLedger } from '../../src/testing/open-memory-ledger.js';
 import { acceptanceEvents, dailyDagStream, dbtInvocation, malformedEvents, runIdOf } from '../support/airflow-events.js';
 
 const FIXTURES = resolve(import.meta.dirname, '../fixtures/openlineage');
@@ -90,6 +92,22 @@ describe.skipIf(!specDir)('OpenLineage fixtures against the spec\'s JSON Schema 
 
   test.each(malformedEvents().map((m) => [m.rule, m.event] as const))('malformed: %s — the spec refuses it too', (_rule, event) => {
     expect(specErrors(event)).not.toEqual([]);
+  });
+
+  test('what `export --format openlineage` writes is valid OpenLineage', async () => {
+    const ledger = openMemoryLedger({ clock: () => Date.parse('2026-11-06T00:00:00Z') });
+    await ledger.define({ pipeline: 'etl', schedule: '@daily', start: '2026-11-02' });
+    await ledger.succeed({ runId: (await ledger.start({ pipeline: 'etl', date: '2026-11-02' })).runId, metrics: { rows: 1 } });
+    await ledger.fail({ runId: (await ledger.start({ pipeline: 'etl', date: '2026-11-03' })).runId, error: 'boom' });
+    await ledger.start({ pipeline: 'etl', date: '2026-11-04' });
+    await ledger.clear({ pipeline: 'etl', dates: ['2026-11-04'] });
+    const lines: string[] = [];
+    for await (const line of exportOpenLineage(ledger, { toolVersion: '0.1.0' })) lines.push(line);
+    expect(lines.map((l) => (JSON.parse(l) as { eventType: string }).eventType)).toEqual(['START', 'COMPLETE', 'START', 'FAIL', 'START', 'ABORT']);
+    for (const line of lines) {
+      expect(specErrors(JSON.parse(line))).toEqual([]);
+      expect(parseLineageEvent(JSON.parse(line))).toMatchObject({ ok: true });
+    }
   });
 
   test('the OpenLineage client\'s own full example passes runledger\'s schema', () => {

@@ -46,7 +46,8 @@ export type LineageCommand =
 
 export type LineageMapping = { ok: true; command: LineageCommand } | { ok: false; code: 'input.invalidTime' | 'input.invalidFacet'; message: string };
 
-const AIRFLOW_RUN_TYPES: Readonly<Record<string, RunType>> = { scheduled: 'scheduled', manual: 'manual', backfill: 'backfill' };
+const AIRFLOW_RUN_TYPES: Readonly<Record<string, RunType>> = { scheduled: 'scheduled', manual: 'manual', backfill: 'backfill', catchup: 'catchup' };
+const RunledgerFacet = z.looseObject({ runType: z.string() });
 
 const DagRunFacet = z.looseObject({
   run_type: z.string().optional(),
@@ -95,7 +96,9 @@ export function mapLineageEvent(event: RunEvent): LineageMapping {
   const airflow = dagRunFacet.value ?? taskFacet.value;
   const nominal = nominalOf(event, airflow?.dagRun, dagRunFacet.value ? 'run.facets.airflowDagRun.dagRun' : 'run.facets.airflow.dagRun');
   if (!nominal.ok) return nominal;
-  const runTypeText = airflow?.dagRun?.run_type;
+  // runledger's own export carries the run type in its `runledger` facet, so an export ingested elsewhere keeps it.
+  const own = RunledgerFacet.safeParse(facets['runledger']);
+  const runTypeText = airflow?.dagRun?.run_type ?? (own.success ? own.data.runType : undefined);
   const common: Common = {
     eventType,
     eventMs: dateTimeMs(event.eventTime),
