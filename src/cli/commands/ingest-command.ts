@@ -19,7 +19,10 @@ const EXIT_OF_STATUS: Readonly<Record<number, number>> = { 400: ExitCode.badInpu
  * runCli(['ingest', 'openlineage', 'events.jsonl', '--dry-run'], deps, [registerIngestCommand]);
  */
 export function registerIngestCommand(program: Command, ctx: CliContext): void {
-  const ingest = program.command('ingest').summary('turn events of another system into ledger runs (OpenLineage)');
+  const ingest = program
+    .command('ingest')
+    .summary('turn events of another system into ledger runs (OpenLineage)')
+    .addHelpText('after', '\nExample:\n  runledger ingest openlineage events.jsonl --dry-run');
   ingest
     .command('openlineage')
     .summary('record OpenLineage run events (Airflow, dbt-ol, Spark) from a JSON or JSON Lines file')

@@ -140,8 +140,3 @@ function summarise(type: string, data: object): string {
       return '';
   }
 }
-
-/** The results of a report that were refused, in input order. */
-export function refusals(report: IngestReport): IndexedResult[] {
-  return report.results.filter((r) => r.outcome === 'refused');
-}
