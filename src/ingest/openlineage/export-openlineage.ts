@@ -2,12 +2,12 @@ import type { RunRecord } from '../../../projections/run-history.js';
 import type { Ledger } from '../../ledger/ledger.js';
 
 /** The `_producer` and `producer` of every exported event: this runledger release. */
-export function producerUri(toolVersion: string): string {
+function producerUri(toolVersion: string): string {
   return `https://www.npmjs.com/package/runledger/v/${toolVersion}`;
 }
 
 /** The `_schemaURL` of runledger's own run facet, which carries what OpenLineage has no field for (date key, attempt, run type). */
-export const RUNLEDGER_FACET_SCHEMA = 'https://www.npmjs.com/package/runledger#runledger-run-facet';
+const RUNLEDGER_FACET_SCHEMA = 'https://www.npmjs.com/package/runledger#runledger-run-facet';
 
 const EVENT_SCHEMA = 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent';
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';

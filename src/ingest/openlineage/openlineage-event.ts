@@ -27,20 +27,20 @@ export function dateTimeMs(text: string): number {
   return Date.parse(normal.toUpperCase());
 }
 
-export const DateTime = z.string().refine(isDateTime, { message: 'must be an RFC 3339 date-time with a zone, like 2026-11-02T00:00:00Z' });
-export const Uri = z.string().regex(/^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/, { message: 'must be a URI, like https://github.com/apache/airflow' });
-export const Uuid = z.string().regex(/^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i, { message: 'must be a UUID, like 01932a3c-7e5e-7b4c-9a6d-0f5b8a1c2d3e' });
+const DateTime = z.string().refine(isDateTime, { message: 'must be an RFC 3339 date-time with a zone, like 2026-11-02T00:00:00Z' });
+const Uri = z.string().regex(/^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/, { message: 'must be a URI, like https://github.com/apache/airflow' });
+const Uuid = z.string().regex(/^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i, { message: 'must be a UUID, like 01932a3c-7e5e-7b4c-9a6d-0f5b8a1c2d3e' });
 
 /** Every facet: its producer and schema URIs (the spec's BaseFacet); anything else passes. */
 const BaseFacet = z.looseObject({ _producer: Uri, _schemaURL: Uri });
 const DeletableFacet = BaseFacet.extend({ _deleted: z.boolean().optional() });
 
-export const NominalTimeFacet = BaseFacet.extend({ nominalStartTime: DateTime, nominalEndTime: DateTime.optional() });
-export const ErrorMessageFacet = BaseFacet.extend({ message: z.string(), programmingLanguage: z.string(), stackTrace: z.string().optional() });
+const NominalTimeFacet = BaseFacet.extend({ nominalStartTime: DateTime, nominalEndTime: DateTime.optional() });
+const ErrorMessageFacet = BaseFacet.extend({ message: z.string(), programmingLanguage: z.string(), stackTrace: z.string().optional() });
 const JobRef = z.looseObject({ namespace: z.string(), name: z.string(), facets: z.record(z.string(), DeletableFacet).optional() });
 const RunRef = z.looseObject({ runId: Uuid, facets: z.record(z.string(), BaseFacet).optional() });
-export const ParentFacet = BaseFacet.extend({ run: RunRef, job: JobRef, root: z.looseObject({ run: RunRef, job: JobRef }).optional() });
-export const JobTypeFacet = DeletableFacet.extend({ processingType: z.string(), integration: z.string(), jobType: z.string().optional() });
+const ParentFacet = BaseFacet.extend({ run: RunRef, job: JobRef, root: z.looseObject({ run: RunRef, job: JobRef }).optional() });
+const JobTypeFacet = DeletableFacet.extend({ processingType: z.string(), integration: z.string(), jobType: z.string().optional() });
 
 const RunFacets = z
   .looseObject({ nominalTime: NominalTimeFacet.optional(), parent: ParentFacet.optional(), errorMessage: ErrorMessageFacet.optional() })
