@@ -19,11 +19,13 @@ export type StartCommand = {
   runId: string;
   leaseMs: number;
   /**
-   * Start even though the key is running: its run is recorded as failed with
-   * this message (code `superseded`) first. For producers that report a newer
-   * attempt whose older one never sent its end (OpenLineage ingest).
+   * Start even though the key is running, when the run it runs is `runId`:
+   * that run is recorded as failed with `message` (code `superseded`) first.
+   * For producers that report a newer attempt whose older one never sent its
+   * end (OpenLineage ingest). Naming the run keeps a decision made on an older
+   * read from superseding a run that started since.
    */
-  supersede?: string;
+  supersede?: { runId: string; message: string };
   /** Recorded on the run when it was started from an OpenLineage event. */
   openlineage?: RunStarted['data']['openlineage'];
 };
@@ -55,8 +57,11 @@ export function decideStart(state: PipelineState, command: StartCommand, context
   const current = state.dates.get(slot.date);
   let takeover: RunAbandoned | null = null;
   let superseded: RunFailed | null = null;
-  if (current?.status === 'running' && command.supersede !== undefined) {
-    superseded = { type: 'RunFailed', schemaVersion: 1, data: { pipeline, date: slot.date, runId: current.runId, error: command.supersede, code: 'superseded' } };
+  if (current?.runId === command.runId) {
+    return refuse('ledger.runIdTaken', `run ${command.runId} is already the ${current.status} attempt ${current.attempt} of ${pipeline} ${slot.date}; a run starts once`);
+  }
+  if (current?.status === 'running' && command.supersede?.runId === current.runId) {
+    superseded = { type: 'RunFailed', schemaVersion: 1, data: { pipeline, date: slot.date, runId: current.runId, error: command.supersede.message, code: 'superseded' } };
   } else if (current?.status === 'running') {
     if (!leaseExpired(current, nowMs)) {
       return refuse(

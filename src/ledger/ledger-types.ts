@@ -42,8 +42,8 @@ export type StartInput = {
    * runId); it must not name a run already in the ledger. Default: a new ULID.
    */
   runId?: string;
-  /** When the key is running, record its run as failed with this message (code `superseded`) and start anyway. */
-  supersede?: string;
+  /** When the key is running `runId`, record that run as failed with `message` (code `superseded`) and start anyway. */
+  supersede?: { runId: string; message: string };
   /** The OpenLineage job and event time the run came from, recorded on it. */
   openlineage?: { namespace: string; job: string; eventTime: string };
 };

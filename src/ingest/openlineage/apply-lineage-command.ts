@@ -209,7 +209,7 @@ async function startFromLineage(ctx: ApplyContext, pipeline: string, command: Bo
   }
   const current = state.dates.get(date);
   let force = false;
-  let supersede: string | undefined;
+  let supersede: { runId: string; message: string } | undefined;
   if (current) {
     const prior = history.runs.get(current.runId);
     const priorTime = prior?.openlineage?.eventTime ?? current.startedAt;
@@ -221,7 +221,7 @@ async function startFromLineage(ctx: ApplyContext, pipeline: string, command: Bo
     }
     force = current.status === 'success';
     if (current.status === 'running' && prior?.openlineage) {
-      supersede = `superseded by OpenLineage run ${command.runId} (${command.eventType} at ${command.eventTime}); no end of this attempt was received`;
+      supersede = { runId: current.runId, message: `superseded by OpenLineage run ${command.runId} (${command.eventType} at ${command.eventTime}); no end of this attempt was received` };
     }
   }
   const nominal = command.nominal;
