@@ -150,6 +150,16 @@ describe('runledger ingest openlineage', () => {
     expect(eventCount(db)).toBe(1);
   });
 
+  test('--openlineage-auto into a new ledger defines the DAG from its dag facet and records its runs', () => {
+    const db = join(tempDir(), 'new.db');
+    const r = cli(['--db', db, 'ingest', 'openlineage', join(FIXTURES, 'airflow-orders.jsonl'), '--openlineage-auto'], NOW);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('6 recorded');
+    const pipelines = JSON.parse(cli(['--db', db, 'pipelines', '--json'], NOW).stdout);
+    expect(pipelines.pipelines).toEqual([expect.objectContaining({ pipeline: 'airflow_orders', schedule: '0 0 * * *', timezone: 'UTC', openlineage: { namespace: 'default', job: 'airflow_orders' } })]);
+    expect(JSON.parse(cli(['--db', db, 'pending', 'airflow_orders', '--json'], NOW).stdout).pending.map((p: { date: string }) => p.date)).toEqual(['2026-11-04']);
+  });
+
   test('events of an unbound job are named on stderr and the exit code is 4', () => {
     const db = join(tempDir(), 'l.db');
     cli(['--db', db, 'define', 'other', '--schedule', '@daily', '--start', '2026-11-02'], NOW);

@@ -45,7 +45,8 @@ export function registerIngestCommand(program: Command, ctx: CliContext): void {
     .action(async (file: string, opts: { dryRun?: boolean; openlineageAuto?: boolean; json?: boolean }) => {
       const { values, label } = readEvents(file);
       const events = checkLineageEvents(values, label);
-      const report = await ctx.withLedger(false, async (ledger) =>
+      // With --openlineage-auto the events may define every pipeline, so a new ledger is created for them.
+      const report = await ctx.withLedger(Boolean(opts.openlineageAuto) && !opts.dryRun, async (ledger) =>
         ingestLineage(ledger, new BindingIndex(ledger.store), events, { auto: opts.openlineageAuto ?? false, dryRun: opts.dryRun ?? false, listWritten: true }),
       );
       if (opts.json) ctx.json(report);
