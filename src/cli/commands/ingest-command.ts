@@ -27,12 +27,14 @@ export function registerIngestCommand(program: Command, ctx: CliContext): void {
     .command('openlineage')
     .summary('record OpenLineage run events (Airflow, dbt-ol, Spark) from a JSON or JSON Lines file')
     .description(
-      'Reads OpenLineage RunEvents (one JSON event, a JSON array, or JSON Lines; - for stdin), checks each\n' +
-        'against the OpenLineage schema (one invalid event refuses the file, nothing written), and records\n' +
-        "them in eventTime order with the rules of the HTTP endpoint: START starts the run of the date whose\n" +
-        'slot holds the nominal start, COMPLETE succeeds it, FAIL fails it with the errorMessage facet, a\n' +
-        'new runId for the same date is the next attempt, a re-sent event changes nothing. Each event whose\n' +
-        'job is bound to no pipeline (define --openlineage) or that a rule refuses is named on stderr.',
+      'Reads OpenLineage RunEvents (one JSON event, a JSON array, or JSON Lines;\n' +
+        '- for stdin) and checks each against the OpenLineage schema: one invalid\n' +
+        'event refuses the file and nothing is written. Then records them in\n' +
+        'eventTime order, as serve\'s /api/v1/lineage does: START starts the run of\n' +
+        'the date whose slot holds the nominal start, COMPLETE succeeds it, FAIL\n' +
+        'fails it with the errorMessage facet, a new runId for the same date is the\n' +
+        'next attempt, a re-sent event changes nothing. Each event of a job bound to\n' +
+        'no pipeline (define --openlineage), or refused by a rule, is named on stderr.',
     )
     .argument('<file>', 'a .json or .jsonl file, or - for stdin')
     .option('--dry-run', 'show what each event would record, and write nothing')
