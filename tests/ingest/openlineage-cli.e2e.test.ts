@@ -66,6 +66,22 @@ describe('acceptance (the built binary)', () => {
   });
 });
 
+describe('runledger serve --openlineage-auto', () => {
+  test('defines an unbound Airflow DAG from the first event posted, then fills it', async () => {
+    const db = join(tempDir(), 'auto.db');
+    cli(['--db', db, 'define', 'unrelated', '--schedule', '@daily', '--start', '2026-11-02'], NOW);
+    const address = await serve(db, ['--write-token', 's3cret', '--openlineage-auto']);
+    const res = await fetch(`${address}/api/v1/lineage`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer s3cret' },
+      body: `[${lines('airflow-orders.jsonl').join(',')}]`,
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ received: 6, recorded: 6 });
+    expect(JSON.parse(cli(['--db', db, 'pending', 'airflow_orders', '--json'], NOW).stdout).pending.map((p: { date: string }) => p.date)).toEqual(['2026-11-04']);
+  });
+});
+
 describe('runledger ingest openlineage', () => {
   test('pending, state and log after ingest equal what the CLI records for the same runs (but the run ids and their origin)', () => {
     const dir = tempDir();
