@@ -191,6 +191,7 @@ describe('runledger ingest openlineage', () => {
     const taken = cli(['--db', db, 'define', 'copy', '--schedule', '@daily', '--start', '2026-11-02', '--openlineage', 'default/airflow_orders'], NOW);
     expect(taken.code).toBe(3);
     expect(taken.stderr).toContain('already bound to pipeline airflow_orders');
+    expect(cli(['--db', db, 'pipelines'], NOW).stdout).toMatch(/OPENLINEAGE JOB\n.*default\/airflow_orders/);
     const unbind = cli(['--db', db, 'define', 'airflow_orders', '--no-openlineage'], NOW);
     expect(unbind.stdout).toContain('openlineage: default/airflow_orders -> none');
     expect(cli(['--db', db, 'define', 'airflow_orders', '--openlineage', 'nojob'], NOW).code).toBe(2);

@@ -91,10 +91,21 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
       if (opts.lint && warnings.length === 0) ctx.note('runledger: lint: no leaf task can hide an upstream failure');
       if (opts.json) return ctx.json(opts.lint ? { pipelines, warnings } : { pipelines });
       if (pipelines.length === 0) return ctx.out('no pipelines yet; define one with `runledger define`');
+      // The OpenLineage column only when some pipeline is bound, so ledgers without bindings look as before.
+      const bound = pipelines.some((p) => p.openlineage);
       ctx.out(
         formatTable(
-          ['PIPELINE', 'SCHEDULE', 'TIMETABLE', 'ZONE', 'START', 'END', 'CATCHUP'],
-          pipelines.map((p) => [p.pipeline, p.schedule, p.timetable, p.timezone, p.start, p.end ?? '-', p.catchup ? 'on' : 'off']),
+          ['PIPELINE', 'SCHEDULE', 'TIMETABLE', 'ZONE', 'START', 'END', 'CATCHUP', ...(bound ? ['OPENLINEAGE JOB'] : [])],
+          pipelines.map((p) => [
+            p.pipeline,
+            p.schedule,
+            p.timetable,
+            p.timezone,
+            p.start,
+            p.end ?? '-',
+            p.catchup ? 'on' : 'off',
+            ...(bound ? [p.openlineage ? `${p.openlineage.namespace}/${p.openlineage.job}` : '-'] : []),
+          ]),
         ),
       );
     });
