@@ -2,6 +2,10 @@ import { z } from 'zod';
 import { Instant, PipelineName } from './common.js';
 import { TaskDefinition } from './task-definition.js';
 
+/** An OpenLineage job: its namespace and its name within it (Airflow: `default` and the dag_id). */
+export const OpenLineageJob = z.object({ namespace: z.string().min(1), job: z.string().min(1) });
+export type OpenLineageJob = z.infer<typeof OpenLineageJob>;
+
 /** A pipeline's definition as recorded by `define` (DESIGN §1). */
 export const PipelineDefinition = z.object({
   pipeline: PipelineName,
@@ -26,5 +30,12 @@ export const PipelineDefinition = z.object({
    * definitions recorded before it existed, so their hashes do not change.
    */
   freshnessMs: z.number().int().positive().optional(),
+  /**
+   * The OpenLineage job whose run events fill this pipeline (`define
+   * --openlineage <namespace>/<job>`). Absent when unbound, and in every
+   * definition recorded before bindings existed, so those need no upcaster:
+   * an old definition reads as an unbound one and hashes as it always did.
+   */
+  openlineage: OpenLineageJob.optional(),
 });
 export type PipelineDefinition = z.infer<typeof PipelineDefinition>;

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { DataInterval, Instant, RunRef, RunType } from './common.js';
 
+/** Where an ingested run came from: its OpenLineage job and the `eventTime` of the event that started it. */
+export const OpenLineageOrigin = z.object({ namespace: z.string().min(1), job: z.string().min(1), eventTime: Instant });
+export type OpenLineageOrigin = z.infer<typeof OpenLineageOrigin>;
+
 /** A run of one date key began; it opens a new generation for that key (S2). */
 export const RunStarted = z.object({
   type: z.literal('RunStarted'),
@@ -19,6 +23,13 @@ export const RunStarted = z.object({
     offSchedule: z.boolean(),
     /** The run whose expired lease this start took over, if any. */
     takeoverOf: z.string().nullable(),
+    /**
+     * The OpenLineage job and event this run was started from (ingest), with
+     * the producer's own event time: a later event of an older attempt is
+     * told apart by it. Absent on runs started any other way, and in events
+     * recorded before ingest existed, so no upcaster is needed.
+     */
+    openlineage: OpenLineageOrigin.optional(),
   }),
 });
 export type RunStarted = z.infer<typeof RunStarted>;

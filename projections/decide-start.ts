@@ -1,5 +1,6 @@
 import type { RunType } from '../events/common.js';
 import type { RunAbandoned } from '../events/run-abandoned.js';
+import type { RunFailed } from '../events/run-failed.js';
 import type { RunStarted } from '../events/run-started.js';
 import { leaseExpired } from './date-state.js';
 import type { PipelineState } from './pipeline-state.js';
@@ -17,9 +18,19 @@ export type StartCommand = {
   /** The new run's id, made by the caller (ids are randomness, kept out of the core). */
   runId: string;
   leaseMs: number;
+  /**
+   * Start even though the key is running, when the run it runs is `runId`:
+   * that run is recorded as failed with `message` (code `superseded`) first.
+   * For producers that report a newer attempt whose older one never sent its
+   * end (OpenLineage ingest). Naming the run keeps a decision made on an older
+   * read from superseding a run that started since.
+   */
+  supersede?: { runId: string; message: string };
+  /** Recorded on the run when it was started from an OpenLineage event. */
+  openlineage?: RunStarted['data']['openlineage'];
 };
 
-export type StartDecision = { events: Array<RunAbandoned | RunStarted>; attempt: number; takeoverOf: string | null };
+export type StartDecision = { events: Array<RunAbandoned | RunFailed | RunStarted>; attempt: number; takeoverOf: string | null };
 
 /**
  * S4 start rules as a pure decision.
@@ -45,7 +56,13 @@ export function decideStart(state: PipelineState, command: StartCommand, context
   }
   const current = state.dates.get(slot.date);
   let takeover: RunAbandoned | null = null;
-  if (current?.status === 'running') {
+  let superseded: RunFailed | null = null;
+  if (current?.runId === command.runId) {
+    return refuse('ledger.runIdTaken', `run ${command.runId} is already the ${current.status} attempt ${current.attempt} of ${pipeline} ${slot.date}; a run starts once`);
+  }
+  if (current?.status === 'running' && command.supersede?.runId === current.runId) {
+    superseded = { type: 'RunFailed', schemaVersion: 1, data: { pipeline, date: slot.date, runId: current.runId, error: command.supersede.message, code: 'superseded' } };
+  } else if (current?.status === 'running') {
     if (!leaseExpired(current, nowMs)) {
       return refuse(
         'ledger.alreadyRunning',
@@ -81,7 +98,9 @@ export function decideStart(state: PipelineState, command: StartCommand, context
       force: current?.status === 'success',
       offSchedule: !command.onSchedule,
       takeoverOf: takeover ? takeover.data.runId : null,
+      ...(command.openlineage ? { openlineage: command.openlineage } : {}),
     },
   };
-  return accept({ events: takeover ? [takeover, started] : [started], attempt, takeoverOf: started.data.takeoverOf });
+  const before = takeover ?? superseded;
+  return accept({ events: before ? [before, started] : [started], attempt, takeoverOf: started.data.takeoverOf });
 }

@@ -4,7 +4,8 @@ import type { DataInterval, Slot } from './slot.js';
 
 export type PendingReason = 'missing' | 'failed' | 'interrupted' | 'cleared' | 'stalled';
 
-export type PendingSlot = { date: string; reason: PendingReason; logicalDate: string; runAfter: string; dataInterval: DataInterval };
+/** `error`: the failure's message, on a `failed` slot only, so a list of what to re-run says why each failed. */
+export type PendingSlot = { date: string; reason: PendingReason; logicalDate: string; runAfter: string; dataInterval: DataInterval; error?: string };
 export type InFlightSlot = { date: string; runId: string; leaseExpiresAt: string };
 export type PendingReport = { pending: PendingSlot[]; inFlight: InFlightSlot[] };
 
@@ -25,6 +26,8 @@ export function pending(state: PipelineState, slots: Iterable<Slot>, nowMs: numb
     } else if (date.status === 'running') {
       if (leaseExpired(date, nowMs)) report.pending.push({ date: slot.date, logicalDate: slot.logicalDate, runAfter: slot.runAfter, dataInterval: slot.dataInterval, reason: 'stalled' });
       else report.inFlight.push({ date: slot.date, runId: date.runId, leaseExpiresAt: date.leaseExpiresAt });
+    } else if (date.status === 'failed') {
+      report.pending.push({ date: slot.date, logicalDate: slot.logicalDate, runAfter: slot.runAfter, dataInterval: slot.dataInterval, reason: date.status, ...(date.error ? { error: date.error.message } : {}) });
     } else if (date.status !== 'success') {
       report.pending.push({ date: slot.date, logicalDate: slot.logicalDate, runAfter: slot.runAfter, dataInterval: slot.dataInterval, reason: date.status });
     }

@@ -13,6 +13,7 @@ export const REFUSAL_CODES = [
   'ledger.notASlot',
   'ledger.notDue',
   'ledger.runFinished',
+  'ledger.runIdTaken',
   'ledger.staleRun',
   'ledger.tasksUnfinished',
   'ledger.unknownRun',

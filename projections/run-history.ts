@@ -21,6 +21,8 @@ export type RunRecord = {
   offSchedule: boolean;
   metrics: Record<string, unknown> | null;
   error: string | null;
+  /** The OpenLineage job and event time of an ingested run (absent otherwise). */
+  openlineage?: { namespace: string; job: string; eventTime: string };
 };
 
 /** Every run of a pipeline, in start order, keyed by run id. */
@@ -63,6 +65,7 @@ export function evolveRunHistory(history: RunHistory, event: RecordedEvent): Run
         offSchedule: d.offSchedule,
         metrics: null,
         error: null,
+        ...(d.openlineage ? { openlineage: d.openlineage } : {}),
       });
       return history;
     }

@@ -1,6 +1,6 @@
 import { PipelineName } from '../../events/common.js';
 import { canonicalJson } from '../../events/canonical-json.js';
-import type { PipelineDefinition } from '../../events/pipeline-definition.js';
+import type { OpenLineageJob, PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { TaskSpec } from '../../projections/task-graph.js';
 import { checkDurationMs } from '../duration.js';
 import { LedgerError } from '../errors.js';
@@ -24,14 +24,20 @@ export type DefineInput = {
   tasks?: readonly TaskSpec[];
   /** How stale the data may get before `check` reports it, in ms; null drops it on a redefinition. */
   freshnessMs?: number | null | undefined;
+  /** The OpenLineage job bound to the pipeline; leave out for none. */
+  openlineage?: OpenLineageJob;
 };
 
 /**
  * What `define` takes for a pipeline that may already exist: the options left
- * out keep their current values (`tasks: null` drops the task list). The
- * first definition needs `schedule` and `start`.
+ * out keep their current values (`tasks: null` drops the task list,
+ * `openlineage: null` the binding). The first definition needs `schedule` and `start`.
  */
-export type DefineChanges = Partial<Omit<DefineInput, 'pipeline' | 'tasks'>> & { pipeline: string; tasks?: readonly TaskSpec[] | null };
+export type DefineChanges = Partial<Omit<DefineInput, 'pipeline' | 'tasks' | 'openlineage'>> & {
+  pipeline: string;
+  tasks?: readonly TaskSpec[] | null;
+  openlineage?: OpenLineageJob | null;
+};
 
 export const DEFAULT_LEASE_MS = 3_600_000;
 
@@ -44,8 +50,8 @@ export const DEFAULT_LEASE_MS = 3_600_000;
  * completeDefinitionInput(current, { pipeline: 'etl_orders', catchup: false })
  */
 export function completeDefinitionInput(current: PipelineDefinition | null, changes: DefineChanges): DefineInput {
-  const { tasks, ...rest } = changes;
-  const given = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Omit<DefineChanges, 'tasks'>;
+  const { tasks, openlineage, ...rest } = changes;
+  const given = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Omit<DefineChanges, 'tasks' | 'openlineage'>;
   if (current === null) {
     if (given.schedule === undefined || given.start === undefined) {
       throw new LedgerError(
@@ -53,12 +59,13 @@ export function completeDefinitionInput(current: PipelineDefinition | null, chan
         `${changes.pipeline} is not defined yet, so it needs --schedule and --start, e.g. runledger define ${changes.pipeline} --schedule @daily --start 2026-11-02`,
       );
     }
-    return { ...given, schedule: given.schedule, start: given.start, ...(tasks ? { tasks } : {}) };
+    return { ...given, schedule: given.schedule, start: given.start, ...(tasks ? { tasks } : {}), ...(openlineage ? { openlineage } : {}) };
   }
-  const { tasks: currentTasks, ...kept } = current;
+  const { tasks: currentTasks, openlineage: currentBinding, ...kept } = current;
   const merged: DefineInput = { ...kept, ...given };
   const nextTasks = tasks === undefined ? currentTasks : tasks;
-  return nextTasks ? { ...merged, tasks: nextTasks } : merged;
+  const nextBinding = openlineage === undefined ? currentBinding : openlineage;
+  return { ...merged, ...(nextTasks ? { tasks: nextTasks } : {}), ...(nextBinding ? { openlineage: nextBinding } : {}) };
 }
 
 /** Throws `input.invalidPipelineName` unless the name fits DESIGN §1. */
@@ -105,6 +112,7 @@ export function buildDefinition(input: DefineInput): PipelineDefinition {
     ...(input.tasks === undefined ? {} : { tasks: checkTasks(input.tasks) }),
     // The same for freshness: an optional field, so definitions recorded before it existed read (and hash) unchanged.
     ...(input.freshnessMs == null ? {} : { freshnessMs: checkDurationMs(input.freshnessMs, 'freshness') }),
+    ...(input.openlineage === undefined ? {} : { openlineage: checkOpenLineageJob(input.openlineage) }),
   };
   // Builds the timetable once so a malformed schedule is refused here, with the field named.
   createTimetable(timetableSpec(definition));
@@ -124,4 +132,28 @@ export function diffDefinitions(before: PipelineDefinition, after: PipelineDefin
   return fields
     .filter((field) => !same(before[field], after[field]))
     .map((field) => ({ field, from: before[field] ?? null, to: after[field] ?? null }));
+}
+
+/**
+ * `<namespace>/<job>` as `define --openlineage` takes it. The split is at the
+ * last `/`, so a namespace that is a URI (`postgres://db:5432`) keeps its
+ * slashes; job names (`dag_id`, `model.shop.orders`) have none.
+ *
+ * @example
+ * parseOpenLineageJob('default/airflow_orders') // { namespace: 'default', job: 'airflow_orders' }
+ */
+export function parseOpenLineageJob(text: string): OpenLineageJob {
+  const slash = text.lastIndexOf('/');
+  const job = { namespace: text.slice(0, Math.max(slash, 0)), job: text.slice(slash + 1) };
+  if (slash <= 0 || job.job === '') {
+    throw new LedgerError('input.invalidOpenLineageJob', `--openlineage '${text}' is not <namespace>/<job>; Airflow's DAGs are e.g. default/<dag_id>`);
+  }
+  return checkOpenLineageJob(job);
+}
+
+function checkOpenLineageJob(job: OpenLineageJob): OpenLineageJob {
+  if (job.namespace.trim() === '' || job.job.trim() === '' || /[\n\r]/.test(job.namespace + job.job)) {
+    throw new LedgerError('input.invalidOpenLineageJob', `the OpenLineage job '${job.namespace}/${job.job}' needs a namespace and a job name on one line`);
+  }
+  return { namespace: job.namespace, job: job.job };
 }

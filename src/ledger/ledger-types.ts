@@ -37,6 +37,15 @@ export type StartInput = {
   /** Explicit data interval of a manual run (default: the timetable's interval for its date). */
   dataInterval?: { start: string; end: string };
   reason?: string;
+  /**
+   * A run id of the caller's own (OpenLineage ingest keeps the producer's
+   * runId); it must not name a run already in the ledger. Default: a new ULID.
+   */
+  runId?: string;
+  /** When the key is running `runId`, record that run as failed with `message` (code `superseded`) and start anyway. */
+  supersede?: { runId: string; message: string };
+  /** The OpenLineage job and event time the run came from, recorded on it. */
+  openlineage?: { namespace: string; job: string; eventTime: string };
 };
 
 export type StartResult = {
@@ -107,7 +116,7 @@ export type PendingView = {
   pipeline: string;
   from: string | null;
   to: string | null;
-  pending: Array<{ date: string; reason: PendingReason; logicalDate: string; runAfter: string; dataInterval: DataInterval }>;
+  pending: Array<{ date: string; reason: PendingReason; logicalDate: string; runAfter: string; dataInterval: DataInterval; error?: string }>;
   inFlight: Array<{ date: string; runId: string; leaseExpiresAt: string }>;
 };
 export type RunsView = { pipeline: string; runs: RunRecord[] };

@@ -33,6 +33,7 @@ import type { Timetable } from '../timetable/timetable.js';
 import { buildDefinition, checkPipelineName, completeDefinitionInput, diffDefinitions, timetableSpec, type DefineChanges } from './build-definition.js';
 import { checkTaskState, checkTryNumber, requireTask } from './check-tasks.js';
 import { foldPipeline, initialLoaded, loadCheckpoint, saveCheckpoint, type Loaded } from './projection-checkpoint.js';
+import { refuseTakenBinding, sameJob } from '../ingest/openlineage/job-binding.js';
 import type {
   AsOf,
   ClearInput,
@@ -134,6 +135,7 @@ export class Ledger {
       const definition = buildDefinition(completeDefinitionInput(before, requested));
       const changes = before ? diffDefinitions(before, definition) : [];
       if (before && changes.length === 0) return { pipeline: definition.pipeline, outcome: 'unchanged', definition, changes };
+      if (definition.openlineage && !sameJob(before?.openlineage, definition.openlineage)) refuseTakenBinding(await this.pipelines(), definition);
       const event: LedgerEvent = before
         ? { type: 'PipelineRedefined', schemaVersion: 1, data: { pipeline: definition.pipeline, definition, changes } }
         : { type: 'PipelineDefined', schemaVersion: 1, data: definition };
@@ -176,7 +178,8 @@ export class Ledger {
   async start(input: StartInput): Promise<StartResult> {
     const runType = input.runType ?? 'scheduled';
     if (input.leaseMs !== undefined) checkDurationMs(input.leaseMs, 'leaseMs');
-    const runId = this.newId();
+    const runId = input.runId ?? this.newId();
+    if (input.runId !== undefined) await this.#refuseTakenRunId(input.runId);
     for (let retry = 0; ; retry++) {
       const { definition, timetable, state } = await this.pipeline(input.pipeline);
       const { slot, onSchedule } = this.#slotFor(timetable, input, runType);
@@ -189,7 +192,17 @@ export class Ledger {
       }
       const decision = decideStart(
         state,
-        { pipeline: input.pipeline, slot, onSchedule, runType, force: input.force ?? false, runId, leaseMs: input.leaseMs ?? definition.leaseMs },
+        {
+          pipeline: input.pipeline,
+          slot,
+          onSchedule,
+          runType,
+          force: input.force ?? false,
+          runId,
+          leaseMs: input.leaseMs ?? definition.leaseMs,
+          ...(input.supersede === undefined ? {} : { supersede: input.supersede }),
+          ...(input.openlineage === undefined ? {} : { openlineage: input.openlineage }),
+        },
         { nowMs: this.now() },
       );
       if (!decision.ok) throw refusalError(decision.refusal);
@@ -216,6 +229,12 @@ export class Ledger {
       }
       this.#retryOrGiveUp(retry, `${input.pipeline} ${slot.date}`);
     }
+  }
+
+  async #refuseTakenRunId(runId: string): Promise<void> {
+    if (runId.trim() === '' || /\s/.test(runId)) throw new LedgerError('input.invalidRunId', `a run id is one word without spaces, not '${runId}'`);
+    const found = await this.store.findRun(runId);
+    if (found) throw new LedgerError('ledger.runIdTaken', `run id ${runId} is already a run of ${found.pipeline} ${found.stream.slice(found.pipeline.length + 1)}; give a new one, or leave it out for a fresh id`);
   }
 
   /** Records the success of the current run of its key (a cleared or superseded run is refused); a repeat is a no-op. */

@@ -15,6 +15,8 @@ export type ServeDeps = {
   writeToken?: string;
   /** How often live pages' event stream looks at the head when the store cannot notify (default 250 ms). */
   watchIntervalMs?: number;
+  /** Define unbound Airflow DAGs from the OpenLineage events' `dag` facet (`serve --openlineage-auto`). */
+  openlineageAuto?: boolean;
 };
 
 export type ServeOptions = ServeDeps & {

@@ -9,6 +9,8 @@ import { parseHead, verifyChain } from '../../audit/verify-chain.js';
 import { rebuildCheckpoints, verifyCheckpoints, type CheckpointCheck } from '../../ledger/projection-checkpoint.js';
 import { ExitCode, LedgerError } from '../../errors.js';
 import { toolVersion } from '../../runtime.js';
+import { exportOpenLineage } from '../../ingest/openlineage/export-openlineage.js';
+import type { Ledger } from '../../ledger/ledger.js';
 import type { ChainHead, EventStore } from '../../store/event-store.js';
 import { sha256Hex } from '../../store/seal-events.js';
 import { parseAsOf, parseInstant, type CliContext, type GlobalOptions } from '../cli-context.js';
@@ -88,10 +90,12 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
     .summary('write the ledger as JSON Lines: header, every stored event verbatim with its chain link, trailer with the head')
     .option('--pipeline <name>', 'only this pipeline (a filtered export: for replay, not for import)')
     .option('--out <file>', 'write to this file (atomically) instead of stdout')
-    .addHelpText('after', '\nExamples:\n  runledger export --out ledger.jsonl\n  runledger export --pipeline etl_orders > etl_orders.jsonl')
-    .action(async (opts: { pipeline?: string; out?: string }) => {
+    .addOption(new Option('--format <format>', 'jsonl: the ledger itself (for import, replay, verify); openlineage: its runs as OpenLineage events with nominalTime, for Marquez or DataHub').choices(['jsonl', 'openlineage']).default('jsonl'))
+    .addHelpText('after', '\nExamples:\n  runledger export --out ledger.jsonl\n  runledger export --pipeline etl_orders > etl_orders.jsonl\n  runledger export --format openlineage --pipeline etl_orders --out etl_orders.openlineage.jsonl')
+    .action(async (opts: { pipeline?: string; out?: string; format: 'jsonl' | 'openlineage' }) => {
       await ctx.withLedger(false, async (ledger) => {
         if (opts.pipeline !== undefined) await ledger.pipeline(opts.pipeline);
+        if (opts.format === 'openlineage') return exportOpenLineageTo(ctx, ledger, opts);
         const lines = exportLedger(ledger.store, {
           exportedAt: new Date(ledger.now()).toISOString(),
           toolVersion,
@@ -166,6 +170,20 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
       // 7, not 1: a replay that differs is an expectation that does not hold, not an unexpected error.
       if (differences.length > 0) throw new RunExit(ExitCode.checkFailed);
     });
+}
+
+/** `export --format openlineage`: the runs as OpenLineage events, on stdout or atomically into --out. */
+async function exportOpenLineageTo(ctx: CliContext, ledger: Ledger, opts: { pipeline?: string; out?: string }): Promise<void> {
+  let count = 0;
+  const lines = (async function* () {
+    for await (const line of exportOpenLineage(ledger, { toolVersion, ...(opts.pipeline === undefined ? {} : { pipeline: opts.pipeline }) })) {
+      count++;
+      yield line;
+    }
+  })();
+  if (opts.out === undefined) for await (const line of lines) ctx.deps.stdout(line);
+  else await writeAtomically(opts.out, lines);
+  ctx.note(`exported ${count} OpenLineage event${count === 1 ? '' : 's'}${opts.out === undefined ? '' : ` to ${opts.out}`}`);
 }
 
 function headOption(text: string): ChainHead {

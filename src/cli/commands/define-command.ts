@@ -3,7 +3,7 @@ import { canonicalJson } from '../../../events/canonical-json.js';
 import { parseDuration } from '../../duration.js';
 import { isLedgerError } from '../../errors.js';
 import { formatLag } from '../../../projections/views/format-lag.js';
-import { buildDefinition, completeDefinitionInput, type DefineChanges } from '../../ledger/build-definition.js';
+import { buildDefinition, completeDefinitionInput, parseOpenLineageJob, type DefineChanges } from '../../ledger/build-definition.js';
 import type { CliContext } from '../cli-context.js';
 import { formatTable } from '../format-table.js';
 import { parseWholeNumber } from '../parse-options.js';
@@ -33,15 +33,18 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
     .option('--no-freshness', 'drop the freshness of a pipeline defined with --freshness')
     .option('--tasks <file.json>', 'task-level state, each task with its upstream tasks and trigger rule: {"tasks": [{"id": "extract"}, {"id": "load", "upstream": ["extract"], "triggerRule": "all_success"}]}')
     .option('--no-tasks', 'drop the task list of a pipeline defined with --tasks')
+    .option('--openlineage <namespace/job>', "fill the pipeline from this OpenLineage job's run events (`serve`'s /api/v1/lineage, `ingest openlineage`), e.g. default/<dag_id>")
+    .option('--no-openlineage', 'unbind the OpenLineage job')
     .option('--reason <text>', 'why, recorded in the event')
     .option('--json', 'print the result as JSON')
     .addHelpText(
       'after',
       '\nExamples:\n  runledger define etl_orders --schedule @daily --start 2026-11-02 --tz Asia/Jakarta\n' +
         '  runledger define etl_orders --no-catchup --reason "only the latest day matters now"\n' +
-        '  runledger define etl_orders --freshness 1d12h',
+        '  runledger define etl_orders --freshness 1d12h\n' +
+        "  runledger define airflow_orders --schedule '0 0 * * *' --start 2026-11-02 --openlineage default/airflow_orders",
     )
-    .action(async (pipeline: string, opts: { schedule?: string; start?: string; end?: string; tz?: string; timetable?: 'interval' | 'trigger'; catchup?: boolean; maxActiveRuns?: string; lease?: string; freshness?: string | false; tasks?: string | false; reason?: string; json?: boolean }, command: Command) => {
+    .action(async (pipeline: string, opts: { schedule?: string; start?: string; end?: string; tz?: string; timetable?: 'interval' | 'trigger'; catchup?: boolean; maxActiveRuns?: string; lease?: string; freshness?: string | false; tasks?: string | false; openlineage?: string | false; reason?: string; json?: boolean }, command: Command) => {
       const given = (name: string) => command.getOptionValueSource(name) === 'cli';
       const input: DefineChanges & { reason?: string } = { pipeline };
       if (opts.schedule !== undefined) input.schedule = opts.schedule;
@@ -56,6 +59,8 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
       if (opts.freshness === false) input.freshnessMs = null;
       if (typeof opts.tasks === 'string') input.tasks = readTasksFile(opts.tasks);
       if (opts.tasks === false) input.tasks = null;
+      if (typeof opts.openlineage === 'string') input.openlineage = parseOpenLineageJob(opts.openlineage);
+      if (opts.openlineage === false) input.openlineage = null;
       if (opts.reason !== undefined) input.reason = opts.reason;
       // A complete definition is validated before opening, so bad input never even creates the ledger
       // file; a partial one changes an existing pipeline, so the ledger must already be there.
@@ -74,6 +79,7 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
         return void warnAboutMaskingLeaves(ctx, d);
       }
       ctx.out(`${result.outcome} ${pipeline}: ${d.schedule} (${d.timetable}) in ${d.timezone} from ${d.start}${d.end ? ` to ${d.end}` : ''}, catchup ${d.catchup ? 'on' : 'off'}${d.freshnessMs === undefined ? '' : `, freshness ${formatLag(d.freshnessMs)}`}`);
+      if (d.openlineage && result.outcome === 'defined') ctx.out(`  filled from OpenLineage job ${d.openlineage.namespace}/${d.openlineage.job}`);
       if (d.tasks && result.outcome === 'defined') ctx.out(`  tasks: ${d.tasks.map((t) => (t.upstream.length > 0 ? `${t.id} (after ${t.upstream.join(', ')})` : t.id)).join(', ')}`);
       for (const change of result.changes) ctx.out(`  ${change.field}: ${describeChange(change)}`);
       warnAboutMaskingLeaves(ctx, d);
@@ -91,10 +97,21 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
       if (opts.lint && warnings.length === 0) ctx.note('runledger: lint: no leaf task can hide an upstream failure');
       if (opts.json) return ctx.json(opts.lint ? { pipelines, warnings } : { pipelines });
       if (pipelines.length === 0) return ctx.out('no pipelines yet; define one with `runledger define`');
+      // The OpenLineage column only when some pipeline is bound, so ledgers without bindings look as before.
+      const bound = pipelines.some((p) => p.openlineage);
       ctx.out(
         formatTable(
-          ['PIPELINE', 'SCHEDULE', 'TIMETABLE', 'ZONE', 'START', 'END', 'CATCHUP'],
-          pipelines.map((p) => [p.pipeline, p.schedule, p.timetable, p.timezone, p.start, p.end ?? '-', p.catchup ? 'on' : 'off']),
+          ['PIPELINE', 'SCHEDULE', 'TIMETABLE', 'ZONE', 'START', 'END', 'CATCHUP', ...(bound ? ['OPENLINEAGE JOB'] : [])],
+          pipelines.map((p) => [
+            p.pipeline,
+            p.schedule,
+            p.timetable,
+            p.timezone,
+            p.start,
+            p.end ?? '-',
+            p.catchup ? 'on' : 'off',
+            ...(bound ? [p.openlineage ? `${p.openlineage.namespace}/${p.openlineage.job}` : '-'] : []),
+          ]),
         ),
       );
     });
@@ -108,6 +125,7 @@ function describeChange(change: { field: string; from: unknown; to: unknown }): 
     const words = (ms: unknown) => (typeof ms === 'number' ? formatLag(ms) : 'none');
     return `${words(change.from)} -> ${words(change.to)}`;
   }
+  if (change.field === 'openlineage') return `${jobOrNone(change.from)} -> ${jobOrNone(change.to)}`;
   if (change.field !== 'tasks') return `${JSON.stringify(change.from)} -> ${JSON.stringify(change.to)}`;
   const before = new Map(((change.from ?? []) as TaskLike[]).map((t) => [t.id, canonicalJson(t)]));
   const after = new Map(((change.to ?? []) as TaskLike[]).map((t) => [t.id, canonicalJson(t)]));
@@ -116,4 +134,9 @@ function describeChange(change: { field: string; from: unknown; to: unknown }): 
   const changed = [...after.keys()].filter((id) => before.has(id) && before.get(id) !== after.get(id));
   const parts = [added.length ? `added ${added.join(', ')}` : '', removed.length ? `removed ${removed.join(', ')}` : '', changed.length ? `changed ${changed.join(', ')}` : ''];
   return parts.filter(Boolean).join('; ') || 'reordered';
+}
+
+function jobOrNone(value: unknown): string {
+  const job = value as { namespace: string; job: string } | null;
+  return job ? `${job.namespace}/${job.job}` : 'none';
 }

@@ -76,7 +76,11 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
       const view = await ctx.withLedger(false, (ledger) => ledger.pending(range(pipeline, opts)));
       if (opts.json) return ctx.json(view);
       if (view.pending.length === 0) ctx.out(`nothing pending for ${pipeline}${view.from ? ` from ${view.from} to ${view.to}` : ''}`);
-      else ctx.out(formatTable(['DATE', 'REASON', 'RUN AFTER', 'DATA INTERVAL'], view.pending.map((p) => [p.date, p.reason, p.runAfter, `${p.dataInterval.start} .. ${p.dataInterval.end}`])));
+      else {
+        const errors = view.pending.some((p) => p.error !== undefined);
+        const headers = ['DATE', 'REASON', 'RUN AFTER', 'DATA INTERVAL', ...(errors ? ['ERROR'] : [])];
+        ctx.out(formatTable(headers, view.pending.map((p) => [p.date, p.reason, p.runAfter, `${p.dataInterval.start} .. ${p.dataInterval.end}`, ...(errors ? [p.error ?? ''] : [])])));
+      }
       if (view.inFlight.length > 0) ctx.out(`in flight: ${view.inFlight.map((r) => `${r.date} (run ${r.runId})`).join(', ')}`);
     });
 

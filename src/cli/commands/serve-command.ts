@@ -4,7 +4,7 @@ import { createServer } from '../../serve/create-server.js';
 import type { CliContext } from '../cli-context.js';
 import { parseWholeNumber } from '../parse-options.js';
 
-type ServeOpts = { host: string; port: string; token?: string; writeToken?: string; log?: boolean };
+type ServeOpts = { host: string; port: string; token?: string; writeToken?: string; openlineageAuto?: boolean; log?: boolean };
 
 /** True for addresses only this machine can reach. */
 export function isLoopback(host: string): boolean {
@@ -24,10 +24,11 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .option('--port <n>', 'port to listen on (0 picks a free one)', '8080')
     .option('--token <token>', 'token every read needs (default: $RUNLEDGER_TOKEN); required off loopback')
     .option('--write-token <token>', 'token writes need (default: $RUNLEDGER_WRITE_TOKEN); without one, writes are refused')
+    .option('--openlineage-auto', "on POST /api/v1/lineage, define unbound Airflow DAGs from the events' dag facet (cron timetable and zone)")
     .option('--log', 'log one line per request on stderr')
     .addHelpText(
       'after',
-      '\nExamples:\n  runledger serve --db ./ledger.db\n  RUNLEDGER_TOKEN=s3cret runledger serve --host 0.0.0.0 --port 8080\n  runledger serve --write-token "$WRITE_TOKEN"',
+      '\nExamples:\n  runledger serve --db ./ledger.db\n  RUNLEDGER_TOKEN=s3cret runledger serve --host 0.0.0.0 --port 8080\n  runledger serve --write-token "$WRITE_TOKEN"\n  runledger serve --write-token s3cret --openlineage-auto   # Airflow: OPENLINEAGE_URL=http://127.0.0.1:8080',
     )
     .action(async (opts: ServeOpts) => {
       const port = parseWholeNumber(opts.port, '--port', 0);
@@ -44,6 +45,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
           ...(readToken ? { readToken } : {}),
           ...(writeToken ? { writeToken } : {}),
           ...(opts.log ? { logRequests: true } : {}),
+          ...(opts.openlineageAuto ? { openlineageAuto: true } : {}),
         });
         let address: string;
         try {

@@ -1,0 +1,142 @@
+import { MemoryEventStore } from '../../audit/memory-event-store.js';
+import { LedgerError } from '../../errors.js';
+import { Ledger } from '../../ledger/ledger.js';
+import type { RawEvent } from '../../store/event-store.js';
+import { applyLineageCommand, type LineageResult } from './apply-lineage-command.js';
+import { BindingIndex } from './binding-index.js';
+import { mapLineageEvent } from './map-lineage-event.js';
+import { dateTimeMs, parseLineageEvent, type ParsedLineageEvent } from './openlineage-event.js';
+
+/** One event's answer, with its place in the request or file (0-based). */
+export type IndexedResult = LineageResult & { index: number; eventType: string | null };
+
+/** A ledger event an ingest appended (or, with `--dry-run`, would append). */
+export type WrittenEvent = { position: number; type: string; pipeline: string; date: string | null; runId: string | null; summary: string };
+
+export type IngestReport = {
+  dryRun: boolean;
+  received: number;
+  recorded: number;
+  duplicates: number;
+  ignored: number;
+  refused: number;
+  results: IndexedResult[];
+  /** Ledger events written (or that would be, on a dry run). */
+  written: WrittenEvent[];
+};
+
+/** An event that breaks the OpenLineage schema: where, and which rule. */
+export type InvalidEvent = { index: number; path: string; message: string };
+
+export type IngestOptions = {
+  auto: boolean;
+  dryRun?: boolean;
+  /** List the ledger events written (the CLI does; the HTTP endpoint, with other writers in parallel, does not). */
+  listWritten?: boolean;
+};
+
+/**
+ * Checks every event against the OpenLineage schema first; one invalid event
+ * refuses the whole batch (`input.invalidOpenLineageEvent`, HTTP 400, exit 2)
+ * with each invalid event's path, and nothing is written, as for any bad
+ * input. Returns the parsed events otherwise.
+ *
+ * @example
+ * const events = checkLineageEvents(JSON.parse(body)) // throws naming `event 2: run.runId: must be a UUID`
+ */
+export function checkLineageEvents(values: readonly unknown[], label: (index: number) => string = (i) => `event ${i + 1}`): ParsedLineageEvent[] {
+  const invalid: InvalidEvent[] = [];
+  const parsed: ParsedLineageEvent[] = [];
+  values.forEach((value, index) => {
+    const result = parseLineageEvent(value);
+    if (result.ok) parsed.push(result.value);
+    else invalid.push({ index, path: result.path, message: result.message });
+  });
+  if (invalid.length > 0) {
+    const first = invalid[0] as InvalidEvent;
+    const more = invalid.length > 1 ? ` (and ${invalid.length - 1} more invalid event${invalid.length === 2 ? '' : 's'})` : '';
+    throw new InvalidLineageError(`${label(first.index)} breaks the OpenLineage schema at ${first.path}: ${first.message}${more}; nothing was recorded`, invalid);
+  }
+  return parsed;
+}
+
+/** `input.invalidOpenLineageEvent` with every invalid event, for the HTTP answer. */
+export class InvalidLineageError extends LedgerError {
+  readonly invalid: InvalidEvent[];
+  constructor(message: string, invalid: InvalidEvent[]) {
+    super('input.invalidOpenLineageEvent', message);
+    this.invalid = invalid;
+  }
+}
+
+/**
+ * Applies a batch of valid OpenLineage events in `eventTime` order (stable,
+ * so events of one instant keep their order), one at a time, and answers
+ * each in its original place. With `dryRun`, the same code runs against an
+ * in-memory copy of the ledger and the real one is left untouched.
+ *
+ * @example
+ * const report = await ingestLineage(ledger, bindings, events, { auto: false });
+ */
+export async function ingestLineage(ledger: Ledger, bindings: BindingIndex, events: readonly ParsedLineageEvent[], options: IngestOptions): Promise<IngestReport> {
+  if (options.dryRun) {
+    const rows: RawEvent[] = [];
+    for await (const batch of ledger.store.readRaw({ batchSize: 5000 })) rows.push(...batch);
+    const copy = new Ledger(MemoryEventStore.fromRows(rows), () => ledger.now(), 'dry-run');
+    const report = await ingestLineage(copy, new BindingIndex(copy.store), events, { auto: options.auto, listWritten: true });
+    return { ...report, dryRun: true };
+  }
+  const before = options.listWritten ? (await ledger.store.head()).position : 0;
+  const order = events.map((event, index) => ({ event, index, at: event.kind === 'run' ? dateTimeMs(event.event.eventTime) : 0 }));
+  order.sort((a, b) => a.at - b.at || a.index - b.index);
+  const results: IndexedResult[] = new Array(events.length);
+  for (const { event, index } of order) results[index] = await ingestOne(ledger, bindings, event, index, options.auto);
+  const count = (outcome: LineageResult['outcome']) => results.filter((r) => r.outcome === outcome).length;
+  return {
+    dryRun: false,
+    received: events.length,
+    recorded: count('recorded'),
+    duplicates: count('duplicate'),
+    ignored: count('ignored'),
+    refused: count('refused'),
+    results,
+    written: options.listWritten ? await writtenSince(ledger, before) : [],
+  };
+}
+
+async function ingestOne(ledger: Ledger, bindings: BindingIndex, parsed: ParsedLineageEvent, index: number, auto: boolean): Promise<IndexedResult> {
+  if (parsed.kind !== 'run') {
+    return { index, eventType: null, outcome: 'ignored', status: 200, code: null, message: `a ${parsed.kind === 'job' ? 'JobEvent' : 'DatasetEvent'} carries no run; runledger records runs only` };
+  }
+  const eventType = parsed.event.eventType ?? null;
+  const mapped = mapLineageEvent(parsed.event);
+  if (!mapped.ok) return { index, eventType, outcome: 'refused', status: 400, code: mapped.code, message: mapped.message, runId: parsed.event.run.runId };
+  return { index, eventType, ...(await applyLineageCommand({ ledger, bindings, auto }, mapped.command)) };
+}
+
+async function writtenSince(ledger: Ledger, position: number): Promise<WrittenEvent[]> {
+  const written: WrittenEvent[] = [];
+  for await (const batch of ledger.store.read({ fromPosition: position + 1 })) {
+    for (const event of batch) {
+      const data = event.data as { pipeline: string; date?: string; runId?: string };
+      written.push({ position: event.position, type: event.type, pipeline: data.pipeline, date: data.date ?? null, runId: data.runId ?? null, summary: summarise(event.type, event.data) });
+    }
+  }
+  return written;
+}
+
+function summarise(type: string, data: object): string {
+  const d = data as Record<string, unknown>;
+  switch (type) {
+    case 'RunStarted':
+      return `attempt ${String(d['attempt'])} (${String(d['runType'])}${d['force'] ? ', forced' : ''}${d['offSchedule'] ? ', off-schedule' : ''})`;
+    case 'RunFailed':
+      return String(d['error']);
+    case 'TaskStateChanged':
+      return `task ${String(d['taskId'])} ${String(d['state'])} (try ${String(d['tryNumber'])})`;
+    case 'PipelineDefined':
+      return `${String(d['schedule'])} in ${String(d['timezone'])} from ${String(d['start'])}`;
+    default:
+      return '';
+  }
+}

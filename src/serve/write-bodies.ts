@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { RunType } from '../../events/common.js';
+import { parseDuration } from '../duration.js';
+import { LedgerError } from '../errors.js';
+import type { ClearInput, StartInput } from '../ledger/ledger-types.js';
+
+/**
+ * The request bodies of the HTTP write API, one zod schema per command. They
+ * carry the CLI's options under the same names (camelCase), so
+ * `runledger start p 2026-11-02 --type manual --lease 2h` is
+ * `POST /api/pipelines/p/runs {"date":"2026-11-02","type":"manual","lease":"2h"}`.
+ * Unknown fields are refused: a misspelt `forse` must not start a run without the force.
+ */
+export const StartBody = z.strictObject({
+  date: z.string().min(1),
+  type: RunType.optional(),
+  force: z.boolean().optional(),
+  lease: z.string().min(1).optional(),
+  intervalStart: z.string().min(1).optional(),
+  intervalEnd: z.string().min(1).optional(),
+  reason: z.string().optional(),
+});
+export type StartBody = z.infer<typeof StartBody>;
+
+export const SucceedBody = z.strictObject({
+  metrics: z.record(z.string(), z.unknown()).optional(),
+  outputs: z.array(z.string()).optional(),
+});
+
+export const FailBody = z.strictObject({
+  error: z.string().min(1),
+  code: z.string().min(1).nullable().optional(),
+});
+
+export const HeartbeatBody = z.strictObject({
+  lease: z.string().min(1).optional(),
+});
+
+export const ClearBody = z.strictObject({
+  dates: z.array(z.string().min(1)).optional(),
+  from: z.string().min(1).optional(),
+  to: z.string().min(1).optional(),
+  onlyFailed: z.boolean().optional(),
+  reason: z.string().optional(),
+  dryRun: z.boolean().optional(),
+});
+
+/**
+ * Parses a request body with a schema; a mismatch is `input.invalidBody`
+ * (HTTP 400) naming the first field that is wrong, as the CLI names the option.
+ *
+ * @example
+ * parseBody(StartBody, { date: 5 }) // throws: body.date: expected string, received number
+ */
+export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
+  const result = schema.safeParse(body ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = ['body', ...(issue?.path ?? []).map(String)].join('.');
+  throw new LedgerError('input.invalidBody', `${path}: ${issue?.message ?? 'invalid'}; see the README's HTTP write API section for the fields`);
+}
+
+/** A start body as the ledger's `StartInput`, with the CLI's checks (both interval bounds or neither). */
+export function startInput(pipeline: string, body: StartBody): StartInput {
+  if ((body.intervalStart === undefined) !== (body.intervalEnd === undefined)) {
+    throw new LedgerError('input.incompleteInterval', 'give both intervalStart and intervalEnd, or neither');
+  }
+  return {
+    pipeline,
+    date: body.date,
+    force: body.force ?? false,
+    ...(body.type === undefined ? {} : { runType: body.type }),
+    ...(body.lease === undefined ? {} : { leaseMs: parseDuration(body.lease, 'lease') }),
+    ...(body.reason === undefined ? {} : { reason: body.reason }),
+    ...(body.intervalStart !== undefined && body.intervalEnd !== undefined ? { dataInterval: { start: body.intervalStart, end: body.intervalEnd } } : {}),
+  };
+}
+
+/** A clear body as the ledger's `ClearInput`. */
+export function clearInput(pipeline: string, body: z.infer<typeof ClearBody>): ClearInput {
+  return {
+    pipeline,
+    dates: body.dates ?? [],
+    onlyFailed: body.onlyFailed ?? false,
+    dryRun: body.dryRun ?? false,
+    ...(body.from === undefined ? {} : { from: body.from }),
+    ...(body.to === undefined ? {} : { to: body.to }),
+    ...(body.reason === undefined ? {} : { reason: body.reason }),
+  };
+}
