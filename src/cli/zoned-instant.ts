@@ -1,4 +1,4 @@
-import type { Ledger } from '../ledger/ledger.js';
+import type { EventStore } from '../store/event-store.js';
 
 /**
  * An instant as the pipeline's people read it: wall time in its zone with the offset, as date keys and data
@@ -26,7 +26,7 @@ export function inZone(iso: string, timeZone: string): string {
 }
 
 /** The zone of each named pipeline (its current definition; `UTC` when it has none), read from its own stream. */
-export async function pipelineZones(ledger: Ledger, pipelines: Iterable<string>): Promise<Map<string, string>> {
+export async function pipelineZones(ledger: { store: Pick<EventStore, 'read'> }, pipelines: Iterable<string>): Promise<Map<string, string>> {
   const zones = new Map<string, string>();
   for (const pipeline of new Set(pipelines)) {
     let zone = 'UTC';

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runCli } from '../../src/cli/create-program.js';
+import { extraCommands } from '../../src/cli/extra-commands.js';
 import { inZone } from '../../src/cli/zoned-instant.js';
 import { tempDir } from '../support/run-cli.js';
 
@@ -24,12 +25,12 @@ describe('the CLI shows a pipeline’s instants in its zone', () => {
   const db = join(tempDir(), 'l.db');
   const run = async (...args: string[]) => {
     let stdout = '';
-    const code = await runCli(['--db', db, '--now', '2026-11-05T01:00:00+07:00', ...args], { stdout: (t) => (stdout += t), stderr: () => {}, env: { RUNLEDGER_ACTOR: 'tester' }, clock: () => 0, isTTY: false });
+    const code = await runCli(['--db', db, '--now', '2026-11-05T01:00:00+07:00', ...args], { stdout: (t) => (stdout += t), stderr: () => {}, env: { RUNLEDGER_ACTOR: 'tester' }, clock: () => 0, isTTY: false }, extraCommands);
     expect(code, args.join(' ')).toBe(0);
     return stdout;
   };
 
-  test('state, runs, log and heartbeat show +07:00 for an Asia/Jakarta pipeline; state --json keeps UTC', async () => {
+  test('state, runs, log, heartbeat and replay show +07:00 for an Asia/Jakarta pipeline; state --json keeps UTC', async () => {
     await run('define', 'etl', '--schedule', '@daily', '--start', '2026-11-02', '--tz', 'Asia/Jakarta');
     const runId = (await run('start', 'etl', '2026-11-02')).trim();
     expect(await run('heartbeat', runId, '--lease', '2h')).toBe('etl 2026-11-02: lease extended to 2026-11-05T03:00:00+07:00\n');
@@ -44,5 +45,8 @@ describe('the CLI shows a pipeline’s instants in its zone', () => {
     expect(log).toMatch(/^1 +2026-11-05T01:00:00\+07:00 +tester +defined etl/m);
     expect(log).toMatch(/lease until 2026-11-05T03:00:00\+07:00/);
     expect(log).not.toMatch(/\d{2}(\.\d+)?Z\b/);
+    const file = join(tempDir(), 'etl.jsonl');
+    await run('export', '--out', file);
+    expect(await run('replay', file)).toMatch(/^2026-11-02 +success .* 2026-11-05T01:00:00\+07:00$/m);
   });
 });

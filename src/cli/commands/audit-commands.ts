@@ -4,6 +4,7 @@ import { diffDocuments, formatDifference } from '../../audit/diff-documents.js';
 import { exportLedger } from '../../audit/export-ledger.js';
 import { parseExport, type ParsedExport } from '../../audit/export-format.js';
 import { assertImportable, importLedger } from '../../audit/import-ledger.js';
+import { MemoryEventStore } from '../../audit/memory-event-store.js';
 import { replayExport } from '../../audit/replay-export.js';
 import { parseHead, verifyChain } from '../../audit/verify-chain.js';
 import { rebuildCheckpoints, verifyCheckpoints, type CheckpointCheck } from '../../ledger/projection-checkpoint.js';
@@ -16,6 +17,7 @@ import { sha256Hex } from '../../store/seal-events.js';
 import { parseAsOf, parseInstant, type CliContext, type GlobalOptions } from '../cli-context.js';
 import { RunExit } from '../create-program.js';
 import { printStateView } from '../print-state-view.js';
+import { pipelineZones } from '../zoned-instant.js';
 
 /** Exit code of a check that does not hold. */
 const CHECK_FAILED = 7 as ExitCode;
@@ -162,7 +164,8 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
         ...(asOf ? { asOf } : {}),
         ...(nowText === undefined || nowText === '' ? {} : { nowMs: parseInstant(nowText, '--now') }),
       });
-      if (expected === undefined) return opts.json ? ctx.json(view) : printStateView(ctx, view);
+      if (expected === undefined && opts.json) return ctx.json(view);
+      if (expected === undefined) return printStateView(ctx, view, (await pipelineZones({ store: MemoryEventStore.fromRows(parsed.rows) }, [view.pipeline])).get(view.pipeline));
       const differences = diffDocuments(expected, JSON.parse(JSON.stringify(view)) as unknown);
       if (opts.json) ctx.json({ equal: differences.length === 0, differences, actual: view });
       else if (differences.length === 0) ctx.out(`replay of ${file} matches ${opts.expect} (${view.dates.length} dates, watermark ${view.watermark ?? 'none'})`);

@@ -116,7 +116,9 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
     // A negative pid signals the command's whole process group.
     kill: (pid, signal) => process.kill(pid, signal),
     env: deps.env,
-    onOutput: (stream, run, line) => {
+    onOutput: (stream, run, raw) => {
+      // On a terminal, dates running at once interleave their lines: each says which date it belongs to.
+      const line = deps.isTTY ? `${run.date} | ${raw}` : raw;
       if (reporter) reporter.onProgress({ kind: 'output', stream, date: run.date, line });
       else if (stream === 'stdout') childStdout(line);
       else deps.stderr(`${line}\n`);

@@ -8,6 +8,7 @@ import type { TaskInput } from '../../ledger/task-types.js';
 import type { CliContext } from '../cli-context.js';
 import { formatTable } from '../format-table.js';
 import { parseWholeNumber } from '../parse-options.js';
+import { inZone, pipelineZones } from '../zoned-instant.js';
 
 /** `task <runId> <taskId> <state>` (S12). */
 export function registerTaskCommands(program: Command, ctx: CliContext): void {
@@ -48,8 +49,9 @@ export function registerTaskCommands(program: Command, ctx: CliContext): void {
  * await printTaskGrid(ctx, 'etl_orders', runId, undefined, false);
  */
 export async function printTaskGrid(ctx: CliContext, pipeline: string, runId: string, asOf: AsOf | undefined, json: boolean): Promise<void> {
-  const view = await ctx.withLedger(false, (ledger) => ledger.runTasks({ pipeline, runId, ...(asOf ? { asOf } : {}) }));
+  const [view, zones] = await ctx.withLedger(false, async (ledger) => [await ledger.runTasks({ pipeline, runId, ...(asOf ? { asOf } : {}) }), await pipelineZones(ledger, [pipeline])] as const);
   if (json) return ctx.json(view);
+  const zone = zones.get(pipeline) ?? 'UTC';
   const r = view.run;
   ctx.out(`run ${r.runId} of ${pipeline} ${r.date}, attempt ${r.attempt}: ${r.status}${view.outcome ? `; ${describeRunOutcome(view.outcome)}` : ''}`);
   if (view.tasks.length === 0) return ctx.out('this pipeline declares no tasks; define it with --tasks <file.json> to record task states');
@@ -60,7 +62,7 @@ export async function printTaskGrid(ctx: CliContext, pipeline: string, runId: st
         t.taskId,
         t.state ?? '-',
         t.tryNumber === null ? '0' : String(t.tryNumber),
-        t.updatedAt ?? '-',
+        t.updatedAt ? inZone(t.updatedAt, zone) : '-',
         t.triggerRule ?? '-',
         [t.leaf ? 'leaf' : '', t.teardown ? 'teardown' : '', t.declared ? '' : 'no longer declared', t.error ?? ''].filter(Boolean).join(', '),
       ]),
