@@ -105,7 +105,10 @@ async function appends(): Promise<void> {
   const peerAppend = async (r: number, from: number, count: number) => {
     if ('missing' in peer || peerFailed !== null) return;
     // In a process of its own: its sqlite3 driver can throw from a callback (SQLITE_BUSY under load), which no caller can catch.
-    const result = spawnSync(process.execPath, [childScript, 'emmett', join(dir, `emmett-${r}.db`), String(from), String(count)], { encoding: 'utf8' });
+    const attempt = (n: number) => spawnSync(process.execPath, [childScript, 'emmett', join(dir, `emmett-${r}-${n}.db`), String(from), String(count)], { encoding: 'utf8' });
+    // One retry on a fresh file: on a loaded machine its driver sometimes fails a commit with SQLITE_BUSY.
+    let result = attempt(1);
+    if (result.status !== 0) result = attempt(2);
     if (result.status !== 0) {
       peerFailed = (result.stderr.split('\n').find((line) => line.includes('Error')) ?? `exit ${result.status}`).trim();
       return;
