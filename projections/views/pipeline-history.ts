@@ -43,18 +43,7 @@ export type PipelineHistory = { points: HistoryPoint[]; audit: AuditEntry[]; pos
  * when a key at or before it stops being a success, so a history of n slots
  * costs O(n) for the usual in-order runs.
  *
- * @example
- * const { points, audit } = pipelineHistory(events, (d) => createTimetable(timetableSpec(d)));
- */
-export function pipelineHistory(events: Iterable<RecordedEvent>, walkerFor: (definition: PipelineDefinition) => SlotWalker): PipelineHistory {
-  const fold = historyFold(walkerFor);
-  for (const event of events) fold.add(event);
-  return fold.result();
-}
-
-/**
- * The fold behind `pipelineHistory`, one event at a time, for callers that
- * read the log in batches and must not hold it whole.
+ * One event at a time, so callers read the log in batches and never hold it whole.
  *
  * @example
  * const fold = historyFold(walkerFor);
