@@ -252,7 +252,7 @@ export class Ledger {
   /**
    * Records that the runner owning a running run was stopped before it
    * finished (`by`: `SIGINT`, `SIGTERM`, …). The key becomes `interrupted`:
-   * pending, and run again by every reprocess mode. Fenced like `fail` (S3).
+   * pending, and run again by every reprocess mode. Fenced like `fail`: only the current run of its date may report.
    *
    * @example
    * await ledger.interrupt({ runId, by: 'SIGINT', message: 'stopped while loading' });

@@ -38,14 +38,14 @@ export function registerFollowCommand(program: Command, ctx: CliContext): void {
     .command('follow')
     .summary('print events as JSON Lines as they are appended, or run a command for each; --consumer remembers where it got to')
     .description(
-      'Prints each event appended from now on as one JSON line (the fields of `log --json`), as it is appended:\n' +
-        'PostgreSQL wakes it with LISTEN/NOTIFY, SQLite is polled every 250 ms. After `--`, runs the command once per\n' +
-        'event instead, with no shell in between, the event as a JSON line on stdin and RUNLEDGER_EVENT_POSITION, _TYPE,\n' +
+      'Prints each event appended from now on as one JSON line (the fields of `log --json`), as it is appended: ' +
+        'PostgreSQL wakes it with LISTEN/NOTIFY, SQLite is polled every 250 ms. After `--`, runs the command once per ' +
+        'event instead, with no shell in between, the event as a JSON line on stdin and RUNLEDGER_EVENT_POSITION, _TYPE, ' +
         '_ID, _STREAM, _RECORDED_AT, _ACTOR, _PIPELINE, _DATE and _RUN_ID in the environment; it waits for each command.\n\n' +
-        "With --consumer <name>, the position handled is stored in the ledger's database (beside the events, outside\n" +
-        'the hash chain) after each event, so a restarted consumer resumes right after it: every event at least once, in\n' +
-        'order, none skipped, even when killed (the event in hand may come again). A new consumer starts from now on, or\n' +
-        'at --from-position. A command that fails (non-zero exit) is retried --retries times, waiting --retry-delay,\n' +
+        "With --consumer <name>, the position handled is stored in the ledger's database (beside the events, outside " +
+        'the hash chain) after each event, so a restarted consumer resumes right after it: every event at least once, in ' +
+        'order, none skipped, even when killed (the event in hand may come again). A new consumer starts from now on, or ' +
+        'at --from-position. A command that fails (non-zero exit) is retried --retries times, waiting --retry-delay, ' +
         'then twice as long each time; then follow stops with exit 1 and the position stays before that event.',
     )
     .argument('[pipeline]', 'only the events of this pipeline')

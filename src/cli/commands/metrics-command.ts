@@ -11,10 +11,10 @@ export function registerMetricsCommand(program: Command, ctx: CliContext): void 
     .command('metrics')
     .summary('the ledger as Prometheus metrics, on stdout or atomically into a textfile')
     .description(
-      'Prints the metrics `serve` answers on GET /metrics (Prometheus text format): per pipeline the watermark and\n' +
-        'complete-through as Unix timestamps, lag seconds, pending dates by reason, running and stalled runs, runs by\n' +
-        "outcome and their durations; the ledger's head position and a full verification of its hash chain.\n" +
-        "With --textfile, writes them to a temporary file beside the target and renames it over the target, so\n" +
+      'Prints the metrics `serve` answers on GET /metrics (Prometheus text format): per pipeline the watermark and ' +
+        'complete-through as Unix timestamps, lag seconds, pending dates by reason, running and stalled runs, runs by ' +
+        "outcome and their durations; the ledger's head position and a full verification of its hash chain. " +
+        "With --textfile, writes them to a temporary file beside the target and renames it over the target, so " +
         "node_exporter's textfile collector never reads half a file.",
     )
     .option('--textfile <path>', 'write to this file (name it *.prom, in the collector directory) instead of stdout')

@@ -16,8 +16,8 @@ export function registerReportCommand(program: Command, ctx: CliContext): void {
     .command('report')
     .summary('write the overview, pipeline pages, audit timeline and verify result as one self-contained HTML file')
     .description(
-      'Renders the same pages as `serve` into one HTML file that needs no network: styles inlined, no script,\n' +
-        'no external assets. Calendars keep the last ten years of days (or 31 days of hours); tables their most\n' +
+      'Renders the same pages as `serve` into one HTML file that needs no network: styles inlined, no script, ' +
+        'no external assets. Calendars keep the last ten years of days (or 31 days of hours); tables their most ' +
         'recent rows.',
     )
     .argument('[pipelines...]', 'only these pipelines (default: all)')

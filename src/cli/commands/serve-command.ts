@@ -16,8 +16,8 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .command('serve')
     .summary('serve the ledger over HTTP: pages, a JSON API, and (with a write token) writes')
     .description(
-      'Serves the ledger over HTTP until Ctrl-C. It binds to 127.0.0.1 unless told otherwise; any other\n' +
-        'address needs --token (or RUNLEDGER_TOKEN), checked on every request as a bearer token or cookie.\n' +
+      'Serves the ledger over HTTP until Ctrl-C. It binds to 127.0.0.1 unless told otherwise; any other ' +
+        'address needs --token (or RUNLEDGER_TOKEN), checked on every request as a bearer token or cookie. ' +
         'Writes are refused unless --write-token (or RUNLEDGER_WRITE_TOKEN) is set.',
     )
     .option('--host <address>', 'address to listen on', '127.0.0.1')

@@ -17,8 +17,8 @@ export function registerStatusCommands(program: Command, ctx: CliContext): void 
     .command('status')
     .summary('one row per pipeline: lag, pending dates, runs in flight and stalled, last failure; worst first')
     .description(
-      'One row per pipeline, worst first (failed or stalled, then the largest lag). Lag is now minus the end of\n' +
-        "the complete-through date's data interval: how long downstream has been waiting for data; with nothing\n" +
+      'One row per pipeline, worst first (failed or stalled, then the largest lag). Lag is now minus the end of ' +
+        "the complete-through date's data interval: how long downstream has been waiting for data; with nothing " +
         "complete yet, it runs from the pipeline's first slot. PENDING counts the due dates not done by reason.",
     )
     .argument('[pipelines...]', 'only these pipelines (default: all)')
@@ -50,8 +50,8 @@ export function registerStatusCommands(program: Command, ctx: CliContext): void 
     .command('check')
     .summary('exit 7 when a pipeline is too far behind, has too many pending dates, a failed date or a stalled run')
     .description(
-      'For cron and CI monitors. Prints one line per rule a pipeline breaks and exits 7; prints one ok line and\n' +
-        'exits 0 when every rule holds. Lag is now minus the end of the complete-through date\'s data interval;\n' +
+      'For cron and CI monitors. Prints one line per rule a pipeline breaks and exits 7; prints one ok line and ' +
+        'exits 0 when every rule holds. Lag is now minus the end of the complete-through date\'s data interval; ' +
         "without --max-lag each pipeline's own freshness (`define --freshness`) is its limit.",
     )
     .argument('[pipelines...]', 'only these pipelines (default: all)')
