@@ -41,6 +41,32 @@ for (const dir of ['events', 'projections', 'src']) {
   }
 }
 
+// No import cycles (type-only imports included): a module must not reach itself through the modules it imports.
+const graph = new Map();
+for (const dir of ['events', 'projections', 'src']) {
+  for (const path of files(join(root, dir))) {
+    const text = readFileSync(path, 'utf8');
+    const targets = [...text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)\.js['"]/g)].map((m) => join(path, '..', `${m[1]}.ts`));
+    graph.set(path, targets.filter((target) => target !== path));
+  }
+}
+const done = new Set();
+const cycles = new Set();
+function visit(path, trail) {
+  const at = trail.indexOf(path);
+  if (at !== -1) {
+    const cycle = trail.slice(at).map((p) => relative(root, p));
+    const start = cycle.indexOf([...cycle].sort()[0]);
+    cycles.add([...cycle.slice(start), ...cycle.slice(0, start)].join(' -> '));
+    return;
+  }
+  if (done.has(path)) return;
+  for (const next of graph.get(path) ?? []) visit(next, [...trail, path]);
+  done.add(path);
+}
+for (const path of graph.keys()) visit(path, []);
+for (const cycle of cycles) problems.push(`import cycle: ${cycle}`);
+
 for (const problem of problems) console.log(problem);
 if (problems.length > 0) {
   console.log(`lint: ${problems.length} problem(s)`);

@@ -5,7 +5,8 @@
  * import { openLedger } from 'runledger';
  * const ledger = await openLedger({ db: './runledger.db' });
  */
-export { openLedger, Ledger, type LedgerOptions } from './ledger/ledger.js';
+export { openLedger, Ledger } from './ledger/open-ledger.js';
+export type { LedgerOptions } from './ledger/ledger.js';
 export type * from './ledger/ledger-types.js';
 export type { DefineInput } from './ledger/build-definition.js';
 export type { TaskInput, TaskResult, TaskRow, TaskGridView, TaskGridInput } from './ledger/task-types.js';

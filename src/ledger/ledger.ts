@@ -22,11 +22,7 @@ import { canonicalJson } from '../../events/canonical-json.js';
 import { defaultActor, processMetadata, toolVersion } from '../runtime.js';
 import type { AppendRequest, EventStore, NewEvent } from '../store/event-store.js';
 import { openStore } from '../store/open-store.js';
-import type { BackfillOptions } from '../runner/backfill.js';
 import { subscribe, type SubscribeOptions, type Subscription } from '../ops/subscribe.js';
-import type { RunFunction } from '../runner/function-task.js';
-import type { RunSummary } from '../runner/run-types.js';
-import type { WithRunOptions, WithRunResult } from '../runner/with-run.js';
 import { parseRangeEnd, parseRangeStart } from '../timetable/parse-range-end.js';
 import { createTimetable } from '../timetable/create-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
@@ -631,31 +627,6 @@ export class Ledger {
     if (retry >= MAX_CONFLICT_RETRIES) {
       throw new LedgerError('store.contention', `${what} kept changing under ${MAX_CONFLICT_RETRIES} retries; try again`);
     }
-  }
-
-  // ---- runner (the logic lives in src/runner/)
-
-  /**
-   * Runs `fn` for each slot of `[from, to]` the reprocess mode selects, recording every run.
-   *
-   * @example
-   * const summary = await ledger.backfill({ pipeline: 'etl_orders', from: '2026-11-02', to: '2026-11-04' }, async (run) => ({ rows: 42 }));
-   */
-  async backfill(options: BackfillOptions, fn: RunFunction): Promise<RunSummary> {
-    // The runner loads on first use: queries never pay for it.
-    const { backfill } = await import('../runner/backfill.js');
-    return backfill(this, options, fn);
-  }
-
-  /**
-   * Starts, heartbeats and completes one run around `fn` (failing it and rethrowing if `fn` throws).
-   *
-   * @example
-   * await ledger.withRun('etl_orders', '2026-11-02', async (run) => ({ rows: 42 }));
-   */
-  async withRun(pipeline: string, date: string, fn: RunFunction, options?: WithRunOptions): Promise<WithRunResult> {
-    const { withRun } = await import('../runner/with-run.js');
-    return withRun(this, pipeline, date, fn, options);
   }
 }
 
