@@ -18,7 +18,9 @@ export type LedgerErrorCode =
   | `ledger.${string}`
   | `notFound.${string}`
   | `integrity.${string}`
-  | `store.${string}`;
+  | `store.${string}`
+  /** Writing the command's output failed (a full disk, a closed pipe): exit 1. */
+  | `output.${string}`;
 
 function exitCodeFor(code: LedgerErrorCode): ExitCode {
   if (code.startsWith('input.')) return ExitCode.badInput;

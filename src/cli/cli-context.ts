@@ -11,6 +11,12 @@ export type CliDeps = {
   clock: () => number;
   /** True when stdout/stderr is a terminal (progress bars, colours). */
   isTTY: boolean;
+  /**
+   * Resolves once everything given to `stdout` so far has been written; rejects with `output.writeFailed`
+   * when a write failed (ENOSPC, EIO, …). After a failed write, `stdout` itself throws the same error, so a
+   * streaming command stops instead of producing the rest for nobody. Absent in tests that collect output.
+   */
+  flush?: () => Promise<void>;
   /** Forwarded to long-running commands (backfill) so they can stop cleanly. */
   signals?: { on(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void; off(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void };
 };
@@ -53,6 +59,11 @@ export class CliContext {
     } finally {
       await ledger.close();
     }
+  }
+
+  /** Waits until the output so far is written: a success line must not come before a failed write. */
+  async flush(): Promise<void> {
+    await this.deps.flush?.();
   }
 
   json(value: unknown): void {

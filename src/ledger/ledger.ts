@@ -366,6 +366,19 @@ export class Ledger {
    * await ledger.log({ pipeline: 'etl_orders', date: '2026-11-03', types: ['RunFailed'], limit: 5 });
    */
   async log(input: LogInput = {}): Promise<{ events: RecordedEvent[] }> {
+    const events: RecordedEvent[] = [];
+    for await (const batch of this.logBatches(input)) for (const event of batch) events.push(event);
+    return { events };
+  }
+
+  /**
+   * `log` as batches, oldest first, so a listing of a million events never
+   * sits in memory at once (without `limit`; with it, memory follows the limit).
+   *
+   * @example
+   * for await (const batch of ledger.logBatches({ pipeline: 'etl_orders' })) print(batch);
+   */
+  async *logBatches(input: LogInput = {}): AsyncIterable<RecordedEvent[]> {
     let key = input.date;
     if (input.pipeline !== undefined) {
       const { state } = await this.#load(input.pipeline);
@@ -391,13 +404,21 @@ export class Ledger {
       ...(input.runId === undefined ? {} : { runId: input.runId }),
       ...(toPosition === undefined ? {} : { toPosition }),
     };
+    if (input.limit === undefined) {
+      for await (const batch of this.store.read(filter)) {
+        const matching = batch.filter(matches);
+        if (matching.length > 0) yield matching;
+      }
+      return;
+    }
     let events: RecordedEvent[] = [];
     for await (const batch of this.store.read(filter)) {
-      events.push(...batch.filter(matches));
+      for (const event of batch) if (matches(event)) events.push(event);
       // With a limit, memory follows the limit, not the log.
-      if (input.limit !== undefined && events.length > 2 * input.limit + 1000) events = events.slice(-input.limit);
+      if (events.length > 2 * input.limit + 1000) events = events.slice(-input.limit);
     }
-    return { events: input.limit === undefined ? events : input.limit === 0 ? [] : events.slice(-input.limit) };
+    const last = input.limit === 0 ? [] : events.slice(-input.limit);
+    if (last.length > 0) yield last;
   }
 
   async close(): Promise<void> {

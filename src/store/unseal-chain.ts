@@ -16,26 +16,49 @@ import { sha256Hex, type SealedEvent } from './seal-events.js';
  * const sealed = unsealChain(rows); // throws LedgerError('input.brokenChain') on the first bad row
  */
 export function unsealChain(rows: RawEvent[]): SealedEvent[] {
-  let prevHash = GENESIS_HASH;
-  return rows.map((row, i) => {
-    const fail = (why: string): never => {
-      throw new LedgerError('input.brokenChain', `cannot import event at position ${row.position}: ${why}; nothing was imported`);
-    };
-    if (row.position !== i + 1) fail(`expected position ${i + 1}`);
-    if (row.prevHash !== prevHash) fail('its prevHash is not the hash of the event before it');
-    if (chainHash(row.prevHash, row.payload, sha256Hex) !== row.hash) fail('its hash does not match its payload');
-    let payload: unknown;
-    try {
-      payload = JSON.parse(row.payload);
-    } catch {
-      return fail('its payload is not JSON');
-    }
-    const decoded = decodeEvent(payload, { prevHash: row.prevHash, hash: row.hash }, { validate: true });
-    if (!decoded.ok) return fail(decoded.reason);
-    const event = decoded.event;
-    if (event.position !== row.position) fail(`its payload says position ${event.position}`);
-    prevHash = row.hash;
-    const runId = 'runId' in event.data ? event.data.runId : null;
-    return { event, payload: row.payload, pipeline: event.data.pipeline, runId };
-  });
+  return new ChainUnsealer().next(rows);
+}
+
+/**
+ * `unsealChain` over a chain that arrives in batches (a streamed import):
+ * each call continues from the last row of the call before.
+ *
+ * @example
+ * const unsealer = new ChainUnsealer();
+ * for await (const rows of batches) insert(unsealer.next(rows));
+ */
+export class ChainUnsealer {
+  #position = 0;
+  #prevHash = GENESIS_HASH;
+
+  next(rows: RawEvent[]): SealedEvent[] {
+    return rows.map((row) => {
+      const fail = (why: string): never => {
+        throw new LedgerError('input.brokenChain', `cannot import event at position ${row.position}: ${why}; nothing was imported`);
+      };
+      if (row.position !== this.#position + 1) fail(`expected position ${this.#position + 1}`);
+      if (row.prevHash !== this.#prevHash) fail('its prevHash is not the hash of the event before it');
+      if (chainHash(row.prevHash, row.payload, sha256Hex) !== row.hash) fail('its hash does not match its payload');
+      let payload: unknown;
+      try {
+        payload = JSON.parse(row.payload);
+      } catch {
+        return fail('its payload is not JSON');
+      }
+      const decoded = decodeEvent(payload, { prevHash: row.prevHash, hash: row.hash }, { validate: true });
+      if (!decoded.ok) return fail(decoded.reason);
+      const event = decoded.event;
+      if (event.position !== row.position) fail(`its payload says position ${event.position}`);
+      this.#position = row.position;
+      this.#prevHash = row.hash;
+      const runId = 'runId' in event.data ? event.data.runId : null;
+      return { event, payload: row.payload, pipeline: event.data.pipeline, runId };
+    });
+  }
+}
+
+/** Rows given at once or in batches, as batches. */
+export async function* batchesOf(rows: RawEvent[] | AsyncIterable<RawEvent[]>): AsyncIterable<RawEvent[]> {
+  if (Array.isArray(rows)) yield rows;
+  else yield* rows;
 }

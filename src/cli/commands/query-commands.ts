@@ -5,7 +5,7 @@ import { LedgerError } from '../../errors.js';
 import type { LogInput } from '../../ledger/ledger-types.js';
 import type { CliContext } from '../cli-context.js';
 import { parseAsOf, parseInstant } from '../cli-context.js';
-import { formatMetrics, formatTable } from '../format-table.js';
+import { formatMetrics, formatTable, StreamingTable } from '../format-table.js';
 import { printStateView } from '../print-state-view.js';
 import { parseWholeNumber } from '../parse-options.js';
 import { printTaskGrid } from './task-commands.js';
@@ -101,32 +101,54 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .option('--until <instant>', 'only events recorded at or before this instant')
     .option('--limit <n>', 'only the last n matching events')
     .option(...AS_OF)
-    .option('--json', 'print one JSON document')
+    .option('--json', 'print one JSON document {"events": [...]}, written as the events are read')
+    .option('--jsonl', 'print JSON Lines: one event object per line (for jq -c, streaming consumers)')
     .addHelpText(
       'after',
       '\nExamples:\n  runledger log etl_orders --date 2026-11-04\n  runledger log --type RunCleared,PipelineRedefined --since 2026-11-01T00:00:00Z\n' +
-        '  runledger log etl_orders --actor alice@etl-host --limit 20 --json',
+        '  runledger log etl_orders --actor alice@etl-host --limit 20 --json\n  runledger log --jsonl | jq -c \'select(.type == "RunFailed")\'',
     )
     .action(async (pipeline: string | undefined, opts: LogOpts) => {
       // The program's own --actor (who acts) takes `log --actor` before the subcommand sees it; a query records
       // nothing, so on `log` the flag can only mean the filter.
       const actor = opts.actor ?? program.opts<{ actor?: string }>().actor;
       const input = logInput(pipeline, { ...opts, ...(actor === undefined ? {} : { actor }) });
-      const { events } = await ctx.withLedger(false, (ledger) => ledger.log(input));
-      if (opts.json) {
-        return ctx.json({ events: events.map((e) => ({ position: e.position, type: e.type, eventId: e.eventId, recordedAt: e.recordedAt, stream: e.stream, data: e.data, metadata: e.metadata, hash: e.hash })) });
-      }
-      if (events.length === 0) return ctx.out('no events match');
-      ctx.out(
-        formatTable(
-          ['POS', 'WHEN', 'WHO', 'WHAT', 'WHY'],
-          events.map((e) => [String(e.position), e.recordedAt, e.metadata.actor, describe(e), e.metadata.reason ?? '']),
-        ),
-      );
+      if (opts.json && opts.jsonl) throw new LedgerError('input.conflictingOptions', 'pass --json or --jsonl, not both');
+      await ctx.withLedger(false, async (ledger) => {
+        const batches = ledger.logBatches(input)[Symbol.asyncIterator]();
+        // The first batch before any output: a refused filter (an unknown run) must leave stdout empty.
+        let next = await batches.next();
+        if (opts.jsonl) {
+          for (; !next.done; next = await batches.next()) ctx.deps.stdout(next.value.map((e) => `${JSON.stringify(logEntry(e))}\n`).join(''));
+          return;
+        }
+        if (opts.json) {
+          // One JSON document, written as the events stream by: the same text `JSON.stringify(…, null, 2)` gives.
+          if (next.done) return ctx.json({ events: [] });
+          ctx.deps.stdout('{\n  "events": [\n');
+          for (let first = true; !next.done; next = await batches.next(), first = false) {
+            const entries = next.value.map((e) => JSON.stringify(logEntry(e), null, 2).replace(/^/gm, '    '));
+            ctx.deps.stdout(`${first ? '' : ',\n'}${entries.join(',\n')}`);
+          }
+          ctx.deps.stdout('\n  ]\n}\n');
+          return;
+        }
+        if (next.done) return ctx.out('no events match');
+        const table = new StreamingTable(['POS', 'WHEN', 'WHO', 'WHAT', 'WHY'], (text) => ctx.deps.stdout(text));
+        for (; !next.done; next = await batches.next()) {
+          for (const e of next.value) table.add([String(e.position), e.recordedAt, e.metadata.actor, describe(e), e.metadata.reason ?? '']);
+        }
+        table.end();
+      });
     });
 }
 
-type LogOpts = { date?: string; run?: string; type?: string; actor?: string; since?: string; until?: string; limit?: string; asOf?: string; json?: boolean };
+/** One event as `log --json` and `--jsonl` print it. */
+function logEntry(e: RecordedEvent) {
+  return { position: e.position, type: e.type, eventId: e.eventId, recordedAt: e.recordedAt, stream: e.stream, data: e.data, metadata: e.metadata, hash: e.hash };
+}
+
+type LogOpts = { date?: string; run?: string; type?: string; actor?: string; since?: string; until?: string; limit?: string; asOf?: string; json?: boolean; jsonl?: boolean };
 
 function logInput(pipeline: string | undefined, opts: LogOpts): LogInput {
   const input: LogInput = {};

@@ -5,7 +5,7 @@ import { LedgerError } from '../../errors.js';
 import type { AppendRequest, AppendResult, ChainHead, EventStore, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
 import { decodeStoredRow, rawEventOf } from '../decode-stored-row.js';
 import { sealEvents, type SealedEvent } from '../seal-events.js';
-import { unsealChain } from '../unseal-chain.js';
+import { batchesOf, ChainUnsealer } from '../unseal-chain.js';
 import { asPostgresLedgerError, parsePostgresUrl, type PostgresTarget } from './postgres-connection.js';
 import { appendLockName, createLockName, POSTGRES_SCHEMA_VERSION, postgresSchemaSql, quoteIdent } from './postgres-schema.js';
 
@@ -273,11 +273,11 @@ class PostgresEventStore implements EventStore {
     );
   }
 
-  async importSealed(rows: RawEvent[]): Promise<ChainHead> {
+  async importSealed(rows: RawEvent[] | AsyncIterable<RawEvent[]>): Promise<ChainHead> {
     if (!this.#hasLedger) {
       throw new LedgerError('notFound.ledger', `schema "${this.#schema}" of database "${this.#target.database}" holds no ledger yet; open it with create to import`);
     }
-    const sealed = unsealChain(rows);
+    const unsealer = new ChainUnsealer();
     return transaction(this.#pool, this.#target, async (client): Promise<ChainHead> => {
       // The append lock, so no append can slip in between the emptiness check and the inserts.
       await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [appendLockName(this.#schema)]);
@@ -285,7 +285,12 @@ class PostgresEventStore implements EventStore {
       if (head.position !== 0) {
         throw new LedgerError('ledger.notEmpty', `schema "${this.#schema}" already holds ${head.position} events; import only into a new, empty ledger`);
       }
-      for (let i = 0; i < sealed.length; i += INSERT_CHUNK) await this.#insert(client, sealed.slice(i, i + INSERT_CHUNK));
+      // A streamed import may outlast the idle-in-transaction timeout between batches only if the file
+      // stalls; each batch is inserted as it arrives, and a failure anywhere rolls the whole import back.
+      for await (const batch of batchesOf(rows)) {
+        const sealed = unsealer.next(batch);
+        for (let i = 0; i < sealed.length; i += INSERT_CHUNK) await this.#insert(client, sealed.slice(i, i + INSERT_CHUNK));
+      }
       return this.#head(client);
     });
   }

@@ -7,7 +7,7 @@ import { LedgerError } from '../../errors.js';
 import type { AppendRequest, AppendResult, ChainHead, EventStore, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
 import { decodeStoredRow, rawEventOf } from '../decode-stored-row.js';
 import { sealEvents, type SealedEvent } from '../seal-events.js';
-import { unsealChain } from '../unseal-chain.js';
+import { batchesOf, ChainUnsealer } from '../unseal-chain.js';
 import { SQLITE_SCHEMA, SQLITE_SCHEMA_VERSION } from './sqlite-schema.js';
 
 export type SqliteStoreOptions = {
@@ -167,20 +167,32 @@ class SqliteEventStore implements EventStore {
     }
   }
 
-  async importSealed(rows: RawEvent[]): Promise<ChainHead> {
+  async importSealed(rows: RawEvent[] | AsyncIterable<RawEvent[]>): Promise<ChainHead> {
     const st = this.#ready();
-    const sealed = unsealChain(rows);
-    const run = this.#db.transaction((): ChainHead => {
+    const db = this.#db;
+    // better-sqlite3's transaction() cannot span an await, and a streamed import awaits the file between
+    // batches: the transaction is opened by hand. Nothing else uses this connection meanwhile (one
+    // process, one import), and BEGIN IMMEDIATE keeps other processes' appends out until COMMIT.
+    try {
+      db.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      throw asLedgerError(error, this.#path);
+    }
+    try {
       const head = headOf(st.head.get() as Row | undefined);
       if (head.position !== 0) {
         throw new LedgerError('ledger.notEmpty', `${this.#path} already holds ${head.position} events; import only into a new, empty ledger (pass another --db)`);
       }
-      for (const row of sealed) insertSealed(st.insert, row);
-      return headOf(st.head.get() as Row | undefined);
-    });
-    try {
-      return run.immediate();
+      const unsealer = new ChainUnsealer();
+      const insertAll = db.transaction((sealed: SealedEvent[]) => {
+        for (const row of sealed) insertSealed(st.insert, row);
+      });
+      for await (const batch of batchesOf(rows)) insertAll(unsealer.next(batch));
+      const last = headOf(st.head.get() as Row | undefined);
+      db.exec('COMMIT');
+      return last;
     } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK');
       throw asLedgerError(error, this.#path);
     }
   }
