@@ -38,6 +38,8 @@ export class CliContext {
     // mistake: SQLite would open a throwaway temporary database and the command's events would vanish.
     const db = this.#globals().db ?? (this.deps.env['RUNLEDGER_DB'] || undefined) ?? './runledger.db';
     if (db.trim() === '') throw new LedgerError('input.emptyDb', '--db is empty; pass a ledger file path or a postgres:// URL');
+    // SQLite's in-memory database lives as long as this one command: define would say 'defined' and keep nothing.
+    if (db === ':memory:') throw new LedgerError('input.memoryDb', "--db ':memory:' would keep the ledger only while this one command runs; pass a ledger file path or a postgres:// URL");
     return db;
   }
 

@@ -18,7 +18,8 @@ import { taskGrid } from '../../projections/task-grid.js';
 import { evolveTaskRuns, initialTaskRuns, type TaskRuns } from '../../projections/task-runs.js';
 import { LedgerError } from '../errors.js';
 import { checkDurationMs } from '../duration.js';
-import { canonicalJson } from '../../events/canonical-json.js';
+import { formatBytes, MAX_RECORDED_TEXT_BYTES, utf8Bytes } from '../../events/limits.js';
+import { metricsProblem } from './metrics-problem.js';
 import { defaultActor, processMetadata, toolVersion } from '../runtime.js';
 import type { AppendRequest, EventStore, NewEvent } from '../store/event-store.js';
 import { openStore } from '../store/open-store.js';
@@ -203,6 +204,9 @@ export class Ledger {
   /** S3: records the failure of the current run of its key; a repeat is a no-op. */
   async fail(input: { runId: string; error: string; code?: string | null }): Promise<CompletionResult> {
     if (input.error.trim() === '') throw new LedgerError('input.emptyError', 'a failure needs an error message that says what went wrong, e.g. --error "raw file missing"');
+    if (utf8Bytes(input.error) > MAX_RECORDED_TEXT_BYTES) {
+      throw new LedgerError('input.errorTooLong', `the error message takes ${utf8Bytes(input.error).toLocaleString('en')} bytes, over the ${formatBytes(MAX_RECORDED_TEXT_BYTES)} limit; keep the message short and point to a log file`);
+    }
     return this.#complete(input.runId, (date) => ({ kind: 'fail', runId: input.runId, date, error: input.error, code: input.code ?? null }));
   }
 
@@ -655,13 +659,12 @@ function checkMetrics(metrics: Record<string, unknown>): Record<string, unknown>
   if (typeof metrics !== 'object' || metrics === null || Array.isArray(metrics)) {
     throw new LedgerError('input.invalidMetrics', 'metrics must be a JSON object like { rows: 42 }');
   }
-  try {
-    canonicalJson(metrics);
-  } catch (error) {
-    throw new LedgerError('input.invalidMetrics', `metrics cannot be recorded: ${(error as Error).message.replace(/^canonicalJson: /, '')}`);
-  }
+  // Depth first: canonical JSON recurses, and 5,000 levels overflow the stack.
+  const problem = metricsProblem(metrics);
+  if (problem !== null) throw new LedgerError('input.invalidMetrics', `metrics cannot be recorded: ${problem}`);
   return metrics;
 }
+
 
 /** Every slot from the pipeline's first, lazily. */
 export function* slotsFrom(timetable: Timetable): Generator<Slot> {

@@ -40,6 +40,10 @@ export function openSqliteStore(options: SqliteStoreOptions): EventStore {
   if (!memory && existsSync(path) && statSync(path).isDirectory()) {
     throw new LedgerError('input.notALedger', `${path} is a directory, not a ledger file; pass --db <file>`);
   }
+  // /dev/null, a FIFO or a terminal: SQLite would fail later with "disk I/O error".
+  if (!memory && existsSync(path) && !statSync(path).isFile()) {
+    throw new LedgerError('input.notALedger', `${path} is not a regular file (a device, a FIFO or a socket), so it cannot hold a ledger; pass --db <file>`);
+  }
   if (!memory && !existsSync(dirname(resolve(path)))) {
     throw new LedgerError('input.cannotOpen', `cannot create a ledger at ${path}: the directory ${dirname(path)} does not exist; create it first or pass another --db`);
   }
