@@ -1,6 +1,7 @@
 import { LedgerError } from '../errors.js';
 import { openLedger, type Ledger } from '../ledger/ledger.js';
 import type { AsOf } from '../ledger/ledger-types.js';
+import { knownSecrets } from '../secrets.js';
 
 /** What the CLI needs from the outside world; tests pass fakes, `main.ts` the real process. */
 export type CliDeps = {
@@ -55,7 +56,7 @@ export class CliContext {
   async withLedger<T>(create: boolean, body: (ledger: Ledger) => Promise<T>): Promise<T> {
     const clock = this.clock();
     const actor = this.#globals().actor ?? this.deps.env['RUNLEDGER_ACTOR'];
-    const ledger = await openLedger({ db: this.db, clock, create, ...(actor ? { actor } : {}) });
+    const ledger = await openLedger({ db: this.db, clock, create, secrets: knownSecrets(this.db, this.deps.env), ...(actor ? { actor } : {}) });
     try {
       return await body(ledger);
     } finally {

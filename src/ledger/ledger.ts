@@ -21,6 +21,7 @@ import { checkDurationMs } from '../duration.js';
 import { formatBytes, MAX_RECORDED_TEXT_BYTES, utf8Bytes } from '../../events/limits.js';
 import { metricsProblem } from './metrics-problem.js';
 import { defaultActor, processMetadata, toolVersion } from '../runtime.js';
+import { knownSecrets, redactSecrets, redactValue } from '../secrets.js';
 import type { AppendRequest, EventStore, NewEvent } from '../store/event-store.js';
 import { openStore } from '../store/open-store.js';
 import { backfill as runBackfill, type BackfillOptions } from '../runner/backfill.js';
@@ -57,6 +58,11 @@ export type LedgerOptions = {
   actor?: string;
   /** Create the ledger when it does not exist (default true; the CLI's queries pass false). */
   create?: boolean;
+  /**
+   * Secret values to replace by `[redacted]` in every free text an event stores (error texts, metrics,
+   * outputs, reasons): an event is forever. The password of `db` is always added.
+   */
+  secrets?: string[];
 };
 
 type Loaded = { state: PipelineState; history: RunHistory; tasks: TaskRuns };
@@ -76,7 +82,8 @@ const MAX_CONFLICT_RETRIES = 50;
  */
 export async function openLedger(options: LedgerOptions): Promise<Ledger> {
   const store = await openStore(options.db, { create: options.create ?? true });
-  return new Ledger(store, options.clock ?? Date.now, options.actor ?? defaultActor());
+  const secrets = [...new Set([...knownSecrets(options.db, {}), ...(options.secrets ?? [])])].sort((a, b) => b.length - a.length);
+  return new Ledger(store, options.clock ?? Date.now, options.actor ?? defaultActor(), secrets);
 }
 
 export class Ledger {
@@ -95,10 +102,13 @@ export class Ledger {
    */
   readonly #loading = new Map<string, Promise<Loaded>>();
 
-  constructor(store: EventStore, clock: () => number, actor: string) {
+  readonly #secrets: readonly string[];
+
+  constructor(store: EventStore, clock: () => number, actor: string, secrets: readonly string[] = []) {
     this.store = store;
     this.#clock = clock;
     this.#actor = actor;
+    this.#secrets = secrets;
   }
 
   /** Milliseconds since the epoch, from the ledger's clock. */
@@ -569,11 +579,11 @@ export class Ledger {
   /** Appends with metadata; false on a version conflict (the caller re-reads and decides again). */
   async #append(requests: Array<{ stream: string; expectedVersion: number; events: LedgerEvent[] }>, reason?: string): Promise<boolean> {
     const recordedAt = new Date(this.now()).toISOString();
-    const metadata = { actor: this.#actor, ...processMetadata(), toolVersion, ...(reason === undefined ? {} : { reason }) };
+    const metadata = { actor: this.#actor, ...processMetadata(), toolVersion, ...(reason === undefined ? {} : { reason: redactSecrets(reason, this.#secrets) }) };
     const full: AppendRequest[] = requests.map((r) => ({
       stream: r.stream,
       expectedVersion: r.expectedVersion,
-      events: r.events.map((event): NewEvent => ({ ...event, eventId: this.newId(), stream: r.stream, recordedAt, metadata })),
+      events: r.events.map((event): NewEvent => ({ ...redactEvent(event, this.#secrets), eventId: this.newId(), stream: r.stream, recordedAt, metadata })),
     }));
     const result = await this.store.append(full);
     return result.ok;
@@ -606,6 +616,18 @@ export class Ledger {
   withRun(pipeline: string, date: string, fn: RunFunction, options?: WithRunOptions): Promise<WithRunResult> {
     return runWithRun(this, pipeline, date, fn, options);
   }
+}
+
+/**
+ * The event with known secrets removed from its free texts (error, metrics, outputs). Names, dates
+ * and ids are left alone: they key the ledger, and a secret has no business there.
+ */
+function redactEvent(event: LedgerEvent, secrets: readonly string[]): LedgerEvent {
+  if (secrets.length === 0) return event;
+  const data = event.data as Record<string, unknown>;
+  const patch: Record<string, unknown> = {};
+  for (const field of ['error', 'metrics', 'outputs']) if (data[field] !== undefined && data[field] !== null) patch[field] = redactValue(data[field], secrets);
+  return { ...event, data: { ...data, ...patch } } as LedgerEvent;
 }
 
 function refusalError(refusal: Refusal): LedgerError {

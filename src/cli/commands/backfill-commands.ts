@@ -9,6 +9,7 @@ import { planJob, resolveReprocess, type JobRequest } from '../../runner/plan-jo
 import { createProgressReporter, type ProgressReporter } from '../../runner/progress-reporter.js';
 import { runJob } from '../../runner/run-job.js';
 import type { RunSummary } from '../../runner/run-types.js';
+import { childEnvironment } from '../../secrets.js';
 import type { CliContext } from '../cli-context.js';
 import { RunExit } from '../create-program.js';
 import { parseWholeNumber } from '../parse-options.js';
@@ -22,6 +23,7 @@ type JobCliOptions = {
   dryRun?: boolean;
   lease?: string;
   json?: boolean;
+  passLedgerEnv?: boolean;
 };
 
 const EXIT_ON_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const;
@@ -37,6 +39,7 @@ function jobOptions(command: Command, defaultReprocess: string): Command {
     .option('--dry-run', 'show what would run, run nothing')
     .option('--lease <duration>', "how long a run may go without a heartbeat (default: the pipeline's lease); the runner heartbeats well within it")
     .option('--json', 'print one JSON document (the summary, or the plan with --dry-run)')
+    .option('--pass-ledger-env', "pass runledger's own credentials (RUNLEDGER_DB, RUNLEDGER_*TOKEN*/SECRET/PASSWORD) to the commands; by default they are removed from the commands' environment")
     .argument('[command...]', 'after --: the command to run for each date, with {date} {start} {end} {runId} filled in');
 }
 
@@ -114,7 +117,9 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
     spawn,
     // A negative pid signals the command's whole process group.
     kill: (pid, signal) => process.kill(pid, signal),
-    env: deps.env,
+    // runledger's own credentials stay with runledger unless --pass-ledger-env: a child that prints its
+    // environment on failure would put the ledger's password into the ledger through its stderr tail.
+    env: childEnvironment(deps.env, opts.passLedgerEnv ?? false),
     onOutput: (stream, run, line) => {
       if (reporter) reporter.onProgress({ kind: 'output', stream, date: run.date, line });
       else if (stream === 'stdout') childStdout(line);
