@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { formatBytes, MAX_RECORDED_TEXT_BYTES } from '../../events/limits.js';
 import { LedgerError } from '../errors.js';
 import { metricsProblem } from '../ledger/metrics-problem.js';
+import { cleanStaleRunDirs, RUN_DIR_PREFIX } from './clean-stale-run-dirs.js';
 import type { Metrics, RunContext, RunTask, TaskOutcome } from './run-types.js';
 
 /** The part of `child_process.spawn` the runner uses (injected so tests and the demo can pass their own). */
@@ -90,8 +91,12 @@ export function commandTask(options: CommandTaskOptions): CommandTask {
     }
   };
 
+  // Directories left by a runner that was killed (kill -9 skips the cleanup below) go on the next start.
+  let cleaned: Promise<unknown> | undefined;
   const task: RunTask = async (run, signal) => {
-    const dir = await mkdtemp(join(options.tempDir ?? tmpdir(), 'runledger-run-'));
+    cleaned ??= cleanStaleRunDirs(options.tempDir ?? tmpdir()).catch(() => 0);
+    await cleaned;
+    const dir = await mkdtemp(join(options.tempDir ?? tmpdir(), `${RUN_DIR_PREFIX}${process.pid}-`));
     const metricsPath = join(dir, 'metrics.json');
     try {
       const [command, ...args] = options.argv.map((arg) => fillPlaceholders(arg, run));

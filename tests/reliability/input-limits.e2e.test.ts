@@ -79,3 +79,20 @@ describe('input that used to crash with exit 1 or be accepted silently', () => {
     expect(day?.error).toContain(reason);
   });
 });
+
+describe('files the runner leaves', () => {
+  test('per-run directories of a runner that died are removed on the next start; a live runner keeps its own', async () => {
+    const { mkdirSync, readdirSync } = await import('node:fs');
+    const { spawnSync } = await import('node:child_process');
+    const dir = defined();
+    const tmp = join(dir, 'tmp');
+    const deadPid = spawnSync('sh', ['-c', 'echo $$'], { encoding: 'utf8' }).stdout.trim();
+    mkdirSync(join(tmp, `runledger-run-${deadPid}-abc123`, ''), { recursive: true });
+    writeFileSync(join(tmp, `runledger-run-${deadPid}-abc123`, 'metrics.json'), '{}');
+    mkdirSync(join(tmp, `runledger-run-${process.pid}-live00`));
+    mkdirSync(join(tmp, 'unrelated-dir'));
+    const r = cli(dir, ['--now', NOW, 'backfill', 'etl_orders', '--from', '2026-11-02', '--to', '2026-11-02', '--', 'true'], { TMPDIR: tmp });
+    expect(r.code).toBe(0);
+    expect(readdirSync(tmp).sort()).toEqual([`runledger-run-${process.pid}-live00`, 'unrelated-dir']);
+  });
+});
