@@ -76,9 +76,11 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
           for await (const chunk of lines) {
             ctx.deps.stdout(chunk);
             last = chunk;
+            // Wait for each chunk to be written: the reads are synchronous (SQLite), so without this wait the
+            // loop never yields to the event loop and the written chunks pile up (1.1 GB for a 1M-event export).
+            // It also makes the success line below wait for the data (a full disk fails here, not silently).
+            await ctx.flush();
           }
-          // The success line only once the data is really written (a full disk fails here, not silently).
-          await ctx.flush();
         } else {
           last = await writeAtomically(opts.out, lines);
         }

@@ -119,7 +119,11 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
         // The first batch before any output: a refused filter (an unknown run) must leave stdout empty.
         let next = await batches.next();
         if (opts.jsonl) {
-          for (; !next.done; next = await batches.next()) ctx.deps.stdout(next.value.map((e) => `${JSON.stringify(logEntry(e))}\n`).join(''));
+          for (; !next.done; next = await batches.next()) {
+            ctx.deps.stdout(next.value.map((e) => `${JSON.stringify(logEntry(e))}\n`).join(''));
+            // Each batch written before the next is read, so written text cannot pile up (see export).
+            await ctx.flush();
+          }
           return;
         }
         if (opts.json) {
@@ -129,6 +133,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
           for (let first = true; !next.done; next = await batches.next(), first = false) {
             const entries = next.value.map((e) => JSON.stringify(logEntry(e), null, 2).replace(/^/gm, '    '));
             ctx.deps.stdout(`${first ? '' : ',\n'}${entries.join(',\n')}`);
+            await ctx.flush();
           }
           ctx.deps.stdout('\n  ]\n}\n');
           return;
@@ -137,6 +142,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
         const table = new StreamingTable(['POS', 'WHEN', 'WHO', 'WHAT', 'WHY'], (text) => ctx.deps.stdout(text));
         for (; !next.done; next = await batches.next()) {
           for (const e of next.value) table.add([String(e.position), e.recordedAt, e.metadata.actor, describe(e), e.metadata.reason ?? '']);
+          await ctx.flush();
         }
         table.end();
       });
