@@ -6,7 +6,7 @@ import type { AppendRequest, AppendResult, ChainHead, EventStore, NewEvent, RawE
 import { decodeStoredRow, rawEventOf } from '../decode-stored-row.js';
 import { sealEvents, type SealedEvent } from '../seal-events.js';
 import { batchesOf, ChainUnsealer } from '../unseal-chain.js';
-import { asPostgresLedgerError, parsePostgresUrl, type PostgresTarget } from './postgres-connection.js';
+import { asPostgresLedgerError, isConnectionLost, parsePostgresUrl, type PostgresTarget } from './postgres-connection.js';
 import { appendLockName, createLockName, POSTGRES_SCHEMA_VERSION, postgresSchemaSql, quoteIdent } from './postgres-schema.js';
 
 export type PostgresStoreOptions = {
@@ -28,6 +28,9 @@ export type PostgresStoreOptions = {
 type Row = { position: string; payload: string; prev_hash: string; hash: string };
 /** The columns `readRaw` adds for `verify` (see `StoredColumns`). */
 const STORED_COLUMNS = 'event_id, stream, stream_version, pipeline, run_id, type, recorded_at';
+
+/** Tries of an append whose connection was lost (the server ended it, the network dropped it). */
+const APPEND_ATTEMPTS = 4;
 
 /** Rows per INSERT, so a large import does not become one huge parameter list. */
 const INSERT_CHUNK = 500;
@@ -158,6 +161,12 @@ async function transaction<T>(pool: pg.Pool, target: PostgresTarget, work: (clie
     throw asPostgresLedgerError(error, target);
   }
   let broken = false;
+  // A checked-out client whose connection dies (pg_terminate_backend, a failover) emits 'error'; with no
+  // listener that event would crash the process. The query in flight rejects on its own with the cause.
+  const onError = () => {
+    broken = true;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
     const result = await work(client);
@@ -169,7 +178,8 @@ async function transaction<T>(pool: pg.Pool, target: PostgresTarget, work: (clie
     });
     throw asPostgresLedgerError(error, target);
   } finally {
-    // A connection whose ROLLBACK failed is in an unknown state: destroy it rather than pool it.
+    // A connection whose ROLLBACK failed, or that reported an error, is in an unknown state: destroy it rather than pool it.
+    client.off('error', onError);
     client.release(broken);
   }
 }
@@ -209,6 +219,20 @@ class PostgresEventStore implements EventStore {
     if (new Set(ids).size !== ids.length) {
       throw new LedgerError('input.eventIdReused', 'the same event id appears twice in one append; event ids must be unique per event');
     }
+    // A connection that died mid-append (even between COMMIT and its reply) is retried on a new one:
+    // the first thing an append does is look its event ids up, so a retry of an append that did
+    // commit returns the stored events (alreadyAppended) instead of appending them twice.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#appendOnce(requests, all, ids);
+      } catch (error) {
+        if (attempt >= APPEND_ATTEMPTS || !isConnectionLost(error)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+      }
+    }
+  }
+
+  async #appendOnce(requests: AppendRequest[], all: NewEvent[], ids: string[]): Promise<AppendResult> {
     return transaction(this.#pool, this.#target, async (client): Promise<AppendResult> => {
       // Taken before anything is read, held until COMMIT: the head read below is the head of every
       // append that committed before, and no later append can commit a lower position than ours.
