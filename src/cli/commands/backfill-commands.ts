@@ -177,6 +177,12 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
     ctx.note(`runledger: stopped by ${summary.interrupted}: ${interrupted} running ${interrupted === 1 ? 'date was' : 'dates were'} recorded as failed (interrupted); ${notStarted} not started. Run the same command again to resume.`);
     return summary.interrupted === 'SIGINT' ? EXIT_ON_SIGNAL.SIGINT : EXIT_ON_SIGNAL.SIGTERM;
   }
+  const unrecorded = summary.runs.filter((r) => r.code === 'unrecorded').map((r) => r.date);
+  if (unrecorded.length > 0 || summary.storeError !== undefined) {
+    const lost = unrecorded.length === 0 ? 'every finished run was recorded' : `the outcome of ${unrecorded.join(', ')} could not be recorded (they stay running until their lease runs out)`;
+    ctx.note(`runledger: the ledger could not be written${summary.storeError === undefined ? '' : ` (${summary.storeError})`}: ${lost}; fix the store, then rerun the same command (exit 1)`);
+    return ExitCode.unexpected;
+  }
   if (summary.failed > 0) {
     const rest = summary.stoppedAfterFailure ? ` Stopped at the first failure; ${notStarted} later ${notStarted === 1 ? 'date is' : 'dates are'} still pending: add --continue-on-failure to carry on past failures.` : '';
     ctx.note(`runledger: ${summary.failed} ${summary.failed === 1 ? 'run' : 'runs'} failed (exit 6).${rest} Fix the cause and rerun with --reprocess failed.`);
