@@ -129,28 +129,42 @@ export class ExportChecker {
     const header = this.#header as ExportHeader;
     if (this.#trailer) fail(n, 'there are lines after the export trailer; the file was altered');
     if (line.trim() === '') fail(n, 'the line is empty; the file was altered');
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      fail(n, last ? 'the line is cut short or garbled (not JSON); the file was truncated or damaged' : 'the line is not JSON; the file is garbled');
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail(n, 'the line is not a JSON object');
-    const obj = value as Record<string, unknown>;
-    if (obj['format'] === EXPORT_END) {
-      this.#trailer = checkTrailer(obj, this.#count, this.#prev, header, n, fail);
-      return null;
-    }
-    if (obj['format'] !== undefined) fail(n, `unexpected ${JSON.stringify(obj['format'])} line; the file was altered`);
-    const row = eventRow(line, obj, n, fail);
-    if (chainHash(row.prevHash, row.payload, this.#sha256) !== row.hash) fail(n, "the event's hash does not match its content; the event was altered");
-    // Decode the extracted text itself, not the line's parse: the bytes that get stored are what must be an event.
+    // The common case parses once: a line in the exported form is valid JSON exactly when its payload is, so
+    // only lines that are not (the trailer, damage) take the slower path with its precise messages.
+    const fast = EVENT_LINE.exec(line);
     let payload: unknown;
-    try {
-      payload = JSON.parse(row.payload);
-    } catch {
-      fail(n, 'the event is not one JSON value; the line was edited');
+    let row: RawEvent | null = null;
+    if (fast) {
+      try {
+        payload = JSON.parse(fast[3] as string);
+        row = { position: 0, payload: fast[3] as string, prevHash: fast[1] as string, hash: fast[2] as string };
+      } catch {
+        row = null;
+      }
     }
+    if (!row) {
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        fail(n, last ? 'the line is cut short or garbled (not JSON); the file was truncated or damaged' : 'the line is not JSON; the file is garbled');
+      }
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail(n, 'the line is not a JSON object');
+      const obj = value as Record<string, unknown>;
+      if (obj['format'] === EXPORT_END) {
+        this.#trailer = checkTrailer(obj, this.#count, this.#prev, header, n, fail);
+        return null;
+      }
+      if (obj['format'] !== undefined) fail(n, `unexpected ${JSON.stringify(obj['format'])} line; the file was altered`);
+      row = eventRow(line, obj, n, fail);
+      // Decode the extracted text itself, not the line's parse: the bytes that get stored are what must be an event.
+      try {
+        payload = JSON.parse(row.payload);
+      } catch {
+        fail(n, 'the event is not one JSON value; the line was edited');
+      }
+    }
+    if (chainHash(row.prevHash, row.payload, this.#sha256) !== row.hash) fail(n, "the event's hash does not match its content; the event was altered");
     const decoded = decodeEvent(payload, { prevHash: row.prevHash, hash: row.hash }, { validate: true });
     if (!decoded.ok) return fail(n, decoded.reason);
     const event = decoded.event;
