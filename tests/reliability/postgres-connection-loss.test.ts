@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -79,6 +80,15 @@ if (schemas === undefined) {
       } finally {
         await ledger.close();
       }
+    });
+
+    test('sslmode=require against a server without SSL is one line and exit 2, without pg\'s nine-line warning', () => {
+      const withSsl = new URL(url);
+      withSsl.searchParams.set('sslmode', 'require');
+      const bin = new URL('../../bin/runledger.js', import.meta.url).pathname;
+      const r = spawnSync(process.execPath, [bin, '--db', withSsl.toString(), 'pipelines'], { encoding: 'utf8' });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/^runledger: PostgreSQL at [^ ]+ does not accept SSL connections, but --db asks for them \(sslmode\); [^\n]*\n$/);
     });
 
     test("pg_terminate_backend on the ledger's connection mid-transaction is a lost connection that is retried, not a crash", async () => {

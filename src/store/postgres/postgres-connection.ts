@@ -34,6 +34,12 @@ export function parsePostgresUrl(url: string): PostgresTarget {
   }
   const schema = parsed.searchParams.get('schema') ?? undefined;
   parsed.searchParams.delete('schema');
+  // pg treats prefer/require/verify-ca as verify-full and prints a nine-line warning about it; the URL
+  // means what libpq means by them, which pg gives with uselibpqcompat (and no warning).
+  const sslmode = parsed.searchParams.get('sslmode');
+  if (sslmode !== null && ['prefer', 'require', 'verify-ca'].includes(sslmode) && !parsed.searchParams.has('uselibpqcompat')) {
+    parsed.searchParams.set('uselibpqcompat', 'true');
+  }
   const host = decodeURIComponent(parsed.hostname) || parsed.searchParams.get('host') || 'localhost';
   const port = parsed.port || parsed.searchParams.get('port') || '5432';
   const user = decodeURIComponent(parsed.username) || process.env['PGUSER'] || process.env['USER'] || 'postgres';
@@ -125,6 +131,10 @@ export function asPostgresLedgerError(error: unknown, target: PostgresTarget): u
   // Class 08: connection exceptions, whatever their message says.
   if (code !== undefined && /^08[0-9A-Z]{3}$/.test(code)) {
     return new LedgerError('store.connectionLost', `the connection to PostgreSQL at ${target.server} failed (SQLSTATE ${code}); retry; a transaction cut off this way is never half-written`, cause);
+  }
+  // A client-side refusal with no SQLSTATE: the URL asks for SSL and the server has none.
+  if (/server does not support SSL/i.test(message)) {
+    return new LedgerError('input.databaseSsl', `PostgreSQL at ${target.server} does not accept SSL connections, but --db asks for them (sslmode); remove sslmode from the URL or enable SSL on the server`, cause);
   }
   if (/timeout expired|connection timeout/i.test(message)) {
     return new LedgerError('notFound.database', `cannot reach PostgreSQL at ${target.server}: timed out while connecting; ${fix}`, cause);
