@@ -22,8 +22,12 @@ export class StdoutWriter {
     this.#target = target;
   }
 
-  /** Records a failure reported by the stream's 'error' event. */
+  /**
+   * Records a failure reported by the stream's 'error' event or a write's callback. EPIPE (the reader
+   * went away, `… | head`) is not one: main.ts decides what a closed pipe means.
+   */
   failed(error: NodeJS.ErrnoException): void {
+    if (error.code === 'EPIPE') return;
     this.#failure ??= error;
   }
 
