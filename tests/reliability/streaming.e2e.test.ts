@@ -58,6 +58,9 @@ describe('streamed import, replay and log', () => {
     const replayed = await run(['--now', now, 'replay', file, '--pipeline', 'scale_001', '--json']);
     const state = await run(['--db', ledger, '--now', now, 'state', 'scale_001', '--json']);
     expect(replayed.code).toBe(0);
+    // Written in pieces, the same text as one JSON.stringify of the whole document.
+    expect(replayed.stdout).toBe(`${JSON.stringify(JSON.parse(replayed.stdout), null, 2)}\n`);
+    expect(state.stdout).toBe(`${JSON.stringify(JSON.parse(state.stdout), null, 2)}\n`);
     expect(JSON.parse(replayed.stdout).dates).toEqual(JSON.parse(state.stdout).dates);
     expect(JSON.parse(state.stdout).dates.length).toBeGreaterThan(400);
   });

@@ -14,6 +14,7 @@ import { sha256Hex } from '../../store/seal-events.js';
 import { parseAsOf, parseInstant, type CliContext, type GlobalOptions } from '../cli-context.js';
 import { RunExit } from '../create-program.js';
 import { printStateView } from '../print-state-view.js';
+import { writeJsonDocument } from '../write-json-document.js';
 
 /**
  * `verify`, `export`, `import` and `replay` (S13–S15): proving the ledger
@@ -143,7 +144,7 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
           ...(nowMs === undefined ? {} : { nowMs }),
         }),
       );
-      if (expected === undefined) return opts.json ? ctx.json(view) : printStateView(ctx, view);
+      if (expected === undefined) return opts.json ? writeJsonDocument(ctx, view, 'dates') : printStateView(ctx, view);
       const differences = diffDocuments(expected, JSON.parse(JSON.stringify(view)) as unknown);
       if (opts.json) ctx.json({ equal: differences.length === 0, differences, actual: view });
       else if (differences.length === 0) ctx.out(`replay of ${file} matches ${opts.expect} (${view.dates.length} dates, watermark ${view.watermark ?? 'none'})`);

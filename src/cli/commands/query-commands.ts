@@ -7,6 +7,7 @@ import type { CliContext } from '../cli-context.js';
 import { parseAsOf, parseInstant } from '../cli-context.js';
 import { formatMetrics, formatTable, StreamingTable } from '../format-table.js';
 import { printStateView } from '../print-state-view.js';
+import { writeJsonDocument } from '../write-json-document.js';
 import { parseWholeNumber } from '../parse-options.js';
 import { printTaskGrid } from './task-commands.js';
 
@@ -31,7 +32,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .addHelpText('after', '\nExamples:\n  runledger state etl_orders\n  runledger state etl_orders --from 2026-11-01 --to 2026-11-30 --json\n  runledger state etl_orders --as-of 2026-11-04T09:00:00+07:00')
     .action(async (pipeline: string, opts: RangeOpts) => {
       const view = await ctx.withLedger(false, (ledger) => ledger.state(range(pipeline, opts)));
-      if (opts.json) return ctx.json(view);
+      if (opts.json) return writeJsonDocument(ctx, view, 'dates');
       printStateView(ctx, view);
     });
 
