@@ -12,7 +12,7 @@
 const SECRET_NAME = /PASSWORD|PASSWD|TOKEN|SECRET|PRIVATE_KEY|API_KEY|SIGNING_KEY/i;
 /** Shorter values are left alone: replacing `ab` everywhere would mangle ordinary text and prove nothing. */
 const MIN_SECRET_CHARS = 4;
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /**
  * The environment a command runs with: the runner's own, minus runledger's

@@ -1,28 +1,13 @@
 import { LedgerError } from '../errors.js';
 import type { ChainHead, EventStore } from '../store/event-store.js';
 import { sha256Hex } from '../store/seal-events.js';
-import { ExportChecker, type ExportHeader, type ParsedExport } from './export-format.js';
+import { ExportChecker, type ExportHeader } from './export-format.js';
 import { checkedExportBatches, readExportHeader } from './read-export-file.js';
 
 /**
- * Imports a checked export (`parseExport`) into an empty ledger, all or
- * nothing: the same positions, the same stored bytes and so the same head
- * hash as the ledger it came from. A filtered export is refused: its chain
- * has gaps, and re-sealing it would give new hashes that prove nothing about
- * the original; replay it instead.
- *
- * @example
- * const head = await importLedger(store, parseExport(text, 'ledger.jsonl', sha256Hex));
- */
-export async function importLedger(store: EventStore, parsed: ParsedExport): Promise<ChainHead> {
-  assertImportable(parsed.header);
-  await assertEmpty(store);
-  const head = await store.importSealed(parsed.rows);
-  return sameHead(head, parsed.trailer.head);
-}
-
-/**
- * Imports an export file streamed line by line: each line is checked as it
+ * Imports an export file into an empty ledger, all or nothing: the same
+ * positions, the same stored bytes and so the same head hash as the ledger it
+ * came from. The file is streamed line by line: each line is checked as it
  * is read and written inside the one import transaction, and the first bad
  * line (or a missing trailer) rolls everything back, so memory follows a
  * batch of lines, not the file, and the result is still all or nothing.

@@ -10,18 +10,9 @@ import { sha256Hex, type SealedEvent } from './seal-events.js';
  * gapless positions, each link onto the previous hash, each hash over the
  * exact payload text, each payload a valid event. Adapters call it inside
  * `importSealed` as a last guard; `import` has already checked the same
- * things line by line with friendlier messages.
- *
- * @example
- * const sealed = unsealChain(rows); // throws LedgerError('input.brokenChain') on the first bad row
- */
-export function unsealChain(rows: RawEvent[]): SealedEvent[] {
-  return new ChainUnsealer().next(rows);
-}
-
-/**
- * `unsealChain` over a chain that arrives in batches (a streamed import):
- * each call continues from the last row of the call before.
+ * things line by line with friendlier messages. The chain may arrive in
+ * batches (a streamed import): each call continues from the last row of the
+ * call before, and throws `input.brokenChain` on the first bad row.
  *
  * @example
  * const unsealer = new ChainUnsealer();
