@@ -1,3 +1,4 @@
+import { MAX_TASKS } from '../events/limits.js';
 import { TaskId, TriggerRule, type TaskDefinition } from '../events/task-definition.js';
 
 /** One problem with a declared task list, kept as data with its path until the edge (STYLE.md). */
@@ -30,6 +31,8 @@ const FIELDS = ['id', 'upstream', 'triggerRule', 'teardown', 'failRunOnFailure']
 export function checkTaskGraph(input: unknown): TaskGraphResult {
   if (!Array.isArray(input)) return fail('tasks', 'must be an array of tasks like [{ "id": "extract" }, { "id": "load", "upstream": ["extract"] }]');
   if (input.length === 0) return fail('tasks', 'declares no tasks; leave tasks out for a pipeline without task-level state');
+  // The graph walks below recurse along upstream chains; a bound on the tasks bounds their depth.
+  if (input.length > MAX_TASKS) return fail('tasks', `declares ${input.length} tasks, over the limit of ${MAX_TASKS}; group steps into fewer tasks`);
   const issues: TaskGraphIssue[] = [];
   const tasks: TaskDefinition[] = [];
   input.forEach((raw, i) => {

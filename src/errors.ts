@@ -43,11 +43,13 @@ export const LEDGER_ERROR_CODES = [
   'input.conflictingOptions',
   'input.databaseLogin',
   'input.databasePermission',
+  'input.databaseSsl',
   'input.demoDir',
   'input.demoDirNotEmpty',
   'input.emptyDb',
   'input.emptyError',
   'input.emptyPath',
+  'input.errorTooLong',
   'input.eventIdReused',
   'input.filteredExport',
   'input.incompleteInterval',
@@ -79,6 +81,7 @@ export const LEDGER_ERROR_CODES = [
   'input.invalidTasks',
   'input.invalidTimetable',
   'input.invalidTryNumber',
+  'input.memoryDb',
   'input.missingCommand',
   'input.missingOption',
   'input.newerLedger',
@@ -130,10 +133,13 @@ export const LEDGER_ERROR_CODES = [
   'integrity.importMismatch',
   // a subscription's handler kept failing (exit 1)
   'consumer.handlerFailed',
+  // writing the command's output failed: a full disk, a broken device (exit 1)
+  'output.writeFailed',
   // the database failed (exit 1)
   'store.busy',
   'store.connectionLost',
   'store.contention',
+  'store.diskFull',
   'store.timeout',
 ] as const;
 export type LedgerErrorCode = (typeof LEDGER_ERROR_CODES)[number];

@@ -1,27 +1,40 @@
 import { runCli } from './cli/create-program.js';
+import { StdoutWriter } from './stdout-writer.js';
 
 // The one place that touches process: argv in, exit code out.
 
 // A reader that stops early (`runledger log | head`) closes the pipe; that is not an error.
 // A backfill or catchup (it listens for signals while its runs live) must still record those runs:
 // it carries on without that stream instead of exiting with dates left running.
+// Any other write error on stdout (ENOSPC on a full disk, EIO) is remembered and reported as one
+// line with exit 1 (see StdoutWriter); while runs live, their output is dropped instead, so the
+// runner still records them, and the failure is reported at the end.
 let runsLive = 0;
 const gone = new Set<NodeJS.WriteStream>();
+const stdout = new StdoutWriter(process.stdout);
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
+    if (error.code !== 'EPIPE') {
+      if (stream === process.stdout) stdout.failed(error);
+      else gone.add(stream);
+      return;
+    }
     if (runsLive === 0) process.exit(process.exitCode ?? 0);
     gone.add(stream);
   });
 }
-const write = (stream: NodeJS.WriteStream, text: string) => {
-  if (!gone.has(stream)) stream.write(text);
-};
 const exitCode = await runCli(
   process.argv.slice(2),
   {
-    stdout: (text) => write(process.stdout, text),
-    stderr: (text) => write(process.stderr, text),
+    stdout: (text) => {
+      if (gone.has(process.stdout)) return;
+      if (runsLive > 0 && stdout.failure) return;
+      stdout.write(text);
+    },
+    stderr: (text) => {
+      if (!gone.has(process.stderr)) process.stderr.write(text);
+    },
+    flush: () => stdout.flush(),
     env: process.env,
     clock: Date.now,
     isTTY: Boolean(process.stderr.isTTY),

@@ -1,6 +1,8 @@
 import { decodeEvent } from '../../events/decode-event.js';
 import { chainHash, GENESIS_HASH, type Sha256Hex } from '../../events/hash-chain.js';
 import { LedgerError } from '../errors.js';
+import { CompactKeyTable } from './compact-key-table.js';
+import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { ChainHead, RawEvent } from '../store/event-store.js';
 
 /**
@@ -53,12 +55,9 @@ const EVENT_LINE = /^\{"prevHash":"([0-9a-f]{64})","hash":"([0-9a-f]{64})","even
 const HEX64 = /^[0-9a-f]{64}$/;
 
 /**
- * Reads and checks a whole export before anyone acts on it: the header, then
- * every event line (JSON, hash over the exact payload, a valid event, chain
- * link and gapless positions, unique event ids, stream versions in order),
- * then the trailer (count and head). A filtered export is checked the same
- * way except that positions only have to increase and links are per line.
- * The first problem throws `input.badExport` naming the line.
+ * Reads and checks a whole export held in memory (small files, tests): see
+ * `ExportChecker` for what is checked. The first problem throws
+ * `input.badExport` naming the line.
  *
  * @example
  * const parsed = parseExport(readFileSync('ledger.jsonl', 'utf8'), 'ledger.jsonl', sha256Hex);
@@ -66,47 +65,111 @@ const HEX64 = /^[0-9a-f]{64}$/;
 export function parseExport(text: string, source: string, sha256: Sha256Hex): ParsedExport {
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
-  const fail = (line: number, why: string): never => {
-    throw new LedgerError('input.badExport', `${source} line ${line}: ${why}`);
-  };
-  if (lines.length === 0) fail(1, 'the file is empty; it is not a runledger export');
-  const header = parseHeader(lines[0] as string, fail);
+  const checker = new ExportChecker(source, sha256);
   const rows: RawEvent[] = [];
-  const eventIds = new Set<string>();
-  const streamVersions = new Map<string, number>();
-  let prev: ChainHead = { position: 0, hash: GENESIS_HASH };
-  let trailer: ExportTrailer | null = null;
-  for (let i = 1; i < lines.length; i++) {
-    const n = i + 1;
-    const line = (lines[i] as string).replace(/\r$/, '');
-    if (trailer) fail(n, 'there are lines after the export trailer; the file was altered');
+  lines.forEach((line, i) => {
+    const row = checker.line(line, i === lines.length - 1);
+    if (row) rows.push(row);
+  });
+  const { header, trailer } = checker.end();
+  return { header, rows, trailer };
+}
+
+/**
+ * Checks an export one line at a time, so a file of any size is checked with
+ * memory that follows its event ids, not its bytes: the header, then every
+ * event line (JSON, hash over the exact payload, a valid event, chain link and
+ * gapless positions, unique event ids, stream versions in order), then the
+ * trailer (count and head, and the header's ledger head for a full export).
+ * A filtered export is checked the same way except that positions only have
+ * to increase and links are per line. The first problem throws
+ * `input.badExport` naming the line.
+ *
+ * @example
+ * const checker = new ExportChecker('ledger.jsonl', sha256Hex);
+ * for (const line of lines) { const row = checker.line(line); if (row) store(row); }
+ * const { header, trailer } = checker.end();
+ */
+export class ExportChecker {
+  readonly #source: string;
+  readonly #sha256: Sha256Hex;
+  #n = 0;
+  #header: ExportHeader | null = null;
+  #trailer: ExportTrailer | null = null;
+  #count = 0;
+  #prev: ChainHead = { position: 0, hash: GENESIS_HASH };
+  // Hashed keys, not strings: a million event ids and streams as strings would take ~150 MB.
+  readonly #eventIds = new CompactKeyTable();
+  readonly #streamVersions = new CompactKeyTable();
+  /** Called with each decoded event, for callers that gather facts while checking (replay's pipeline names). */
+  onEvent: ((event: RecordedEvent) => void) | undefined;
+
+  constructor(source: string, sha256: Sha256Hex) {
+    this.#source = source;
+    this.#sha256 = sha256;
+  }
+
+  get header(): ExportHeader | null {
+    return this.#header;
+  }
+
+  #fail(line: number, why: string): never {
+    throw new LedgerError('input.badExport', `${this.#source} line ${line}: ${why}`);
+  }
+
+  /** Takes the next line (without its newline); returns the stored row for an event line, null for the header and trailer. */
+  line(text: string, last = false): RawEvent | null {
+    const n = ++this.#n;
+    const fail = (line: number, why: string): never => this.#fail(line, why);
+    const line = text.replace(/\r$/, '');
+    if (n === 1) {
+      this.#header = parseHeader(line, fail);
+      return null;
+    }
+    const header = this.#header as ExportHeader;
+    if (this.#trailer) fail(n, 'there are lines after the export trailer; the file was altered');
     if (line.trim() === '') fail(n, 'the line is empty; the file was altered');
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      fail(n, i === lines.length - 1 ? 'the line is cut short or garbled (not JSON); the file was truncated or damaged' : 'the line is not JSON; the file is garbled');
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail(n, 'the line is not a JSON object');
-    const obj = value as Record<string, unknown>;
-    if (obj['format'] === EXPORT_END) {
-      trailer = checkTrailer(obj, rows, prev, n, fail);
-      continue;
-    }
-    if (obj['format'] !== undefined) fail(n, `unexpected ${JSON.stringify(obj['format'])} line; the file was altered`);
-    const row = eventRow(line, obj, n, fail);
-    if (chainHash(row.prevHash, row.payload, sha256) !== row.hash) fail(n, "the event's hash does not match its content; the event was altered");
-    // Decode the extracted text itself, not the line's parse: the bytes that get stored are what must be an event.
+    // The common case parses once: a line in the exported form is valid JSON exactly when its payload is, so
+    // only lines that are not (the trailer, damage) take the slower path with its precise messages.
+    const fast = EVENT_LINE.exec(line);
     let payload: unknown;
-    try {
-      payload = JSON.parse(row.payload);
-    } catch {
-      fail(n, 'the event is not one JSON value; the line was edited');
+    let row: RawEvent | null = null;
+    if (fast) {
+      try {
+        payload = JSON.parse(fast[3] as string);
+        row = { position: 0, payload: fast[3] as string, prevHash: fast[1] as string, hash: fast[2] as string };
+      } catch {
+        row = null;
+      }
     }
+    if (!row) {
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        fail(n, last ? 'the line is cut short or garbled (not JSON); the file was truncated or damaged' : 'the line is not JSON; the file is garbled');
+      }
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail(n, 'the line is not a JSON object');
+      const obj = value as Record<string, unknown>;
+      if (obj['format'] === EXPORT_END) {
+        this.#trailer = checkTrailer(obj, this.#count, this.#prev, header, n, fail);
+        return null;
+      }
+      if (obj['format'] !== undefined) fail(n, `unexpected ${JSON.stringify(obj['format'])} line; the file was altered`);
+      row = eventRow(line, obj, n, fail);
+      // Decode the extracted text itself, not the line's parse: the bytes that get stored are what must be an event.
+      try {
+        payload = JSON.parse(row.payload);
+      } catch {
+        fail(n, 'the event is not one JSON value; the line was edited');
+      }
+    }
+    if (chainHash(row.prevHash, row.payload, this.#sha256) !== row.hash) fail(n, "the event's hash does not match its content; the event was altered");
     const decoded = decodeEvent(payload, { prevHash: row.prevHash, hash: row.hash }, { validate: true });
     if (!decoded.ok) return fail(n, decoded.reason);
     const event = decoded.event;
     row.position = event.position;
+    const prev = this.#prev;
     if (header.filtered) {
       if (event.position <= prev.position) fail(n, `position ${event.position} does not come after ${prev.position}; lines are out of order`);
     } else {
@@ -115,16 +178,23 @@ export function parseExport(text: string, source: string, sha256: Sha256Hex): Pa
       }
       if (row.prevHash !== prev.hash) fail(n, 'its prevHash is not the hash of the line before; lines are missing, inserted or out of order');
     }
-    if (eventIds.has(event.eventId)) fail(n, `event id ${event.eventId} appears twice`);
-    eventIds.add(event.eventId);
-    const version = (streamVersions.get(event.stream) ?? 0) + 1;
+    if (this.#eventIds.get(event.eventId) !== 0) fail(n, `event id ${event.eventId} appears twice`);
+    this.#eventIds.set(event.eventId, 1);
+    const version = this.#streamVersions.get(event.stream) + 1;
     if (event.streamVersion !== version) fail(n, `stream ${event.stream} is at version ${event.streamVersion} where ${version} was expected; lines are missing or out of order`);
-    streamVersions.set(event.stream, version);
-    rows.push(row);
-    prev = { position: row.position, hash: row.hash };
+    this.#streamVersions.set(event.stream, version);
+    this.#count += 1;
+    this.#prev = { position: row.position, hash: row.hash };
+    this.onEvent?.(event);
+    return row;
   }
-  if (!trailer) return fail(lines.length + 1, 'the file ends without its trailer line; it was truncated');
-  return { header, rows, trailer };
+
+  /** After the last line: the header and trailer, or `input.badExport` when the file is empty or has no trailer. */
+  end(): { header: ExportHeader; trailer: ExportTrailer } {
+    if (this.#n === 0 || !this.#header) return this.#fail(1, 'the file is empty; it is not a runledger export');
+    if (!this.#trailer) return this.#fail(this.#n + 1, 'the file ends without its trailer line; it was truncated');
+    return { header: this.#header, trailer: this.#trailer };
+  }
 }
 
 type Fail = (line: number, why: string) => never;
@@ -166,14 +236,19 @@ function eventRow(line: string, obj: Record<string, unknown>, n: number, fail: F
   return { position: 0, payload: match[3] as string, prevHash, hash };
 }
 
-function checkTrailer(obj: Record<string, unknown>, rows: RawEvent[], prev: ChainHead, n: number, fail: Fail): ExportTrailer {
+function checkTrailer(obj: Record<string, unknown>, count: number, prev: ChainHead, header: ExportHeader, n: number, fail: Fail): ExportTrailer {
   const head = obj['head'];
   if (!isHead(head) || !Number.isInteger(obj['events'])) return fail(n, 'the trailer lacks events and head');
-  if (obj['events'] !== rows.length) fail(n, `the trailer says ${String(obj['events'])} events but the file holds ${rows.length}; lines were removed or added`);
+  if (obj['events'] !== count) fail(n, `the trailer says ${String(obj['events'])} events but the file holds ${count}; lines were removed or added`);
   if (head.position !== prev.position || head.hash !== prev.hash) {
     fail(n, `the trailer's head ${head.position}:${head.hash} is not the last event's ${prev.position}:${prev.hash}; the file was altered`);
   }
-  return { format: EXPORT_END, events: rows.length, head };
+  // A full export stops at the head it saw first, so its header names the same head as its trailer: events
+  // cut from the end together with a rewritten trailer still disagree with the header.
+  if (!header.filtered && (header.ledgerHead.position !== head.position || header.ledgerHead.hash !== head.hash)) {
+    fail(n, `the trailer's head ${head.position}:${head.hash} is not the header's ledger head ${header.ledgerHead.position}:${header.ledgerHead.hash}; the file was altered`);
+  }
+  return { format: EXPORT_END, events: count, head };
 }
 
 function isHead(value: unknown): value is ChainHead {

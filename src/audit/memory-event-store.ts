@@ -4,7 +4,7 @@ import type { RecordedEvent } from '../../events/recorded-event.js';
 import { LedgerError } from '../errors.js';
 import type { AppendRequest, AppendResult, ChainHead, ConsumerPositions, EventStore, NewEvent, RawEvent, ReadFilter } from '../store/event-store.js';
 import { sealEvents } from '../store/seal-events.js';
-import { unsealChain } from '../store/unseal-chain.js';
+import { batchesOf, ChainUnsealer } from '../store/unseal-chain.js';
 
 type Stored = { raw: RawEvent; event: RecordedEvent; pipeline: string; runId: string | null };
 
@@ -117,10 +117,14 @@ export class MemoryEventStore implements EventStore {
     return first ? first.raw.position - 1 : (await this.head()).position;
   }
 
-  async importSealed(rows: RawEvent[]): Promise<ChainHead> {
-    const sealed = unsealChain(rows);
+  async importSealed(rows: RawEvent[] | AsyncIterable<RawEvent[]>): Promise<ChainHead> {
     if (this.#rows.length > 0) throw new LedgerError('ledger.notEmpty', `this in-memory ledger already holds ${this.#rows.length} events; import only into an empty ledger`);
-    this.#rows = sealed.map((s, i) => ({ raw: rows[i] as RawEvent, event: s.event, pipeline: s.pipeline, runId: s.runId }));
+    const unsealer = new ChainUnsealer();
+    const imported: Stored[] = [];
+    for await (const batch of batchesOf(rows)) {
+      unsealer.next(batch).forEach((s, i) => imported.push({ raw: batch[i] as RawEvent, event: s.event, pipeline: s.pipeline, runId: s.runId }));
+    }
+    this.#rows = imported;
     return this.head();
   }
 

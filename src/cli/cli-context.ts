@@ -1,6 +1,7 @@
 import { LedgerError } from '../errors.js';
 import { openLedger, type Ledger } from '../ledger/ledger.js';
 import type { AsOf } from '../ledger/ledger-types.js';
+import { knownSecrets } from '../secrets.js';
 
 /** What the CLI needs from the outside world; tests pass fakes, `main.ts` the real process. */
 export type CliDeps = {
@@ -15,6 +16,12 @@ export type CliDeps = {
   columns?: number;
   /** True when stdout itself is a terminal (`state` then draws its calendar); default false. */
   stdoutIsTTY?: boolean;
+  /**
+   * Resolves once everything given to `stdout` so far has been written; rejects with `output.writeFailed`
+   * when a write failed (ENOSPC, EIO, …). After a failed write, `stdout` itself throws the same error, so a
+   * streaming command stops instead of producing the rest for nobody. Absent in tests that collect output.
+   */
+  flush?: () => Promise<void>;
   /** Forwarded to long-running commands (backfill) so they can stop cleanly. */
   signals?: { on(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void; off(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void };
 };
@@ -42,7 +49,10 @@ export class CliContext {
     if (flag === undefined && variable !== undefined && variable.trim() === '') {
       throw new LedgerError('input.emptyDb', 'RUNLEDGER_DB is set but empty; set it to a ledger file path or a postgres:// URL, or unset it to use ./runledger.db');
     }
-    return flag ?? variable ?? './runledger.db';
+    const db = flag ?? variable ?? './runledger.db';
+    // SQLite's in-memory database lives as long as this one command: define would say 'defined' and keep nothing.
+    if (db === ':memory:') throw new LedgerError('input.memoryDb', "--db ':memory:' would keep the ledger only while this one command runs; pass a ledger file path or a postgres:// URL");
+    return db;
   }
 
   /** The fixed clock of `--now` / `RUNLEDGER_NOW`, or the real one. */
@@ -64,12 +74,17 @@ export class CliContext {
   async withLedger<T>(create: boolean, body: (ledger: Ledger) => Promise<T>): Promise<T> {
     const clock = this.clock();
     const actor = this.#globals().actor ?? this.deps.env['RUNLEDGER_ACTOR'];
-    const ledger = await openLedger({ db: this.db, clock, create, ...(actor ? { actor } : {}) });
+    const ledger = await openLedger({ db: this.db, clock, create, secrets: knownSecrets(this.db, this.deps.env), ...(actor ? { actor } : {}) });
     try {
       return await body(ledger);
     } finally {
       await ledger.close();
     }
+  }
+
+  /** Waits until the output so far is written: a success line must not come before a failed write. */
+  async flush(): Promise<void> {
+    await this.deps.flush?.();
   }
 
   json(value: unknown): void {

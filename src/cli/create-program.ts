@@ -64,8 +64,11 @@ export async function runCli(argv: string[], deps: CliDeps, extra: CommandRegist
   }
   try {
     await program.parseAsync(argv, { from: 'user' });
+    await deps.flush?.();
     return ExitCode.ok;
   } catch (error) {
+    // When the command failed, its own error line is the one to print; a write that also failed adds nothing.
+    if (!(isLedgerError(error) && error.code.startsWith('output.'))) await deps.flush?.().catch(() => undefined);
     if (error instanceof CommanderError) {
       const done = ['commander.helpDisplayed', 'commander.help', 'commander.version'].includes(error.code);
       return done ? ExitCode.ok : ExitCode.badInput;

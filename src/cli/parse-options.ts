@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { jsonDepth, MAX_JSON_DEPTH } from '../../events/limits.js';
 import { LedgerError } from '../errors.js';
 
 /** A whole number option, at least `min`. */
@@ -27,6 +28,10 @@ export function parseMetrics(text: string | undefined): Record<string, unknown> 
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new LedgerError('input.invalidMetrics', `--metrics must be a JSON object like '{"rows": 42}', not ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}`);
+  }
+  // Checked before the recursive walk below, which a value nested thousands deep would overflow.
+  if (jsonDepth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+    throw new LedgerError('input.invalidMetrics', `--metrics nests deeper than ${MAX_JSON_DEPTH} levels; flatten it`);
   }
   const huge = findNonFinite(value, '');
   if (huge !== undefined) {

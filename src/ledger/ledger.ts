@@ -18,8 +18,10 @@ import type { Slot } from '../../projections/slot.js';
 import { taskGrid } from '../../projections/task-grid.js';
 import { LedgerError } from '../errors.js';
 import { checkDurationMs } from '../duration.js';
-import { canonicalJson } from '../../events/canonical-json.js';
+import { formatBytes, MAX_RECORDED_TEXT_BYTES, utf8Bytes } from '../../events/limits.js';
+import { metricsProblem } from './metrics-problem.js';
 import { defaultActor, processMetadata, toolVersion } from '../runtime.js';
+import { knownSecrets, redactSecrets, redactValue } from '../secrets.js';
 import type { AppendRequest, EventStore, NewEvent } from '../store/event-store.js';
 import { openStore } from '../store/open-store.js';
 import { subscribe, type SubscribeOptions, type Subscription } from '../ops/subscribe.js';
@@ -62,6 +64,11 @@ export type LedgerOptions = {
    * (default 256; 0 neither reads nor writes checkpoints).
    */
   checkpointAfter?: number;
+  /**
+   * Secret values to replace by `[redacted]` in every free text an event stores (error texts, metrics,
+   * outputs, reasons): an event is forever. The password of `db` is always added.
+   */
+  secrets?: string[];
 };
 
 /** The default of `LedgerOptions.checkpointAfter`. */
@@ -82,7 +89,13 @@ const MAX_CONFLICT_RETRIES = 50;
  */
 export async function openLedger(options: LedgerOptions): Promise<Ledger> {
   const store = await openStore(options.db, { create: options.create ?? true });
-  return new Ledger(store, options.clock ?? Date.now, options.actor ?? defaultActor(), { checkpointAfter: options.checkpointAfter ?? CHECKPOINT_AFTER });
+  return new Ledger(store, options.clock ?? Date.now, options.actor ?? defaultActor(), ledgerSettings(options));
+}
+
+/** The facade's settings from the options of `openLedger`: the checkpoint threshold, and every secret to redact (longest first). */
+export function ledgerSettings(options: LedgerOptions): { checkpointAfter: number; secrets: string[] } {
+  const secrets = [...new Set([...knownSecrets(options.db, {}), ...(options.secrets ?? [])])].sort((a, b) => b.length - a.length);
+  return { checkpointAfter: options.checkpointAfter ?? CHECKPOINT_AFTER, secrets };
 }
 
 export class Ledger {
@@ -104,11 +117,14 @@ export class Ledger {
   readonly #uncheckpointed = new Map<string, number>();
   readonly #checkpointAfter: number;
 
-  constructor(store: EventStore, clock: () => number, actor: string, options: { checkpointAfter?: number } = {}) {
+  readonly #secrets: readonly string[];
+
+  constructor(store: EventStore, clock: () => number, actor: string, options: { checkpointAfter?: number; secrets?: readonly string[] } = {}) {
     this.store = store;
     this.#clock = clock;
     this.#actor = actor;
     this.#checkpointAfter = options.checkpointAfter ?? CHECKPOINT_AFTER;
+    this.#secrets = options.secrets ?? [];
   }
 
   /** Milliseconds since the epoch, from the ledger's clock. */
@@ -242,6 +258,9 @@ export class Ledger {
   /** Records the failure of the current run of its key (a cleared or superseded run is refused); a repeat is a no-op. */
   async fail(input: { runId: string; error: string; code?: string | null }): Promise<CompletionResult> {
     if (input.error.trim() === '') throw new LedgerError('input.emptyError', 'a failure needs an error message that says what went wrong, e.g. --error "raw file missing" (library: error)');
+    if (utf8Bytes(input.error) > MAX_RECORDED_TEXT_BYTES) {
+      throw new LedgerError('input.errorTooLong', `the error message takes ${utf8Bytes(input.error).toLocaleString('en')} bytes, over the ${formatBytes(MAX_RECORDED_TEXT_BYTES)} limit; keep the message short and point to a log file`);
+    }
     return this.#complete(input.runId, (date) => ({ kind: 'fail', runId: input.runId, date, error: input.error, code: input.code ?? null }));
   }
 
@@ -422,6 +441,19 @@ export class Ledger {
    * await ledger.log({ pipeline: 'etl_orders', date: '2026-11-03', types: ['RunFailed'], limit: 5 });
    */
   async log(input: LogInput = {}): Promise<{ events: RecordedEvent[] }> {
+    const events: RecordedEvent[] = [];
+    for await (const batch of this.logBatches(input)) for (const event of batch) events.push(event);
+    return { events };
+  }
+
+  /**
+   * `log` as batches, oldest first, so a listing of a million events never
+   * sits in memory at once (without `limit`; with it, memory follows the limit).
+   *
+   * @example
+   * for await (const batch of ledger.logBatches({ pipeline: 'etl_orders' })) print(batch);
+   */
+  async *logBatches(input: LogInput = {}): AsyncIterable<RecordedEvent[]> {
     let key = input.date;
     if (input.pipeline !== undefined) {
       const { state } = await this.#load(input.pipeline);
@@ -447,13 +479,21 @@ export class Ledger {
       ...(input.runId === undefined ? {} : { runId: input.runId }),
       ...(toPosition === undefined ? {} : { toPosition }),
     };
+    if (input.limit === undefined) {
+      for await (const batch of this.store.read(filter)) {
+        const matching = batch.filter(matches);
+        if (matching.length > 0) yield matching;
+      }
+      return;
+    }
     let events: RecordedEvent[] = [];
     for await (const batch of this.store.read(filter)) {
-      events.push(...batch.filter(matches));
+      for (const event of batch) if (matches(event)) events.push(event);
       // With a limit, memory follows the limit, not the log.
-      if (input.limit !== undefined && events.length > 2 * input.limit + 1000) events = events.slice(-input.limit);
+      if (events.length > 2 * input.limit + 1000) events = events.slice(-input.limit);
     }
-    return { events: input.limit === undefined ? events : input.limit === 0 ? [] : events.slice(-input.limit) };
+    const last = input.limit === 0 ? [] : events.slice(-input.limit);
+    if (last.length > 0) yield last;
   }
 
   /**
@@ -613,11 +653,11 @@ export class Ledger {
   /** Appends with metadata; false on a version conflict (the caller re-reads and decides again). */
   async #append(requests: Array<{ stream: string; expectedVersion: number; events: LedgerEvent[] }>, reason?: string): Promise<boolean> {
     const recordedAt = new Date(this.now()).toISOString();
-    const metadata = { actor: this.#actor, ...processMetadata(), toolVersion, ...(reason === undefined ? {} : { reason }) };
+    const metadata = { actor: this.#actor, ...processMetadata(), toolVersion, ...(reason === undefined ? {} : { reason: redactSecrets(reason, this.#secrets) }) };
     const full: AppendRequest[] = requests.map((r) => ({
       stream: r.stream,
       expectedVersion: r.expectedVersion,
-      events: r.events.map((event): NewEvent => ({ ...event, eventId: this.newId(), stream: r.stream, recordedAt, metadata })),
+      events: r.events.map((event): NewEvent => ({ ...redactEvent(event, this.#secrets), eventId: this.newId(), stream: r.stream, recordedAt, metadata })),
     }));
     const result = await this.store.append(full);
     return result.ok;
@@ -628,6 +668,18 @@ export class Ledger {
       throw new LedgerError('store.contention', `${what} kept changing under ${MAX_CONFLICT_RETRIES} retries; try again`);
     }
   }
+}
+
+/**
+ * The event with known secrets removed from its free texts (error, metrics, outputs). Names, dates
+ * and ids are left alone: they key the ledger, and a secret has no business there.
+ */
+function redactEvent(event: LedgerEvent, secrets: readonly string[]): LedgerEvent {
+  if (secrets.length === 0) return event;
+  const data = event.data as Record<string, unknown>;
+  const patch: Record<string, unknown> = {};
+  for (const field of ['error', 'metrics', 'outputs']) if (data[field] !== undefined && data[field] !== null) patch[field] = redactValue(data[field], secrets);
+  return { ...event, data: { ...data, ...patch } } as LedgerEvent;
 }
 
 function refusalError(refusal: Refusal): LedgerError {
@@ -698,13 +750,12 @@ function checkMetrics(metrics: Record<string, unknown>): Record<string, unknown>
   if (typeof metrics !== 'object' || metrics === null || Array.isArray(metrics)) {
     throw new LedgerError('input.invalidMetrics', 'metrics must be a JSON object like { rows: 42 }');
   }
-  try {
-    canonicalJson(metrics);
-  } catch (error) {
-    throw new LedgerError('input.invalidMetrics', `metrics cannot be recorded: ${(error as Error).message.replace(/^canonicalJson: /, '')}`);
-  }
+  // Depth first: canonical JSON recurses, and 5,000 levels overflow the stack.
+  const problem = metricsProblem(metrics);
+  if (problem !== null) throw new LedgerError('input.invalidMetrics', `metrics cannot be recorded: ${problem}`);
   return metrics;
 }
+
 
 /** Every slot from the pipeline's first, lazily. */
 export function* slotsFrom(timetable: Timetable): Generator<Slot> {

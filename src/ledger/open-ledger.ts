@@ -4,7 +4,7 @@ import type { RunSummary } from '../runner/run-types.js';
 import type { WithRunOptions, WithRunResult } from '../runner/with-run.js';
 import { defaultActor } from '../runtime.js';
 import { openStore } from '../store/open-store.js';
-import { CHECKPOINT_AFTER, Ledger as LedgerFacade, type LedgerOptions } from './ledger.js';
+import { Ledger as LedgerFacade, ledgerSettings, type LedgerOptions } from './ledger.js';
 
 /**
  * The library's `Ledger`: the facade (`./ledger.ts`) plus the runner's conveniences. They are composed here, where
@@ -48,5 +48,5 @@ export class Ledger extends LedgerFacade {
  */
 export async function openLedger(options: LedgerOptions): Promise<Ledger> {
   const store = await openStore(options.db, { create: options.create ?? true });
-  return new Ledger(store, options.clock ?? Date.now, options.actor ?? defaultActor(), { checkpointAfter: options.checkpointAfter ?? CHECKPOINT_AFTER });
+  return new Ledger(store, options.clock ?? Date.now, options.actor ?? defaultActor(), ledgerSettings(options));
 }

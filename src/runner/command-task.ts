@@ -1,10 +1,13 @@
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { formatBytes, MAX_RECORDED_TEXT_BYTES } from '../../events/limits.js';
 import { LedgerError } from '../errors.js';
 import { checkCommand } from './check-command.js';
+import { metricsProblem } from '../ledger/metrics-problem.js';
+import { cleanStaleRunDirs, RUN_DIR_PREFIX } from './clean-stale-run-dirs.js';
 import type { Metrics, RunContext, RunTask, TaskOutcome } from './run-types.js';
 
 /** The part of `child_process.spawn` the runner uses (injected so tests and the demo can pass their own). */
@@ -90,8 +93,12 @@ export function commandTask(options: CommandTaskOptions): CommandTask {
     }
   };
 
+  // Directories left by a runner that was killed (kill -9 skips the cleanup below) go on the next start.
+  let cleaned: Promise<unknown> | undefined;
   const task: RunTask = async (run, signal) => {
-    const dir = await mkdtemp(join(options.tempDir ?? tmpdir(), 'runledger-run-'));
+    cleaned ??= cleanStaleRunDirs(options.tempDir ?? tmpdir()).catch(() => 0);
+    await cleaned;
+    const dir = await mkdtemp(join(options.tempDir ?? tmpdir(), `${RUN_DIR_PREFIX}${process.pid}-`));
     const metricsPath = join(dir, 'metrics.json');
     try {
       const [command, ...args] = options.argv.map((arg) => fillPlaceholders(arg, run));
@@ -180,23 +187,62 @@ export function commandTask(options: CommandTaskOptions): CommandTask {
 }
 
 async function successWithMetrics(path: string, run: RunContext): Promise<TaskOutcome> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch {
-    return { status: 'success', metrics: {}, exitCode: 0 };
-  }
+  const failed = (why: string): TaskOutcome => ({
+    status: 'failed',
+    error: `the command exited 0 but ${why} for ${run.date}; write a JSON object like {"rows": 42} to the file $RUNLEDGER_METRICS names`,
+    code: 'invalidMetrics',
+    exitCode: 0,
+    signal: null,
+  });
+  const read = await readMetricsFile(path);
+  if (read.kind === 'none') return { status: 'success', metrics: {}, exitCode: 0 };
+  if (read.kind === 'problem') return failed(read.why);
+  const text = read.text;
   if (text.trim() === '') return { status: 'success', metrics: {}, exitCode: 0 };
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { status: 'failed', error: `the command exited 0 but wrote invalid JSON to $RUNLEDGER_METRICS (${(error as Error).message}) for ${run.date}; write an object like {"rows": 42}`, code: 'invalidMetrics', exitCode: 0, signal: null };
+    return failed(`wrote invalid JSON to $RUNLEDGER_METRICS (${(error as Error).message})`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { status: 'failed', error: `the command exited 0 but $RUNLEDGER_METRICS holds ${Array.isArray(value) ? 'an array' : JSON.stringify(value)} for ${run.date}; write an object like {"rows": 42}`, code: 'invalidMetrics', exitCode: 0, signal: null };
+    return failed(`$RUNLEDGER_METRICS holds ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}`);
   }
+  const problem = metricsProblem(value);
+  if (problem !== null) return failed(`its metrics cannot be recorded: ${problem}`);
   return { status: 'success', metrics: value as Metrics, exitCode: 0 };
+}
+
+/**
+ * The metrics file, read without trusting it: absent is "no metrics"; a
+ * directory, a device or a FIFO (a symlink to /dev/zero would never end) is a
+ * problem, and so is a file over the recorded-text limit, read no further
+ * than one byte past it.
+ */
+async function readMetricsFile(path: string): Promise<{ kind: 'none' } | { kind: 'problem'; why: string } | { kind: 'text'; text: string }> {
+  let handle;
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) return { kind: 'problem', why: `$RUNLEDGER_METRICS is ${info.isDirectory() ? 'a directory' : 'not a regular file (a device, a FIFO or a socket)'}, not a file of metrics` };
+    handle = await open(path, 'r');
+    const buffer = Buffer.alloc(MAX_RECORDED_TEXT_BYTES + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length > MAX_RECORDED_TEXT_BYTES) {
+        return { kind: 'problem', why: `$RUNLEDGER_METRICS holds more than the ${formatBytes(MAX_RECORDED_TEXT_BYTES)} metrics may take; record a summary and keep large data in files` };
+      }
+    }
+    return { kind: 'text', text: buffer.toString('utf8', 0, length) };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { kind: 'none' };
+    return { kind: 'problem', why: `$RUNLEDGER_METRICS cannot be read (${code ?? (error as Error).message})` };
+  } finally {
+    await handle?.close();
+  }
 }
 
 /** Calls `onLine` for each complete line of a stream (and the last one, unterminated). */

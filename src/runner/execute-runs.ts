@@ -123,7 +123,16 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
       });
       const { run, outcome } = result;
       const base = { ...emptyReport(slot), reason: selection.reason, runId: run.runId, attempt: run.attempt, durationMs: Math.round(clock() - t0) };
-      if (result.refusal) {
+      if (result.unrecorded !== undefined) {
+        const why = result.unrecorded instanceof Error ? result.unrecorded.message : String(result.unrecorded);
+        report(index, {
+          ...base,
+          status: 'failed',
+          exitCode: outcome.exitCode ?? null,
+          error: `the run ${outcome.status === 'success' ? 'succeeded' : 'failed'} but its outcome could not be recorded (${why}); the date stays running until its lease runs out, then rerun it`,
+          code: 'unrecorded',
+        });
+      } else if (result.refusal) {
         // Fenced out (cleared or taken over while it worked): nothing landed, so it counts as a failure here.
         report(index, { ...base, status: 'failed', exitCode: outcome.exitCode ?? null, error: result.refusal.message, code: 'fenced' });
       } else if (result.interrupted && outcome.status === 'failed') {
@@ -152,16 +161,22 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
     const running: Promise<void> = runSlot(next.index, next.slot)
       .catch((error: unknown) => {
         fatal ??= { error };
+        if (isStoreError(error) && !reports.has(next.index)) skip(next.index, next.slot, 'stopped', `not started: the ledger could not be read or written (${messageOf(error)})`);
       })
       .finally(() => active.delete(running));
     active.add(running);
   }
   await Promise.all(active);
+  // A store error outside a run's own recording (reading the state, claiming a slot) stops the runner, but
+  // the runs in flight have finished and recorded (or retried), so the summary is still owed: only errors
+  // that are not the store's (bad input, a bug) are thrown.
+  const storeError = fatal && isStoreError(fatal.error) ? messageOf(fatal.error) : undefined;
+  if (fatal && storeError === undefined) throw fatal.error;
   for (const { slot, index } of queue) {
     if (signal?.aborted) skip(index, slot, 'interrupted', 'not started: the runner was interrupted');
+    else if (storeError !== undefined) skip(index, slot, 'stopped', `not started: the ledger could not be read or written (${storeError})`);
     else skip(index, slot, 'stopped', 'not started: an earlier run failed (use --continue-on-failure to carry on)');
   }
-  if (fatal) throw fatal.error;
 
   const runs = [...reports.entries()].sort(([a], [b]) => a - b).map(([, entry]) => entry);
   return {
@@ -175,7 +190,17 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
     interrupted: signal?.aborted ? (typeof signal.reason === 'string' ? signal.reason : 'aborted') : null,
     stoppedAfterFailure: stoppedAfterFailure && queue.length > 0,
     durationMs: Math.round(clock() - began),
+    ...(storeError === undefined ? {} : { storeError }),
   };
+}
+
+/** An error of the store (busy, timed out, disk full, connection lost, an unmapped driver error), not of the input or the rules. */
+function isStoreError(error: unknown): boolean {
+  return !isLedgerError(error) || error.code.startsWith('store.');
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function emptyReport(slot: PlannedSlot): RunReport {

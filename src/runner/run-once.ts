@@ -29,6 +29,12 @@ export type RunOnceResult = {
   thrown?: unknown;
   /** The ledger's refusal of a heartbeat or of the completion, when the run was fenced out (S3). */
   refusal?: LedgerError;
+  /**
+   * The store error that kept the outcome from being recorded after retrying for as long as the run's
+   * lease lasted (a lock held elsewhere, a full disk, a lost database): the date stays `running` until
+   * its lease runs out, and the runner reports it.
+   */
+  unrecorded?: unknown;
 };
 
 /** A quarter of the lease: three heartbeats can be lost before a live run looks stalled. */
@@ -68,11 +74,15 @@ export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOpt
   outer?.addEventListener('abort', forward, { once: true });
 
   const leaseMs = options.start.leaseMs ?? (await ledger.pipeline(run.pipeline)).definition.leaseMs;
+  // Real elapsed time, not the ledger's clock (which --now may fix): until when the lease surely holds.
+  let leaseHeldUntil = performance.now() + leaseMs;
   let fenced: LedgerError | undefined;
   let beating: Promise<void> = Promise.resolve();
   const beat = async () => {
     try {
+      const sent = performance.now();
       await ledger.heartbeat({ runId: run.runId, leaseMs });
+      leaseHeldUntil = sent + leaseMs;
     } catch (error) {
       // A refused heartbeat means the run was cleared or taken over: its work no longer counts, so stop it.
       if (isLedgerError(error) && error.code.startsWith('ledger.')) {
@@ -119,7 +129,7 @@ export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOpt
   }
   const result = (extra: Partial<RunOnceResult>): RunOnceResult => ({ run, outcome, interrupted: interruptedBy !== null, recorded: true, ...(threw ? { thrown } : {}), ...extra });
   if (fenced) return result({ recorded: false, refusal: fenced });
-  try {
+  const record = async () => {
     if (interruptedBy !== null && outcome.status === 'failed') {
       // The runner was stopped; the pipeline did not fail. The key stays pending so the same command resumes it.
       await ledger.interrupt({ runId: run.runId, by: interruptedBy, message: outcome.error.replace(/^interrupted by [^:]*: /, '') });
@@ -128,12 +138,29 @@ export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOpt
     } else {
       await ledger.fail({ runId: run.runId, error: outcome.error, code: outcome.code });
     }
-  } catch (error) {
-    if (isLedgerError(error) && error.code.startsWith('ledger.')) return result({ recorded: false, refusal: error });
-    throw error;
+  };
+  // A store error (the append lock held elsewhere past the timeout, a full disk, a lost connection) must not
+  // strand a run whose work is done: retry with backoff while the lease still holds, so no other runner
+  // can have taken the date over meanwhile; a refusal by the ledger's rules is final at once.
+  for (let wait = RECORD_RETRY_FIRST_MS; ; wait = Math.min(wait * 2, RECORD_RETRY_MAX_MS)) {
+    try {
+      await record();
+      return result({});
+    } catch (error) {
+      if (isLedgerError(error) && error.code.startsWith('ledger.')) return result({ recorded: false, refusal: error });
+      if (isLedgerError(error) && error.code.startsWith('input.')) throw error;
+      const left = leaseHeldUntil - RECORD_MARGIN_MS - performance.now();
+      if (left <= 0) return result({ recorded: false, unrecorded: error });
+      await new Promise((resolve) => setTimeout(resolve, Math.min(wait, left)));
+    }
   }
-  return result({});
 }
+
+/** Backoff between tries to record an outcome: 100 ms, doubling, at most 5 s. */
+const RECORD_RETRY_FIRST_MS = 100;
+const RECORD_RETRY_MAX_MS = 5_000;
+/** Stop retrying this long before the lease runs out, so a late success never lands on a date taken over. */
+const RECORD_MARGIN_MS = 1_000;
 
 /** Why metrics cannot be stored as canonical JSON (S14), or null when they can. */
 function unstorableMetrics(metrics: Metrics): string | null {

@@ -71,6 +71,8 @@ export type RunSummary = {
   /** True when the runner stopped starting slots after a failure (no `--continue-on-failure`). */
   stoppedAfterFailure: boolean;
   durationMs: number;
+  /** The store error that stopped the runner from starting more slots (the summary is still returned). */
+  storeError?: string;
 };
 
 /** Progress as it happens, for the reporter (bar or lines). */

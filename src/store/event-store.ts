@@ -75,8 +75,12 @@ export interface EventStore {
   head(): Promise<ChainHead>;
   /** The last position whose `recordedAt` is at or before the instant (0 if none). */
   positionAt(instant: string): Promise<number>;
-  /** Stores a whole chain from position 1 verbatim (import); refuses a ledger that already holds events. */
-  importSealed(rows: RawEvent[]): Promise<ChainHead>;
+  /**
+   * Stores a whole chain from position 1 verbatim (import); refuses a ledger that already holds events.
+   * Batches are written as they arrive inside one transaction, so a bad row, or an error thrown by the
+   * iterable itself (a bad line further down a streamed file), rolls back everything.
+   */
+  importSealed(rows: RawEvent[] | AsyncIterable<RawEvent[]>): Promise<ChainHead>;
   /** Persisted projection checkpoints, when the store keeps them (SQLite and PostgreSQL do). */
   readonly checkpoints?: CheckpointStore;
   close(): Promise<void>;

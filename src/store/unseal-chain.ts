@@ -10,32 +10,46 @@ import { sha256Hex, type SealedEvent } from './seal-events.js';
  * gapless positions, each link onto the previous hash, each hash over the
  * exact payload text, each payload a valid event. Adapters call it inside
  * `importSealed` as a last guard; `import` has already checked the same
- * things line by line with friendlier messages.
+ * things line by line with friendlier messages. The chain may arrive in
+ * batches (a streamed import): each call continues from the last row of the
+ * call before, and throws `input.brokenChain` on the first bad row.
  *
  * @example
- * const sealed = unsealChain(rows); // throws LedgerError('input.brokenChain') on the first bad row
+ * const unsealer = new ChainUnsealer();
+ * for await (const rows of batches) insert(unsealer.next(rows));
  */
-export function unsealChain(rows: RawEvent[]): SealedEvent[] {
-  let prevHash = GENESIS_HASH;
-  return rows.map((row, i) => {
-    const fail = (why: string): never => {
-      throw new LedgerError('input.brokenChain', `cannot import event at position ${row.position}: ${why}; nothing was imported`);
-    };
-    if (row.position !== i + 1) fail(`expected position ${i + 1}`);
-    if (row.prevHash !== prevHash) fail('its prevHash is not the hash of the event before it');
-    if (chainHash(row.prevHash, row.payload, sha256Hex) !== row.hash) fail('its hash does not match its payload');
-    let payload: unknown;
-    try {
-      payload = JSON.parse(row.payload);
-    } catch {
-      return fail('its payload is not JSON');
-    }
-    const decoded = decodeEvent(payload, { prevHash: row.prevHash, hash: row.hash }, { validate: true });
-    if (!decoded.ok) return fail(decoded.reason);
-    const event = decoded.event;
-    if (event.position !== row.position) fail(`its payload says position ${event.position}`);
-    prevHash = row.hash;
-    const runId = 'runId' in event.data ? event.data.runId : null;
-    return { event, payload: row.payload, pipeline: event.data.pipeline, runId };
-  });
+export class ChainUnsealer {
+  #position = 0;
+  #prevHash = GENESIS_HASH;
+
+  next(rows: RawEvent[]): SealedEvent[] {
+    return rows.map((row) => {
+      const fail = (why: string): never => {
+        throw new LedgerError('input.brokenChain', `cannot import event at position ${row.position}: ${why}; nothing was imported`);
+      };
+      if (row.position !== this.#position + 1) fail(`expected position ${this.#position + 1}`);
+      if (row.prevHash !== this.#prevHash) fail('its prevHash is not the hash of the event before it');
+      if (chainHash(row.prevHash, row.payload, sha256Hex) !== row.hash) fail('its hash does not match its payload');
+      let payload: unknown;
+      try {
+        payload = JSON.parse(row.payload);
+      } catch {
+        return fail('its payload is not JSON');
+      }
+      const decoded = decodeEvent(payload, { prevHash: row.prevHash, hash: row.hash }, { validate: true });
+      if (!decoded.ok) return fail(decoded.reason);
+      const event = decoded.event;
+      if (event.position !== row.position) fail(`its payload says position ${event.position}`);
+      this.#position = row.position;
+      this.#prevHash = row.hash;
+      const runId = 'runId' in event.data ? event.data.runId : null;
+      return { event, payload: row.payload, pipeline: event.data.pipeline, runId };
+    });
+  }
+}
+
+/** Rows given at once or in batches, as batches. */
+export async function* batchesOf(rows: RawEvent[] | AsyncIterable<RawEvent[]>): AsyncIterable<RawEvent[]> {
+  if (Array.isArray(rows)) yield rows;
+  else yield* rows;
 }

@@ -39,7 +39,7 @@ describe('LedgerErrorCode is a closed union', () => {
 
   test('the list is unique and each code carries the exit code its prefix promises', () => {
     expect(new Set(LEDGER_ERROR_CODES).size).toBe(LEDGER_ERROR_CODES.length);
-    const exitByPrefix: Record<string, number> = { input: 2, ledger: 3, notFound: 4, integrity: 5, store: 1, consumer: 1 };
+    const exitByPrefix: Record<string, number> = { input: 2, ledger: 3, notFound: 4, integrity: 5, store: 1, consumer: 1, output: 1 };
     for (const code of LEDGER_ERROR_CODES) {
       expect(new LedgerError(code, 'x').exitCode, code).toBe(exitByPrefix[code.split('.')[0] as string]);
     }

@@ -42,6 +42,17 @@ export function pgSchemas(baseUrl: string): { fresh(): Promise<string>; dropAll(
   };
 }
 
+/** How many events the ledger in a `?schema=` URL holds, read on a connection of its own. */
+export async function pgEventCount(url: string): Promise<number> {
+  const server = new URL(url);
+  const schema = server.searchParams.get('schema') ?? 'public';
+  server.searchParams.delete('schema');
+  return withClient(server.toString(), async (client) => {
+    const { rows } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${pg.escapeIdentifier(schema)}.events`);
+    return Number(rows[0]?.n ?? 0);
+  });
+}
+
 async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();

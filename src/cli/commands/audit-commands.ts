@@ -1,11 +1,11 @@
-import { closeSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fchmodSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { diffDocuments, formatDifference } from '../../audit/diff-documents.js';
 import { exportLedger } from '../../audit/export-ledger.js';
-import { parseExport, type ParsedExport } from '../../audit/export-format.js';
-import { assertImportable, importLedger } from '../../audit/import-ledger.js';
-import { MemoryEventStore } from '../../audit/memory-event-store.js';
-import { replayExport } from '../../audit/replay-export.js';
+import { assertImportable, importExportFile } from '../../audit/import-ledger.js';
+import { readExportHeader } from '../../audit/read-export-file.js';
+import { replayExportFile } from '../../audit/replay-export.js';
+import { isPostgresUrl } from '../../store/open-store.js';
 import { parseHead, verifyChain } from '../../audit/verify-chain.js';
 import { rebuildCheckpoints, verifyCheckpoints, type CheckpointCheck } from '../../ledger/projection-checkpoint.js';
 import { ExitCode, LedgerError } from '../../errors.js';
@@ -17,7 +17,6 @@ import { sha256Hex } from '../../store/seal-events.js';
 import { parseAsOf, parseInstant, type CliContext, type GlobalOptions } from '../cli-context.js';
 import { RunExit } from '../create-program.js';
 import { printStateView } from '../print-state-view.js';
-import { pipelineZones } from '../zoned-instant.js';
 
 /** Exit code of a check that does not hold. */
 const CHECK_FAILED = 7 as ExitCode;
@@ -28,6 +27,7 @@ async function checkCheckpoints(store: EventStore): Promise<CheckpointCheck[]> {
   for (const check of checks) if (check.status !== 'ok') await store.checkpoints?.discard(check.pipeline);
   return checks;
 }
+import { writeJsonDocument } from '../write-json-document.js';
 
 /**
  * `verify`, `export`, `import` and `replay` (S13–S15): proving the ledger
@@ -108,6 +108,10 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
           for await (const chunk of lines) {
             ctx.deps.stdout(chunk);
             last = chunk;
+            // Wait for each chunk to be written: the reads are synchronous (SQLite), so without this wait the
+            // loop never yields to the event loop and the written chunks pile up (1.1 GB for a 1M-event export).
+            // It also makes the success line below wait for the data (a full disk fails here, not silently).
+            await ctx.flush();
           }
         } else {
           last = await writeAtomically(opts.out, lines);
@@ -121,23 +125,35 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
     .command('import')
     .summary('load a full export into a new, empty ledger: same positions, bytes and head hash; all or nothing')
     .description(
-      'Checks every line first (JSON, event schema, hash, chain link, gapless positions, trailer) and writes ' +
-        'nothing unless all of it holds. The target ledger must be empty; filtered exports are refused.',
+      'Reads the file line by line, checking each line (JSON, event schema, hash, chain link, gapless positions, ' +
+        'trailer) as it writes it inside one transaction: the first bad line rolls everything back, so nothing ' +
+        'is imported unless all of it holds. Memory follows a batch of lines, not the file. The target ledger ' +
+        'must be empty; filtered exports are refused.',
     )
     .argument('<file>', 'a file written by `runledger export`')
     .option('--json', 'print one JSON document')
     .addHelpText('after', '\nExample:\n  runledger --db ./copy.db import ledger.jsonl && runledger --db ./copy.db verify')
     .action(async (file: string, opts: { json?: boolean }) => {
-      const parsed = readExport(file, 'nothing was imported');
-      assertImportable(parsed);
-      const head = await ctx.withLedger(true, async (ledger) => {
-        const imported = await importLedger(ledger.store, parsed);
-        // Imported rows arrive without projection checkpoints: build them now, so the first queries are as quick as later ones.
-        await rebuildCheckpoints(ledger.store);
-        return imported;
-      });
-      if (opts.json) return ctx.json({ imported: parsed.rows.length, head });
-      ctx.out(`imported ${parsed.rows.length} events into ${withoutPassword(ctx.db)}; head ${headText(head)}, the same as the export's`);
+      const header = await withConsequence('nothing was imported', () => readExportHeader(file, sha256Hex));
+      assertImportable(header);
+      const fresh = !isPostgresUrl(ctx.db) && !existsSync(ctx.db);
+      let head: ChainHead;
+      try {
+        head = await withConsequence('nothing was imported', () =>
+          ctx.withLedger(true, async (ledger) => {
+            const imported = await importExportFile(ledger.store, file);
+            // Imported rows arrive without projection checkpoints: build them now, so the first queries are as quick as later ones.
+            await rebuildCheckpoints(ledger.store);
+            return imported;
+          }),
+        );
+      } catch (error) {
+        // The import rolled back; a ledger file this command created for it would be an empty leftover.
+        if (fresh) for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${ctx.db}${suffix}`, { force: true });
+        throw error;
+      }
+      if (opts.json) return ctx.json({ imported: head.position, head });
+      ctx.out(`imported ${head.position} events into ${withoutPassword(ctx.db)}; head ${headText(head)}, the same as the export's`);
     });
 
   program
@@ -155,17 +171,20 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
     .option('--json', 'print one JSON document')
     .addHelpText('after', '\nExamples:\n  runledger replay etl_orders.jsonl --pipeline etl_orders\n  runledger replay etl_orders.jsonl --expect expected-state.json')
     .action(async (file: string, opts: { pipeline?: string; asOf?: string; expect?: string; json?: boolean }) => {
-      const parsed = readExport(file, 'nothing was replayed');
       const nowText = program.opts<GlobalOptions>().now ?? ctx.deps.env['RUNLEDGER_NOW'];
       const asOf = parseAsOf(opts.asOf);
       const expected = opts.expect === undefined ? undefined : readExpectation(opts.expect);
-      const view = await replayExport(parsed, {
-        ...(opts.pipeline === undefined ? {} : { pipeline: opts.pipeline }),
-        ...(asOf ? { asOf } : {}),
-        ...(nowText === undefined || nowText === '' ? {} : { nowMs: parseInstant(nowText, '--now') }),
-      });
-      if (expected === undefined && opts.json) return ctx.json(view);
-      if (expected === undefined) return printStateView(ctx, view, (await pipelineZones({ store: MemoryEventStore.fromRows(parsed.rows) }, [view.pipeline])).get(view.pipeline));
+      const nowMs = nowText === undefined || nowText === '' ? undefined : parseInstant(nowText, '--now');
+      const zones = new Map<string, string>();
+      const view = await withConsequence('nothing was replayed', () =>
+        replayExportFile(file, {
+          zones,
+          ...(opts.pipeline === undefined ? {} : { pipeline: opts.pipeline }),
+          ...(asOf ? { asOf } : {}),
+          ...(nowMs === undefined ? {} : { nowMs }),
+        }),
+      );
+      if (expected === undefined) return opts.json ? writeJsonDocument(ctx, view, 'dates') : printStateView(ctx, view, zones.get(view.pipeline));
       const differences = diffDocuments(expected, JSON.parse(JSON.stringify(view)) as unknown);
       if (opts.json) ctx.json({ equal: differences.length === 0, differences, actual: view });
       else if (differences.length === 0) ctx.out(`replay of ${file} matches ${opts.expect} (${view.dates.length} dates, watermark ${view.watermark ?? 'none'})`);
@@ -221,13 +240,14 @@ function readText(path: string, what: string): string {
   }
 }
 
-/** Reads and checks an export; its one-line refusal says that nothing happened. */
-function readExport(path: string, consequence: string): ParsedExport {
-  const text = readText(path, 'export file');
+/** Runs a step that reads an export; its one-line refusal of the file says that nothing happened. */
+async function withConsequence<T>(consequence: string, step: () => Promise<T>): Promise<T> {
   try {
-    return parseExport(text, path, sha256Hex);
+    return await step();
   } catch (error) {
-    if (error instanceof LedgerError) throw new LedgerError(error.code, `${error.message}; ${consequence}`);
+    if (error instanceof LedgerError && /^(input\.badExport|input\.brokenChain|notFound\.file|input\.unreadableFile)$/.test(error.code) && !error.message.includes(consequence)) {
+      throw new LedgerError(error.code, `${error.message}; ${consequence}`);
+    }
     throw error;
   }
 }
@@ -248,9 +268,12 @@ async function writeAtomically(path: string, chunks: AsyncIterable<string>): Pro
     throw new LedgerError('input.unwritableFile', `cannot write ${path}: it is a directory; pass a file path to --out, e.g. --out ledger.jsonl`);
   }
   const temp = `${path}.${process.pid}.tmp`;
+  // Replacing a file keeps its permissions: a 0600 export must not come back 0644 (nor be readable while written).
+  const mode = statSync(path, { throwIfNoEntry: false })?.mode;
   let fd: number;
   try {
-    fd = openSync(temp, 'w');
+    fd = openSync(temp, 'w', mode === undefined ? 0o666 : mode & 0o777);
+    if (mode !== undefined) fchmodSync(fd, mode & 0o7777);
   } catch (error) {
     throw new LedgerError('input.unwritableFile', `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; check the directory and its permissions`);
   }

@@ -9,6 +9,7 @@ import { planJob, resolveReprocess, type JobRequest } from '../../runner/plan-jo
 import { createProgressReporter, type ProgressReporter } from '../../runner/progress-reporter.js';
 import { runJob } from '../../runner/run-job.js';
 import type { RunSummary } from '../../runner/run-types.js';
+import { childEnvironment } from '../../secrets.js';
 import type { CliContext } from '../cli-context.js';
 import { RunExit } from '../create-program.js';
 import { parseWholeNumber } from '../parse-options.js';
@@ -22,6 +23,7 @@ type JobCliOptions = {
   dryRun?: boolean;
   lease?: string;
   json?: boolean;
+  passLedgerEnv?: boolean;
 };
 
 const EXIT_ON_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const;
@@ -37,6 +39,7 @@ function jobOptions(command: Command, defaultReprocess: string): Command {
     .option('--dry-run', 'show what would run, run nothing')
     .option('--lease <duration>', "how long a run may go without a heartbeat (default: the pipeline's lease); the runner heartbeats well within it")
     .option('--json', 'print one JSON document (the summary, or the plan with --dry-run)')
+    .option('--pass-ledger-env', "pass runledger's own credentials (RUNLEDGER_DB, RUNLEDGER_*TOKEN*/SECRET/PASSWORD) to the commands; by default they are removed from the commands' environment")
     .argument('[command...]', 'after --: the command to run for each date, with {date} {start} {end} {runId} filled in');
 }
 
@@ -115,7 +118,9 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
     spawn,
     // A negative pid signals the command's whole process group.
     kill: (pid, signal) => process.kill(pid, signal),
-    env: deps.env,
+    // runledger's own credentials stay with runledger unless --pass-ledger-env: a child that prints its
+    // environment on failure would put the ledger's password into the ledger through its stderr tail.
+    env: childEnvironment(deps.env, opts.passLedgerEnv ?? false),
     onOutput: (stream, run, raw) => {
       // On a terminal, dates running at once interleave their lines: each says which date it belongs to.
       const line = deps.isTTY ? `${run.date} | ${raw}` : raw;
@@ -174,6 +179,12 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
     const interrupted = summary.interruptedRuns;
     ctx.note(`runledger: stopped by ${summary.interrupted}: ${interrupted} running ${interrupted === 1 ? 'date was' : 'dates were'} recorded as interrupted (pending, not failed); ${notStarted} not started. Run the same command again to resume.`);
     return summary.interrupted === 'SIGINT' ? EXIT_ON_SIGNAL.SIGINT : EXIT_ON_SIGNAL.SIGTERM;
+  }
+  const unrecorded = summary.runs.filter((r) => r.code === 'unrecorded').map((r) => r.date);
+  if (unrecorded.length > 0 || summary.storeError !== undefined) {
+    const lost = unrecorded.length === 0 ? 'every finished run was recorded' : `the outcome of ${unrecorded.join(', ')} could not be recorded (they stay running until their lease runs out)`;
+    ctx.note(`runledger: the ledger could not be written${summary.storeError === undefined ? '' : ` (${summary.storeError})`}: ${lost}; fix the store, then rerun the same command (exit 1)`);
+    return ExitCode.unexpected;
   }
   if (summary.failed > 0) {
     const rest = summary.stoppedAfterFailure ? ` Stopped at the first failure; ${notStarted} later ${notStarted === 1 ? 'date is' : 'dates are'} still pending: add --continue-on-failure to carry on past failures.` : '';

@@ -5,10 +5,11 @@ import { LedgerError } from '../../errors.js';
 import type { LogInput } from '../../ledger/ledger-types.js';
 import type { CliContext } from '../cli-context.js';
 import { parseAsOf, parseInstant } from '../cli-context.js';
-import { formatMetrics, formatTable } from '../format-table.js';
-import { logDocument } from '../log-document.js';
+import { formatMetrics, formatTable, StreamingTable } from '../format-table.js';
+import { logEntry } from '../log-document.js';
 import { printStateCalendar } from '../print-state-calendar.js';
 import { printStateView } from '../print-state-view.js';
+import { writeJsonDocument } from '../write-json-document.js';
 import { inZone, pipelineZones } from '../zoned-instant.js';
 import { parseWholeNumber } from '../parse-options.js';
 import { printTaskGrid } from './task-commands.js';
@@ -44,7 +45,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
       const calendar = !opts.json && (opts.calendar || (ctx.deps.stdoutIsTTY === true && !opts.table));
       if (calendar) return printStateCalendar(ctx, range(pipeline, opts));
       const [view, zones] = await ctx.withLedger(false, async (ledger) => [await ledger.state(range(pipeline, opts)), await pipelineZones(ledger, [pipeline])] as const);
-      if (opts.json) return ctx.json(view);
+      if (opts.json) return writeJsonDocument(ctx, view, 'dates');
       printStateView(ctx, view, zones.get(pipeline));
     });
 
@@ -119,38 +120,62 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .option('--until <instant>', 'only events recorded at or before this instant')
     .option('--limit <n>', 'only the last n matching events')
     .option(...AS_OF)
-    .option('--json', 'print one JSON document')
+    .option('--json', 'print one JSON document {"events": [...]}, written as the events are read')
+    .option('--jsonl', 'print JSON Lines: one event object per line (for jq -c, streaming consumers)')
     .addHelpText(
       'after',
       '\nExamples:\n  runledger log etl_orders --date 2026-11-04\n  runledger log --type RunCleared,PipelineRedefined --since 2026-11-01T00:00:00Z\n' +
-        '  runledger log etl_orders --actor alice@etl-host --limit 20 --json',
+        '  runledger log etl_orders --actor alice@etl-host --limit 20 --json\n  runledger log --jsonl | jq -c \'select(.type == "RunFailed")\'',
     )
     .action(async (pipeline: string | undefined, opts: LogOpts) => {
       // The program's own --actor (who acts) takes `log --actor` before the subcommand sees it; a query records
       // nothing, so on `log` the flag can only mean the filter.
       const actor = opts.actor ?? program.opts<{ actor?: string }>().actor;
       const input = logInput(pipeline, { ...opts, ...(actor === undefined ? {} : { actor }) });
-      const [{ events }, zones] = await ctx.withLedger(false, async (ledger) => {
-        const found = await ledger.log(input);
-        return [found, opts.json ? new Map<string, string>() : await pipelineZones(ledger, found.events.map((e) => e.data.pipeline))] as const;
-      });
-      if (opts.json) {
-        return ctx.json(logDocument(events));
-      }
-      if (events.length === 0) return ctx.out('no events match');
-      ctx.out(
-        formatTable(
-          ['POS', 'WHEN', 'WHO', 'WHAT', 'WHY'],
-          events.map((e) => {
+      if (opts.json && opts.jsonl) throw new LedgerError('input.conflictingOptions', 'pass --json or --jsonl, not both');
+      await ctx.withLedger(false, async (ledger) => {
+        const batches = ledger.logBatches(input)[Symbol.asyncIterator]();
+        // The first batch before any output: a refused filter (an unknown run) must leave stdout empty.
+        let next = await batches.next();
+        if (opts.jsonl) {
+          for (; !next.done; next = await batches.next()) {
+            ctx.deps.stdout(next.value.map((e) => `${JSON.stringify(logEntry(e))}\n`).join(''));
+            // Each batch written before the next is read, so written text cannot pile up (see export).
+            await ctx.flush();
+          }
+          return;
+        }
+        if (opts.json) {
+          // One JSON document, written as the events stream by: the same text `JSON.stringify(…, null, 2)` gives.
+          if (next.done) return ctx.json({ events: [] });
+          ctx.deps.stdout('{\n  "events": [\n');
+          for (let first = true; !next.done; next = await batches.next(), first = false) {
+            const entries = next.value.map((e) => JSON.stringify(logEntry(e), null, 2).replace(/^/gm, '    '));
+            ctx.deps.stdout(`${first ? '' : ',\n'}${entries.join(',\n')}`);
+            await ctx.flush();
+          }
+          ctx.deps.stdout('\n  ]\n}\n');
+          return;
+        }
+        if (next.done) return ctx.out('no events match');
+        const table = new StreamingTable(['POS', 'WHEN', 'WHO', 'WHAT', 'WHY'], (text) => ctx.deps.stdout(text));
+        // Each instant in its pipeline's zone: the zones of the pipelines a batch names, looked up once each.
+        const zones = new Map<string, string>();
+        for (; !next.done; next = await batches.next()) {
+          const unseen = next.value.map((e) => e.data.pipeline).filter((p) => !zones.has(p));
+          if (unseen.length > 0) for (const [p, zone] of await pipelineZones(ledger, unseen)) zones.set(p, zone);
+          for (const e of next.value) {
             const zone = zones.get(e.data.pipeline) ?? 'UTC';
-            return [String(e.position), inZone(e.recordedAt, zone), e.metadata.actor, describe(e, zone), e.metadata.reason ?? ''];
-          }),
-        ),
-      );
+            table.add([String(e.position), inZone(e.recordedAt, zone), e.metadata.actor, describe(e, zone), e.metadata.reason ?? '']);
+          }
+          await ctx.flush();
+        }
+        table.end();
+      });
     });
 }
 
-export type LogOpts = { date?: string; run?: string; type?: string; actor?: string; since?: string; until?: string; limit?: string; asOf?: string; json?: boolean };
+export type LogOpts = { date?: string; run?: string; type?: string; actor?: string; since?: string; until?: string; limit?: string; asOf?: string; json?: boolean; jsonl?: boolean };
 
 export function logInput(pipeline: string | undefined, opts: LogOpts): LogInput {
   const input: LogInput = {};

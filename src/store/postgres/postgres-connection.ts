@@ -34,6 +34,12 @@ export function parsePostgresUrl(url: string): PostgresTarget {
   }
   const schema = parsed.searchParams.get('schema') ?? undefined;
   parsed.searchParams.delete('schema');
+  // pg treats prefer/require/verify-ca as verify-full and prints a nine-line warning about it; the URL
+  // means what libpq means by them, which pg gives with uselibpqcompat (and no warning).
+  const sslmode = parsed.searchParams.get('sslmode');
+  if (sslmode !== null && ['prefer', 'require', 'verify-ca'].includes(sslmode) && !parsed.searchParams.has('uselibpqcompat')) {
+    parsed.searchParams.set('uselibpqcompat', 'true');
+  }
   const host = decodeURIComponent(parsed.hostname) || parsed.searchParams.get('host') || 'localhost';
   const port = parsed.port || parsed.searchParams.get('port') || '5432';
   const user = decodeURIComponent(parsed.username) || process.env['PGUSER'] || process.env['USER'] || 'postgres';
@@ -108,15 +114,46 @@ export function asPostgresLedgerError(error: unknown, target: PostgresTarget): u
       return new LedgerError('input.databasePermission', `PostgreSQL at ${target.server} denied user "${target.user}": ${message}; grant the role access to the ledger schema`, cause);
     case '57014':
       return new LedgerError('store.timeout', `a ledger statement on PostgreSQL at ${target.server} ran past the statement timeout; retry, or look for a long transaction holding the ledger`, cause);
-    case '57P01':
     case '57P03':
       return new LedgerError('notFound.database', `PostgreSQL at ${target.server} is shutting down or starting up; retry in a moment`, cause);
+    case '57P01':
+    case '57P02':
+    case '57P05':
+      // admin_shutdown is also what pg_terminate_backend sends: the server ended this one connection.
+      return new LedgerError('store.connectionLost', `PostgreSQL at ${target.server} ended runledger's connection (${code === '57P01' ? 'terminated by an administrator or a shutdown' : code === '57P02' ? 'the server crashed' : 'idle session timeout'}); retry; a transaction cut off this way is never half-written`, cause);
+    case '25P03':
+      return new LedgerError('store.connectionLost', `PostgreSQL at ${target.server} ended a ledger transaction that stayed idle past idle_in_transaction_session_timeout; retry`, cause);
+    case '55P03':
+      return new LedgerError('store.busy', `the ledger on PostgreSQL at ${target.server} stayed locked by another session past the lock timeout; retry in a moment`, cause);
+    case '53100':
+      return new LedgerError('store.diskFull', `PostgreSQL at ${target.server} is out of disk space (SQLSTATE 53100); free space on the server, then retry`, cause);
+  }
+  // Class 08: connection exceptions, whatever their message says.
+  if (code !== undefined && /^08[0-9A-Z]{3}$/.test(code)) {
+    return new LedgerError('store.connectionLost', `the connection to PostgreSQL at ${target.server} failed (SQLSTATE ${code}); retry; a transaction cut off this way is never half-written`, cause);
+  }
+  // A client-side refusal with no SQLSTATE: the URL asks for SSL and the server has none.
+  if (/server does not support SSL/i.test(message)) {
+    return new LedgerError('input.databaseSsl', `PostgreSQL at ${target.server} does not accept SSL connections, but --db asks for them (sslmode); remove sslmode from the URL or enable SSL on the server`, cause);
   }
   if (/timeout expired|connection timeout/i.test(message)) {
     return new LedgerError('notFound.database', `cannot reach PostgreSQL at ${target.server}: timed out while connecting; ${fix}`, cause);
   }
-  if (/Connection terminated unexpectedly/i.test(message)) {
+  // The driver's own error when the socket closes under a query; it has no SQLSTATE to go by.
+  if (/Connection terminated unexpectedly|Connection terminated$/i.test(message)) {
     return new LedgerError('store.connectionLost', `the connection to PostgreSQL at ${target.server} was lost; retry; a transaction cut off this way is never half-written`, cause);
   }
   return error;
+}
+
+/**
+ * True for an error after which an append may be retried on a new
+ * connection: the connection was lost, so whether the transaction committed
+ * is unknown, and the event-id check at the start of an append settles it.
+ *
+ * @example
+ * if (isConnectionLost(error)) retry()
+ */
+export function isConnectionLost(error: unknown): boolean {
+  return error instanceof LedgerError && error.code === 'store.connectionLost';
 }

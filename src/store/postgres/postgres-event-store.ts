@@ -6,8 +6,8 @@ import type { AppendRequest, AppendResult, ChainHead, CheckpointStore, ConsumerP
 import { postgresCheckpoints } from './postgres-checkpoints.js';
 import { decodeStoredRow, rawEventOf } from '../decode-stored-row.js';
 import { sealEvents, type SealedEvent } from '../seal-events.js';
-import { unsealChain } from '../unseal-chain.js';
-import { asPostgresLedgerError, parsePostgresUrl, type PostgresTarget } from './postgres-connection.js';
+import { batchesOf, ChainUnsealer } from '../unseal-chain.js';
+import { asPostgresLedgerError, isConnectionLost, parsePostgresUrl, type PostgresTarget } from './postgres-connection.js';
 import { appendChannel, listenForAppends, postgresConsumers } from './postgres-consumers.js';
 import { appendLockName, createLockName, POSTGRES_SCHEMA_VERSION, postgresSchemaSql, quoteIdent } from './postgres-schema.js';
 
@@ -30,6 +30,9 @@ export type PostgresStoreOptions = {
 type Row = { position: string; payload: string; prev_hash: string; hash: string };
 /** The columns `readRaw` adds for `verify` (see `StoredColumns`). */
 const STORED_COLUMNS = 'event_id, stream, stream_version, pipeline, run_id, type, recorded_at';
+
+/** Tries of an append whose connection was lost (the server ended it, the network dropped it). */
+const APPEND_ATTEMPTS = 4;
 
 /** Rows per INSERT, so a large import does not become one huge parameter list. */
 const INSERT_CHUNK = 500;
@@ -160,6 +163,12 @@ async function transaction<T>(pool: pg.Pool, target: PostgresTarget, work: (clie
     throw asPostgresLedgerError(error, target);
   }
   let broken = false;
+  // A checked-out client whose connection dies (pg_terminate_backend, a failover) emits 'error'; with no
+  // listener that event would crash the process. The query in flight rejects on its own with the cause.
+  const onError = () => {
+    broken = true;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
     const result = await work(client);
@@ -171,7 +180,8 @@ async function transaction<T>(pool: pg.Pool, target: PostgresTarget, work: (clie
     });
     throw asPostgresLedgerError(error, target);
   } finally {
-    // A connection whose ROLLBACK failed is in an unknown state: destroy it rather than pool it.
+    // A connection whose ROLLBACK failed, or that reported an error, is in an unknown state: destroy it rather than pool it.
+    client.off('error', onError);
     client.release(broken);
   }
 }
@@ -219,6 +229,20 @@ class PostgresEventStore implements EventStore {
     if (new Set(ids).size !== ids.length) {
       throw new LedgerError('input.eventIdReused', 'the same event id appears twice in one append; event ids must be unique per event');
     }
+    // A connection that died mid-append (even between COMMIT and its reply) is retried on a new one:
+    // the first thing an append does is look its event ids up, so a retry of an append that did
+    // commit returns the stored events (alreadyAppended) instead of appending them twice.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#appendOnce(requests, all, ids);
+      } catch (error) {
+        if (attempt >= APPEND_ATTEMPTS || !isConnectionLost(error)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+      }
+    }
+  }
+
+  async #appendOnce(requests: AppendRequest[], all: NewEvent[], ids: string[]): Promise<AppendResult> {
     return transaction(this.#pool, this.#target, async (client): Promise<AppendResult> => {
       // Taken before anything is read, held until COMMIT: the head read below is the head of every
       // append that committed before, and no later append can commit a lower position than ours.
@@ -288,11 +312,11 @@ class PostgresEventStore implements EventStore {
     );
   }
 
-  async importSealed(rows: RawEvent[]): Promise<ChainHead> {
+  async importSealed(rows: RawEvent[] | AsyncIterable<RawEvent[]>): Promise<ChainHead> {
     if (!this.#hasLedger) {
       throw new LedgerError('notFound.ledger', `schema "${this.#schema}" of database "${this.#target.database}" holds no ledger yet; open it with create to import`);
     }
-    const sealed = unsealChain(rows);
+    const unsealer = new ChainUnsealer();
     return transaction(this.#pool, this.#target, async (client): Promise<ChainHead> => {
       // The append lock, so no append can slip in between the emptiness check and the inserts.
       await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [appendLockName(this.#schema)]);
@@ -300,7 +324,12 @@ class PostgresEventStore implements EventStore {
       if (head.position !== 0) {
         throw new LedgerError('ledger.notEmpty', `schema "${this.#schema}" already holds ${head.position} events; import only into a new, empty ledger`);
       }
-      for (let i = 0; i < sealed.length; i += INSERT_CHUNK) await this.#insert(client, sealed.slice(i, i + INSERT_CHUNK));
+      // A streamed import may outlast the idle-in-transaction timeout between batches only if the file
+      // stalls; each batch is inserted as it arrives, and a failure anywhere rolls the whole import back.
+      for await (const batch of batchesOf(rows)) {
+        const sealed = unsealer.next(batch);
+        for (let i = 0; i < sealed.length; i += INSERT_CHUNK) await this.#insert(client, sealed.slice(i, i + INSERT_CHUNK));
+      }
       return this.#head(client);
     });
   }

@@ -8,7 +8,7 @@ import type { AppendRequest, AppendResult, ChainHead, CheckpointStore, ConsumerP
 import { sqliteCheckpoints } from './sqlite-checkpoints.js';
 import { decodeStoredRow, rawEventOf } from '../decode-stored-row.js';
 import { sealEvents, type SealedEvent } from '../seal-events.js';
-import { unsealChain } from '../unseal-chain.js';
+import { batchesOf, ChainUnsealer } from '../unseal-chain.js';
 import { sqliteConsumers } from './sqlite-consumers.js';
 import { SQLITE_SCHEMA, SQLITE_SCHEMA_VERSION } from './sqlite-schema.js';
 
@@ -41,6 +41,10 @@ export function openSqliteStore(options: SqliteStoreOptions): EventStore {
   }
   if (!memory && existsSync(path) && statSync(path).isDirectory()) {
     throw new LedgerError('input.notALedger', `${path} is a directory, not a ledger file; pass --db <file>`);
+  }
+  // /dev/null, a FIFO or a terminal: SQLite would fail later with "disk I/O error".
+  if (!memory && existsSync(path) && !statSync(path).isFile()) {
+    throw new LedgerError('input.notALedger', `${path} is not a regular file (a device, a FIFO or a socket), so it cannot hold a ledger; pass --db <file>`);
   }
   if (!memory && !existsSync(dirname(resolve(path)))) {
     throw new LedgerError('input.cannotOpen', `cannot create a ledger at ${path}: the directory ${dirname(path)} does not exist; create it first or pass another --db`);
@@ -173,20 +177,32 @@ class SqliteEventStore implements EventStore {
     }
   }
 
-  async importSealed(rows: RawEvent[]): Promise<ChainHead> {
+  async importSealed(rows: RawEvent[] | AsyncIterable<RawEvent[]>): Promise<ChainHead> {
     const st = this.#ready();
-    const sealed = unsealChain(rows);
-    const run = this.#db.transaction((): ChainHead => {
+    const db = this.#db;
+    // better-sqlite3's transaction() cannot span an await, and a streamed import awaits the file between
+    // batches: the transaction is opened by hand. Nothing else uses this connection meanwhile (one
+    // process, one import), and BEGIN IMMEDIATE keeps other processes' appends out until COMMIT.
+    try {
+      db.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      throw asLedgerError(error, this.#path);
+    }
+    try {
       const head = headOf(st.head.get() as Row | undefined);
       if (head.position !== 0) {
         throw new LedgerError('ledger.notEmpty', `${this.#path} already holds ${head.position} events; import only into a new, empty ledger (pass another --db)`);
       }
-      for (const row of sealed) insertSealed(st.insert, row);
-      return headOf(st.head.get() as Row | undefined);
-    });
-    try {
-      return run.immediate();
+      const unsealer = new ChainUnsealer();
+      const insertAll = db.transaction((sealed: SealedEvent[]) => {
+        for (const row of sealed) insertSealed(st.insert, row);
+      });
+      for await (const batch of batchesOf(rows)) insertAll(unsealer.next(batch));
+      const last = headOf(st.head.get() as Row | undefined);
+      db.exec('COMMIT');
+      return last;
     } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK');
       throw asLedgerError(error, this.#path);
     }
   }

@@ -1,0 +1,88 @@
+import { open } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import type { Sha256Hex } from '../../events/hash-chain.js';
+import { LedgerError } from '../errors.js';
+import type { RawEvent } from '../store/event-store.js';
+import { ExportChecker, type ExportHeader } from './export-format.js';
+
+/** Event rows per batch handed on while a file is read: memory follows this, not the file. */
+const BATCH_ROWS = 1000;
+
+/**
+ * The lines of a file, read as a stream (a 600 MB export is never one string),
+ * each with a flag saying whether it is the last one.
+ *
+ * @example
+ * for await (const { line, last } of fileLines('ledger.jsonl', 'export file')) …
+ */
+export async function* fileLines(path: string, what: string): AsyncGenerator<{ line: string; last: boolean }> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+    if ((await handle.stat()).isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+  } catch (error) {
+    await handle?.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new LedgerError('notFound.file', `no ${what} at ${path}; check the path`);
+    throw new LedgerError('input.unreadableFile', `cannot read ${what} ${path}: ${code ?? (error as Error).message}`);
+  }
+  // The stream owns the handle from here on and closes it when it ends or is destroyed.
+  const stream = handle.createReadStream({ encoding: 'utf8', highWaterMark: 1 << 20 });
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  try {
+    // One line of look-ahead, so the checker can tell a cut-off last line from a garbled one.
+    let pending: string | undefined;
+    for await (const line of lines) {
+      if (pending !== undefined) yield { line: pending, last: false };
+      pending = line;
+    }
+    if (pending !== undefined) yield { line: pending, last: true };
+  } finally {
+    lines.close();
+    stream.destroy();
+  }
+}
+
+/**
+ * Reads an export line by line through `checker`, handing on its event rows
+ * in batches; the first bad line throws (`input.badExport`) before any row
+ * after it is handed on, and a file that ends without its trailer throws
+ * after the last batch. A caller that writes the batches inside a
+ * transaction therefore gets all or nothing.
+ *
+ * @example
+ * const checker = new ExportChecker(path, sha256Hex);
+ * await store.importSealed(checkedExportBatches(path, checker));
+ */
+export async function* checkedExportBatches(path: string, checker: ExportChecker): AsyncGenerator<RawEvent[]> {
+  let batch: RawEvent[] = [];
+  for await (const { line, last } of fileLines(path, 'export file')) {
+    const row = checker.line(line, last);
+    if (!row) continue;
+    batch.push(row);
+    if (batch.length >= BATCH_ROWS) {
+      yield batch;
+      batch = [];
+    }
+  }
+  checker.end();
+  if (batch.length > 0) yield batch;
+}
+
+/**
+ * The header of an export, read and checked from its first line alone (so
+ * `import` can refuse a filtered export before it opens the target ledger).
+ *
+ * @example
+ * if ((await readExportHeader('ledger.jsonl', sha256Hex)).filtered) …
+ */
+export async function readExportHeader(path: string, sha256: Sha256Hex): Promise<ExportHeader> {
+  const checker = new ExportChecker(path, sha256);
+  for await (const { line } of fileLines(path, 'export file')) {
+    checker.line(line);
+    break;
+  }
+  const header = checker.header;
+  if (!header) return checker.end().header;
+  return header;
+}
