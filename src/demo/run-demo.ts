@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { registerBackfillCommands } from '../cli/commands/backfill-commands.js';
 import { runCli } from '../cli/create-program.js';
 import { LedgerError } from '../errors.js';
@@ -142,7 +142,8 @@ function prepareDir(dir: string | undefined): string {
     const why = code === 'EEXIST' ? 'it is a file' : code === 'ENOENT' && dir.trim() === '' ? 'the path is empty' : (code ?? (error as Error).message);
     throw new LedgerError('input.demoDir', `cannot use --dir '${dir}' for the demo: ${why}; give it a new or empty directory`);
   }
-  return dir;
+  // Absolute, so the ETL (run with the demo's directory as its working directory) finds the same files.
+  return resolve(dir);
 }
 
 function dataRows(file: string): number {

@@ -13,11 +13,11 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-function runDemo(dir: string) {
+function runDemo(dir: string, cwd = tmpdir()) {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith('RUNLEDGER_')) delete env[key];
   // From another directory, as a user would: the demo must find its examples from the package, not the cwd.
-  const r = spawnSync(process.execPath, [BIN, 'demo', '--dir', dir], { cwd: tmpdir(), encoding: 'utf8', env });
+  const r = spawnSync(process.execPath, [BIN, 'demo', '--dir', dir], { cwd, encoding: 'utf8', env });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -107,5 +107,13 @@ describe('runledger demo', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('is not empty');
     expect(existsSync(join(busy, 'runledger.db'))).toBe(false);
+  });
+
+  test('a relative --dir works: the files land under the current directory and every date succeeds', () => {
+    const r = runDemo('relative-demo', parent);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`working in ${join(parent, 'relative-demo')}`);
+    expect(existsSync(join(parent, 'relative-demo', 'runledger.db'))).toBe(true);
+    expect(existsSync(join(parent, 'relative-demo', 'gold', 'revenue-by-city-2026-11-02.csv'))).toBe(true);
   });
 });
