@@ -32,7 +32,7 @@ describe('status and check on the demo ledger two days later', () => {
     expect(r.code).toBe(0);
     const [header, row] = r.stdout.trimEnd().split('\n');
     expect(header).toMatch(/^PIPELINE\s+SCHEDULE\s+WATERMARK\s+COMPLETE THROUGH\s+LAG\s+PENDING\s+RUNNING\s+STALLED\s+LAST FAILURE$/);
-    expect(row).toMatch(/^etl_orders\s+@daily\s+2026-11-06\s+2026-11-04\s+2d 1h \(2 dates behind\)\s+1 \(1 failed\)\s+0\s+0\s+2026-11-05 at \S+: exited with code 1: no raw partition for 2026-11-05/);
+    expect(row).toMatch(/^etl_orders\s+@daily\s+2026-11-06\s+2026-11-04\s+2d 1h \(2 dates behind\)\s+1 \(1 failed\)\s+0\s+0\s+2026-11-05 at 2026-11-\d\dT\d\d:\d\d:\d\d\+07:00: exited with code 1: no raw partition for 2026-11-05/);
   });
 
   test('status --json gives the lag in seconds: now minus the end of 2026-11-04', () => {

@@ -9,6 +9,7 @@ import type { CliContext } from '../cli-context.js';
 import { RunExit } from '../create-program.js';
 import { formatTable } from '../format-table.js';
 import { parseWholeNumber } from '../parse-options.js';
+import { inZone } from '../zoned-instant.js';
 
 type CheckOpts = { maxLag?: string; maxPending?: string; failed?: boolean; stalled?: boolean; json?: boolean };
 
@@ -40,7 +41,7 @@ export function registerStatusCommands(program: Command, ctx: CliContext): void 
             pendingText(s),
             String(s.inFlight.length),
             String(s.stalled.length),
-            s.lastFailure ? `${s.lastFailure.date} at ${s.lastFailure.at}: ${s.lastFailure.error}` : '-',
+            s.lastFailure ? `${s.lastFailure.date} at ${inZone(s.lastFailure.at, s.timezone)}: ${s.lastFailure.error}` : '-',
           ]),
         ),
       );
