@@ -1,8 +1,9 @@
 import type pg from 'pg';
-import type { CheckpointStore, LoadedCheckpoint, StoredCheckpoint } from '../event-store.js';
+import { loadedCheckpoint, type CheckpointRow } from '../checkpoint-row.js';
+import type { CheckpointStore, StoredCheckpoint } from '../event-store.js';
 import { quoteIdent } from './postgres-schema.js';
 
-type Row = { pipeline: string; position: string; event_hash: string; projection_version: number; state: string; hash_at_position: string | null };
+type Row = CheckpointRow;
 
 /** 42P01: the table is not there, which for checkpoints means "none yet". */
 function isMissingTable(error: unknown): boolean {
@@ -22,14 +23,6 @@ export function postgresCheckpoints(pool: pg.Pool, schema: string): CheckpointSt
   const select = `SELECT c.pipeline, c.position, c.event_hash, c.projection_version, c.state, e.hash AS hash_at_position
     FROM ${table} c LEFT JOIN ${quoteIdent(schema)}.events e ON e.position = c.position`;
   let created = false;
-  const loaded = (row: Row): LoadedCheckpoint => ({
-    pipeline: row.pipeline,
-    position: Number(row.position),
-    eventHash: row.event_hash,
-    projectionVersion: Number(row.projection_version),
-    state: row.state,
-    hashAtPosition: row.hash_at_position,
-  });
   async function rows(where: string, params: unknown[]): Promise<Row[]> {
     try {
       return (await pool.query<Row>(`${select} ${where}`, params)).rows;
@@ -41,10 +34,10 @@ export function postgresCheckpoints(pool: pg.Pool, schema: string): CheckpointSt
   return {
     async load(pipeline) {
       const row = (await rows('WHERE c.pipeline = $1', [pipeline]))[0];
-      return row === undefined ? null : loaded(row);
+      return row === undefined ? null : loadedCheckpoint(row);
     },
     async list() {
-      return (await rows('ORDER BY c.pipeline', [])).map(loaded);
+      return (await rows('ORDER BY c.pipeline', [])).map(loadedCheckpoint);
     },
     async save(checkpoint: StoredCheckpoint) {
       if (!created) {

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { CheckpointStore, LoadedCheckpoint, StoredCheckpoint } from '../event-store.js';
+import { loadedCheckpoint, type CheckpointRow } from '../checkpoint-row.js';
+import type { CheckpointStore, StoredCheckpoint } from '../event-store.js';
 
 /** Outside the hash chain and outside the schema version: a ledger without this table is a ledger without checkpoints. */
 export const SQLITE_CHECKPOINT_TABLE = `
@@ -11,7 +12,7 @@ CREATE TABLE IF NOT EXISTS projection_checkpoints (
   state              TEXT    NOT NULL
 );`;
 
-type Row = { pipeline: string; position: number; event_hash: string; projection_version: number; state: string; hash_at_position: string | null };
+type Row = CheckpointRow;
 
 const SELECT = `SELECT c.pipeline, c.position, c.event_hash, c.projection_version, c.state, e.hash AS hash_at_position
   FROM projection_checkpoints c LEFT JOIN events e ON e.position = c.position`;
@@ -27,23 +28,15 @@ const SELECT = `SELECT c.pipeline, c.position, c.event_hash, c.projection_versio
  */
 export function sqliteCheckpoints(db: Database.Database): CheckpointStore {
   const hasTable = (): boolean => db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'projection_checkpoints'`).get() !== undefined;
-  const loaded = (row: Row): LoadedCheckpoint => ({
-    pipeline: row.pipeline,
-    position: Number(row.position),
-    eventHash: row.event_hash,
-    projectionVersion: Number(row.projection_version),
-    state: row.state,
-    hashAtPosition: row.hash_at_position,
-  });
   return {
     async load(pipeline) {
       if (!hasTable()) return null;
       const row = db.prepare(`${SELECT} WHERE c.pipeline = ?`).get(pipeline) as Row | undefined;
-      return row === undefined ? null : loaded(row);
+      return row === undefined ? null : loadedCheckpoint(row);
     },
     async list() {
       if (!hasTable()) return [];
-      return (db.prepare(`${SELECT} ORDER BY c.pipeline`).all() as Row[]).map(loaded);
+      return (db.prepare(`${SELECT} ORDER BY c.pipeline`).all() as Row[]).map(loadedCheckpoint);
     },
     async save(checkpoint: StoredCheckpoint) {
       const timeout = db.pragma('busy_timeout', { simple: true }) as number;
