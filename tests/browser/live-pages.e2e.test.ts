@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openLedger } from '../../src/ledger/ledger.js';
-import { BIN, cli, tempDir } from '../support/run-cli.js';
+import { BIN, cli, tempDir, servingAddress } from '../support/run-cli.js';
 
 /**
  * Headless Chromium (Debian's `chromium`, driven by playwright-core) against
@@ -43,15 +43,7 @@ describe.skipIf(!haveBrowser)('the web view in Chromium', () => {
     }
     await ledger.close();
     server = spawn(process.execPath, [BIN, '--db', db, 'serve', '--port', '0'], { env: { ...process.env, ...env } });
-    base = await new Promise<string>((resolveUrl, reject) => {
-      let err = '';
-      server.stderr?.on('data', (chunk: Buffer) => {
-        err += chunk.toString();
-        const match = /serving (http:\/\/\S+)/.exec(err);
-        if (match?.[1]) resolveUrl(match[1]);
-      });
-      server.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
-    });
+    base = await servingAddress(server);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { BIN, cli, eventCount, tempDir } from '../support/run-cli.js';
+import { BIN, cli, eventCount, tempDir, servingAddress } from '../support/run-cli.js';
 
 const FIXTURES = resolve(import.meta.dirname, '../fixtures/openlineage');
 const NOW = { RUNLEDGER_NOW: '2026-11-05T12:00:00Z' };
@@ -24,15 +24,7 @@ function defineOrders(db: string) {
 async function serve(db: string, args: string[]): Promise<string> {
   const child = spawn(process.execPath, [BIN, '--db', db, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...NOW } });
   children.push(child);
-  let stderr = '';
-  return new Promise<string>((done, fail) => {
-    child.stderr?.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      const m = /serving (http:\/\/\S+)/.exec(stderr);
-      if (m?.[1]) done(m[1]);
-    });
-    child.on('exit', () => fail(new Error(`serve exited: ${stderr}`)));
-  });
+  return servingAddress(child);
 }
 
 describe('acceptance (the built binary)', () => {

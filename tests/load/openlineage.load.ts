@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { BIN, cli, tempDir } from '../support/run-cli.js';
+import { BIN, cli, tempDir, servingAddress } from '../support/run-cli.js';
 import { dagRunEvent, dayInterval } from '../support/airflow-events.js';
 
 /**
@@ -69,15 +69,7 @@ function buildEvents(): Array<{ kind: 'base' | 'retry' | 'unbound' | 'duplicate'
 async function serve(db: string): Promise<string> {
   const child = spawn(process.execPath, [BIN, '--db', db, 'serve', '--port', '0', '--write-token', 'load'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...NOW } });
   children.push(child);
-  let stderr = '';
-  return new Promise<string>((done, fail) => {
-    child.stderr?.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      const m = /serving (http:\/\/\S+)/.exec(stderr);
-      if (m?.[1]) done(m[1]);
-    });
-    child.on('exit', () => fail(new Error(`serve exited: ${stderr}`)));
-  });
+  return servingAddress(child);
 }
 
 describe('load: OpenLineage over loopback', () => {

@@ -5,7 +5,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
-import { BIN, cli, tempDir } from '../support/run-cli.js';
+import { BIN, cli, tempDir, servingAddress } from '../support/run-cli.js';
 
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 90_000 });
 
@@ -128,15 +128,7 @@ describe('metrics from the CLI and from serve', () => {
   test('GET /metrics during serve shows runledger_pipeline_lag_seconds{pipeline="etl_orders"}', async () => {
     const child = spawn(process.execPath, [BIN, '--db', db, '--now', LATER, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
-      let stderr = '';
-      const address = await new Promise<string>((resolve, reject) => {
-        child.stderr.on('data', (d: Buffer) => {
-          stderr += d.toString();
-          const m = /serving (http:\/\/\S+)/.exec(stderr);
-          if (m?.[1]) resolve(m[1]);
-        });
-        child.on('exit', () => reject(new Error(`serve exited early: ${stderr}`)));
-      });
+      const address = await servingAddress(child);
       const res = await fetch(`${address}/metrics`);
       expect(res.status).toBe(200);
       expect(lagOf(await res.text())).toBe(String(2 * 86_400 + 3600));

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { BIN, cli, tempDir } from '../support/run-cli.js';
+import { BIN, cli, tempDir, servingAddress } from '../support/run-cli.js';
 
 describe('runledger serve', () => {
   test('refuses an address off this machine without a token, and writes nothing', () => {
@@ -28,15 +28,7 @@ describe('runledger serve', () => {
     const db = join(tempDir(), 'ledger.db');
     cli(['--db', db, 'define', 'p', '--schedule', '@daily', '--start', '2026-11-01']);
     const child = spawn(process.execPath, [BIN, '--db', db, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    const address = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (d: Buffer) => {
-        stderr += d.toString();
-        const m = /serving (http:\/\/\S+)/.exec(stderr);
-        if (m?.[1]) resolve(m[1]);
-      });
-      child.on('exit', () => reject(new Error(`serve exited early: ${stderr}`)));
-    });
+    const address = await servingAddress(child);
     const health = await (await fetch(`${address}/api/health`)).json();
     expect(health).toMatchObject({ ok: true, head: { position: 1 } });
     const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -38,4 +38,17 @@ export function eventCount(path: string): number {
   } finally {
     db.close();
   }
+}
+
+/** The address a `runledger serve` child says it listens on (it picks the port with `--port 0`); rejects if it exits first. */
+export function servingAddress(child: ChildProcess): Promise<string> {
+  let stderr = '';
+  return new Promise<string>((resolve, reject) => {
+    child.stderr?.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      const m = /serving (http:\/\/\S+)/.exec(stderr);
+      if (m?.[1]) resolve(m[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code} before listening: ${stderr}`)));
+  });
 }
