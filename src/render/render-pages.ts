@@ -1,6 +1,7 @@
 import type { AuditEntry } from '../../projections/views/pipeline-history.js';
 import { formatDuration } from '../../projections/views/run-rows.js';
 import { formatMetrics } from '../cli/format-table.js';
+import { inZone } from '../cli/zoned-instant.js';
 import type { AuditPage, OverviewPage, Page, PageTime, PipelinePage, RunPage, VerifyPage } from '../views/page-models.js';
 import { calendarHtml, STATUS_WORDS } from './calendar-html.js';
 import { html, join, type Html } from './escape-html.js';
@@ -127,16 +128,16 @@ function pipelineBody(page: PipelinePage, links: Links): Html {
   const listed = page.pending.pending.slice(0, MAX_PENDING_ROWS);
   const pending = page.pending.pending.length
     ? html`${page.pending.pending.length > listed.length ? html`<p class="muted">The oldest ${listed.length} of ${page.pending.pending.length} pending dates.</p>` : html``}<table><thead><tr><th>Date</th><th>Reason</th><th>Due since</th><th>Data interval</th></tr></thead><tbody>${listed.map(
-        (p) => html`<tr><td class="mono">${p.date}</td><td>${badge(p.reason)}</td><td class="mono">${p.runAfter}</td><td class="mono">${p.dataInterval.start} → ${p.dataInterval.end}</td></tr>`,
+        (p) => html`<tr><td class="mono">${p.date}</td><td>${badge(p.reason)}</td><td class="mono">${inZone(p.runAfter, d.timezone)}</td><td class="mono">${p.dataInterval.start} → ${p.dataInterval.end}</td></tr>`,
       )}</tbody></table>`
     : html`<p>Nothing pending${page.pending.from ? html` from ${page.pending.from} to ${page.pending.to}` : html``}.</p>`;
   const inFlight = page.pending.inFlight.length
-    ? html`<p>In flight: ${join(page.pending.inFlight.map((r) => html`<span class="mono">${r.date}</span> (lease until ${r.leaseExpiresAt})`), ', ')}</p>`
+    ? html`<p>In flight: ${join(page.pending.inFlight.map((r) => html`<span class="mono">${r.date}</span> (lease until ${inZone(r.leaseExpiresAt, d.timezone)})`), ', ')}</p>`
     : html``;
   const runs = page.runs.length
     ? html`<table class="runs"><thead><tr><th>Run</th><th>Date</th><th>Attempt</th><th>Type</th><th>Status</th><th>Started</th><th>Duration</th><th>Actor</th><th>Metrics / error</th></tr></thead><tbody>${page.runs.map((r) => {
         const href = links.run(d.pipeline, r.runId);
-        return html`<tr><td class="mono">${href ? html`<a href="${href}">${r.runId}</a>` : r.runId}</td><td class="mono">${r.date}</td><td class="num">${r.attempt}</td><td>${r.runType}${r.forced ? ' (forced)' : ''}${r.offSchedule ? ' (off-schedule)' : ''}</td><td>${badge(r.status)}</td><td class="mono">${r.startedAt}</td><td class="num">${r.durationMs === null ? '—' : formatDuration(r.durationMs)}</td><td>${r.actor}</td><td>${r.error ? html`<span class="err">${r.error}</span>` : html`<span class="mono">${formatMetrics(r.metrics)}</span>`}</td></tr>`;
+        return html`<tr><td class="mono">${href ? html`<a href="${href}">${r.runId}</a>` : r.runId}</td><td class="mono">${r.date}</td><td class="num">${r.attempt}</td><td>${r.runType}${r.forced ? ' (forced)' : ''}${r.offSchedule ? ' (off-schedule)' : ''}</td><td>${badge(r.status)}</td><td class="mono">${inZone(r.startedAt, d.timezone)}</td><td class="num">${r.durationMs === null ? '—' : formatDuration(r.durationMs)}</td><td>${r.actor}</td><td>${r.error ? html`<span class="err">${r.error}</span>` : html`<span class="mono">${formatMetrics(r.metrics)}</span>`}</td></tr>`;
       })}</tbody></table>${page.totalRuns > page.runs.length ? html`<p class="muted">The ${page.runs.length} most recent of ${page.totalRuns} runs.</p>` : html``}`
     : html`<p>No runs yet.</p>`;
   return html`<section class="pipeline" id="pipeline-${d.pipeline}"><h1>${d.pipeline}</h1>
@@ -146,34 +147,35 @@ function pipelineBody(page: PipelinePage, links: Links): Html {
 <h2>Watermark and complete-through over time</h2>${watermarkChart(page.points, page.time.nowMs)}
 <h2>Pending</h2>${pending}${inFlight}
 <h2>Runs</h2>${runs}
-<h2>Audit timeline</h2>${auditTable(page.audit, links, false)}</section>`;
+<h2>Audit timeline</h2>${auditTable(page.audit, links, false, () => d.timezone)}</section>`;
 }
 
-function auditTable(entries: AuditEntry[], links: Links, withPipeline: boolean): Html {
+/** `zoneOf`: the zone in which an entry's time is shown (its pipeline's). */
+function auditTable(entries: AuditEntry[], links: Links, withPipeline: boolean, zoneOf: (pipeline: string) => string): Html {
   if (entries.length === 0) return html`<p>No clears, forced re-runs or redefinitions.</p>`;
   return html`<table class="audit"><thead><tr><th>When</th><th>Who</th>${withPipeline ? html`<th>Pipeline</th>` : html``}<th>What</th><th>Why</th><th>Event</th></tr></thead><tbody>${entries.map((e) => {
     const before = e.position > 1 ? links.asOf(e.position - 1) : null;
-    return html`<tr><td class="mono">${e.at}</td><td>${e.actor}</td>${withPipeline ? html`<td><a href="${links.pipeline(e.pipeline)}">${e.pipeline}</a></td>` : html``}<td>${e.detail}</td><td>${e.reason ?? html`<span class="muted">no reason given</span>`}</td><td class="num">${e.position}${before ? html` <a href="${before}">(just before)</a>` : html``}</td></tr>`;
+    return html`<tr><td class="mono">${inZone(e.at, zoneOf(e.pipeline))}</td><td>${e.actor}</td>${withPipeline ? html`<td><a href="${links.pipeline(e.pipeline)}">${e.pipeline}</a></td>` : html``}<td>${e.detail}</td><td>${e.reason ?? html`<span class="muted">no reason given</span>`}</td><td class="num">${e.position}${before ? html` <a href="${before}">(just before)</a>` : html``}</td></tr>`;
   })}</tbody></table>`;
 }
 
 function auditBody(page: AuditPage, links: Links): Html {
-  return html`<section id="audit"><h1>Audit timeline</h1><p class="muted">Definitions, redefinitions, clears, forced re-runs, takeovers and abandoned runs of every pipeline, newest first${page.total > page.entries.length ? ` (the ${page.entries.length} most recent of ${page.total})` : ''}.</p>${auditTable(page.entries, links, true)}</section>`;
+  return html`<section id="audit"><h1>Audit timeline</h1><p class="muted">Definitions, redefinitions, clears, forced re-runs, takeovers and abandoned runs of every pipeline, newest first${page.total > page.entries.length ? ` (the ${page.entries.length} most recent of ${page.total})` : ''}.</p>${auditTable(page.entries, links, true, (pipeline) => page.zones[pipeline] ?? 'UTC')}</section>`;
 }
 
 function runBody(page: RunPage, links: Links): Html {
   const { run, tasks, outcome } = page.grid;
   const grid = tasks.length
     ? html`<table><thead><tr><th>Task</th><th>State</th><th>Tries</th><th>Updated</th><th>Trigger rule</th><th>Note</th></tr></thead><tbody>${tasks.map(
-        (t) => html`<tr><td class="mono">${t.taskId}</td><td>${badge(t.state ?? 'not reported')}</td><td class="num">${t.tryNumber ?? 0}</td><td class="mono">${t.updatedAt ?? '—'}</td><td>${t.triggerRule ?? '—'}</td><td>${[t.leaf ? 'leaf' : '', t.teardown ? 'teardown' : '', t.declared ? '' : 'no longer declared'].filter(Boolean).join(', ')}${t.error ? html` <span class="err">${t.error}</span>` : html``}</td></tr>`,
+        (t) => html`<tr><td class="mono">${t.taskId}</td><td>${badge(t.state ?? 'not reported')}</td><td class="num">${t.tryNumber ?? 0}</td><td class="mono">${t.updatedAt ? inZone(t.updatedAt, page.timeZone) : '—'}</td><td>${t.triggerRule ?? '—'}</td><td>${[t.leaf ? 'leaf' : '', t.teardown ? 'teardown' : '', t.declared ? '' : 'no longer declared'].filter(Boolean).join(', ')}${t.error ? html` <span class="err">${t.error}</span>` : html``}</td></tr>`,
       )}</tbody></table>`
     : html`<p>This pipeline declares no tasks.</p>`;
   const events = html`<table><thead><tr><th>Position</th><th>When</th><th>Who</th><th>Event</th><th>Detail</th></tr></thead><tbody>${page.events.map(
-    (e) => html`<tr><td class="num">${e.position}</td><td class="mono">${e.recordedAt}</td><td>${e.metadata.actor}</td><td>${e.type}</td><td class="mono err-wrap">${JSON.stringify(e.data)}${e.metadata.reason ? html` — ${e.metadata.reason}` : html``}</td></tr>`,
+    (e) => html`<tr><td class="num">${e.position}</td><td class="mono">${inZone(e.recordedAt, page.timeZone)}</td><td>${e.metadata.actor}</td><td>${e.type}</td><td class="mono err-wrap">${JSON.stringify(e.data)}${e.metadata.reason ? html` — ${e.metadata.reason}` : html``}</td></tr>`,
   )}</tbody></table>`;
   return html`<h1>Run <span class="mono">${run.runId}</span></h1>
 <p><a href="${links.pipeline(page.grid.pipeline)}">${page.grid.pipeline}</a> · <span class="mono">${run.date}</span> · attempt ${run.attempt} · ${run.runType} · ${badge(run.status)}${outcome ? html` · tasks say: ${outcome.status}` : html``}</p>
-<div class="facts"><span><b>Started</b> ${run.startedAt}</span><span><b>Finished</b> ${run.finishedAt ?? '—'}</span><span><b>Actor</b> ${run.actor}</span><span><b>Data interval</b> ${run.dataInterval.start} → ${run.dataInterval.end}</span></div>
+<div class="facts"><span><b>Started</b> ${inZone(run.startedAt, page.timeZone)}</span><span><b>Finished</b> ${run.finishedAt ? inZone(run.finishedAt, page.timeZone) : '—'}</span><span><b>Actor</b> ${run.actor}</span><span><b>Data interval</b> ${run.dataInterval.start} → ${run.dataInterval.end}</span></div>
 ${run.error ? html`<p class="err">${run.error}</p>` : html``}${run.metrics ? html`<p class="mono">${formatMetrics(run.metrics)}</p>` : html``}
 <h2>Tasks</h2>${grid}<h2>Events</h2>${events}`;
 }

@@ -146,17 +146,22 @@ export async function loadPipelinePage(ledger: Ledger, pipeline: string, asOf: A
 export async function loadRunPage(ledger: Ledger, pipeline: string, runId: string, asOf: AsOf | undefined): Promise<RunPage> {
   const time = await pageTime(ledger, asOf);
   const grid = await ledger.runTasks({ pipeline, runId, ...asOfInput(time) });
+  const { definition } = await ledger.pipeline(pipeline, time.asOf ?? undefined);
   const { events } = await ledger.log({ runId, ...asOfInput(time) });
-  return { kind: 'run', time, grid, events };
+  return { kind: 'run', time, timeZone: definition.timezone, grid, events };
 }
 
 /** The audit timeline of every pipeline, newest first. */
 export async function loadAuditPage(ledger: Ledger, asOf: AsOf | undefined, limit = 500): Promise<AuditPage> {
   const time = await pageTime(ledger, asOf);
   const entries: AuditEntry[] = [];
-  for (const definition of await definitionsAt(ledger, time.position)) entries.push(...(await loadHistory(ledger, definition.pipeline, time.position)).audit);
+  const zones: Record<string, string> = {};
+  for (const definition of await definitionsAt(ledger, time.position)) {
+    zones[definition.pipeline] = definition.timezone;
+    entries.push(...(await loadHistory(ledger, definition.pipeline, time.position)).audit);
+  }
   entries.sort((a, b) => b.position - a.position);
-  return { kind: 'audit', time, entries: entries.slice(0, limit), total: entries.length };
+  return { kind: 'audit', time, entries: entries.slice(0, limit), total: entries.length, zones };
 }
 
 /** The `verify` result with the head hash (S14); the chain is always walked whole, whatever the as-of. */

@@ -38,9 +38,11 @@ export type PipelinePage = {
   audit: AuditEntry[];
 };
 
-export type RunPage = { kind: 'run'; time: PageTime; grid: TaskGridView; events: RecordedEvent[] };
+/** `timeZone`: the pipeline's zone, in which the page shows every instant. */
+export type RunPage = { kind: 'run'; time: PageTime; timeZone: string; grid: TaskGridView; events: RecordedEvent[] };
 
-export type AuditPage = { kind: 'audit'; time: PageTime; entries: AuditEntry[]; total: number };
+/** `zones`: each listed pipeline's zone, in which its entries' times are shown. */
+export type AuditPage = { kind: 'audit'; time: PageTime; entries: AuditEntry[]; total: number; zones: Record<string, string> };
 
 export type VerifyPage = { kind: 'verify'; time: PageTime; report: VerifyReport };
 

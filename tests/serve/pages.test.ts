@@ -63,6 +63,22 @@ describe('serve: pages', () => {
     expect(res.body).toContain('RunFailed');
   });
 
+  test('instants are shown in the pipeline\'s zone with its offset, as the CLI tables show them', async () => {
+    // Every event here was recorded at NOW, 2026-11-05T18:00:00Z, which is 01:00 the next day in Asia/Jakarta.
+    const local = '2026-11-06T01:00:00+07:00';
+    const utcCell = /<td class="mono">2026-11-05T18:00:00(\.000)?Z<\/td>/;
+    const pipeline = (await app.inject({ url: '/pipelines/etl_orders' })).body;
+    expect(pipeline).toMatch(new RegExp(`<td class="mono">${local.replace(/\+/g, '\\+')}</td>`));
+    expect(pipeline).not.toMatch(utcCell);
+    const run = (await app.inject({ url: `/pipelines/etl_orders/runs/${failedRun}` })).body;
+    expect(run).toContain(`<b>Started</b> ${local}`);
+    expect(run).toContain(`<b>Finished</b> ${local}`);
+    expect(run).not.toMatch(utcCell);
+    const audit = (await app.inject({ url: '/audit' })).body;
+    expect(audit).toContain(`<td class="mono">${local}</td>`);
+    expect(audit).not.toMatch(utcCell);
+  });
+
   test('an error holding <img src=x onerror=alert(1)> is shown as text on every page that shows it', async () => {
     for (const url of ['/', '/pipelines/etl_orders', `/pipelines/etl_orders/runs/${failedRun}`]) {
       const body = (await app.inject({ url })).body;
