@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
+import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { cli, defineOrders, inProcess, NOW, tempDir } from './cli-helpers.js';
 
 // Per-run log files: with several dates running at once their output interleaves on the terminal, so each run's
@@ -111,3 +112,35 @@ describe('per-run log files', () => {
     expect(existsSync(join(dir, 'started.2026-11-02'))).toBe(false);
   });
 });
+
+describe('the log of a failed run', () => {
+  test('a failing command records its log with the RunFailed, beside the stderr tail it always kept', async () => {
+    const dir = tempDir();
+    await defineOrders(dir);
+    const r = cli(dir, ['--db', join(dir, 'runledger.db'), '--now', NOW, 'backfill', 'etl_orders', '--from', '2026-11-02', '--to', '2026-11-02', '--', 'sh', '-c', 'echo loading; echo "raw file missing" >&2; exit 3']);
+    expect(r.code).toBe(6);
+    const [failed] = await outcomes(dir);
+    expect(failed?.type).toBe('RunFailed');
+    expect((failed?.data as { error?: string }).error).toContain('raw file missing');
+    expect(readFileSync(failed?.data.log?.path ?? '', 'utf8')).toBe('loading\nraw file missing\n');
+  });
+});
+
+describe.skipIf(TEST_PG_URL === undefined)('per-run log files with a PostgreSQL ledger', () => {
+  const schemas = TEST_PG_URL === undefined ? undefined : pgSchemas(TEST_PG_URL);
+  afterAll(async () => schemas?.dropAll());
+  test('without --logs they go to ./runledger-logs in the current directory', async () => {
+    const db = await (schemas as NonNullable<typeof schemas>).fresh();
+    const dir = tempDir();
+    expect(cli(dir, ['--db', db, 'define', 'etl_orders', '--schedule', '@daily', '--start', '2026-11-02', '--tz', 'Asia/Jakarta']).code).toBe(0);
+    const r = cli(dir, ['--db', db, '--now', NOW, 'backfill', 'etl_orders', '--from', '2026-11-02', '--to', '2026-11-02', '--', 'sh', '-c', 'echo on postgres {date}']);
+    expect(r.code, r.stderr).toBe(0);
+    const log = cli(dir, ['--db', db, 'log', 'etl_orders', '--type', 'RunSucceeded', '--json']);
+    const [event] = (JSON.parse(log.stdout) as { events: Outcome[] }).events;
+    expect(event?.data.log?.path.startsWith(join(dir, 'runledger-logs', 'etl_orders'))).toBe(true);
+    const printed = cli(dir, ['--db', db, 'runs', 'etl_orders', '--run', event?.data.runId ?? '', '--logs']);
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(printed.stdout).toBe('on postgres 2026-11-02\n');
+  });
+});
+if (TEST_PG_URL === undefined) console.log(pgSkipMessage('per-run log files on PostgreSQL'));
