@@ -3,7 +3,7 @@ import { appendFileSync, existsSync, readFileSync, rmSync, statSync } from 'node
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
-import { cli, defineOrders, inProcess, NOW, tempDir } from './cli-helpers.js';
+import { cli, cliAsync, defineOrders, inProcess, NOW, tempDir, waitForFile } from './cli-helpers.js';
 
 // Per-run log files: with several dates running at once their output interleaves on the terminal, so each run's
 // stdout and stderr also go to a file of its own, whose path and sha256 the run's outcome event records.
@@ -123,6 +123,20 @@ describe('the log of a failed run', () => {
     expect(failed?.type).toBe('RunFailed');
     expect((failed?.data as { error?: string }).error).toContain('raw file missing');
     expect(readFileSync(failed?.data.log?.path ?? '', 'utf8')).toBe('loading\nraw file missing\n');
+  });
+});
+
+describe('the log of an interrupted run', () => {
+  test('a run stopped by SIGINT records its log with the RunInterrupted', async () => {
+    const dir = tempDir();
+    await defineOrders(dir);
+    const { child, done } = cliAsync(dir, ['--db', join(dir, 'runledger.db'), '--now', NOW, 'backfill', 'etl_orders', '--from', '2026-11-02', '--to', '2026-11-02', '--', 'sh', '-c', 'echo working; touch started; sleep 30']);
+    await waitForFile(join(dir, 'started'), 20_000);
+    child.kill('SIGINT');
+    expect((await done).code).toBe(130);
+    const [interrupted] = await outcomes(dir);
+    expect(interrupted?.type).toBe('RunInterrupted');
+    expect(readFileSync(interrupted?.data.log?.path ?? '', 'utf8')).toBe('working\n');
   });
 });
 
