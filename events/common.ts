@@ -17,3 +17,14 @@ export const RunRef = {
   date: z.string().min(1),
   runId: z.string().min(1),
 };
+
+/**
+ * The per-run log file a runner kept of the command's stdout and stderr: where it was written, and the
+ * sha256 (lowercase hex) of its bytes when the run ended, so a later reader can tell a changed file from
+ * the one recorded. Optional on every outcome event: events recorded without it validate and hash as before.
+ */
+export const RunLog = z.object({
+  path: z.string().min(1),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type RunLog = z.infer<typeof RunLog>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RunRef } from './common.js';
+import { RunLog, RunRef } from './common.js';
 
 /** A run failed; `code` is the caller's error code (or the runner's exit status). */
 export const RunFailed = z.object({
@@ -9,6 +9,8 @@ export const RunFailed = z.object({
     ...RunRef,
     error: z.string(),
     code: z.string().nullable(),
+    /** The runner's log file of the command's output, when it kept one (absent on older events). */
+    log: RunLog.optional(),
   }),
 });
 export type RunFailed = z.infer<typeof RunFailed>;

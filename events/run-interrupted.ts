@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RunRef } from './common.js';
+import { RunLog, RunRef } from './common.js';
 
 /**
  * The runner that owned a run was stopped (SIGINT, SIGTERM, an aborted
@@ -15,6 +15,8 @@ export const RunInterrupted = z.object({
     by: z.string().min(1),
     /** What the work was doing when it stopped (the command's last words, or 'not started'). */
     message: z.string(),
+    /** The runner's log file of the command's output, when it kept one (absent on older events). */
+    log: RunLog.optional(),
   }),
 });
 export type RunInterrupted = z.infer<typeof RunInterrupted>;

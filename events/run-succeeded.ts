@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RunRef } from './common.js';
+import { RunLog, RunRef } from './common.js';
 
 /** A run finished well; `metrics` is the user's JSON object (rows, rejected, revenue, …). */
 export const RunSucceeded = z.object({
@@ -9,6 +9,8 @@ export const RunSucceeded = z.object({
     ...RunRef,
     metrics: z.record(z.string(), z.unknown()),
     outputs: z.array(z.string()),
+    /** The runner's log file of the command's output, when it kept one (absent on older events). */
+    log: RunLog.optional(),
   }),
 });
 export type RunSucceeded = z.infer<typeof RunSucceeded>;

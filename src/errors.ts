@@ -76,6 +76,7 @@ export const LEDGER_ERROR_CODES = [
   'input.invalidRange',
   'input.invalidReprocess',
   'input.invalidRunId',
+  'input.invalidRunLog',
   'input.invalidSchedule',
   'input.invalidTaskState',
   'input.invalidTasks',
@@ -124,6 +125,7 @@ export const LEDGER_ERROR_CODES = [
   'notFound.openlineageJob',
   'notFound.pipeline',
   'notFound.run',
+  'notFound.runLog',
   'notFound.task',
   // integrity failure (exit 5)
   'integrity.badEvent',
@@ -131,6 +133,7 @@ export const LEDGER_ERROR_CODES = [
   'integrity.chainBroken',
   'integrity.checkpointDiffers',
   'integrity.importMismatch',
+  'integrity.runLogChanged',
   // a subscription's handler kept failing (exit 1)
   'consumer.handlerFailed',
   // writing the command's output failed: a full disk, a broken device (exit 1)

@@ -1,3 +1,4 @@
+import { RunLog } from '../../events/common.js';
 import type { LedgerEvent } from '../../events/ledger-event.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import { runStream } from '../../events/recorded-event.js';
@@ -122,9 +123,10 @@ async function refuseTakenRunId(core: LedgerCore, runId: string): Promise<void> 
  * @example
  * await succeedRun(core, { runId, metrics: { rows: 42 } });
  */
-export async function succeedRun(core: LedgerCore, input: { runId: string; metrics?: Record<string, unknown>; outputs?: string[] }): Promise<CompletionResult> {
+export async function succeedRun(core: LedgerCore, input: { runId: string; metrics?: Record<string, unknown>; outputs?: string[]; log?: RunLog }): Promise<CompletionResult> {
   const metrics = checkMetrics(input.metrics ?? {});
-  return completeRun(core, input.runId, (date) => ({ kind: 'succeed', runId: input.runId, date, metrics, outputs: input.outputs ?? [] }));
+  const log = checkRunLog(input.log);
+  return completeRun(core, input.runId, (date) => ({ kind: 'succeed', runId: input.runId, date, metrics, outputs: input.outputs ?? [], ...log }));
 }
 
 /**
@@ -133,12 +135,13 @@ export async function succeedRun(core: LedgerCore, input: { runId: string; metri
  * @example
  * await failRun(core, { runId, error: 'raw file missing' });
  */
-export async function failRun(core: LedgerCore, input: { runId: string; error: string; code?: string | null }): Promise<CompletionResult> {
+export async function failRun(core: LedgerCore, input: { runId: string; error: string; code?: string | null; log?: RunLog }): Promise<CompletionResult> {
   if (input.error.trim() === '') throw new LedgerError('input.emptyError', 'a failure needs an error message that says what went wrong, e.g. --error "raw file missing" (library: error)');
   if (utf8Bytes(input.error) > MAX_RECORDED_TEXT_BYTES) {
     throw new LedgerError('input.errorTooLong', `the error message takes ${utf8Bytes(input.error).toLocaleString('en')} bytes, over the ${formatBytes(MAX_RECORDED_TEXT_BYTES)} limit; keep the message short and point to a log file`);
   }
-  return completeRun(core, input.runId, (date) => ({ kind: 'fail', runId: input.runId, date, error: input.error, code: input.code ?? null }));
+  const log = checkRunLog(input.log);
+  return completeRun(core, input.runId, (date) => ({ kind: 'fail', runId: input.runId, date, error: input.error, code: input.code ?? null, ...log }));
 }
 
 /**
@@ -147,8 +150,9 @@ export async function failRun(core: LedgerCore, input: { runId: string; error: s
  * @example
  * await interruptRun(core, { runId, by: 'SIGINT', message: 'stopped while loading' });
  */
-export async function interruptRun(core: LedgerCore, input: { runId: string; by: string; message?: string }): Promise<CompletionResult> {
-  return completeRun(core, input.runId, (date) => ({ kind: 'interrupt', runId: input.runId, date, by: input.by, message: input.message ?? '' }));
+export async function interruptRun(core: LedgerCore, input: { runId: string; by: string; message?: string; log?: RunLog }): Promise<CompletionResult> {
+  const log = checkRunLog(input.log);
+  return completeRun(core, input.runId, (date) => ({ kind: 'interrupt', runId: input.runId, date, by: input.by, message: input.message ?? '', ...log }));
 }
 
 /**
@@ -250,4 +254,12 @@ function checkMetrics(metrics: Record<string, unknown>): Record<string, unknown>
   const problem = metricsProblem(metrics);
   if (problem !== null) throw new LedgerError('input.invalidMetrics', `metrics cannot be recorded: ${problem}`);
   return metrics;
+}
+
+/** A run's log reference must be a path and a lowercase hex sha256; `{}` without one, so the event is as before. */
+function checkRunLog(log: RunLog | undefined): { log?: RunLog } {
+  if (log === undefined) return {};
+  const parsed = RunLog.safeParse(log);
+  if (!parsed.success) throw new LedgerError('input.invalidRunLog', 'a run\'s log is { path, sha256 }: a non-empty file path and the 64 lowercase hex digits of the file\'s sha256');
+  return { log: { path: parsed.data.path, sha256: parsed.data.sha256 } };
 }

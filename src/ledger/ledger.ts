@@ -1,3 +1,4 @@
+import type { RunLog } from '../../events/common.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
@@ -121,13 +122,16 @@ export class Ledger {
     return startRun(this.#core, input);
   }
 
-  /** Records the success of the current run of its key (a cleared or superseded run is refused); a repeat is a no-op. */
-  async succeed(input: { runId: string; metrics?: Record<string, unknown>; outputs?: string[] }): Promise<CompletionResult> {
+  /**
+   * Records the success of the current run of its key (a cleared or superseded run is refused); a repeat is a no-op.
+   * `log`: the path and sha256 of the run's log file, when one was kept (`succeed`, `fail` and `interrupt` alike).
+   */
+  async succeed(input: { runId: string; metrics?: Record<string, unknown>; outputs?: string[]; log?: RunLog }): Promise<CompletionResult> {
     return succeedRun(this.#core, input);
   }
 
   /** Records the failure of the current run of its key (a cleared or superseded run is refused); a repeat is a no-op. */
-  async fail(input: { runId: string; error: string; code?: string | null }): Promise<CompletionResult> {
+  async fail(input: { runId: string; error: string; code?: string | null; log?: RunLog }): Promise<CompletionResult> {
     return failRun(this.#core, input);
   }
 
@@ -139,7 +143,7 @@ export class Ledger {
    * @example
    * await ledger.interrupt({ runId, by: 'SIGINT', message: 'stopped while loading' });
    */
-  async interrupt(input: { runId: string; by: string; message?: string }): Promise<CompletionResult> {
+  async interrupt(input: { runId: string; by: string; message?: string; log?: RunLog }): Promise<CompletionResult> {
     return interruptRun(this.#core, input);
   }
 

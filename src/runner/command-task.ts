@@ -8,6 +8,7 @@ import { LedgerError } from '../errors.js';
 import { checkCommand } from './check-command.js';
 import { metricsProblem } from '../ledger/metrics-problem.js';
 import { cleanStaleRunDirs, RUN_DIR_PREFIX } from './clean-stale-run-dirs.js';
+import { openRunLogFile, type RunLogFile } from './run-log-file.js';
 import type { Metrics, RunContext, RunTask, TaskOutcome } from './run-types.js';
 
 /** The part of `child_process.spawn` the runner uses (injected so tests and the demo can pass their own). */
@@ -29,6 +30,15 @@ export type CommandTaskOptions = {
   killGraceMs?: number;
   /** Where per-run metrics files go (default the OS temp dir). */
   tempDir?: string;
+  /**
+   * Keep each run's stdout and stderr in its own file under this directory (`<pipeline>/<date>_<runId>.log`,
+   * mode 0600), and record the file's path and sha256 with the run's outcome. Default: no log files.
+   */
+  logDir?: string;
+  /** Secret values replaced by `[redacted]` in the log files (the ledger redacts what it records itself). */
+  secrets?: readonly string[];
+  /** A log file could not be written (the run goes on, and its outcome is recorded without a log). */
+  onLogError?: (run: RunContext, error: Error) => void;
 };
 
 /** A runner task that runs a command, plus a way to kill every command still running (a second Ctrl-C). */
@@ -100,35 +110,46 @@ export function commandTask(options: CommandTaskOptions): CommandTask {
     await cleaned;
     const dir = await mkdtemp(join(options.tempDir ?? tmpdir(), `${RUN_DIR_PREFIX}${process.pid}-`));
     const metricsPath = join(dir, 'metrics.json');
+    const log = options.logDir === undefined ? null : openRunLogFile(options.logDir, run, options.secrets ?? [], (error) => options.onLogError?.(run, error));
     try {
-      const [command, ...args] = options.argv.map((arg) => fillPlaceholders(arg, run));
-      const env: Record<string, string> = {};
-      for (const [key, value] of Object.entries(options.env)) if (value !== undefined) env[key] = value;
-      Object.assign(env, runEnvironment(run, metricsPath));
-      const ended = await runChild(command ?? '', args, env, run, signal);
-      if (ended.spawnError) {
-        const e = ended.spawnError;
-        const why = e.code === 'ENOENT' ? 'not found (check the name and PATH)' : e.code === 'EACCES' ? 'not executable' : e.message;
-        return { status: 'failed', error: `cannot run '${command}': ${why}`, code: `spawn:${e.code ?? 'error'}`, exitCode: null, signal: null };
-      }
-      if (ended.exitCode === 0) return await successWithMetrics(metricsPath, run);
-      const tail = ended.stderrTail.trim();
-      const what = ended.signal ? `killed by ${ended.signal}` : `exited with code ${ended.exitCode}`;
-      return {
-        status: 'failed',
-        error: tail ? `${what}: ${tail}` : what,
-        code: ended.signal ? `signal:${ended.signal}` : `exit:${ended.exitCode}`,
-        exitCode: ended.exitCode,
-        signal: ended.signal,
-      };
+      const outcome = await runCommand(run, signal, metricsPath, log).catch(async (error: unknown) => {
+        await log?.close();
+        throw error;
+      });
+      const recorded = await log?.close();
+      return recorded ? { ...outcome, log: recorded } : outcome;
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   };
 
+  /** Runs the command of one run to its end; its outcome without the log, which the caller closes and adds. */
+  async function runCommand(run: RunContext, signal: AbortSignal, metricsPath: string, log: RunLogFile | null): Promise<TaskOutcome> {
+    const [command, ...args] = options.argv.map((arg) => fillPlaceholders(arg, run));
+    const env: Record<string, string> = {};
+    for (const [key, value] of Object.entries(options.env)) if (value !== undefined) env[key] = value;
+    Object.assign(env, runEnvironment(run, metricsPath));
+    const ended = await runChild(command ?? '', args, env, run, signal, log);
+    if (ended.spawnError) {
+      const e = ended.spawnError;
+      const why = e.code === 'ENOENT' ? 'not found (check the name and PATH)' : e.code === 'EACCES' ? 'not executable' : e.message;
+      return { status: 'failed', error: `cannot run '${command}': ${why}`, code: `spawn:${e.code ?? 'error'}`, exitCode: null, signal: null };
+    }
+    if (ended.exitCode === 0) return await successWithMetrics(metricsPath, run);
+    const tail = ended.stderrTail.trim();
+    const what = ended.signal ? `killed by ${ended.signal}` : `exited with code ${ended.exitCode}`;
+    return {
+      status: 'failed',
+      error: tail ? `${what}: ${tail}` : what,
+      code: ended.signal ? `signal:${ended.signal}` : `exit:${ended.exitCode}`,
+      exitCode: ended.exitCode,
+      signal: ended.signal,
+    };
+  }
+
   type Ended = { exitCode: number | null; signal: NodeJS.Signals | null; stderrTail: string; spawnError?: NodeJS.ErrnoException };
 
-  function runChild(command: string, args: string[], env: Record<string, string>, run: RunContext, signal: AbortSignal): Promise<Ended> {
+  function runChild(command: string, args: string[], env: Record<string, string>, run: RunContext, signal: AbortSignal, log: RunLogFile | null): Promise<Ended> {
     return new Promise((resolve) => {
       const child = options.spawn(command, args, {
         env,
@@ -159,9 +180,13 @@ export function commandTask(options: CommandTaskOptions): CommandTask {
         killTimer = setTimeout(() => signalChild(child, 'SIGKILL'), options.killGraceMs ?? 10_000);
         killTimer.unref();
       };
-      lines(child.stdout, (line) => options.onOutput?.('stdout', run, line));
+      lines(child.stdout, (line) => {
+        log?.write(line);
+        options.onOutput?.('stdout', run, line);
+      });
       lines(child.stderr, (line) => {
         stderrTail = `${stderrTail}${line}\n`.slice(-STDERR_TAIL_CHARS);
+        log?.write(line);
         options.onOutput?.('stderr', run, line);
       });
       child.on('error', (error: NodeJS.ErrnoException) => {

@@ -125,18 +125,20 @@ export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOpt
     // Metrics JSON cannot hold exactly (NaN, Infinity from 1e999, a function) would make the append throw
     // and leave the run running; they fail the run instead, like metrics that are not an object.
     const why = unstorableMetrics(outcome.metrics);
-    if (why) outcome = { status: 'failed', error: `the metrics of ${run.pipeline} ${run.date} cannot be recorded: ${why}; use finite numbers, strings, booleans, null, arrays and objects`, code: 'invalidMetrics', exitCode: outcome.exitCode ?? null, signal: null };
+    if (why) outcome = { status: 'failed', error: `the metrics of ${run.pipeline} ${run.date} cannot be recorded: ${why}; use finite numbers, strings, booleans, null, arrays and objects`, code: 'invalidMetrics', exitCode: outcome.exitCode ?? null, signal: null, ...(outcome.log ? { log: outcome.log } : {}) };
   }
   const result = (extra: Partial<RunOnceResult>): RunOnceResult => ({ run, outcome, interrupted: interruptedBy !== null, recorded: true, ...(threw ? { thrown } : {}), ...extra });
   if (fenced) return result({ recorded: false, refusal: fenced });
   const record = async () => {
+    // The log file's path and sha256 go with whichever outcome is recorded.
+    const log = outcome.log ? { log: outcome.log } : {};
     if (interruptedBy !== null && outcome.status === 'failed') {
       // The runner was stopped; the pipeline did not fail. The key stays pending so the same command resumes it.
-      await ledger.interrupt({ runId: run.runId, by: interruptedBy, message: outcome.error.replace(/^interrupted by [^:]*: /, '') });
+      await ledger.interrupt({ runId: run.runId, by: interruptedBy, message: outcome.error.replace(/^interrupted by [^:]*: /, ''), ...log });
     } else if (outcome.status === 'success') {
-      await ledger.succeed({ runId: run.runId, metrics: outcome.metrics, ...(outcome.outputs ? { outputs: outcome.outputs } : {}) });
+      await ledger.succeed({ runId: run.runId, metrics: outcome.metrics, ...(outcome.outputs ? { outputs: outcome.outputs } : {}), ...log });
     } else {
-      await ledger.fail({ runId: run.runId, error: outcome.error, code: outcome.code });
+      await ledger.fail({ runId: run.runId, error: outcome.error, code: outcome.code, ...log });
     }
   };
   // A store error (the append lock held elsewhere past the timeout, a full disk, a lost connection) must not

@@ -1,4 +1,4 @@
-import type { RunType } from '../../events/common.js';
+import type { RunLog, RunType } from '../../events/common.js';
 import type { PlanReason } from '../../projections/plan-runs.js';
 import type { DataInterval } from '../../projections/slot.js';
 
@@ -19,10 +19,13 @@ export type RunContext = {
   reason: PlanReason | 'requested';
 };
 
-/** How a task ended. Expected failures are values; the runner records them with `fail`. */
+/**
+ * How a task ended. Expected failures are values; the runner records them with `fail`. `log`: the run's log
+ * file (path and sha256), recorded with the outcome whatever it is.
+ */
 export type TaskOutcome =
-  | { status: 'success'; metrics: Metrics; outputs?: string[]; exitCode?: number | null }
-  | { status: 'failed'; error: string; code: string | null; exitCode?: number | null; signal?: string | null };
+  | { status: 'success'; metrics: Metrics; outputs?: string[]; exitCode?: number | null; log?: RunLog }
+  | { status: 'failed'; error: string; code: string | null; exitCode?: number | null; signal?: string | null; log?: RunLog };
 
 /**
  * The work of one run. `signal` aborts when the runner is interrupted or the

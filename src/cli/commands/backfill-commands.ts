@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { parseDuration } from '../../duration.js';
 import { ExitCode, LedgerError } from '../../errors.js';
@@ -9,7 +12,8 @@ import { planJob, resolveReprocess, type JobRequest } from '../../runner/plan-jo
 import { createProgressReporter, type ProgressReporter } from '../../runner/progress-reporter.js';
 import { runJob } from '../../runner/run-job.js';
 import type { RunSummary } from '../../runner/run-types.js';
-import { childEnvironment } from '../../secrets.js';
+import { childEnvironment, knownSecrets } from '../../secrets.js';
+import { isPostgresUrl } from '../../store/open-store.js';
 import type { CliContext } from '../cli-context.js';
 import { RunExit } from '../create-program.js';
 import { parseWholeNumber } from '../parse-options.js';
@@ -24,6 +28,8 @@ type JobCliOptions = {
   lease?: string;
   json?: boolean;
   passLedgerEnv?: boolean;
+  /** A directory (`--logs <dir>`), false (`--no-logs`), or undefined for the default beside the ledger. */
+  logs?: string | false;
 };
 
 const EXIT_ON_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const;
@@ -39,6 +45,8 @@ function jobOptions(command: Command, defaultReprocess: string): Command {
     .option('--dry-run', 'show what would run, run nothing')
     .option('--lease <duration>', "how long a run may go without a heartbeat (default: the pipeline's lease); the runner heartbeats well within it")
     .option('--json', 'print one JSON document (the summary, or the plan with --dry-run)')
+    .option('--logs <dir>', "keep each run's stdout and stderr in its own file under <dir> (default: <ledger file>.logs beside a SQLite ledger, ./runledger-logs with PostgreSQL)")
+    .option('--no-logs', 'keep no log files (the output still reaches the terminal, and a failure still records the end of stderr)')
     .option('--pass-ledger-env', "pass runledger's own credentials (RUNLEDGER_DB, RUNLEDGER_*TOKEN*/SECRET/PASSWORD) to the commands; by default they are removed from the commands' environment")
     .argument('[command...]', 'after --: the command to run for each date, with {date} {start} {end} {runId} filled in');
 }
@@ -50,7 +58,11 @@ const HOW =
   'written there becomes the run\'s metrics). Exit 0 records a success; anything else a failure with the\n' +
   'exit status and the end of stderr. Exit codes: 0 every run succeeded (or nothing to do), 6 a run failed,\n' +
   '130/143 stopped by SIGINT/SIGTERM (running dates are recorded as interrupted and stay pending:\n' +
-  'the same command resumes them).';
+  'the same command resumes them).\n' +
+  '\nEach run\'s stdout and stderr also go to a log file of its own, <dir>/<pipeline>/<date>_<runId>.log (mode\n' +
+  '0600, known secrets replaced by [redacted]), under --logs <dir> or by default <ledger file>.logs beside a\n' +
+  'SQLite ledger (./runledger-logs with a postgres:// ledger). The run\'s outcome event records the file\'s path and\n' +
+  'sha256; `runledger runs <pipeline> --run <runId> --logs` prints it later. runledger never deletes log files.';
 
 export function registerBackfillCommands(program: Command, ctx: CliContext): void {
   jobOptions(
@@ -113,6 +125,8 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
   // With --json, stdout carries exactly one document, so the commands' own stdout goes to stderr.
   const childStdout = opts.json ? (line: string) => deps.stderr(`${line}\n`) : (line: string) => deps.stdout(`${line}\n`);
   let reporter: ProgressReporter | undefined;
+  const logDir = opts.logs === false ? undefined : (opts.logs ?? defaultLogDir(ctx.db));
+  if (logDir !== undefined) await checkLogDir(logDir, opts.logs !== undefined);
   const command = commandTask({
     argv,
     spawn,
@@ -121,6 +135,8 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
     // runledger's own credentials stay with runledger unless --pass-ledger-env: a child that prints its
     // environment on failure would put the ledger's password into the ledger through its stderr tail.
     env: childEnvironment(deps.env, opts.passLedgerEnv ?? false),
+    ...(logDir === undefined ? {} : { logDir, secrets: knownSecrets(ctx.db, deps.env) }),
+    onLogError: (run, error) => ctx.note(`runledger: the log file of ${run.pipeline} ${run.date} could not be written (${error.message}); its outcome is recorded without one`),
     onOutput: (stream, run, raw) => {
       // On a terminal, dates running at once interleave their lines: each says which date it belongs to.
       const line = deps.isTTY ? `${run.date} | ${raw}` : raw;
@@ -192,4 +208,32 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
     return ExitCode.runFailed;
   }
   return ExitCode.ok;
+}
+
+/** Where run logs go without --logs: beside a SQLite ledger file (`<file>.logs`); for PostgreSQL, ./runledger-logs. */
+function defaultLogDir(db: string): string {
+  return isPostgresUrl(db) ? resolve('runledger-logs') : resolve(`${db}.logs`);
+}
+
+/**
+ * Refuses before any run starts when the log directory cannot be written: it, or the nearest directory above it
+ * that exists, must be a writable directory. Nothing is created here; each run's file creates what it needs.
+ */
+async function checkLogDir(dir: string, named: boolean): Promise<void> {
+  let at = resolve(dir);
+  for (;;) {
+    try {
+      await access(at, constants.W_OK | constants.X_OK);
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const parent = dirname(at);
+      if (code === 'ENOENT' && parent !== at) {
+        at = parent;
+        continue;
+      }
+      const fix = named ? 'pass a writable --logs <dir>, or --no-logs' : 'pass --logs <dir> to keep them elsewhere, or --no-logs';
+      throw new LedgerError('input.unwritablePath', `cannot write run log files under ${dir} (${code ?? (error as Error).message} at ${at}); ${fix}`);
+    }
+  }
 }

@@ -12,6 +12,7 @@ import { printStateView } from '../print-state-view.js';
 import { writeJsonDocument } from '../write-json-document.js';
 import { inZone, pipelineZones } from '../zoned-instant.js';
 import { parseWholeNumber } from '../parse-options.js';
+import { printRunLog } from './print-run-log.js';
 import { printTaskGrid } from './task-commands.js';
 
 type RangeOpts = { from?: string; to?: string; asOf?: string; json?: boolean };
@@ -91,11 +92,22 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .argument('<pipeline>', 'pipeline name')
     .option('--date <date>', 'only the runs of this date')
     .option('--run <runId>', 'the task grid of this run: each task, its state, tries and last update')
+    .option('--logs', "with --run: print the run's log file (the command's stdout and stderr, as backfill and catchup kept it), once it matches the sha256 its outcome recorded")
     .option(...AS_OF)
     .option('--json', 'print one JSON document')
-    .addHelpText('after', '\nExamples:\n  runledger runs etl_orders --date 2026-11-03\n  runledger runs etl_orders --run "$RUN"')
-    .action(async (pipeline: string, opts: { date?: string; run?: string; asOf?: string; json?: boolean }) => {
+    .addHelpText(
+      'after',
+      '\nA log file that is missing is refused with exit 4, one whose content no longer matches the recorded sha256\n' +
+        '(changed, truncated, rotated) with exit 5; nothing of it is printed then.\n' +
+        '\nExamples:\n  runledger runs etl_orders --date 2026-11-03\n  runledger runs etl_orders --run "$RUN"\n  runledger runs etl_orders --run "$RUN" --logs',
+    )
+    .action(async (pipeline: string, opts: { date?: string; run?: string; logs?: boolean; asOf?: string; json?: boolean }) => {
       const asOf = parseAsOf(opts.asOf);
+      if (opts.logs) {
+        if (opts.run === undefined) throw new LedgerError('input.missingOption', '--logs prints the log file of one run; name it with --run <runId> (list runs with `runledger runs <pipeline>`)');
+        if (opts.json) throw new LedgerError('input.conflictingOptions', '--logs prints the log file as it is; pass --logs or --json, not both');
+        return printRunLog(ctx, pipeline, opts.run, asOf);
+      }
       if (opts.run !== undefined) return printTaskGrid(ctx, pipeline, opts.run, asOf, opts.json ?? false);
       const [view, zones] = await ctx.withLedger(false, async (ledger) => [await ledger.runs({ pipeline, ...(opts.date === undefined ? {} : { date: opts.date }), ...(asOf ? { asOf } : {}) }), await pipelineZones(ledger, [pipeline])] as const);
       if (opts.json) return ctx.json(view);
