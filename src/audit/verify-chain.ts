@@ -111,12 +111,25 @@ function checkPayload(row: RawEvent): RecordedEvent | string {
  * one edited there (a clear moved to another pipeline) changes answers while the chain stays intact.
  */
 function columnProblem(columns: StoredColumns, event: RecordedEvent): string | null {
+  const runId = 'runId' in event.data ? event.data.runId : null;
+  // Compared field by field first: this runs for every event, and an object per row cost more than the checks.
+  if (
+    columns.event_id === event.eventId &&
+    columns.stream === event.stream &&
+    columns.stream_version === event.streamVersion &&
+    columns.pipeline === event.data.pipeline &&
+    columns.run_id === runId &&
+    columns.type === event.type &&
+    columns.recorded_at === event.recordedAt
+  ) {
+    return null;
+  }
   const expected: StoredColumns = {
     event_id: event.eventId,
     stream: event.stream,
     stream_version: event.streamVersion,
     pipeline: event.data.pipeline,
-    run_id: 'runId' in event.data ? event.data.runId : null,
+    run_id: runId,
     type: event.type,
     recorded_at: event.recordedAt,
   };

@@ -6,7 +6,7 @@ import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
 import type { AppendRequest, AppendResult, ChainHead, CheckpointStore, ConsumerPositions, EventStore, LedgerMeta, MetaRow, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
 import { sqliteCheckpoints } from './sqlite-checkpoints.js';
-import { decodeStoredRow, rawEventOf } from '../decode-stored-row.js';
+import { decodeStoredRow } from '../decode-stored-row.js';
 import { sealEvents, type SealedEvent } from '../seal-events.js';
 import { batchesOf, ChainUnsealer } from '../unseal-chain.js';
 import { sqliteConsumers } from './sqlite-consumers.js';
@@ -244,8 +244,10 @@ class SqliteEventStore implements EventStore {
   }
 
   async *readRaw(filter: ReadFilter = {}): AsyncIterable<RawEvent[]> {
-    for await (const rows of this.#rows(filter, true)) {
-      yield rows.map(rawEventOf);
+    // Rows as arrays (better-sqlite3's raw mode): building twelve-key objects in the driver was a quarter of
+    // verify's time on 50,000 events; the same objects built here cost a fraction of that.
+    for await (const rows of this.#rows(filter, true) as AsyncIterable<unknown[][]>) {
+      yield rows.map(rawEventOfArray);
     }
   }
 
@@ -258,6 +260,7 @@ class SqliteEventStore implements EventStore {
     const statement = this.#db.prepare(
       `SELECT position, payload, prev_hash, hash${withColumns ? `, ${this.#hasSignatureColumn ? 'signature' : 'NULL AS signature'}, ${STORED_COLUMNS}` : ''} FROM events WHERE ${where.join(' AND ')} ORDER BY position LIMIT @limit`,
     );
+    if (withColumns) statement.raw(true);
     const limit = filter.batchSize ?? 1000;
     let from = filter.fromPosition ?? 1;
     const to = filter.toPosition ?? Number.MAX_SAFE_INTEGER;
@@ -266,7 +269,8 @@ class SqliteEventStore implements EventStore {
       if (rows.length === 0) return;
       yield rows;
       if (rows.length < limit) return;
-      from = (rows.at(-1) as Row).position + 1;
+      const last = rows.at(-1) as Row | unknown[];
+      from = (Array.isArray(last) ? (last[0] as number) : last.position) + 1;
     }
   }
 
@@ -320,6 +324,26 @@ function expectedMeta(version: number): MetaRow[] {
     { key: 'format', value: 'runledger' },
     { key: 'schemaVersion', value: String(version) },
   ];
+}
+
+/** A `readRaw` row in raw mode: the columns in the order of its SELECT (position, payload, prev_hash, hash, signature, STORED_COLUMNS). */
+function rawEventOfArray(r: unknown[]): RawEvent {
+  return {
+    position: r[0] as number,
+    payload: r[1] as string,
+    prevHash: r[2] as string,
+    hash: r[3] as string,
+    signature: r[4] as string | null,
+    columns: {
+      event_id: r[5] as string,
+      stream: r[6] as string,
+      stream_version: r[7] as number,
+      pipeline: r[8] as string,
+      run_id: r[9] as string | null,
+      type: r[10] as string,
+      recorded_at: r[11] as string,
+    },
+  };
 }
 
 function headOf(row: Row | undefined): ChainHead {
