@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { chainHash } from '../../events/hash-chain.js';
 import { openLedger } from '../../src/ledger/open-ledger.js';
 import { sha256Hex } from '../../src/store/seal-events.js';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
+import { BIN, servingAddress } from '../support/run-cli.js';
 import { run, tempDir } from './cli-session.js';
 
 // Issue 16, forged appends: optional signing of every appended event's chain hash, and verify covering runledger_meta.
@@ -301,6 +303,45 @@ describe.each(backends)('signing on $name', (backend) => {
     const rows = await backend.query<Row>(db, 'SELECT position, signature FROM events ORDER BY position');
     expect(rows.map((row) => row.signature === null)).toEqual([true, true, true, true, true, false]);
     expect((await run(['--db', db, 'verify', '--public-key', owner.publicPath, '--signed-from', '6'])).code).toBe(0);
+  });
+});
+
+describe('every append path signs: the runner, ingest and serve\'s write API', () => {
+  const openlineage = join(import.meta.dirname, '../fixtures/openlineage/airflow-orders.jsonl');
+  const unsignedPositions = async (db: string) => (await backends[0]?.query<Row>(db, 'SELECT position FROM events WHERE signature IS NULL'))?.map((r) => r.position);
+
+  test('backfill (the runner) and ingest openlineage', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'runner.db');
+    await ok(db, ['define', 'etl', '--schedule', '@daily', '--start', '2026-11-02', '--tz', 'UTC']);
+    await ok(db, ['backfill', 'etl', '--from', '2026-11-02', '--to', '2026-11-03', '--', process.execPath, '-e', '0']);
+    expect(await unsignedPositions(db)).toEqual([]);
+    expect((await run(['--db', db, 'verify', '--public-key', owner.publicPath])).stdout).toMatch(/ok: 5 events, chain intact, every event signed/);
+    const ingested = join(dir, 'ingested.db');
+    await ok(ingested, ['define', 'unrelated', '--schedule', '@daily', '--start', '2026-11-02']);
+    await ok(ingested, ['ingest', 'openlineage', openlineage, '--openlineage-auto'], { ...signedEnv, RUNLEDGER_NOW: '2026-11-05T12:00:00Z' });
+    expect(await unsignedPositions(ingested)).toEqual([]);
+    expect((await run(['--db', ingested, 'verify', '--public-key', owner.publicPath])).code).toBe(0);
+  });
+
+  test('serve --write-token (the built binary) signs what is posted', async () => {
+    const db = join(tempDir(), 'served.db');
+    await ok(db, ['define', 'unrelated', '--schedule', '@daily', '--start', '2026-11-02']);
+    const child = spawn(process.execPath, [BIN, '--db', db, 'serve', '--port', '0', '--write-token', 's3cret-token', '--openlineage-auto'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, RUNLEDGER_NOW: '2026-11-05T12:00:00Z', ...signedEnv },
+    });
+    try {
+      const address = await servingAddress(child);
+      const body = `[${readFileSync(openlineage, 'utf8').trim().split('\n').join(',')}]`;
+      const res = await fetch(`${address}/api/v1/lineage`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer s3cret-token' }, body });
+      expect(res.status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect((await backends[0]?.query<{ n: number }>(db, 'SELECT count(*) AS n FROM events'))?.[0]?.n).toBeGreaterThan(3);
+    expect(await unsignedPositions(db)).toEqual([]);
+    expect((await run(['--db', db, 'verify', '--public-key', owner.publicPath])).code).toBe(0);
   });
 });
 
