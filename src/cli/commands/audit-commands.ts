@@ -6,8 +6,8 @@ import { assertImportable, importExportFile } from '../../audit/import-ledger.js
 import { readExportHeader } from '../../audit/read-export-file.js';
 import { replayExportFile } from '../../audit/replay-export.js';
 import { isPostgresUrl } from '../../store/open-store.js';
-import { parseHead, verifyChain } from '../../audit/verify-chain.js';
-import { metaProblem } from '../../audit/verify-meta.js';
+import { parseHead } from '../../audit/verify-chain.js';
+import { verifyLedger } from '../../audit/verify-ledger.js';
 import { ed25519Checker, hmacChecker, hmacSecretOf, SIGNING_KEY_ENV, type SignatureChecker } from '../../store/event-signer.js';
 import { rebuildCheckpoints, verifyCheckpoints, type CheckpointCheck } from '../../ledger/projection-checkpoint.js';
 import { ExitCode, LedgerError } from '../../errors.js';
@@ -65,22 +65,20 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
       const expectHead = text === undefined ? undefined : headOption(text);
       const signatures = signatureChecker(opts, ctx.deps.env[SIGNING_KEY_ENV]);
       const signedFrom = opts.signedFrom === undefined ? undefined : positionOption(opts.signedFrom);
-      const [chain, meta, checkpoints] = await ctx.withLedger(false, async (ledger) => {
-        const walked = await verifyChain(ledger.store.readRaw({ batchSize: 5000 }), {
-          sha256: sha256Hex,
+      const [report, checkpoints] = await ctx.withLedger(false, async (ledger) => {
+        const verified = await verifyLedger(ledger.store, {
           ...(expectHead ? { expectHead } : {}),
           ...(signatures ? { signatures } : {}),
           ...(signedFrom === undefined ? {} : { signedFrom }),
         });
-        const metaText = ledger.store.readMeta ? metaProblem(await ledger.store.readMeta()) : null;
-        return [walked, metaText, opts.checkpoints && walked.ok && metaText === null ? await checkCheckpoints(ledger.store) : undefined] as const;
+        return [verified, opts.checkpoints && verified.ok ? await checkCheckpoints(ledger.store) : undefined] as const;
       });
       // runledger_meta is not on the chain: an edited row fails verify as a broken link does.
-      const report = meta === null || !chain.ok ? chain : { ...chain, ok: false, problem: meta };
+      const meta = report.meta.problem;
       const badSignature = report.signatures?.ok === false ? report.signatures : null;
       const differing = checkpoints?.filter((c) => c.status === 'differs') ?? [];
       if (opts.json) {
-        ctx.json({ ...report, meta: { ok: meta === null, problem: meta }, ...(checkpoints === undefined ? {} : { checkpoints }) });
+        ctx.json(checkpoints === undefined ? report : { ...report, checkpoints });
         if (badSignature) throw new RunExit(CHECK_FAILED);
         if (!report.ok) throw new RunExit(ExitCode.integrity);
         if (differing.length > 0) throw new RunExit(CHECK_FAILED);
@@ -93,7 +91,7 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
           { exitCode: CHECK_FAILED },
         );
       }
-      if (meta !== null && chain.ok) throw new LedgerError('integrity.metaAltered', `${meta}; the events' chain itself holds (head ${headText(chain.head)})`);
+      if (meta !== null && report.firstBadPosition === null) throw new LedgerError('integrity.metaAltered', `${meta}; the events' chain itself holds (head ${headText(report.head)})`);
       if (!report.ok) {
         throw new LedgerError(
           'integrity.chainBroken',
