@@ -37,6 +37,7 @@ export const LEDGER_ERROR_CODES = [
   'input.badExport',
   'input.badFixture',
   'input.badPayload',
+  'input.badSigningKey',
   'input.brokenChain',
   'input.cannotOpen',
   'input.commandNotFound',
@@ -134,6 +135,8 @@ export const LEDGER_ERROR_CODES = [
   'integrity.checkpointDiffers',
   'integrity.importMismatch',
   'integrity.runLogChanged',
+  'integrity.metaAltered',
+  'integrity.signatureInvalid',
   // a subscription's handler kept failing (exit 1)
   'consumer.handlerFailed',
   // writing the command's output failed: a full disk, a broken device (exit 1)

@@ -46,7 +46,12 @@ export function knownSecrets(db: string | undefined, env: Readonly<Record<string
     if (value !== undefined && value.length >= MIN_SECRET_CHARS) secrets.add(value);
   };
   for (const url of [db, env['RUNLEDGER_DB']]) add(urlPassword(url));
-  for (const [key, value] of Object.entries(env)) if (SECRET_NAME.test(key)) add(value);
+  for (const [key, value] of Object.entries(env)) {
+    if (!SECRET_NAME.test(key)) continue;
+    add(value);
+    // RUNLEDGER_SIGNING_KEY=hmac:<secret>: the secret alone must not get into an event either.
+    if (value?.startsWith('hmac:')) add(value.slice('hmac:'.length));
+  }
   // Longest first, so a secret that contains another is replaced whole.
   return [...secrets].sort((a, b) => b.length - a.length);
 }

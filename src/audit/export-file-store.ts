@@ -2,9 +2,9 @@ import { decodeEvent } from '../../events/decode-event.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import { LedgerError } from '../errors.js';
 import type { AppendResult, ChainHead, ConsumerPositions, EventStore, RawEvent, ReadFilter } from '../store/event-store.js';
+import { EVENT_LINE } from './export-format.js';
 import { fileLines } from './read-export-file.js';
 
-const EVENT_LINE = /^\{"prevHash":"([0-9a-f]{64})","hash":"([0-9a-f]{64})","event":(.*)\}$/s;
 
 /**
  * A read-only event store over an export file that was already checked
@@ -115,7 +115,7 @@ export class ExportFileStore implements EventStore {
       if (needle !== undefined && !line.includes(needle)) continue;
       const match = EVENT_LINE.exec(line.replace(/\r$/, ''));
       if (!match) continue;
-      yield { position: 0, payload: match[3] as string, prevHash: match[1] as string, hash: match[2] as string };
+      yield { position: 0, payload: match[4] as string, prevHash: match[1] as string, hash: match[2] as string, signature: match[3] ?? null };
     }
   }
 }

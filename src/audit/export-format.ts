@@ -10,12 +10,17 @@ import type { ChainHead, RawEvent } from '../store/event-store.js';
  *
  *     {"format":"runledger-export","version":1,"exportedAt":…,"toolVersion":…,"filtered":false,"pipeline":null,"ledgerHead":{…}}
  *     {"prevHash":"<64 hex>","hash":"<64 hex>","event":<the stored payload, byte for byte>}
+ *     {"prevHash":"<64 hex>","hash":"<64 hex>","signature":"ed25519:<base64>","event":<…>}
  *     …
  *     {"format":"runledger-export-end","events":<n>,"head":{"position":…,"hash":…}}
  *
  * Event lines are built by concatenation around the stored payload, never
  * by re-serializing it, so `hash = sha256(prevHash ‖ payload)` can be checked
  * on the file itself and an import stores the very bytes that were hashed.
+ * An event signed when it was appended carries its `signature` (of `hash`)
+ * before `event`; unsigned events have no such field, so an export of an
+ * unsigned ledger is byte for byte what earlier versions wrote, and their
+ * exports read as before.
  */
 export const EXPORT_FORMAT = 'runledger-export';
 export const EXPORT_END = 'runledger-export-end';
@@ -44,14 +49,16 @@ export function headerLine(header: Omit<ExportHeader, 'format' | 'version'>): st
 
 /** One event line; the payload goes in verbatim (see the format above). */
 export function eventLine(row: RawEvent): string {
-  return `{"prevHash":${JSON.stringify(row.prevHash)},"hash":${JSON.stringify(row.hash)},"event":${row.payload}}`;
+  const signature = row.signature ? `"signature":${JSON.stringify(row.signature)},` : '';
+  return `{"prevHash":${JSON.stringify(row.prevHash)},"hash":${JSON.stringify(row.hash)},${signature}"event":${row.payload}}`;
 }
 
 export function trailerLine(events: number, head: ChainHead): string {
   return JSON.stringify({ format: EXPORT_END, events, head: { position: head.position, hash: head.hash } });
 }
 
-const EVENT_LINE = /^\{"prevHash":"([0-9a-f]{64})","hash":"([0-9a-f]{64})","event":(.*)\}$/s;
+/** An event line in the exported form: 1 prevHash, 2 hash, 3 signature (when signed), 4 the payload text. */
+export const EVENT_LINE = /^\{"prevHash":"([0-9a-f]{64})","hash":"([0-9a-f]{64})",(?:"signature":"([A-Za-z0-9+/=:_-]{1,200})",)?"event":(.*)\}$/s;
 const HEX64 = /^[0-9a-f]{64}$/;
 
 /**
@@ -136,8 +143,8 @@ export class ExportChecker {
     let row: RawEvent | null = null;
     if (fast) {
       try {
-        payload = JSON.parse(fast[3] as string);
-        row = { position: 0, payload: fast[3] as string, prevHash: fast[1] as string, hash: fast[2] as string };
+        payload = JSON.parse(fast[4] as string);
+        row = { position: 0, payload: fast[4] as string, prevHash: fast[1] as string, hash: fast[2] as string, signature: fast[3] ?? null };
       } catch {
         row = null;
       }
@@ -230,10 +237,10 @@ function eventRow(line: string, obj: Record<string, unknown>, n: number, fail: F
   }
   // The payload is the exact text between `"event":` and the closing brace; the hash check proves it.
   const match = EVENT_LINE.exec(line);
-  if (!match || match[1] !== prevHash || match[2] !== hash) {
-    return fail(n, 'the line is not in the exported form {"prevHash":…,"hash":…,"event":…}; it was re-serialized or edited');
+  if (!match || match[1] !== prevHash || match[2] !== hash || (match[3] ?? null) !== (obj['signature'] ?? null)) {
+    return fail(n, 'the line is not in the exported form {"prevHash":…,"hash":…,"signature":…,"event":…}; it was re-serialized or edited');
   }
-  return { position: 0, payload: match[3] as string, prevHash, hash };
+  return { position: 0, payload: match[4] as string, prevHash, hash, signature: match[3] ?? null };
 }
 
 function checkTrailer(obj: Record<string, unknown>, count: number, prev: ChainHead, header: ExportHeader, n: number, fail: Fail): ExportTrailer {

@@ -1,6 +1,7 @@
 import { decodeEvent } from '../../events/decode-event.js';
 import { chainHash, GENESIS_HASH, type Sha256Hex } from '../../events/hash-chain.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
+import type { SignatureChecker, SignatureScheme } from '../store/event-signer.js';
 import type { ChainHead, RawEvent, StoredColumns } from '../store/event-store.js';
 
 /** The `verify --json` document. */
@@ -14,7 +15,15 @@ export type VerifyReport = {
   head: ChainHead;
   /** What is wrong at `firstBadPosition`, one line; null when ok. */
   problem: string | null;
+  /**
+   * Only when signatures were checked (a public key or secret was given): whether every event from
+   * `signedFrom` on carries a good signature, and the first that does not. A chain that breaks first is
+   * reported by the fields above, and the signatures after it are not looked at.
+   */
+  signatures?: SignatureReport;
 };
+
+export type SignatureReport = { scheme: SignatureScheme; signedFrom: number; ok: boolean; position: number | null; eventId: string | null; problem: string | null };
 
 export type VerifyOptions = {
   sha256: Sha256Hex;
@@ -22,6 +31,10 @@ export type VerifyOptions = {
   expectHead?: ChainHead;
   /** Go on from a head already verified (the batches start right after it), e.g. to check only what was appended since. */
   after?: ChainHead;
+  /** Check each event's signature of its hash; the first missing or wrong one stops the walk. */
+  signatures?: SignatureChecker;
+  /** The first position whose signature is checked (default 1): events before it were appended before signing began. */
+  signedFrom?: number;
 };
 
 /**
@@ -40,7 +53,11 @@ export type VerifyOptions = {
 export async function verifyChain(batches: AsyncIterable<RawEvent[]>, options: VerifyOptions): Promise<VerifyReport> {
   let head: ChainHead = options.after ?? { position: 0, hash: GENESIS_HASH };
   let events = options.after?.position ?? 0;
-  const bad = (position: number, problem: string): VerifyReport => ({ ok: false, events, firstBadPosition: position, head, problem });
+  const checker = options.signatures;
+  const signedFrom = options.signedFrom ?? 1;
+  const signed = (report: Omit<SignatureReport, 'scheme' | 'signedFrom'>) => (checker ? { signatures: { scheme: checker.scheme, signedFrom, ...report } } : {});
+  const unchecked = { ok: true, position: null, eventId: null, problem: null };
+  const bad = (position: number, problem: string): VerifyReport => ({ ok: false, events, firstBadPosition: position, head, problem, ...signed(unchecked) });
   const expect = options.expectHead;
   for await (const batch of batches) {
     for (const row of batch) {
@@ -49,13 +66,18 @@ export async function verifyChain(batches: AsyncIterable<RawEvent[]>, options: V
         return bad(expected, row.position > expected ? `positions jump from ${head.position} to ${row.position}: events were removed` : `position ${row.position} appears out of order`);
       }
       if (row.prevHash !== head.hash) return bad(row.position, 'its prevHash is not the hash of the event before it: an event was inserted, removed or replaced');
-      const problem = payloadProblem(row);
-      if (problem) return bad(row.position, problem);
+      const checked = checkPayload(row);
+      if (typeof checked === 'string') return bad(row.position, checked);
       if (chainHash(row.prevHash, row.payload, options.sha256) !== row.hash) {
         return bad(row.position, 'its stored hash does not match its payload: the event was altered');
       }
       if (expect && row.position === expect.position && row.hash !== expect.hash) {
         return bad(row.position, `its hash ${row.hash} is not the expected head ${expect.hash}: the ledger was rewritten up to here`);
+      }
+      const signatureProblem = checker && row.position >= signedFrom ? checker.problem(row.hash, row.signature) : null;
+      if (signatureProblem) {
+        const problem = `event ${checked.eventId}: ${signatureProblem}`;
+        return { ok: false, events, firstBadPosition: row.position, head, problem, ...signed({ ok: false, position: row.position, eventId: checked.eventId, problem }) };
       }
       events += 1;
       head = { position: row.position, hash: row.hash };
@@ -64,10 +86,11 @@ export async function verifyChain(batches: AsyncIterable<RawEvent[]>, options: V
   if (expect && head.position < expect.position) {
     return bad(head.position + 1, `the ledger ends at position ${head.position} but the expected head is at ${expect.position}: events were removed from its end`);
   }
-  return { ok: true, events, firstBadPosition: null, head, problem: null };
+  return { ok: true, events, firstBadPosition: null, head, problem: null, ...signed(unchecked) };
 }
 
-function payloadProblem(row: RawEvent): string | null {
+/** The decoded event of a row, or what is wrong with its payload. */
+function checkPayload(row: RawEvent): RecordedEvent | string {
   let payload: unknown;
   try {
     payload = JSON.parse(row.payload);
@@ -80,7 +103,7 @@ function payloadProblem(row: RawEvent): string | null {
   // A payload whose hash checks out but that is no valid event was hashed by something other than runledger.
   const decoded = decodeEvent(payload, { prevHash: row.prevHash, hash: row.hash }, { validate: true });
   if (!decoded.ok) return `its payload is not a valid event (${decoded.reason})`;
-  return row.columns ? columnProblem(row.columns, decoded.event) : null;
+  return (row.columns ? columnProblem(row.columns, decoded.event) : null) ?? decoded.event;
 }
 
 /**
@@ -88,12 +111,25 @@ function payloadProblem(row: RawEvent): string | null {
  * one edited there (a clear moved to another pipeline) changes answers while the chain stays intact.
  */
 function columnProblem(columns: StoredColumns, event: RecordedEvent): string | null {
+  const runId = 'runId' in event.data ? event.data.runId : null;
+  // Compared field by field first: this runs for every event, and an object per row cost more than the checks.
+  if (
+    columns.event_id === event.eventId &&
+    columns.stream === event.stream &&
+    columns.stream_version === event.streamVersion &&
+    columns.pipeline === event.data.pipeline &&
+    columns.run_id === runId &&
+    columns.type === event.type &&
+    columns.recorded_at === event.recordedAt
+  ) {
+    return null;
+  }
   const expected: StoredColumns = {
     event_id: event.eventId,
     stream: event.stream,
     stream_version: event.streamVersion,
     pipeline: event.data.pipeline,
-    run_id: 'runId' in event.data ? event.data.runId : null,
+    run_id: runId,
     type: event.type,
     recorded_at: event.recordedAt,
   };

@@ -2,6 +2,7 @@ import { LedgerError } from '../errors.js';
 import { openLedger, type Ledger } from '../ledger/ledger.js';
 import type { AsOf } from '../ledger/ledger-types.js';
 import { knownSecrets } from '../secrets.js';
+import { SIGNING_KEY_ENV } from '../store/event-signer.js';
 
 /** What the CLI needs from the outside world; tests pass fakes, `main.ts` the real process. */
 export type CliDeps = {
@@ -74,7 +75,9 @@ export class CliContext {
   async withLedger<T>(create: boolean, body: (ledger: Ledger) => Promise<T>): Promise<T> {
     const clock = this.clock();
     const actor = this.#globals().actor ?? this.deps.env['RUNLEDGER_ACTOR'];
-    const ledger = await openLedger({ db: this.db, clock, create, secrets: knownSecrets(this.db, this.deps.env), ...(actor ? { actor } : {}) });
+    // The signing key comes from this command's environment (tests pass their own), never from a flag.
+    const signingKey = this.deps.env[SIGNING_KEY_ENV] || null;
+    const ledger = await openLedger({ db: this.db, clock, create, signingKey, secrets: knownSecrets(this.db, this.deps.env), ...(actor ? { actor } : {}) });
     try {
       return await body(ledger);
     } finally {

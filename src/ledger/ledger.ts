@@ -44,6 +44,11 @@ export type LedgerOptions = {
   /** Create the ledger when it does not exist (default true; the CLI's queries pass false). */
   create?: boolean;
   /**
+   * Sign every appended event's chain hash: the path of an Ed25519 private key PEM file, or `hmac:<secret>`.
+   * Default: `RUNLEDGER_SIGNING_KEY` from the environment; `null` does not sign. The key never enters the ledger.
+   */
+  signingKey?: string | null;
+  /**
    * Events a pipeline's state may take in before the ledger saves it as a
    * projection checkpoint, so the next process folds only what came after
    * (default 256; 0 neither reads nor writes checkpoints).
@@ -68,7 +73,7 @@ export type LedgerOptions = {
  * await ledger.close();
  */
 export async function openLedger(options: LedgerOptions): Promise<Ledger> {
-  const store = await openStore(options.db, { create: options.create ?? true });
+  const store = await openStore(options.db, { create: options.create ?? true, ...(options.signingKey === undefined ? {} : { signingKey: options.signingKey }) });
   return new Ledger(store, options.clock ?? Date.now, options.actor ?? defaultActor(), ledgerSettings(options));
 }
 

@@ -47,6 +47,6 @@ export class Ledger extends LedgerFacade {
  * const ledger = await openLedger({ db: './runledger.db', clock: () => Date.parse('2026-11-05T01:00:00+07:00') });
  */
 export async function openLedger(options: LedgerOptions): Promise<Ledger> {
-  const store = await openStore(options.db, { create: options.create ?? true });
+  const store = await openStore(options.db, { create: options.create ?? true, ...(options.signingKey === undefined ? {} : { signingKey: options.signingKey }) });
   return new Ledger(store, options.clock ?? Date.now, options.actor ?? defaultActor(), ledgerSettings(options));
 }

@@ -23,7 +23,7 @@ export function decodeStoredRow(row: { position: number; payload: string; prevHa
 }
 
 /** A stored row as both adapters select it; PostgreSQL returns `bigint` positions as text. */
-export type StoredRow = { position: number | string; payload: string; prev_hash: string; hash: string };
+export type StoredRow = { position: number | string; payload: string; prev_hash: string; hash: string; signature?: string | null };
 
 /**
  * A row read for `readRaw`: the exact stored text and chain link, plus the
@@ -33,6 +33,6 @@ export type StoredRow = { position: number | string; payload: string; prev_hash:
  * rows.map(rawEventOf)
  */
 export function rawEventOf(row: StoredRow): RawEvent {
-  const { position, payload, prev_hash, hash, ...columns } = row as StoredRow & StoredColumns;
-  return { position: Number(position), payload, prevHash: prev_hash, hash, columns };
+  const { position, payload, prev_hash, hash, signature, ...columns } = row as StoredRow & StoredColumns;
+  return { position: Number(position), payload, prevHash: prev_hash, hash, signature: signature ?? null, columns };
 }

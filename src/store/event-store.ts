@@ -81,10 +81,19 @@ export interface EventStore {
    * iterable itself (a bad line further down a streamed file), rolls back everything.
    */
   importSealed(rows: RawEvent[] | AsyncIterable<RawEvent[]>): Promise<ChainHead>;
+  /**
+   * The rows of `runledger_meta` as stored, beside the rows this build would have written for a ledger
+   * of the tables' actual shape, so `verify` can tell an edited row; absent for stores without one.
+   */
+  readMeta?(): Promise<LedgerMeta>;
   /** Persisted projection checkpoints, when the store keeps them (SQLite and PostgreSQL do). */
   readonly checkpoints?: CheckpointStore;
   close(): Promise<void>;
 }
+
+export type MetaRow = { key: string; value: string };
+/** `stored`: the rows of `runledger_meta`, by key; `expected`: what they must be (see `readMeta`). */
+export type LedgerMeta = { stored: MetaRow[]; expected: MetaRow[] };
 
 /**
  * One pipeline's folded state as of `position` (the last event of that
@@ -112,8 +121,11 @@ export interface CheckpointStore {
   pipelines(): Promise<string[]>;
 }
 
-/** A stored row as text: what `export` writes and `verify` re-hashes. */
-export type RawEvent = { position: number; payload: string; prevHash: string; hash: string; columns?: StoredColumns };
+/**
+ * A stored row as text: what `export` writes and `verify` re-hashes. `signature` is the signature of
+ * `hash` stored beside it when the ledger was signing (`RUNLEDGER_SIGNING_KEY`); null or absent otherwise.
+ */
+export type RawEvent = { position: number; payload: string; prevHash: string; hash: string; signature?: string | null; columns?: StoredColumns };
 
 /**
  * The payload fields a database adapter copies into columns of their own, by column name: queries

@@ -1,3 +1,4 @@
+import { eventSigner, SIGNING_KEY_ENV } from './event-signer.js';
 import type { EventStore } from './event-store.js';
 import { loadPostgresAdapter } from './load-postgres-adapter.js';
 import { openSqliteStore } from './sqlite/sqlite-event-store.js';
@@ -5,6 +6,12 @@ import { openSqliteStore } from './sqlite/sqlite-event-store.js';
 export type OpenStoreOptions = {
   /** Create the ledger if it does not exist yet (write commands do; queries do not). */
   create: boolean;
+  /**
+   * Sign every appended event's chain hash: the path of an Ed25519 private key PEM file, or
+   * `hmac:<secret>` (HMAC-SHA256). `undefined` takes `RUNLEDGER_SIGNING_KEY` from the environment;
+   * `null` (or an empty value) does not sign. The key is never stored in the ledger.
+   */
+  signingKey?: string | null;
 };
 
 /** True for the URLs that select PostgreSQL (DESIGN §5). */
@@ -22,9 +29,15 @@ export function isPostgresUrl(db: string): boolean {
  * const shared = await openStore('postgres://app@db:5432/ops?schema=ledger', { create: false });
  */
 export async function openStore(db: string, options: OpenStoreOptions): Promise<EventStore> {
+  const key = options.signingKey === undefined ? process.env[SIGNING_KEY_ENV] : options.signingKey;
+  // Read before the ledger is opened: a bad key is bad input, and nothing is created or migrated.
+  const signer = key ? eventSigner(key) : null;
+  // A signing process migrates an older ledger (it needs the signature column) even for a command that does not create.
+  const create = options.create;
+  const migrate = create || signer !== null;
   if (isPostgresUrl(db)) {
     const openPostgresStore = await loadPostgresAdapter();
-    return openPostgresStore({ url: db, create: options.create });
+    return openPostgresStore({ url: db, create, migrate, signer });
   }
-  return openSqliteStore({ path: db, create: options.create });
+  return openSqliteStore({ path: db, create, migrate, signer });
 }

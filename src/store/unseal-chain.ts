@@ -2,6 +2,7 @@ import { decodeEvent } from '../../events/decode-event.js';
 import { chainHash, GENESIS_HASH } from '../../events/hash-chain.js';
 import { LedgerError } from '../errors.js';
 import type { RawEvent } from './event-store.js';
+import type { EventSigner } from './event-signer.js';
 import { sha256Hex, type SealedEvent } from './seal-events.js';
 
 /**
@@ -13,6 +14,9 @@ import { sha256Hex, type SealedEvent } from './seal-events.js';
  * things line by line with friendlier messages. The chain may arrive in
  * batches (a streamed import): each call continues from the last row of the
  * call before, and throws `input.brokenChain` on the first bad row.
+ * Signatures the rows carry are kept as they are; with a `signer`, a row
+ * that carries none is signed now (an unsigned export imported into a
+ * signing ledger).
  *
  * @example
  * const unsealer = new ChainUnsealer();
@@ -21,6 +25,11 @@ import { sha256Hex, type SealedEvent } from './seal-events.js';
 export class ChainUnsealer {
   #position = 0;
   #prevHash = GENESIS_HASH;
+  readonly #signer: EventSigner | null;
+
+  constructor(signer?: EventSigner | null) {
+    this.#signer = signer ?? null;
+  }
 
   next(rows: RawEvent[]): SealedEvent[] {
     return rows.map((row) => {
@@ -43,7 +52,8 @@ export class ChainUnsealer {
       this.#position = row.position;
       this.#prevHash = row.hash;
       const runId = 'runId' in event.data ? event.data.runId : null;
-      return { event, payload: row.payload, pipeline: event.data.pipeline, runId };
+      const signature = row.signature ?? (this.#signer ? this.#signer.sign(row.hash) : null);
+      return { event, payload: row.payload, pipeline: event.data.pipeline, runId, signature };
     });
   }
 }

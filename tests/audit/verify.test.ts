@@ -32,7 +32,7 @@ describe('verify (S14)', () => {
   test('an untouched ledger verifies: ok, every event, the head', async () => {
     const r = await run(['--db', pristine, 'verify', '--json']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ ok: true, events: 10, firstBadPosition: null, head: { position: 10, hash: expect.stringMatching(/^[0-9a-f]{64}$/) }, problem: null });
+    expect(JSON.parse(r.stdout)).toEqual({ ok: true, events: 10, firstBadPosition: null, head: { position: 10, hash: expect.stringMatching(/^[0-9a-f]{64}$/) }, problem: null, meta: { ok: true, problem: null } });
     const readable = await run(['--db', pristine, 'verify']);
     expect(readable.stdout).toContain(`head: 10:${head.hash}`);
   });

@@ -743,6 +743,7 @@ describe.skipIf(pgHarness === undefined)('postgres only', () => {
         payload: 'text',
         prev_hash: 'text',
         hash: 'text',
+        signature: 'text',
       });
     } finally {
       await control.end();

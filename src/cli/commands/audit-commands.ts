@@ -6,7 +6,9 @@ import { assertImportable, importExportFile } from '../../audit/import-ledger.js
 import { readExportHeader } from '../../audit/read-export-file.js';
 import { replayExportFile } from '../../audit/replay-export.js';
 import { isPostgresUrl } from '../../store/open-store.js';
-import { parseHead, verifyChain } from '../../audit/verify-chain.js';
+import { parseHead } from '../../audit/verify-chain.js';
+import { verifyLedger } from '../../audit/verify-ledger.js';
+import { ed25519Checker, hmacChecker, hmacSecretOf, SIGNING_KEY_ENV, type SignatureChecker } from '../../store/event-signer.js';
 import { rebuildCheckpoints, verifyCheckpoints, type CheckpointCheck } from '../../ledger/projection-checkpoint.js';
 import { ExitCode, LedgerError } from '../../errors.js';
 import { toolVersion } from '../../runtime.js';
@@ -41,36 +43,63 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
     .command('verify')
     .summary('re-walk the hash chain; exit 5 naming the first event that was altered, inserted or removed')
     .description(
-      'Re-walks the hash chain from the first event: gapless positions, every prevHash and hash. ' +
-        'Prints the head (position:hash). A ledger rewritten in full, or cut short at its end, is still a ' +
-        'valid chain: keep the head somewhere else and pass it as --expect-head to catch that too.',
+      'Re-walks the hash chain from the first event: gapless positions, every prevHash and hash, and checks ' +
+        'runledger_meta. Prints the head (position:hash). A ledger rewritten in full, or cut short at its end, is ' +
+        'still a valid chain: keep the head somewhere else and pass it as --expect-head to catch that too. With ' +
+        '--public-key or --signing-secret it also checks every event\'s signature (exit 7 naming the first event ' +
+        'whose signature is missing or wrong).',
     )
     .option('--expect-head <position:hash>', 'a head recorded earlier: the chain must still pass through it')
+    .option('--public-key <file>', 'an Ed25519 public key PEM file: every event must carry a good signature by its private key')
+    .option('--signing-secret [secret]', `the HMAC secret appends were signed with; without a value, the one in ${SIGNING_KEY_ENV}=hmac:<secret>`)
+    .option('--signed-from <position>', 'check signatures from this position on (the events before it were appended before signing began)')
     .addOption(new Option('--head <position:hash>', 'same as --expect-head').hideHelp())
     .option('--checkpoints', 'also compare every projection checkpoint with a full rebuild of its pipeline (exit 7 when one differs)')
     .option('--json', 'print one JSON document (and still exit 5 when the chain is broken)')
-    .addHelpText('after', '\nExamples:\n  runledger verify\n  runledger verify --checkpoints\n  runledger verify --expect-head 15:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08')
-    .action(async (opts: { expectHead?: string; head?: string; json?: boolean; checkpoints?: boolean }) => {
+    .addHelpText(
+      'after',
+      '\nExamples:\n  runledger verify\n  runledger verify --checkpoints\n  runledger verify --expect-head 15:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n  runledger verify --public-key signing-key.pub.pem',
+    )
+    .action(async (opts: { expectHead?: string; head?: string; json?: boolean; checkpoints?: boolean; publicKey?: string; signingSecret?: string | true; signedFrom?: string }) => {
       const text = opts.expectHead ?? opts.head;
       const expectHead = text === undefined ? undefined : headOption(text);
+      const signatures = signatureChecker(opts, ctx.deps.env[SIGNING_KEY_ENV]);
+      const signedFrom = opts.signedFrom === undefined ? undefined : positionOption(opts.signedFrom);
       const [report, checkpoints] = await ctx.withLedger(false, async (ledger) => {
-        const chain = await verifyChain(ledger.store.readRaw({ batchSize: 5000 }), { sha256: sha256Hex, ...(expectHead ? { expectHead } : {}) });
-        return [chain, opts.checkpoints && chain.ok ? await checkCheckpoints(ledger.store) : undefined] as const;
+        const verified = await verifyLedger(ledger.store, {
+          ...(expectHead ? { expectHead } : {}),
+          ...(signatures ? { signatures } : {}),
+          ...(signedFrom === undefined ? {} : { signedFrom }),
+        });
+        return [verified, opts.checkpoints && verified.ok ? await checkCheckpoints(ledger.store) : undefined] as const;
       });
+      // runledger_meta is not on the chain: an edited row fails verify as a broken link does.
+      const meta = report.meta.problem;
+      const badSignature = report.signatures?.ok === false ? report.signatures : null;
       const differing = checkpoints?.filter((c) => c.status === 'differs') ?? [];
       if (opts.json) {
         ctx.json(checkpoints === undefined ? report : { ...report, checkpoints });
+        if (badSignature) throw new RunExit(CHECK_FAILED);
         if (!report.ok) throw new RunExit(ExitCode.integrity);
         if (differing.length > 0) throw new RunExit(CHECK_FAILED);
         return;
       }
+      if (badSignature) {
+        throw new LedgerError(
+          'integrity.signatureInvalid',
+          `signature check fails at position ${badSignature.position}, ${badSignature.problem}; the chain up to ${headText(report.head)} holds: either no holder of the signing key appended that event (forged, or appended without ${SIGNING_KEY_ENV}) or the ledger is signed with another key`,
+          { exitCode: CHECK_FAILED },
+        );
+      }
+      if (meta !== null && report.firstBadPosition === null) throw new LedgerError('integrity.metaAltered', `${meta}; the events' chain itself holds (head ${headText(report.head)})`);
       if (!report.ok) {
         throw new LedgerError(
           'integrity.chainBroken',
           `the ledger fails verification at position ${report.firstBadPosition}: ${report.problem}. The last intact head is ${headText(report.head)}; compare with an export or backup`,
         );
       }
-      ctx.out(`ok: ${report.events} events, chain intact${expectHead ? `, passes through the expected head ${expectHead.position}` : ''}`);
+      const signedText = report.signatures ? `, every event${report.signatures.signedFrom > 1 ? ` from position ${report.signatures.signedFrom}` : ''} signed (${report.signatures.scheme})` : '';
+      ctx.out(`ok: ${report.events} events, chain intact${expectHead ? `, passes through the expected head ${expectHead.position}` : ''}${signedText}`);
       ctx.out(`head: ${headText(report.head)}`);
       if (checkpoints !== undefined) {
         const ok = checkpoints.filter((c) => c.status === 'ok').length;
@@ -206,6 +235,25 @@ async function exportOpenLineageTo(ctx: CliContext, ledger: Ledger, opts: { pipe
   if (opts.out === undefined) for await (const line of lines) ctx.deps.stdout(line);
   else await writeAtomically(opts.out, lines);
   ctx.note(`exported ${count} OpenLineage event${count === 1 ? '' : 's'}${opts.out === undefined ? '' : ` to ${opts.out}`}`);
+}
+
+/** The signature check `verify` was asked for, if any. */
+function signatureChecker(opts: { publicKey?: string; signingSecret?: string | true }, keyEnv: string | undefined): SignatureChecker | undefined {
+  if (opts.publicKey !== undefined && opts.signingSecret !== undefined) {
+    throw new LedgerError('input.conflictingOptions', '--public-key and --signing-secret check different kinds of signature; pass the one the ledger was signed with');
+  }
+  if (opts.publicKey !== undefined) return ed25519Checker(opts.publicKey);
+  if (opts.signingSecret === undefined) return undefined;
+  const secret = opts.signingSecret === true ? hmacSecretOf(keyEnv) : opts.signingSecret;
+  if (secret === null) {
+    throw new LedgerError('input.badSigningKey', `--signing-secret without a value takes the secret from ${SIGNING_KEY_ENV}=hmac:<secret>, which is not set; set it or pass the secret`);
+  }
+  return hmacChecker(secret);
+}
+
+function positionOption(text: string): number {
+  if (!/^[1-9]\d*$/.test(text)) throw new LedgerError('input.invalidPosition', `--signed-from '${text}' is not a position; pass a whole number from 1`);
+  return Number(text);
 }
 
 function headOption(text: string): ChainHead {

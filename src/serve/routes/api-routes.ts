@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { parseHead, verifyChain } from '../../audit/verify-chain.js';
+import { parseHead } from '../../audit/verify-chain.js';
+import { verifyLedger } from '../../audit/verify-ledger.js';
 import { logInput } from '../../cli/commands/query-commands.js';
 import { logDocument } from '../../cli/log-document.js';
 import { LedgerError } from '../../errors.js';
-import { sha256Hex } from '../../store/seal-events.js';
 import { asOfOf, pick, queryOf } from '../parse-query.js';
 import type { ServeDeps } from '../serve-options.js';
 
@@ -64,7 +64,7 @@ export function apiRoutes(app: FastifyInstance, deps: ServeDeps): void {
     const text = queryOf(request.url).get('expect_head');
     const expectHead = text === undefined || text === '' ? undefined : parseHead(text);
     if (expectHead === null) throw new LedgerError('input.invalidHead', `expect_head '${text}' is not <position>:<hash>; pass the head \`runledger verify\` printed`);
-    const report = await verifyChain(ledger.store.readRaw({ batchSize: 5000 }), { sha256: sha256Hex, ...(expectHead ? { expectHead } : {}) });
+    const report = await verifyLedger(ledger.store, expectHead ? { expectHead } : {});
     return reply.code(report.ok ? 200 : 500).send(report);
   });
 }

@@ -2,14 +2,15 @@ import pg from 'pg';
 import { GENESIS_HASH } from '../../../events/hash-chain.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
-import type { AppendRequest, AppendResult, ChainHead, CheckpointStore, ConsumerPositions, EventStore, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
+import type { AppendRequest, AppendResult, ChainHead, CheckpointStore, ConsumerPositions, EventStore, LedgerMeta, MetaRow, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
 import { postgresCheckpoints } from './postgres-checkpoints.js';
 import { decodeStoredRow, rawEventOf } from '../decode-stored-row.js';
 import { sealEvents, type SealedEvent } from '../seal-events.js';
 import { batchesOf, ChainUnsealer } from '../unseal-chain.js';
 import { asPostgresLedgerError, isConnectionLost, parsePostgresUrl, type PostgresTarget } from './postgres-connection.js';
 import { appendChannel, listenForAppends, postgresConsumers } from './postgres-consumers.js';
-import { appendLockName, createLockName, POSTGRES_SCHEMA_VERSION, postgresSchemaSql, quoteIdent } from './postgres-schema.js';
+import { appendLockName, createLockName, POSTGRES_SCHEMA_VERSION, postgresMigrationSql, postgresSchemaSql, quoteIdent } from './postgres-schema.js';
+import type { EventSigner } from '../event-signer.js';
 
 export type PostgresStoreOptions = {
   /** `postgres://user[:password]@host:port/database[?schema=name]`. */
@@ -24,6 +25,10 @@ export type PostgresStoreOptions = {
   statementTimeoutMs?: number;
   /** How long to wait for a connection to the server, in ms. */
   connectTimeoutMs?: number;
+  /** Signs every appended event's chain hash; the signature is stored beside it (never the key). */
+  signer?: EventSigner | null;
+  /** Migrate an older ledger to this build's schema (default: when `create`). */
+  migrate?: boolean;
 };
 
 /** A row as `pg` returns it: `bigint` comes back as a string, so positions are converted on the way out. */
@@ -70,6 +75,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     const schema = options.schema ?? target.schema ?? (await currentSchema(pool, target));
     let state = await inspect(pool, schema, target);
     if (state === 'empty' && options.create) state = await create(pool, schema, target);
+    if (state === 'ledger' && (options.migrate ?? options.create)) await migrate(pool, schema, target);
     // A schema that is not there is a ledger that is not there, as a missing SQLite file is: a query
     // (or a verify) with a mistyped ?schema= must not answer for an empty ledger.
     if (state === 'empty' && !(await schemaExists(pool, schema))) {
@@ -78,7 +84,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         `no ledger in schema "${schema}" of database "${target.database}" at ${target.server}: the schema does not exist; define a pipeline first, or fix ?schema= in --db / RUNLEDGER_DB`,
       );
     }
-    return new PostgresEventStore(pool, target, schema, state === 'ledger');
+    const hasSignatureColumn = state === 'ledger' && (await signatureColumnExists(pool, schema));
+    return new PostgresEventStore(pool, target, schema, state === 'ledger', { signer: options.signer ?? null, hasSignatureColumn });
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw asPostgresLedgerError(error, target);
@@ -155,6 +162,25 @@ async function create(pool: pg.Pool, schema: string, target: PostgresTarget): Pr
   return 'ledger';
 }
 
+/**
+ * Brings an older ledger up to this build's schema in one transaction, under the create lock, so two
+ * processes opening it at once migrate it once. A query command (no `create`) leaves it as it is.
+ */
+async function migrate(pool: pg.Pool, schema: string, target: PostgresTarget): Promise<void> {
+  const version = async (db: pg.Pool | pg.PoolClient) =>
+    Number((await db.query<{ value: string }>(`SELECT value FROM ${quoteIdent(schema)}.runledger_meta WHERE key = 'schemaVersion'`)).rows[0]?.value);
+  if ((await version(pool)) >= POSTGRES_SCHEMA_VERSION) return;
+  await transaction(pool, target, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [createLockName(schema)]);
+    if ((await version(client)) < POSTGRES_SCHEMA_VERSION) await client.query(postgresMigrationSql(schema));
+  });
+}
+
+async function signatureColumnExists(pool: pg.Pool, schema: string): Promise<boolean> {
+  const { rowCount } = await pool.query(`SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'events' AND column_name = 'signature'`, [schema]);
+  return (rowCount ?? 0) > 0;
+}
+
 async function transaction<T>(pool: pg.Pool, target: PostgresTarget, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   let client: pg.PoolClient;
   try {
@@ -197,8 +223,13 @@ class PostgresEventStore implements EventStore {
   readonly #hasLedger: boolean;
   readonly checkpoints?: CheckpointStore;
   #closed = false;
+  readonly #signer: EventSigner | null;
+  /** False for a version-1 ledger opened by a query command (not migrated): it has no signature column. */
+  readonly #hasSignatureColumn: boolean;
 
-  constructor(pool: pg.Pool, target: PostgresTarget, schema: string, hasLedger: boolean) {
+  constructor(pool: pg.Pool, target: PostgresTarget, schema: string, hasLedger: boolean, signing: { signer: EventSigner | null; hasSignatureColumn: boolean }) {
+    this.#signer = signing.signer;
+    this.#hasSignatureColumn = signing.hasSignatureColumn;
     this.#pool = pool;
     this.#target = target;
     this.#schema = schema;
@@ -224,6 +255,7 @@ class PostgresEventStore implements EventStore {
     if (!this.#hasLedger) {
       throw new LedgerError('notFound.ledger', `schema "${this.#schema}" of database "${this.#target.database}" holds no ledger yet; define a pipeline first`);
     }
+    this.#signingReady();
     const all = requests.flatMap((r) => r.events);
     const ids = all.map((e) => e.eventId);
     if (new Set(ids).size !== ids.length) {
@@ -281,7 +313,7 @@ class PostgresEventStore implements EventStore {
         request.events.forEach((event, i) => batch.push({ event, streamVersion: actual + i + 1 }));
         versions.set(request.stream, actual + request.events.length);
       }
-      const sealed = sealEvents(head, batch);
+      const sealed = sealEvents(head, batch, this.#signer);
       for (let i = 0; i < sealed.length; i += INSERT_CHUNK) await this.#insert(client, sealed.slice(i, i + INSERT_CHUNK));
       const last = sealed.at(-1)?.event;
       // Inside the transaction: PostgreSQL delivers it at COMMIT, and never for a rolled-back append.
@@ -290,12 +322,24 @@ class PostgresEventStore implements EventStore {
     });
   }
 
+  /** A signing process must not append to a ledger that cannot store signatures (an old one a query command opened). */
+  #signingReady(): void {
+    if (this.#signer && this.#hasLedger && !this.#hasSignatureColumn) {
+      throw new LedgerError(
+        'input.newerLedger',
+        `schema "${this.#schema}" holds a ledger of schema version 1, which cannot store signatures; open it once with a write command (e.g. \`runledger define\`) to migrate it`,
+      );
+    }
+  }
+
   async #insert(client: pg.PoolClient, rows: SealedEvent[]): Promise<void> {
-    // One statement per chunk: columns travel as arrays and `unnest` zips them back into rows.
+    // One statement per chunk: columns travel as arrays and `unnest` zips them back into rows. The signature
+    // (null when not signing) was computed by sealEvents before the insert.
+    const signed = this.#hasSignatureColumn;
     await this.#query(
       client,
-      `INSERT INTO ${this.#events} (position, event_id, stream, stream_version, pipeline, run_id, type, recorded_at, payload, prev_hash, hash)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])`,
+      `INSERT INTO ${this.#events} (position, event_id, stream, stream_version, pipeline, run_id, type, recorded_at, payload, prev_hash, hash${signed ? ', signature' : ''})
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[]${signed ? ', $12::text[]' : ''})`,
       [
         rows.map((r) => r.event.position),
         rows.map((r) => r.event.eventId),
@@ -308,6 +352,7 @@ class PostgresEventStore implements EventStore {
         rows.map((r) => r.payload),
         rows.map((r) => r.event.prevHash),
         rows.map((r) => r.event.hash),
+        ...(signed ? [rows.map((r) => r.signature)] : []),
       ],
     );
   }
@@ -316,7 +361,8 @@ class PostgresEventStore implements EventStore {
     if (!this.#hasLedger) {
       throw new LedgerError('notFound.ledger', `schema "${this.#schema}" of database "${this.#target.database}" holds no ledger yet; open it with create to import`);
     }
-    const unsealer = new ChainUnsealer();
+    this.#signingReady();
+    const unsealer = new ChainUnsealer(this.#signer);
     return transaction(this.#pool, this.#target, async (client): Promise<ChainHead> => {
       // The append lock, so no append can slip in between the emptiness check and the inserts.
       await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [appendLockName(this.#schema)]);
@@ -358,7 +404,7 @@ class PostgresEventStore implements EventStore {
     if (filter.pipeline !== undefined) where.push(`pipeline = $${params.push(filter.pipeline) + 3}`);
     if (filter.stream !== undefined) where.push(`stream = $${params.push(filter.stream) + 3}`);
     if (filter.runId !== undefined) where.push(`run_id = $${params.push(filter.runId) + 3}`);
-    const sql = `SELECT position, payload, prev_hash, hash${withColumns ? `, ${STORED_COLUMNS}` : ''} FROM ${this.#events} WHERE ${where.join(' AND ')} ORDER BY position LIMIT $3`;
+    const sql = `SELECT position, payload, prev_hash, hash${withColumns ? `, ${this.#hasSignatureColumn ? 'signature' : 'NULL AS signature'}, ${STORED_COLUMNS}` : ''} FROM ${this.#events} WHERE ${where.join(' AND ')} ORDER BY position LIMIT $3`;
     const limit = filter.batchSize ?? 1000;
     let from = filter.fromPosition ?? 1;
     const to = filter.toPosition ?? Number.MAX_SAFE_INTEGER;
@@ -369,6 +415,14 @@ class PostgresEventStore implements EventStore {
       if (rows.length < limit) return;
       from = Number((rows.at(-1) as Row).position) + 1;
     }
+  }
+
+  async readMeta(): Promise<LedgerMeta> {
+    if (!this.#hasLedger) return { stored: [], expected: [] };
+    // COLLATE "C": the same order as SQLite's, whatever the database's locale.
+    const stored = await this.#query<MetaRow>(this.#pool, `SELECT key, value FROM ${quoteIdent(this.#schema)}.runledger_meta ORDER BY key COLLATE "C"`, []);
+    const version = this.#hasSignatureColumn ? POSTGRES_SCHEMA_VERSION : 1;
+    return { stored, expected: [{ key: 'format', value: 'runledger' }, { key: 'schemaVersion', value: String(version) }] };
   }
 
   async findRun(runId: string): Promise<{ pipeline: string; stream: string } | null> {

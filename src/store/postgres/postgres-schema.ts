@@ -1,5 +1,21 @@
-/** The ledger schema version this build writes and understands on PostgreSQL. */
-export const POSTGRES_SCHEMA_VERSION = 1;
+/**
+ * The ledger schema version this build writes and understands on PostgreSQL. 2 added the nullable
+ * `signature` column; a version-1 ledger is migrated when a write command opens it (`postgresMigrationSql`).
+ */
+export const POSTGRES_SCHEMA_VERSION = 2;
+
+/**
+ * The statements that bring a ledger in `schema` from version 1 to this build's version. Adding a nullable
+ * column rewrites no row, so the immutability triggers (UPDATE, DELETE, TRUNCATE) are not involved.
+ *
+ * @example
+ * await client.query(postgresMigrationSql('public'));
+ */
+export function postgresMigrationSql(schema: string): string {
+  const s = quoteIdent(schema);
+  return `ALTER TABLE ${s}.events ADD COLUMN IF NOT EXISTS signature text;
+UPDATE ${s}.runledger_meta SET value = '${POSTGRES_SCHEMA_VERSION}' WHERE key = 'schemaVersion';`;
+}
 
 /**
  * Quotes a PostgreSQL identifier, so any schema name (even one from
@@ -65,6 +81,7 @@ CREATE TABLE ${s}.events (
   payload        text    NOT NULL,
   prev_hash      text    NOT NULL,
   hash           text    NOT NULL,
+  signature      text,
   UNIQUE (stream, stream_version)
 );
 CREATE INDEX events_by_pipeline ON ${s}.events (pipeline, position);

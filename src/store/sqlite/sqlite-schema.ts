@@ -1,9 +1,16 @@
-/** The ledger schema version this build writes and understands. */
-export const SQLITE_SCHEMA_VERSION = 1;
+/**
+ * The ledger schema version this build writes and understands. 2 added the nullable `signature`
+ * column (see `SQLITE_MIGRATIONS`); a version-1 ledger is migrated when a write command opens it.
+ */
+export const SQLITE_SCHEMA_VERSION = 2;
+
+/** The statements that bring a ledger from the version before each key up to that version. */
+export const SQLITE_MIGRATIONS: ReadonlyMap<number, string> = new Map([[2, 'ALTER TABLE events ADD COLUMN signature TEXT;']]);
 
 /**
  * `payload` holds the exact canonical text that was hashed; the other columns
- * are copies kept for indexes. The triggers make S1 hold for every client of
+ * are copies kept for indexes. `signature` is the signature of `hash` when the
+ * ledger signs its appends (`RUNLEDGER_SIGNING_KEY`), null otherwise. The triggers make S1 hold for every client of
  * the file, not only for runledger.
  */
 export const SQLITE_SCHEMA = `
@@ -23,6 +30,7 @@ CREATE TABLE events (
   payload        TEXT    NOT NULL,
   prev_hash      TEXT    NOT NULL,
   hash           TEXT    NOT NULL,
+  signature      TEXT,
   UNIQUE (stream, stream_version)
 );
 CREATE INDEX events_by_pipeline ON events (pipeline, position);
