@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { canonicalJson } from '../../events/canonical-json.js';
 import { GENESIS_HASH } from '../../events/hash-chain.js';
 import { hashedPart, type RecordedEvent } from '../../events/recorded-event.js';
+import { verifyChain } from '../../src/audit/verify-chain.js';
 import { isLedgerError } from '../../src/errors.js';
 import type { AppendRequest, AppendResult, EventStore, ExpectedVersion, NewEvent } from '../../src/store/event-store.js';
 import { openStore } from '../../src/store/open-store.js';
@@ -697,6 +698,45 @@ describe.skipIf(pgHarness === undefined)('postgres only', () => {
       await Promise.allSettled(pending);
     }
   }, 20_000);
+
+  // PostgreSQL builds each payload and hashes it on the server (one round trip per append); SQLite
+  // seals in Node. The same events appended the same way must give the same bytes and the same chain.
+  test('when the same appends go to SQLite and to PostgreSQL then payloads and hashes are byte for byte the same and verify passes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'runledger-same-chain-'));
+    try {
+      const sqlite = await open(join(dir, 'same.db'));
+      const postgres = await open(harness.fresh());
+      const odd = 'zoë ☃ 😀 \u00e9 "quoted" back\\slash\nnew line\ttab \u0001 \ud83d lone \u2028 <script>';
+      const a = { ...started('uni', '2026-11-02'), metadata: { ...metadata, reason: 'ünïcode ✓' } };
+      const events = [
+        [request([defined('uni')], 0), request([defined('plain')], 'any')],
+        [request([a, succeeded(a)], 0), request([{ ...started('plain', '2026-11-02'), metadata: { ...metadata, reason: odd } }], 0)],
+        [request([started('uni', '2026-11-03')], 0), request([started('uni', '2026-11-04')], 'any')],
+      ];
+      const copies = events.map((appendRequests) => appendRequests.map((r) => ({ ...r, events: r.events.map((e) => structuredClone(e)) })));
+      for (const appendRequests of events) appended(await sqlite.append(appendRequests));
+      for (const appendRequests of copies) {
+        const result = appended(await postgres.append(appendRequests));
+        // The events handed back are the stored ones, hashes included.
+        const stored = (await collect(postgres.read({ fromPosition: result[0]?.position ?? 0, toPosition: result.at(-1)?.position ?? 0 }))).all;
+        expect(result).toEqual(stored);
+      }
+      const ours = (await collect(postgres.readRaw())).all;
+      expect(ours.map(({ position, payload, prevHash, hash }) => ({ position, payload, prevHash, hash }))).toEqual(
+        (await collect(sqlite.readRaw())).all.map(({ position, payload, prevHash, hash }) => ({ position, payload, prevHash, hash })),
+      );
+      expect(ours.find((row) => row.payload.includes('zoë'))?.payload).toContain(JSON.stringify(odd));
+      const report = await verifyChain(postgres.readRaw({ batchSize: 3 }), { sha256: sha256Hex });
+      expect(report).toMatchObject({ ok: true, problem: null, events: 7, head: await sqlite.head() });
+      // A conflict is reported with the stream's actual version, counting earlier requests of the same append.
+      const again = await postgres.append([request([started('uni', '2026-11-05')], 0), request([started('uni', '2026-11-05')], 0)]);
+      expect(again).toEqual({ ok: false, conflict: { stream: 'uni/2026-11-05', expected: 0, actual: 1 } });
+      expect(await sqlite.append([request([started('uni', '2026-11-05')], 0), request([started('uni', '2026-11-05')], 0)])).toEqual(again);
+    } finally {
+      await closeAll();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   test('when a ledger moves from SQLite to PostgreSQL and back then the head hash is unchanged', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'runledger-move-'));
