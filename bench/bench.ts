@@ -334,17 +334,30 @@ function scans(big: string, events: number): void {
     met: exported.raw / exported.ours >= 0.5,
   });
   let n = 0;
-  const imported = pair('import', 'raw-import', (side) => [big, join(dir, `import-${side}-${++n}.db`)]);
+  // `import` reads the export file written just above, as `runledger import` does.
+  const imported = pair('import', 'raw-import', (side) => [side === 'ours' ? join(dir, 'export-ours.jsonl') : big, join(dir, `import-${side}-${++n}.db`)]);
   figures.push({
     id: 'import',
-    name: `import, ${size} (chain re-hashed and checked)`,
+    name: `import of an export file, ${size} (every line parsed, re-hashed and validated, one transaction)`,
     value: imported.ours,
     unit: 'ms',
-    baseline: { name: 'raw insert of the same rows in one transaction, no hashing', value: imported.raw, unit: 'ms' },
+    baseline: { name: 'raw insert of the same rows, already in memory, in one transaction, no hashing', value: imported.raw, unit: 'ms' },
     ratio: imported.raw / imported.ours,
     ratioMeaning: '× raw speed',
     target: '≥ 0.6× raw speed',
     met: imported.raw / imported.ours >= 0.6,
+  });
+  const rows = pair('import-rows', 'raw-import', (side) => [big, join(dir, `import-${side}-${++n}.db`)]);
+  figures.push({
+    id: 'import-rows',
+    name: `the store's bulk insert alone (importSealed), rows in memory, ${size} (chain re-hashed, events validated)`,
+    value: rows.ours,
+    unit: 'ms',
+    baseline: { name: 'raw insert of the same rows in one transaction, no hashing', value: rows.raw, unit: 'ms' },
+    ratio: rows.raw / rows.ours,
+    ratioMeaning: '× raw speed',
+    target: 'measured (the part of import after the file is read)',
+    met: null,
   });
   const checkpoints = child('rebuild-checkpoints', big);
   notes.push(`Rebuilding every pipeline's checkpoint (what \`import\` does after the rows are in) took ${(checkpoints.ms / 1000).toFixed(1)} s for ${size}, peak RSS ${checkpoints.maxRssMb.toFixed(0)} MB.`);

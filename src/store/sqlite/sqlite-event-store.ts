@@ -194,8 +194,14 @@ class SqliteEventStore implements EventStore {
         throw new LedgerError('ledger.notEmpty', `${this.#path} already holds ${head.position} events; import only into a new, empty ledger (pass another --db)`);
       }
       const unsealer = new ChainUnsealer();
+      // Positional parameters: binding eleven named ones per row cost a fifth of the import.
+      const insert = db.prepare(
+        'INSERT INTO events (position, event_id, stream, stream_version, pipeline, run_id, type, recorded_at, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      );
       const insertAll = db.transaction((sealed: SealedEvent[]) => {
-        for (const row of sealed) insertSealed(st.insert, row);
+        for (const { event, payload, pipeline, runId } of sealed) {
+          insert.run(event.position, event.eventId, event.stream, event.streamVersion, pipeline, runId, event.type, event.recordedAt, payload, event.prevHash, event.hash);
+        }
       });
       for await (const batch of batchesOf(rows)) insertAll(unsealer.next(batch));
       const last = headOf(st.head.get() as Row | undefined);
