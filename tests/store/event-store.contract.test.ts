@@ -13,6 +13,7 @@ import { verifyChain } from '../../src/audit/verify-chain.js';
 import { isLedgerError } from '../../src/errors.js';
 import type { AppendRequest, AppendResult, EventStore, ExpectedVersion, NewEvent } from '../../src/store/event-store.js';
 import { openStore } from '../../src/store/open-store.js';
+import { appendFunctionSignature } from '../../src/store/postgres/postgres-append-function.js';
 import { appendLockName } from '../../src/store/postgres/postgres-schema.js';
 
 // One contract, every adapter (Kysely-style): each adapter is a harness that
@@ -735,6 +736,38 @@ describe.skipIf(pgHarness === undefined)('postgres only', () => {
     } finally {
       await closeAll();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('when the append function is missing and the role may not create it then appends still work, in a client-side transaction', async () => {
+    const db = harness.fresh();
+    const schema = harness.schemaOf(db);
+    const owner = await open(db);
+    appended(await owner.append([request([defined('orders')], 0)]));
+    const control = await harness.connect(db);
+    const role = `rl_app_${randomBytes(4).toString('hex')}`;
+    const installed = async () => (await control.query<{ f: string | null }>('SELECT to_regprocedure($1) AS f', [appendFunctionSignature(schema)])).rows[0]?.f ?? null;
+    try {
+      // The owner's first append installed the function; an older ledger has none.
+      expect(await installed()).not.toBeNull();
+      await control.query(`DROP FUNCTION ${appendFunctionSignature(schema)}`);
+      await control.query(`CREATE ROLE ${role} LOGIN`);
+      await control.query(`GRANT USAGE ON SCHEMA ${pg.escapeIdentifier(schema)} TO ${role}`);
+      await control.query(`GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA ${pg.escapeIdentifier(schema)} TO ${role}`);
+      const asApp = new URL(db);
+      asApp.username = role;
+      const app = await open(asApp.toString(), false);
+      const run = started('orders', '2026-11-02');
+      expect(appended(await app.append([request([run, succeeded(run)], 0)])).map((e) => e.position)).toEqual([2, 3]);
+      expect(await app.append([request([started('orders', '2026-11-02')], 0)])).toMatchObject({ ok: false, conflict: { actual: 2 } });
+      expect(await installed()).toBeNull();
+      expect(await verifyChain(app.readRaw(), { sha256: sha256Hex })).toMatchObject({ ok: true, events: 3 });
+      await app.close();
+    } finally {
+      await closeAll();
+      await control.query(`DROP OWNED BY ${role}`).catch(() => undefined);
+      await control.query(`DROP ROLE IF EXISTS ${role}`);
+      await control.end();
     }
   });
 
