@@ -114,7 +114,9 @@ async function appends(): Promise<void> {
       peerFailed = (result.stderr.split('\n').find((line) => line.includes('Error')) ?? `exit ${result.status}`).trim();
       return;
     }
-    const took = JSON.parse(result.stdout.trim().split('\n')[0] ?? '{}') as { ms: number; readMs: number; retries: number };
+    // Its withTransaction prints each error it rolls back (console.log) to stdout: the figures are the line that starts with {"ms".
+    const line = result.stdout.split('\n').find((text) => text.startsWith('{"ms"'));
+    const took = JSON.parse(line ?? '{}') as { ms: number; readMs: number; retries: number };
     theirs += took.ms;
     theirRead += took.readMs;
     peerRetries += took.retries;

@@ -44,7 +44,10 @@ const INSERT_CHUNK = 500;
  * `pg_advisory_xact_lock`, then reads the head, seals the events onto the
  * chain and inserts them. The lock is held until commit, so positions are
  * gapless, equal commit order, and a reader resuming after the last position
- * it saw can never miss an event that commits late.
+ * it saw can never miss an event that commits late. That transaction is one
+ * call of a server-side function (`postgres-append-function.ts`), so no client
+ * round trip happens under the lock; where the function cannot be created it
+ * runs from the client, as before.
  *
  * @example
  * const store = await openPostgresStore({ url: 'postgres://app@db:5432/ops', create: true });
