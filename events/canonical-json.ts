@@ -33,3 +33,33 @@ function write(value: unknown, path: string): string {
       throw new TypeError(`canonicalJson: ${path} is a ${typeof value}, which JSON cannot hold`);
   }
 }
+
+/**
+ * `canonicalJson` of an object whose top-level `holes` are left open: the
+ * text around them, in key order, so `pieces[0] + canonicalJson(v0) +
+ * pieces[1] + canonicalJson(v1) + …` is exactly `canonicalJson` of the object
+ * with the holes filled (keys sorted the same way). Lets a database fill in
+ * values it alone knows (position, stream version) and hash the result.
+ *
+ * @example
+ * canonicalJsonWithHoles({ b: 1 }, ['a', 'c']) // ['{"a":', ',"b":1,"c":', '}']
+ */
+export function canonicalJsonWithHoles(value: Record<string, unknown>, holes: readonly string[]): string[] {
+  const keys = [...new Set([...Object.keys(value).filter((key) => value[key] !== undefined && !holes.includes(key)), ...holes])].sort();
+  const pieces: string[] = [];
+  let text = '{';
+  keys.forEach((key, i) => {
+    text += `${i > 0 ? ',' : ''}${JSON.stringify(key)}:`;
+    if (holes.includes(key)) {
+      pieces.push(text);
+      text = '';
+    } else {
+      text += write(value[key], `$.${key}`);
+    }
+  });
+  pieces.push(`${text}}`);
+  // Filling holes in the caller's order must be filling them in key order.
+  const order = keys.filter((key) => holes.includes(key));
+  if (order.some((key, i) => key !== holes[i])) throw new TypeError(`canonicalJsonWithHoles: holes ${holes.join(', ')} are not in key order`);
+  return pieces;
+}

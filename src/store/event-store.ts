@@ -125,7 +125,20 @@ export interface CheckpointStore {
  * A stored row as text: what `export` writes and `verify` re-hashes. `signature` is the signature of
  * `hash` stored beside it when the ledger was signing (`RUNLEDGER_SIGNING_KEY`); null or absent otherwise.
  */
-export type RawEvent = { position: number; payload: string; prevHash: string; hash: string; signature?: string | null; columns?: StoredColumns };
+export type RawEvent = {
+  position: number;
+  payload: string;
+  prevHash: string;
+  hash: string;
+  signature?: string | null;
+  columns?: StoredColumns;
+  /**
+   * The event already decoded from `payload` by a checker that also checked its hash and its schema
+   * (import's `ExportChecker`, line by line): `importSealed` then checks only the links between rows
+   * instead of parsing, hashing and validating every event a second time.
+   */
+  checked?: RecordedEvent;
+};
 
 /**
  * The payload fields a database adapter copies into columns of their own, by column name: queries

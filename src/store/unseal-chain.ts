@@ -1,5 +1,6 @@
 import { decodeEvent } from '../../events/decode-event.js';
 import { chainHash, GENESIS_HASH } from '../../events/hash-chain.js';
+import type { RecordedEvent } from '../../events/recorded-event.js';
 import { LedgerError } from '../errors.js';
 import type { RawEvent } from './event-store.js';
 import type { EventSigner } from './event-signer.js';
@@ -10,8 +11,9 @@ import { sha256Hex, type SealedEvent } from './seal-events.js';
  * adapter inserts, checking that they form one whole chain from position 1:
  * gapless positions, each link onto the previous hash, each hash over the
  * exact payload text, each payload a valid event. Adapters call it inside
- * `importSealed` as a last guard; `import` has already checked the same
- * things line by line with friendlier messages. The chain may arrive in
+ * `importSealed` as a last guard. `import` has already checked the same
+ * things line by line with friendlier messages, and hands on each row with
+ * the event it decoded (`checked`): such rows get only the link checks. The chain may arrive in
  * batches (a streamed import): each call continues from the last row of the
  * call before, and throws `input.brokenChain` on the first bad row.
  * Signatures the rows carry are kept as they are; with a `signer`, a row
@@ -38,16 +40,7 @@ export class ChainUnsealer {
       };
       if (row.position !== this.#position + 1) fail(`expected position ${this.#position + 1}`);
       if (row.prevHash !== this.#prevHash) fail('its prevHash is not the hash of the event before it');
-      if (chainHash(row.prevHash, row.payload, sha256Hex) !== row.hash) fail('its hash does not match its payload');
-      let payload: unknown;
-      try {
-        payload = JSON.parse(row.payload);
-      } catch {
-        return fail('its payload is not JSON');
-      }
-      const decoded = decodeEvent(payload, { prevHash: row.prevHash, hash: row.hash }, { validate: true });
-      if (!decoded.ok) return fail(decoded.reason);
-      const event = decoded.event;
+      const event = row.checked ?? decodeChecked(row, fail);
       if (event.position !== row.position) fail(`its payload says position ${event.position}`);
       this.#position = row.position;
       this.#prevHash = row.hash;
@@ -56,6 +49,20 @@ export class ChainUnsealer {
       return { event, payload: row.payload, pipeline: event.data.pipeline, runId, signature };
     });
   }
+}
+
+/** Full checks of a row nobody checked before: hash over the exact payload, JSON, a valid event. */
+function decodeChecked(row: RawEvent, fail: (why: string) => never): RecordedEvent {
+  if (chainHash(row.prevHash, row.payload, sha256Hex) !== row.hash) fail('its hash does not match its payload');
+  let payload: unknown;
+  try {
+    payload = JSON.parse(row.payload);
+  } catch {
+    return fail('its payload is not JSON');
+  }
+  const decoded = decodeEvent(payload, { prevHash: row.prevHash, hash: row.hash }, { validate: true });
+  if (!decoded.ok) return fail(decoded.reason);
+  return decoded.event;
 }
 
 /** Rows given at once or in batches, as batches. */

@@ -3,12 +3,15 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openLedger } from '../../src/ledger/ledger.js';
+import { APPEND_FUNCTION } from '../../src/store/postgres/postgres-append-function.js';
 import { pgEventCount, pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 
 /**
- * A TCP proxy in front of PostgreSQL that, once armed, passes the next COMMIT
+ * A TCP proxy in front of PostgreSQL that, once armed, passes the next commit
  * on to the server and then cuts both sockets before the server's reply gets
- * back: the transaction commits, and the client cannot know it did.
+ * back: the transaction commits, and the client cannot know it did. The
+ * commit is either a COMMIT (the client-side transaction) or the append
+ * function's call, whose implicit transaction commits at its Sync message.
  */
 function commitCutter(target: URL): Promise<{ server: Server; port: number; arm(): void; cuts(): number }> {
   let armed = false;
@@ -18,11 +21,18 @@ function commitCutter(target: URL): Promise<{ server: Server; port: number; arm(
     upstream.on('error', () => client.destroy());
     client.on('error', () => upstream.destroy());
     upstream.on('data', (data) => client.write(data));
+    let callSeen = false;
     client.on('data', (data) => {
       upstream.write(data);
+      if (!armed) return;
       // A simple-protocol query message: 'Q', its length, then the SQL text and a NUL.
-      if (armed && data.includes(Buffer.from('COMMIT\0'))) {
+      const commit = data.includes(Buffer.from('COMMIT\0'));
+      // An extended-protocol call of the append function: cut once its Sync ('S', length 4) has gone through.
+      callSeen ||= data.includes(Buffer.from(APPEND_FUNCTION));
+      const synced = callSeen && data.includes(Buffer.from([0x53, 0, 0, 0, 4]));
+      if (commit || synced) {
         armed = false;
+        callSeen = false;
         cuts += 1;
         client.pause();
         upstream.removeAllListeners('data');

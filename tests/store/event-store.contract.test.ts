@@ -9,9 +9,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { canonicalJson } from '../../events/canonical-json.js';
 import { GENESIS_HASH } from '../../events/hash-chain.js';
 import { hashedPart, type RecordedEvent } from '../../events/recorded-event.js';
+import { verifyChain } from '../../src/audit/verify-chain.js';
 import { isLedgerError } from '../../src/errors.js';
 import type { AppendRequest, AppendResult, EventStore, ExpectedVersion, NewEvent } from '../../src/store/event-store.js';
 import { openStore } from '../../src/store/open-store.js';
+import { appendFunctionSignature } from '../../src/store/postgres/postgres-append-function.js';
 import { appendLockName } from '../../src/store/postgres/postgres-schema.js';
 
 // One contract, every adapter (Kysely-style): each adapter is a harness that
@@ -697,6 +699,77 @@ describe.skipIf(pgHarness === undefined)('postgres only', () => {
       await Promise.allSettled(pending);
     }
   }, 20_000);
+
+  // PostgreSQL builds each payload and hashes it on the server (one round trip per append); SQLite
+  // seals in Node. The same events appended the same way must give the same bytes and the same chain.
+  test('when the same appends go to SQLite and to PostgreSQL then payloads and hashes are byte for byte the same and verify passes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'runledger-same-chain-'));
+    try {
+      const sqlite = await open(join(dir, 'same.db'));
+      const postgres = await open(harness.fresh());
+      const odd = 'zoë ☃ 😀 \u00e9 "quoted" back\\slash\nnew line\ttab \u0001 \ud83d lone \u2028 <script>';
+      const a = { ...started('uni', '2026-11-02'), metadata: { ...metadata, reason: 'ünïcode ✓' } };
+      const events = [
+        [request([defined('uni')], 0), request([defined('plain')], 'any')],
+        [request([a, succeeded(a)], 0), request([{ ...started('plain', '2026-11-02'), metadata: { ...metadata, reason: odd } }], 0)],
+        [request([started('uni', '2026-11-03')], 0), request([started('uni', '2026-11-04')], 'any')],
+      ];
+      const copies = events.map((appendRequests) => appendRequests.map((r) => ({ ...r, events: r.events.map((e) => structuredClone(e)) })));
+      for (const appendRequests of events) appended(await sqlite.append(appendRequests));
+      for (const appendRequests of copies) {
+        const result = appended(await postgres.append(appendRequests));
+        // The events handed back are the stored ones, hashes included.
+        const stored = (await collect(postgres.read({ fromPosition: result[0]?.position ?? 0, toPosition: result.at(-1)?.position ?? 0 }))).all;
+        expect(result).toEqual(stored);
+      }
+      const ours = (await collect(postgres.readRaw())).all;
+      expect(ours.map(({ position, payload, prevHash, hash }) => ({ position, payload, prevHash, hash }))).toEqual(
+        (await collect(sqlite.readRaw())).all.map(({ position, payload, prevHash, hash }) => ({ position, payload, prevHash, hash })),
+      );
+      expect(ours.find((row) => row.payload.includes('zoë'))?.payload).toContain(JSON.stringify(odd));
+      const report = await verifyChain(postgres.readRaw({ batchSize: 3 }), { sha256: sha256Hex });
+      expect(report).toMatchObject({ ok: true, problem: null, events: 7, head: await sqlite.head() });
+      // A conflict is reported with the stream's actual version, counting earlier requests of the same append.
+      const again = await postgres.append([request([started('uni', '2026-11-05')], 0), request([started('uni', '2026-11-05')], 0)]);
+      expect(again).toEqual({ ok: false, conflict: { stream: 'uni/2026-11-05', expected: 0, actual: 1 } });
+      expect(await sqlite.append([request([started('uni', '2026-11-05')], 0), request([started('uni', '2026-11-05')], 0)])).toEqual(again);
+    } finally {
+      await closeAll();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('when the append function is missing and the role may not create it then appends still work, in a client-side transaction', async () => {
+    const db = harness.fresh();
+    const schema = harness.schemaOf(db);
+    const owner = await open(db);
+    appended(await owner.append([request([defined('orders')], 0)]));
+    const control = await harness.connect(db);
+    const role = `rl_app_${randomBytes(4).toString('hex')}`;
+    const installed = async () => (await control.query<{ f: string | null }>('SELECT to_regprocedure($1) AS f', [appendFunctionSignature(schema)])).rows[0]?.f ?? null;
+    try {
+      // The owner's first append installed the function; an older ledger has none.
+      expect(await installed()).not.toBeNull();
+      await control.query(`DROP FUNCTION ${appendFunctionSignature(schema)}`);
+      await control.query(`CREATE ROLE ${role} LOGIN`);
+      await control.query(`GRANT USAGE ON SCHEMA ${pg.escapeIdentifier(schema)} TO ${role}`);
+      await control.query(`GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA ${pg.escapeIdentifier(schema)} TO ${role}`);
+      const asApp = new URL(db);
+      asApp.username = role;
+      const app = await open(asApp.toString(), false);
+      const run = started('orders', '2026-11-02');
+      expect(appended(await app.append([request([run, succeeded(run)], 0)])).map((e) => e.position)).toEqual([2, 3]);
+      expect(await app.append([request([started('orders', '2026-11-02')], 0)])).toMatchObject({ ok: false, conflict: { actual: 2 } });
+      expect(await installed()).toBeNull();
+      expect(await verifyChain(app.readRaw(), { sha256: sha256Hex })).toMatchObject({ ok: true, events: 3 });
+      await app.close();
+    } finally {
+      await closeAll();
+      await control.query(`DROP OWNED BY ${role}`).catch(() => undefined);
+      await control.query(`DROP ROLE IF EXISTS ${role}`);
+      await control.end();
+    }
+  });
 
   test('when a ledger moves from SQLite to PostgreSQL and back then the head hash is unchanged', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'runledger-move-'));

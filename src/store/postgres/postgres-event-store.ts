@@ -9,6 +9,7 @@ import { sealEvents, type SealedEvent } from '../seal-events.js';
 import { batchesOf, ChainUnsealer } from '../unseal-chain.js';
 import { asPostgresLedgerError, isConnectionLost, parsePostgresUrl, type PostgresTarget } from './postgres-connection.js';
 import { appendChannel, listenForAppends, postgresConsumers } from './postgres-consumers.js';
+import { APPEND_FUNCTION, appendFunctionArgs, appendFunctionSignature, appendFunctionSql, type AppendFunctionReply, type VersionCheck } from './postgres-append-function.js';
 import { appendLockName, createLockName, POSTGRES_SCHEMA_VERSION, postgresMigrationSql, postgresSchemaSql, quoteIdent } from './postgres-schema.js';
 import type { EventSigner } from '../event-signer.js';
 
@@ -48,7 +49,10 @@ const INSERT_CHUNK = 500;
  * `pg_advisory_xact_lock`, then reads the head, seals the events onto the
  * chain and inserts them. The lock is held until commit, so positions are
  * gapless, equal commit order, and a reader resuming after the last position
- * it saw can never miss an event that commits late.
+ * it saw can never miss an event that commits late. That transaction is one
+ * call of a server-side function (`postgres-append-function.ts`), so no client
+ * round trip happens under the lock; where the function cannot be created it
+ * runs from the client, as before.
  *
  * @example
  * const store = await openPostgresStore({ url: 'postgres://app@db:5432/ops', create: true });
@@ -226,6 +230,8 @@ class PostgresEventStore implements EventStore {
   readonly #signer: EventSigner | null;
   /** False for a version-1 ledger opened by a query command (not migrated): it has no signature column. */
   readonly #hasSignatureColumn: boolean;
+  /** Whether appends go through the server-side function: unknown until the first append tries it. */
+  #appendFunction: 'unknown' | 'ready' | 'unavailable' = 'unknown';
 
   constructor(pool: pg.Pool, target: PostgresTarget, schema: string, hasLedger: boolean, signing: { signer: EventSigner | null; hasSignatureColumn: boolean }) {
     this.#signer = signing.signer;
@@ -275,6 +281,58 @@ class PostgresEventStore implements EventStore {
   }
 
   async #appendOnce(requests: AppendRequest[], all: NewEvent[], ids: string[]): Promise<AppendResult> {
+    // A signing process seals on the client: the signature is over the chain hash, which the server-side
+    // function computes only under its lock, and the key must never leave this process.
+    if (this.#appendFunction !== 'unavailable' && !this.#signer) {
+      const result = await this.#appendByFunction(requests, all, ids);
+      if (result) return result;
+    }
+    return this.#appendLocked(requests, all, ids);
+  }
+
+  /**
+   * One round trip: the server-side function (see `appendFunctionSql`) locks, checks, seals, inserts
+   * and notifies, and the statement's own implicit transaction commits it, so the append lock is held
+   * only while the server works and flushes the commit. Null when the function is missing and this
+   * role cannot create it (an older ledger opened by a role without CREATE on its schema): the caller
+   * then appends with the client-side transaction.
+   */
+  async #appendByFunction(requests: AppendRequest[], all: NewEvent[], ids: string[]): Promise<AppendResult | null> {
+    const { args, checks } = appendFunctionArgs(requests);
+    const call = `SELECT ${quoteIdent(this.#schema)}.${APPEND_FUNCTION}(${args.map((_, i) => `$${i + 1}`).join(', ')}) AS r`;
+    let reply: AppendFunctionReply;
+    try {
+      reply = (await this.#pool.query<{ r: AppendFunctionReply }>(call, args)).rows[0]?.r as AppendFunctionReply;
+    } catch (error) {
+      if ((error as { code?: string }).code !== '42883' || this.#appendFunction === 'ready') throw asPostgresLedgerError(error, this.#target);
+      if (!(await this.#installAppendFunction())) {
+        this.#appendFunction = 'unavailable';
+        return null;
+      }
+      return this.#appendByFunction(requests, all, ids);
+    }
+    this.#appendFunction = 'ready';
+    return appendResultOf(reply, all, ids, checks);
+  }
+
+  /** Creates the append function (under the create lock, so two processes do not race); false when this role may not. */
+  async #installAppendFunction(): Promise<boolean> {
+    try {
+      await transaction(this.#pool, this.#target, async (client) => {
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [createLockName(this.#schema)]);
+        const { rows } = await client.query<{ f: string | null }>('SELECT to_regprocedure($1) AS f', [appendFunctionSignature(this.#schema)]);
+        if (rows[0]?.f === null) await client.query(appendFunctionSql(this.#schema));
+      });
+      this.#appendFunction = 'ready';
+      return true;
+    } catch (error) {
+      if (error instanceof LedgerError && error.code === 'input.databasePermission') return false;
+      throw error;
+    }
+  }
+
+  /** The append as a client-side transaction holding the lock across its round trips: used when the append function cannot be installed. */
+  async #appendLocked(requests: AppendRequest[], all: NewEvent[], ids: string[]): Promise<AppendResult> {
     return transaction(this.#pool, this.#target, async (client): Promise<AppendResult> => {
       // Taken before anything is read, held until COMMIT: the head read below is the head of every
       // append that committed before, and no later append can commit a lower position than ours.
@@ -464,6 +522,31 @@ class PostgresEventStore implements EventStore {
     this.#closed = true;
     await this.#pool.end();
   }
+}
+
+/** An `AppendResult` from the append function's reply, the same one the client-side append gives. */
+function appendResultOf(reply: AppendFunctionReply, all: NewEvent[], ids: string[], checks: VersionCheck[]): AppendResult {
+  const headOf = (head: [string, string] | null): ChainHead => (head ? { position: Number(head[0]), hash: head[1] } : { position: 0, hash: GENESIS_HASH });
+  if ('stored' in reply) {
+    if (reply.stored.length < ids.length) {
+      throw new LedgerError('input.eventIdReused', 'some event ids of this append are already stored and some are not; event ids must be unique per event');
+    }
+    const byId = new Map(reply.stored.map(([eventId, position, payload, prevHash, hash]) => [eventId, { position, payload, prev_hash: prevHash, hash }]));
+    return { ok: true, events: all.map((e) => decodeRow(byId.get(e.eventId) as Row)), head: headOf(reply.head), alreadyAppended: true };
+  }
+  if ('conflict' in reply) {
+    const check = checks[reply.conflict - 1] as VersionCheck;
+    return { ok: false, conflict: { stream: check.request.stream, expected: check.expected, actual: reply.base + check.earlier } };
+  }
+  if (!('first' in reply)) return { ok: true, events: [], head: headOf(reply.head), alreadyAppended: false };
+  const first = Number(reply.first);
+  const events = all.map((event, i): RecordedEvent => {
+    const { eventId, stream, type, schemaVersion, recordedAt, data, metadata } = event;
+    const streamVersion = reply.versions[i] as number;
+    return { position: first + i, eventId, stream, streamVersion, type, schemaVersion, recordedAt, data, metadata, prevHash: reply.prevs[i] as string, hash: reply.hashes[i] as string } as RecordedEvent;
+  });
+  const last = events.at(-1) as RecordedEvent;
+  return { ok: true, events, head: { position: last.position, hash: last.hash }, alreadyAppended: false };
 }
 
 function decodeRow(row: Row, validate = false): RecordedEvent {

@@ -224,8 +224,17 @@ class SqliteEventStore implements EventStore {
         throw new LedgerError('ledger.notEmpty', `${this.#path} already holds ${head.position} events; import only into a new, empty ledger (pass another --db)`);
       }
       const unsealer = new ChainUnsealer(this.#signer);
+      // Positional parameters: binding eleven named ones per row cost a fifth of the import.
+      const signed = this.#hasSignatureColumn;
+      const insert = db.prepare(
+        `INSERT INTO events (position, event_id, stream, stream_version, pipeline, run_id, type, recorded_at, payload, prev_hash, hash${signed ? ', signature' : ''}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?${signed ? ', ?' : ''})`,
+      );
       const insertAll = db.transaction((sealed: SealedEvent[]) => {
-        for (const row of sealed) insertSealed(st.insert, row);
+        for (const { event, payload, pipeline, runId, signature } of sealed) {
+          const values = [event.position, event.eventId, event.stream, event.streamVersion, pipeline, runId, event.type, event.recordedAt, payload, event.prevHash, event.hash];
+          if (signed) values.push(signature);
+          insert.run(...values);
+        }
       });
       for await (const batch of batchesOf(rows)) insertAll(unsealer.next(batch));
       const last = headOf(st.head.get() as Row | undefined);
