@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, test } from 'vitest';
 import { chainHash } from '../../events/hash-chain.js';
 import { openLedger } from '../../src/ledger/open-ledger.js';
+import { childEnvironment, knownSecrets } from '../../src/secrets.js';
 import { sha256Hex } from '../../src/store/seal-events.js';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { BIN, servingAddress } from '../support/run-cli.js';
@@ -365,4 +366,10 @@ describe('bad signing input is refused with one line, exit 2, before anything is
     const both = await run(['--db', db, 'verify', '--public-key', owner.publicPath, '--signing-secret', HMAC_SECRET]);
     expect(both.code).toBe(2);
   });
+});
+
+test('the signing key stays out of children and out of stored texts: the HMAC secret alone is a known secret too', () => {
+  const env = { RUNLEDGER_SIGNING_KEY: `hmac:${HMAC_SECRET}`, PATH: '/bin' };
+  expect(childEnvironment(env, false)).toEqual({ PATH: '/bin' });
+  expect(knownSecrets(undefined, env)).toContain(HMAC_SECRET);
 });
