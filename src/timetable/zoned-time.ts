@@ -134,14 +134,14 @@ type Chunk = {
 /** `en-US`, h23, era short: `5/13/2014 AD, 18:53:20`. Anything else falls back to formatToParts. */
 const FORMATTED = /^(\d+)\/(\d+)\/(\d+) ([A-Z]+), (\d+):(\d+):(\d+)$/;
 
-function createZoneClock(zone: string): ZoneClock {
+/**
+ * The UTC offset at an instant (whole seconds) read from `Intl`: the source of
+ * every zone's offsets but UTC's. Building the first formatter of a process
+ * loads ICU's zone and locale data, which costs a small command a fifth of its
+ * start-up; UTC, the default zone, never pays it (see `zoneClock`).
+ */
+function intlOffsets(zone: string): (ms: number) => number {
   const formatter = createFormatter(zone);
-  // Offsets are cached per UTC day, a chunk of 64 days at a time: a timetable asks
-  // for the same few years over and over, and one `Intl` call per slot made a
-  // ten-year hourly range cost most of a second. Assumes at most one transition
-  // per UTC day, which holds for every zone in the tz database since 1900.
-  const chunks = new Map<number, Chunk>();
-
   function offsetFromParts(whole: number): number {
     let year = 0;
     let month = 1;
@@ -190,6 +190,19 @@ function createZoneClock(zone: string): ZoneClock {
     const fullYear = match[4]?.startsWith('B') === true ? 1 - year : year;
     return utcFromFields(fullYear, Number(match[1]), Number(match[2]), Number(match[5]), Number(match[6]), Number(match[7])) - whole;
   }
+
+  return rawOffset;
+}
+
+/**
+ * The clock of a zone over its raw offsets: `intlOffsets(zone)`, or a constant for UTC.
+ */
+function createZoneClock(zone: string, rawOffset: (ms: number) => number): ZoneClock {
+  // Offsets are cached per UTC day, a chunk of 64 days at a time: a timetable asks
+  // for the same few years over and over, and one `Intl` call per slot made a
+  // ten-year hourly range cost most of a second. Assumes at most one transition
+  // per UTC day, which holds for every zone in the tz database since 1900.
+  const chunks = new Map<number, Chunk>();
 
   function transitionIn(dayIndex: number, startOffset: number): number {
     // Binary search, in whole seconds, for the first second showing the new offset.
@@ -264,6 +277,9 @@ function createZoneClock(zone: string): ZoneClock {
   };
 }
 
+/** Names the tz database defines as UTC itself (offset 0, no transitions, ever): known without asking `Intl`. */
+const UTC_ZONES: ReadonlySet<string> = new Set(['UTC', 'Etc/UTC']);
+
 // A pure memo (zone name -> clock): results never change for a zone, so sharing
 // it across timetables is unobservable and saves rebuilding the offset cache.
 const clocks = new Map<string, ZoneClock>();
@@ -277,8 +293,12 @@ const clocks = new Map<string, ZoneClock>();
 export function zoneClock(zone: string): ZoneClock {
   let clock = clocks.get(zone);
   if (clock === undefined) {
-    assertZone(zone);
-    clock = createZoneClock(zone);
+    if (UTC_ZONES.has(zone)) {
+      clock = createZoneClock(zone, () => 0);
+    } else {
+      assertZone(zone);
+      clock = createZoneClock(zone, intlOffsets(zone));
+    }
     clocks.set(zone, clock);
   }
   return clock;

@@ -2,13 +2,13 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { GENESIS_HASH } from '../../../events/hash-chain.js';
+import type { EventCheck } from '../../../events/decode-trusted-event.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
 import type { AppendRequest, AppendResult, ChainHead, CheckpointStore, ConsumerPositions, EventStore, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
 import { sqliteCheckpoints } from './sqlite-checkpoints.js';
-import { decodeStoredRow, rawEventOf } from '../decode-stored-row.js';
+import { decodeStoredRow, rawEventOf, readCheck } from '../decode-stored-row.js';
 import { sealEvents, type SealedEvent } from '../seal-events.js';
-import { batchesOf, ChainUnsealer } from '../unseal-chain.js';
 import { sqliteConsumers } from './sqlite-consumers.js';
 import { SQLITE_SCHEMA, SQLITE_SCHEMA_VERSION } from './sqlite-schema.js';
 
@@ -180,6 +180,8 @@ class SqliteEventStore implements EventStore {
   async importSealed(rows: RawEvent[] | AsyncIterable<RawEvent[]>): Promise<ChainHead> {
     const st = this.#ready();
     const db = this.#db;
+    // Its schema checks load zod, which nothing but an import needs.
+    const { batchesOf, ChainUnsealer } = await import('../unseal-chain.js');
     // better-sqlite3's transaction() cannot span an await, and a streamed import awaits the file between
     // batches: the transaction is opened by hand. Nothing else uses this connection meanwhile (one
     // process, one import), and BEGIN IMMEDIATE keeps other processes' appends out until COMMIT.
@@ -208,8 +210,9 @@ class SqliteEventStore implements EventStore {
   }
 
   async *read(filter: ReadFilter = {}): AsyncIterable<RecordedEvent[]> {
+    const check = await readCheck(filter.validate);
     for await (const rows of this.#rows(filter)) {
-      yield rows.map((row) => decodeRow(row, filter.validate ?? false));
+      yield rows.map((row) => decodeRow(row, check));
     }
   }
 
@@ -281,6 +284,6 @@ function headOf(row: Row | undefined): ChainHead {
   return row ? { position: row.position, hash: row.hash } : { position: 0, hash: GENESIS_HASH };
 }
 
-function decodeRow(row: Row, validate = false): RecordedEvent {
-  return decodeStoredRow({ position: Number(row.position), payload: row.payload, prevHash: row.prev_hash, hash: row.hash }, validate);
+function decodeRow(row: Row, check?: EventCheck): RecordedEvent {
+  return decodeStoredRow({ position: Number(row.position), payload: row.payload, prevHash: row.prev_hash, hash: row.hash }, check);
 }
