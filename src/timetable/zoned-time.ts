@@ -232,10 +232,18 @@ function createZoneClock(zone: string, rawOffset: (ms: number) => number): ZoneC
     return chunk;
   }
 
+  // The chunk of the last lookup: a walk asks for the same chunk 64 days (1,536 hourly slots) in a row.
+  let lastKey = Number.NaN;
+  let lastChunk: Chunk | undefined;
+
   function offsetAt(ms: number): number {
     const dayIndex = Math.floor(ms / DAY);
     const key = Math.floor(dayIndex / CHUNK_DAYS);
-    const chunk = chunkOf(key);
+    if (key !== lastKey || lastChunk === undefined) {
+      lastChunk = chunkOf(key);
+      lastKey = key;
+    }
+    const chunk = lastChunk;
     const i = dayIndex - key * CHUNK_DAYS;
     return (ms < (chunk.transition[i] as number) ? chunk.boundary[i] : chunk.boundary[i + 1]) as number;
   }
@@ -351,29 +359,29 @@ const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => pad(i));
  * format.instant(Date.parse('2026-03-08T07:00:00Z')); // '2026-03-08T03:00:00-04:00'
  */
 export function instantFormatter(clock: ZoneClock): { instant(ms: number): string; wallDate(wall: WallMs): string } {
-  const dates = new Map<number, string>();
-  const offsets = new Map<number, string>();
+  // One-entry memos: a walk formats the same local day (and the same offset) many times in a row,
+  // and a new day's text is a few integer steps from its day number, without a Date.
+  let lastDay = Number.NaN;
+  let lastDate = '';
+  let lastOffsetMinutes = Number.NaN;
+  let lastOffset = '';
 
   function wallDate(wall: WallMs): string {
     const dayIndex = Math.floor(wall / DAY);
-    let text = dates.get(dayIndex);
-    if (text === undefined) {
-      // A bounded memo: a ledger asks for a few decades at most, but nothing may grow without end.
-      if (dates.size >= 100_000) dates.clear();
-      text = formatWallDate(dayIndex * DAY);
-      dates.set(dayIndex, text);
+    if (dayIndex !== lastDay) {
+      lastDate = dateOfDay(dayIndex);
+      lastDay = dayIndex;
     }
-    return text;
+    return lastDate;
   }
 
   function offsetText(offsetMinutes: number): string {
-    let text = offsets.get(offsetMinutes);
-    if (text === undefined) {
+    if (offsetMinutes !== lastOffsetMinutes) {
       const absolute = Math.abs(offsetMinutes);
-      text = `${offsetMinutes < 0 ? '-' : '+'}${pad(Math.floor(absolute / 60))}:${pad(absolute % 60)}`;
-      offsets.set(offsetMinutes, text);
+      lastOffset = `${offsetMinutes < 0 ? '-' : '+'}${pad(Math.floor(absolute / 60))}:${pad(absolute % 60)}`;
+      lastOffsetMinutes = offsetMinutes;
     }
-    return text;
+    return lastOffset;
   }
 
   function instant(ms: number): string {
@@ -392,4 +400,22 @@ export function instantFormatter(clock: ZoneClock): { instant(ms: number): strin
   }
 
   return { instant, wallDate };
+}
+
+/**
+ * `formatWallDate` of a day number (days since 1970-01-01), by the civil-from-days
+ * arithmetic of H. Hinnant's date algorithms; years outside 0-9999 take `formatWallDate`.
+ */
+function dateOfDay(dayIndex: number): string {
+  const z = dayIndex + 719_468;
+  const era = Math.floor(z / 146_097);
+  const dayOfEra = z - era * 146_097;
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const monthIndex = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * monthIndex + 2) / 5) + 1;
+  const month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  if (year < 0 || year > 9999) return formatWallDate(dayIndex * DAY);
+  return `${year < 1000 ? pad(year, 4) : String(year)}-${TWO_DIGITS[month] as string}-${TWO_DIGITS[day] as string}`;
 }
