@@ -22,6 +22,17 @@ export type SqliteStoreOptions = {
 };
 
 type Row = { position: number; payload: string; prev_hash: string; hash: string };
+type Statements = {
+  head: Database.Statement;
+  streamVersion: Database.Statement;
+  byEventId: Database.Statement;
+  insert: Database.Statement;
+  findRun: Database.Statement;
+  firstAfter: Database.Statement;
+  append: Database.Transaction<(requests: AppendRequest[], all: NewEvent[], checkIds: boolean) => AppendResult | typeof RETRY_CHECKING_IDS>;
+};
+/** Returned or thrown inside the fast append transaction when the append must run again looking its ids up. */
+const RETRY_CHECKING_IDS = Symbol('retry checking event ids');
 /** The columns `readRaw` adds for `verify` (see `StoredColumns`). */
 const STORED_COLUMNS = 'event_id, stream, stream_version, pipeline, run_id, type, recorded_at';
 
@@ -106,7 +117,7 @@ class SqliteEventStore implements EventStore {
   readonly consumers: ConsumerPositions;
   readonly #db: Database.Database;
   readonly #path: string;
-  readonly #statements;
+  readonly #statements: Statements | null;
   readonly checkpoints?: CheckpointStore;
 
   constructor(db: Database.Database, path: string) {
@@ -119,11 +130,11 @@ class SqliteEventStore implements EventStore {
     this.consumers = sqliteConsumers(db);
   }
 
-  #prepare() {
+  #prepare(): Statements {
     const db = this.#db;
-    return {
+    const statements = {
       head: db.prepare('SELECT position, hash FROM events ORDER BY position DESC LIMIT 1'),
-      streamVersion: db.prepare('SELECT coalesce(max(stream_version), 0) AS v FROM events WHERE stream = ?'),
+      streamVersion: db.prepare('SELECT coalesce(max(stream_version), 0) AS v FROM events WHERE stream = ?').pluck(),
       byEventId: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE event_id = ?'),
       insert: db.prepare(
         `INSERT INTO events (position, event_id, stream, stream_version, pipeline, run_id, type, recorded_at, payload, prev_hash, hash)
@@ -132,6 +143,9 @@ class SqliteEventStore implements EventStore {
       findRun: db.prepare(`SELECT pipeline, stream FROM events WHERE run_id = ? AND type = 'RunStarted' LIMIT 1`),
       firstAfter: db.prepare('SELECT min(position) AS p FROM events WHERE recorded_at > ?'),
     };
+    // Made once: better-sqlite3 builds a wrapper per transaction() call.
+    const append = db.transaction((requests: AppendRequest[], all: NewEvent[], checkIds: boolean) => appendIn(statements, requests, all, checkIds));
+    return { ...statements, append };
   }
 
   #ready() {
@@ -145,33 +159,19 @@ class SqliteEventStore implements EventStore {
     if (new Set(all.map((e) => e.eventId)).size !== all.length) {
       throw new LedgerError('input.eventIdReused', 'the same event id appears twice in one append; event ids must be unique per event');
     }
-    const run = this.#db.transaction((): AppendResult => {
-      const already = all.map((e) => st.byEventId.get(e.eventId) as Row | undefined);
-      if (already.some((row) => row !== undefined)) {
-        if (already.some((row) => row === undefined)) {
-          throw new LedgerError('input.eventIdReused', 'some event ids of this append are already stored and some are not; event ids must be unique per event');
-        }
-        const events = (already as Row[]).map((row) => decodeRow(row));
-        return { ok: true, events, head: headOf(st.head.get() as Row | undefined), alreadyAppended: true };
-      }
-      const batch: Array<{ event: NewEvent; streamVersion: number }> = [];
-      // Versions as they stand after the requests seen so far, so two requests for one stream chain up.
-      const versions = new Map<string, number>();
-      for (const request of requests) {
-        const actual = versions.get(request.stream) ?? (st.streamVersion.get(request.stream) as { v: number }).v;
-        if (request.expectedVersion !== 'any' && request.expectedVersion !== actual) {
-          return { ok: false, conflict: { stream: request.stream, expected: request.expectedVersion, actual } };
-        }
-        request.events.forEach((event, i) => batch.push({ event, streamVersion: actual + i + 1 }));
-        versions.set(request.stream, actual + request.events.length);
-      }
-      const sealed = sealEvents(headOf(st.head.get() as Row | undefined), batch);
-      for (const row of sealed) insertSealed(st.insert, row);
-      const last = sealed.at(-1)?.event;
-      return { ok: true, events: sealed.map((s) => s.event), head: last ? { position: last.position, hash: last.hash } : headOf(st.head.get() as Row | undefined), alreadyAppended: false };
-    });
+    // The common case first: new events at the expected versions, without looking each id up (the UNIQUE
+    // event_id index refuses a stored one). A conflict or a stored id rolls it back, and the append runs
+    // again looking ids up first, as it always did, so a retried append still reads as already appended.
+    let result: AppendResult | typeof RETRY_CHECKING_IDS;
     try {
-      return run.immediate();
+      result = st.append.immediate(requests, all, false);
+    } catch (error) {
+      if (error !== RETRY_CHECKING_IDS) throw asLedgerError(error, this.#path);
+      result = RETRY_CHECKING_IDS;
+    }
+    if (result !== RETRY_CHECKING_IDS) return result;
+    try {
+      return st.append.immediate(requests, all, true) as AppendResult;
     } catch (error) {
       throw asLedgerError(error, this.#path);
     }
@@ -262,6 +262,42 @@ class SqliteEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.#db.open) this.#db.close();
   }
+}
+
+/** One append transaction; without `checkIds`, RETRY_CHECKING_IDS where looking ids up might answer otherwise. */
+function appendIn(st: Omit<Statements, 'append'>, requests: AppendRequest[], all: NewEvent[], checkIds: boolean): AppendResult | typeof RETRY_CHECKING_IDS {
+  if (checkIds) {
+    const already = all.map((e) => st.byEventId.get(e.eventId) as Row | undefined);
+    if (already.some((row) => row !== undefined)) {
+      if (already.some((row) => row === undefined)) {
+        throw new LedgerError('input.eventIdReused', 'some event ids of this append are already stored and some are not; event ids must be unique per event');
+      }
+      const events = (already as Row[]).map((row) => decodeRow(row));
+      return { ok: true, events, head: headOf(st.head.get() as Row | undefined), alreadyAppended: true };
+    }
+  }
+  const batch: Array<{ event: NewEvent; streamVersion: number }> = [];
+  // Versions as they stand after the requests seen so far, so two requests for one stream chain up.
+  const versions = new Map<string, number>();
+  for (const request of requests) {
+    const actual = versions.get(request.stream) ?? (st.streamVersion.get(request.stream) as number);
+    if (request.expectedVersion !== 'any' && request.expectedVersion !== actual) {
+      if (!checkIds) return RETRY_CHECKING_IDS;
+      return { ok: false, conflict: { stream: request.stream, expected: request.expectedVersion, actual } };
+    }
+    request.events.forEach((event, i) => batch.push({ event, streamVersion: actual + i + 1 }));
+    versions.set(request.stream, actual + request.events.length);
+  }
+  const sealed = sealEvents(headOf(st.head.get() as Row | undefined), batch);
+  try {
+    for (const row of sealed) insertSealed(st.insert, row);
+  } catch (error) {
+    // Only a stored event id can collide here (versions and positions were read in this transaction).
+    if (!checkIds && (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw RETRY_CHECKING_IDS;
+    throw error;
+  }
+  const last = sealed.at(-1)?.event;
+  return { ok: true, events: sealed.map((s) => s.event), head: last ? { position: last.position, hash: last.hash } : headOf(st.head.get() as Row | undefined), alreadyAppended: false };
 }
 
 function insertSealed(insert: Database.Statement, { event, payload, pipeline, runId }: SealedEvent): void {
