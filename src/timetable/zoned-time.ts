@@ -363,15 +363,20 @@ export function instantFormatter(clock: ZoneClock): { instant(ms: number): strin
   // and a new day's text is a few integer steps from its day number, without a Date.
   let lastDay = Number.NaN;
   let lastDate = '';
+  let dayBefore = Number.NaN;
+  let dateBefore = '';
   let lastOffsetMinutes = Number.NaN;
   let lastOffset = '';
 
   function wallDate(wall: WallMs): string {
     const dayIndex = Math.floor(wall / DAY);
-    if (dayIndex !== lastDay) {
-      lastDate = dateOfDay(dayIndex);
-      lastDay = dayIndex;
-    }
+    if (dayIndex === lastDay) return lastDate;
+    // Two days: a walk over daily slots asks for a slot's end (the next day) and then for its key (its day).
+    if (dayIndex === dayBefore) return dateBefore;
+    dayBefore = lastDay;
+    dateBefore = lastDate;
+    lastDate = dateOfDay(dayIndex);
+    lastDay = dayIndex;
     return lastDate;
   }
 
@@ -384,19 +389,34 @@ export function instantFormatter(clock: ZoneClock): { instant(ms: number): strin
     return lastOffset;
   }
 
+  // `T05:00:00+01:00` per time of day and offset: a timetable's ticks fall on a few times of day, and the
+  // text of an instant is then one join of two shared strings, not seven, all of them kept by a long answer.
+  const suffixes = new Map<number, string>();
+
+  function suffix(msOfDay: number, offsetMinutes: number): string {
+    const key = msOfDay * 4096 + offsetMinutes + 2048;
+    let text = suffixes.get(key);
+    if (text === undefined) {
+      let rest = msOfDay;
+      const hour = Math.floor(rest / 3_600_000);
+      rest -= hour * 3_600_000;
+      const minute = Math.floor(rest / MINUTE);
+      rest -= minute * MINUTE;
+      const second = Math.floor(rest / SECOND);
+      const millisecond = rest - second * SECOND;
+      const millis = millisecond === 0 ? '' : `.${pad(millisecond, 3)}`;
+      text = `T${TWO_DIGITS[hour] as string}:${TWO_DIGITS[minute] as string}:${TWO_DIGITS[second] as string}${millis}${offsetText(offsetMinutes)}`;
+      // Bounded, as every memo here: a minutely schedule has 1,440 times of day, a few offsets each.
+      if (suffixes.size >= 10_000) suffixes.clear();
+      suffixes.set(key, text);
+    }
+    return text;
+  }
+
   function instant(ms: number): string {
     const offsetMinutes = Math.floor(clock.offsetAt(ms) / MINUTE);
     const wall = ms + offsetMinutes * MINUTE;
-    const dayStart = Math.floor(wall / DAY) * DAY;
-    let rest = wall - dayStart;
-    const hour = Math.floor(rest / 3_600_000);
-    rest -= hour * 3_600_000;
-    const minute = Math.floor(rest / MINUTE);
-    rest -= minute * MINUTE;
-    const second = Math.floor(rest / SECOND);
-    const millisecond = rest - second * SECOND;
-    const millis = millisecond === 0 ? '' : `.${pad(millisecond, 3)}`;
-    return `${wallDate(wall)}T${TWO_DIGITS[hour] as string}:${TWO_DIGITS[minute] as string}:${TWO_DIGITS[second] as string}${millis}${offsetText(offsetMinutes)}`;
+    return wallDate(wall) + suffix(wall - Math.floor(wall / DAY) * DAY, offsetMinutes);
   }
 
   return { instant, wallDate };
@@ -417,5 +437,14 @@ function dateOfDay(dayIndex: number): string {
   const month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9;
   const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
   if (year < 0 || year > 9999) return formatWallDate(dayIndex * DAY);
-  return `${year < 1000 ? pad(year, 4) : String(year)}-${TWO_DIGITS[month] as string}-${TWO_DIGITS[day] as string}`;
+  const monthKey = year * 16 + month;
+  if (monthKey !== lastMonthKey) {
+    lastMonthPrefix = `${year < 1000 ? pad(year, 4) : String(year)}-${TWO_DIGITS[month] as string}-`;
+    lastMonthKey = monthKey;
+  }
+  return lastMonthPrefix + (TWO_DIGITS[day] as string);
 }
+
+// `YYYY-MM-` of the last month `dateOfDay` wrote (a pure memo: the text of a month never changes).
+let lastMonthKey = Number.NaN;
+let lastMonthPrefix = '';
