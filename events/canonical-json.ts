@@ -7,7 +7,45 @@
  * canonicalJson({ b: 1, a: [true, null] }) // '{"a":[true,null],"b":1}'
  */
 export function canonicalJson(value: unknown): string {
-  return write(value, '$');
+  // Every append writes one: the path of each value is only built to explain a value JSON cannot hold.
+  const text = writeFast(value);
+  return text ?? write(value, '$');
+}
+
+/** `write` without paths: undefined where `write` would throw, so it can say where. */
+function writeFast(value: unknown): string | undefined {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      return Number.isFinite(value) ? JSON.stringify(value) : undefined;
+    case 'object': {
+      if (Array.isArray(value)) {
+        let text = '[';
+        for (let i = 0; i < value.length; i++) {
+          const item = writeFast(value[i]);
+          if (item === undefined) return undefined;
+          text += i === 0 ? item : `,${item}`;
+        }
+        return `${text}]`;
+      }
+      const record = value as Record<string, unknown>;
+      let text = '{';
+      for (const key of Object.keys(record).sort()) {
+        const field = record[key];
+        if (field === undefined) continue;
+        const written = writeFast(field);
+        if (written === undefined) return undefined;
+        text += `${text.length === 1 ? '' : ','}${JSON.stringify(key)}:${written}`;
+      }
+      return `${text}}`;
+    }
+    default:
+      return undefined;
+  }
 }
 
 function write(value: unknown, path: string): string {

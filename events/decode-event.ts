@@ -1,9 +1,6 @@
+import { decodeTrustedEvent, type DecodeResult, type EventCheck } from './decode-trusted-event.js';
 import { EventMetadata } from './event-metadata.js';
-import { isEventType, LedgerEvent } from './ledger-event.js';
-import type { RecordedEvent } from './recorded-event.js';
-import { upcast } from './upcasters.js';
-
-export type DecodeResult = { ok: true; event: RecordedEvent } | { ok: false; reason: string };
+import { LedgerEvent } from './ledger-event.js';
 
 const envelopeFields = ['position', 'eventId', 'stream', 'streamVersion', 'recordedAt'] as const;
 
@@ -25,30 +22,26 @@ export function decodeEvent(
   link: { prevHash: string; hash: string },
   options: { validate: boolean },
 ): DecodeResult {
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return { ok: false, reason: 'event is not a JSON object' };
-  const raw = payload as Record<string, unknown>;
-  const type = raw['type'];
-  if (typeof type !== 'string' || !isEventType(type)) return { ok: false, reason: `unknown event type ${JSON.stringify(type)}` };
-  const data = raw['data'];
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return { ok: false, reason: `${type} has no data object` };
-  const up = upcast(type, raw['schemaVersion'] as number, data as Record<string, unknown>);
-  if (!up.ok) return up;
-  if (options.validate) {
-    for (const field of envelopeFields) {
-      if (raw[field] === undefined) return { ok: false, reason: `${type} lacks ${field}` };
-    }
-    if (!Number.isSafeInteger(raw['position']) || (raw['position'] as number) < 1) return { ok: false, reason: `${type} has an invalid position` };
-    const body = LedgerEvent.safeParse({ type, schemaVersion: up.schemaVersion, data: up.data });
-    if (!body.success) return { ok: false, reason: `${type}: ${firstIssue(body.error.issues)}` };
-    const meta = EventMetadata.safeParse(raw['metadata']);
-    if (!meta.success) return { ok: false, reason: `${type} metadata: ${firstIssue(meta.error.issues)}` };
-  }
-  raw['schemaVersion'] = up.schemaVersion;
-  raw['data'] = up.data;
-  raw['prevHash'] = link.prevHash;
-  raw['hash'] = link.hash;
-  return { ok: true, event: raw as RecordedEvent };
+  return decodeTrustedEvent(payload, link, options.validate ? checkEventSchema : undefined);
 }
+
+/**
+ * The envelope and the zod schemas of an event (import, verify, `read({ validate: true })`).
+ *
+ * @example
+ * decodeTrustedEvent(payload, link, checkEventSchema)
+ */
+export const checkEventSchema: EventCheck = (raw, type, up) => {
+  for (const field of envelopeFields) {
+    if (raw[field] === undefined) return `${type} lacks ${field}`;
+  }
+  if (!Number.isSafeInteger(raw['position']) || (raw['position'] as number) < 1) return `${type} has an invalid position`;
+  const body = LedgerEvent.safeParse({ type, schemaVersion: up.schemaVersion, data: up.data });
+  if (!body.success) return `${type}: ${firstIssue(body.error.issues)}`;
+  const meta = EventMetadata.safeParse(raw['metadata']);
+  if (!meta.success) return `${type} metadata: ${firstIssue(meta.error.issues)}`;
+  return null;
+};
 
 function firstIssue(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {
   const issue = issues[0];

@@ -25,21 +25,3 @@ export const LedgerEvent = z.discriminatedUnion('type', [
 ]);
 export type LedgerEvent = z.infer<typeof LedgerEvent>;
 export type EventType = LedgerEvent['type'];
-
-/** The schema version each type is written with today; older ones are upcast on read. */
-export const currentSchemaVersion: Readonly<Record<EventType, number>> = {
-  PipelineDefined: 1,
-  PipelineRedefined: 1,
-  RunStarted: 1,
-  RunSucceeded: 1,
-  RunFailed: 1,
-  RunCleared: 1,
-  RunHeartbeat: 1,
-  RunAbandoned: 1,
-  RunInterrupted: 1,
-  TaskStateChanged: 1,
-};
-
-export function isEventType(type: string): type is EventType {
-  return Object.hasOwn(currentSchemaVersion, type);
-}

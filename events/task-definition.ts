@@ -1,29 +1,13 @@
 import { z } from 'zod';
+import { TASK_ID_PATTERN } from './name-patterns.js';
+import { TRIGGER_RULES } from './trigger-rules.js';
 
-/**
- * Airflow's trigger rules, with Airflow's names. runledger does not schedule
- * tasks, so a rule never decides when a task runs here; it explains why a
- * leaf ran and feeds the masking lint of `define` (S12).
- */
-export const TriggerRule = z.enum([
-  'all_success',
-  'all_failed',
-  'all_done',
-  'all_done_min_one_success',
-  'all_done_setup_success',
-  'one_success',
-  'one_failed',
-  'one_done',
-  'none_failed',
-  'none_failed_min_one_success',
-  'none_skipped',
-  'all_skipped',
-  'always',
-]);
+/** Airflow's trigger rules, with Airflow's names (the values are in trigger-rules.ts). */
+export const TriggerRule = z.enum(TRIGGER_RULES);
 export type TriggerRule = z.infer<typeof TriggerRule>;
 
 /** Task ids as Airflow allows them: letters, digits, `_`, `.` and `-`, at most 250 characters. */
-export const TaskId = z.string().regex(/^[A-Za-z0-9_.-]{1,250}$/);
+export const TaskId = z.string().regex(TASK_ID_PATTERN);
 
 /**
  * One task of a pipeline as recorded by `define --tasks`, with every default

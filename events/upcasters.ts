@@ -1,4 +1,5 @@
-import { currentSchemaVersion, type EventType } from './ledger-event.js';
+import { currentSchemaVersion } from './event-types.js';
+import type { EventType } from './ledger-event.js';
 
 /** Turns the `data` of version N into version N+1. */
 export type Upcaster = (data: Record<string, unknown>) => Record<string, unknown>;

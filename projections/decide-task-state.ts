@@ -1,7 +1,8 @@
 import type { PipelineDefinition } from '../events/pipeline-definition.js';
 import type { RunFailed } from '../events/run-failed.js';
 import type { RunSucceeded } from '../events/run-succeeded.js';
-import { isTerminalTaskState, type TaskState, type TaskStateChanged } from '../events/task-state-changed.js';
+import type { TaskState, TaskStateChanged } from '../events/task-state-changed.js';
+import { isTerminalTaskState } from '../events/task-states.js';
 import { deriveRunOutcome, describeRunOutcome, type RunOutcome } from './derive-run-outcome.js';
 import type { PipelineState } from './pipeline-state.js';
 import { accept, refuse, type Decision, type Refusal } from './refusal.js';

@@ -1,5 +1,6 @@
 import type { TaskDefinition } from '../events/task-definition.js';
-import { isTerminalTaskState, type TaskState } from '../events/task-state-changed.js';
+import type { TaskState } from '../events/task-state-changed.js';
+import { isTerminalTaskState } from '../events/task-states.js';
 import { runLeaves } from './task-graph.js';
 
 export type LeafState = { taskId: string; state: TaskState };

@@ -1,6 +1,6 @@
 import { leaseExpired } from './date-state.js';
 import type { PipelineState } from './pipeline-state.js';
-import type { DataInterval, Slot } from './slot.js';
+import type { DataInterval } from './slot.js';
 
 export type PendingReason = 'missing' | 'failed' | 'interrupted' | 'cleared' | 'stalled';
 
@@ -10,27 +10,29 @@ export type InFlightSlot = { date: string; runId: string; leaseExpiresAt: string
 export type PendingReport = { pending: PendingSlot[]; inFlight: InFlightSlot[] };
 
 /**
- * S7: the given slots whose key is not `success` and not `running`, each with
- * its reason. Running keys are listed apart as in-flight, except those whose
- * lease expired at `nowMs`: those are `stalled` and count as pending.
+ * S7 for one slot, given as its fields: adds it to `report` when its key is
+ * not `success` and not `running`, with its reason. A running key is listed
+ * apart as in-flight, unless its lease expired at `nowMs`: then it is
+ * `stalled` and counts as pending. Walks call it slot by slot and build no
+ * `Slot` objects; without `interval`, the data interval is the slot's own,
+ * from `logicalDate` to `runAfter`.
  *
  * @example
- * pending(state, timetable.slotsBetween(from, to), now).pending.map((p) => p.date)
+ * addPendingSlot(report, state, now, '2026-11-02', logicalDate, runAfter)
  */
-export function pending(state: PipelineState, slots: Iterable<Slot>, nowMs: number): PendingReport {
-  const report: PendingReport = { pending: [], inFlight: [] };
-  for (const slot of slots) {
-    const date = state.dates.get(slot.date);
-    if (date === undefined) {
-      report.pending.push({ date: slot.date, logicalDate: slot.logicalDate, runAfter: slot.runAfter, dataInterval: slot.dataInterval, reason: 'missing' });
-    } else if (date.status === 'running') {
-      if (leaseExpired(date, nowMs)) report.pending.push({ date: slot.date, logicalDate: slot.logicalDate, runAfter: slot.runAfter, dataInterval: slot.dataInterval, reason: 'stalled' });
-      else report.inFlight.push({ date: slot.date, runId: date.runId, leaseExpiresAt: date.leaseExpiresAt });
-    } else if (date.status === 'failed') {
-      report.pending.push({ date: slot.date, logicalDate: slot.logicalDate, runAfter: slot.runAfter, dataInterval: slot.dataInterval, reason: date.status, ...(date.error ? { error: date.error.message } : {}) });
-    } else if (date.status !== 'success') {
-      report.pending.push({ date: slot.date, logicalDate: slot.logicalDate, runAfter: slot.runAfter, dataInterval: slot.dataInterval, reason: date.status });
-    }
+export function addPendingSlot(report: PendingReport, state: PipelineState, nowMs: number, slotDate: string, logicalDate: string, runAfter: string, interval?: DataInterval): void {
+  // A pipeline that has never run has nothing to look up (and hashing each new key costs a long walk).
+  const date = state.dates.size === 0 ? undefined : state.dates.get(slotDate);
+  if (date !== undefined && date.status === 'success') return;
+  const dataInterval = interval ?? { start: logicalDate, end: runAfter };
+  if (date === undefined) {
+    report.pending.push({ date: slotDate, logicalDate, runAfter, dataInterval, reason: 'missing' });
+  } else if (date.status === 'running') {
+    if (leaseExpired(date, nowMs)) report.pending.push({ date: slotDate, logicalDate, runAfter, dataInterval, reason: 'stalled' });
+    else report.inFlight.push({ date: slotDate, runId: date.runId, leaseExpiresAt: date.leaseExpiresAt });
+  } else if (date.status === 'failed') {
+    report.pending.push({ date: slotDate, logicalDate, runAfter, dataInterval, reason: date.status, ...(date.error ? { error: date.error.message } : {}) });
+  } else if (date.status !== 'success') {
+    report.pending.push({ date: slotDate, logicalDate, runAfter, dataInterval, reason: date.status });
   }
-  return report;
 }

@@ -1,5 +1,7 @@
 import { MAX_TASKS } from '../events/limits.js';
-import { TaskId, TriggerRule, type TaskDefinition } from '../events/task-definition.js';
+import { TASK_ID_PATTERN } from '../events/name-patterns.js';
+import type { TaskDefinition, TriggerRule } from '../events/task-definition.js';
+import { isTriggerRule, TRIGGER_RULES } from '../events/trigger-rules.js';
 
 /** One problem with a declared task list, kept as data with its path until the edge (STYLE.md). */
 export type TaskGraphIssue = { path: string; message: string };
@@ -75,7 +77,7 @@ function checkTask(raw: unknown, path: string, issues: TaskGraphIssue[]): TaskDe
     issues.push({ path: `${path}.${key}`, message: `unknown field '${key}'${near ? `; did you mean '${near}'?` : `; a task has ${FIELDS.join(', ')}`}` });
   }
   const id = task['id'];
-  if (!TaskId.safeParse(id).success) {
+  if (typeof id !== 'string' || !TASK_ID_PATTERN.test(id)) {
     issues.push({ path: `${path}.id`, message: `${id === undefined ? 'is missing' : `${JSON.stringify(id)} is not a task id`}; use letters, digits, '_', '.' or '-' (at most 250 characters)` });
   }
   const name = typeof id === 'string' ? `'${id}'` : path;
@@ -84,11 +86,11 @@ function checkTask(raw: unknown, path: string, issues: TaskGraphIssue[]): TaskDe
     issues.push({ path: `${path}.upstream`, message: `${name}: upstream must be an array of task ids like ["extract"]` });
   }
   const rule = task['triggerRule'];
-  if (rule !== undefined && !TriggerRule.safeParse(rule).success) {
-    const near = typeof rule === 'string' ? closest(rule.toLowerCase(), TriggerRule.options) : undefined;
+  if (rule !== undefined && !isTriggerRule(rule)) {
+    const near = typeof rule === 'string' ? closest(rule.toLowerCase(), TRIGGER_RULES) : undefined;
     issues.push({
       path: `${path}.triggerRule`,
-      message: `${name}: ${JSON.stringify(rule)} is not a trigger rule${near ? `; did you mean ${near}?` : `; use one of ${TriggerRule.options.join(', ')}`}`,
+      message: `${name}: ${JSON.stringify(rule)} is not a trigger rule${near ? `; did you mean ${near}?` : `; use one of ${TRIGGER_RULES.join(', ')}`}`,
     });
   }
   for (const flag of ['teardown', 'failRunOnFailure'] as const) {

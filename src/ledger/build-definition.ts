@@ -1,5 +1,5 @@
-import { PipelineName } from '../../events/common.js';
 import { canonicalJson } from '../../events/canonical-json.js';
+import { PIPELINE_NAME_PATTERN } from '../../events/name-patterns.js';
 import type { OpenLineageJob, PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { TaskSpec } from '../../projections/task-graph.js';
 import { checkDurationMs } from '../duration.js';
@@ -70,7 +70,7 @@ export function completeDefinitionInput(current: PipelineDefinition | null, chan
 
 /** Throws `input.invalidPipelineName` unless the name fits DESIGN §1. */
 export function checkPipelineName(name: string): void {
-  if (!PipelineName.safeParse(name).success) {
+  if (typeof name !== 'string' || !PIPELINE_NAME_PATTERN.test(name)) {
     throw new LedgerError(
       'input.invalidPipelineName',
       `'${name}' is not a valid pipeline name; use lowercase letters, digits, '_', '.' or '-', starting with a letter or digit (at most 128 characters)`,

@@ -1,6 +1,7 @@
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { TaskDefinition } from '../../events/task-definition.js';
-import { TaskState } from '../../events/task-state-changed.js';
+import type { TaskState } from '../../events/task-state-changed.js';
+import { isTaskState, TASK_STATES } from '../../events/task-states.js';
 import { checkTaskGraph } from '../../projections/task-graph.js';
 import { LedgerError } from '../errors.js';
 
@@ -31,10 +32,9 @@ export function requireTask(definition: PipelineDefinition, taskId: string): Tas
 
 /** Throws `input.invalidTaskState` (exit 2) unless the text is one of Airflow's reportable task states. */
 export function checkTaskState(text: string): TaskState {
-  const parsed = TaskState.safeParse(text);
-  if (parsed.success) return parsed.data;
-  const near = TaskState.options.find((s) => s === text.toLowerCase().replace(/-/g, '_'));
-  throw new LedgerError('input.invalidTaskState', `'${text}' is not a task state${near ? `; did you mean ${near}?` : `; use one of ${TaskState.options.join(', ')}`}`);
+  if (isTaskState(text)) return text;
+  const near = TASK_STATES.find((s) => s === text.toLowerCase().replace(/-/g, '_'));
+  throw new LedgerError('input.invalidTaskState', `'${text}' is not a task state${near ? `; did you mean ${near}?` : `; use one of ${TASK_STATES.join(', ')}`}`);
 }
 
 /** Throws `input.invalidTryNumber` (exit 2) unless the try number is a whole number of 1 or more. */

@@ -1,7 +1,6 @@
 import { completeThrough } from '../../projections/complete-through.js';
 import { leaseExpired } from '../../projections/date-state.js';
 import { deriveRunOutcome } from '../../projections/derive-run-outcome.js';
-import { pending } from '../../projections/pending.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
 import type { Slot } from '../../projections/slot.js';
 import { taskGrid } from '../../projections/task-grid.js';
@@ -11,7 +10,7 @@ import type { LedgerCore } from './ledger-core.js';
 import type { AsOf, DateRow, PendingView, RangeInput, RunsView, StateView, WatermarkView } from './ledger-types.js';
 import { nowFor, readPipeline } from './load-pipeline.js';
 import { keyOf, rangeOf } from './resolve-keys.js';
-import { boundedSlots, dueSlots, slotsFrom } from './slots.js';
+import { boundedSlots, duePending, slotsFrom } from './slots.js';
 import type { TaskGridInput, TaskGridView } from './task-types.js';
 
 /**
@@ -82,9 +81,8 @@ export async function pendingView(core: LedgerCore, input: RangeInput): Promise<
   const [fromMs, toMs] = rangeOf(timetable, input, nowMs);
   // Pending means due: an explicit --to past now must not list tomorrow as missing.
   // A slot already started early (a manual run) keeps its state visible.
-  const slots = dueSlots(timetable, fromMs, toMs, nowMs, state);
-  const report = pending(state, slots, nowMs);
-  return { pipeline: input.pipeline, from: slots[0]?.date ?? null, to: slots.at(-1)?.date ?? null, ...report };
+  const { from, to, pending, inFlight } = duePending(timetable, fromMs, toMs, nowMs, state);
+  return { pipeline: input.pipeline, from, to, pending, inFlight };
 }
 
 /**

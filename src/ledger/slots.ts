@@ -1,4 +1,5 @@
 import type { PipelineState } from '../../projections/pipeline-state.js';
+import { addPendingSlot, type PendingReport } from '../../projections/pending.js';
 import type { Slot } from '../../projections/slot.js';
 import { LedgerError } from '../errors.js';
 import type { Timetable } from '../timetable/timetable.js';
@@ -13,31 +14,44 @@ const MAX_SLOTS = 200_000;
 export function* boundedSlots(timetable: Timetable, fromMs: number, toMs: number): Generator<Slot> {
   let count = 0;
   for (const slot of timetable.slotsBetween(fromMs, toMs)) {
-    if (++count > MAX_SLOTS) {
-      throw new LedgerError(
-        'input.rangeTooLarge',
-        `the range from ${timetable.formatInstant(fromMs)} holds more than ${MAX_SLOTS.toLocaleString('en')} slots; narrow it with --from/--to (or check the pipeline's --start)`,
-      );
-    }
+    if (++count > MAX_SLOTS) throw rangeTooLarge(timetable, fromMs);
     yield slot;
   }
 }
 
+function rangeTooLarge(timetable: Timetable, fromMs: number): LedgerError {
+  return new LedgerError(
+    'input.rangeTooLarge',
+    `the range from ${timetable.formatInstant(fromMs)} holds more than ${MAX_SLOTS.toLocaleString('en')} slots; narrow it with --from/--to (or check the pipeline's --start)`,
+  );
+}
+
 /**
- * The slots of a range that are due at `nowMs`, plus those already started
- * early. runAfter grows with the logical date, so the due ones are exactly
- * those up to the last due slot: one key comparison a slot, no date parsing.
+ * The pending report of the slots of a range that are due at `nowMs`, plus
+ * those already started early, with the first and last of those slots' keys.
+ * runAfter grows with the logical date, so the due ones are exactly those up
+ * to the last due slot: one tick comparison a slot, no date parsing. The walk
+ * builds no `Slot`, and no object at all for a slot that is done: over ten
+ * years of hourly slots, building and keeping them was most of the time.
  */
-export function dueSlots(timetable: Timetable, fromMs: number, toMs: number, nowMs: number, state: PipelineState): Slot[] {
+export function duePending(timetable: Timetable, fromMs: number, toMs: number, nowMs: number, state: PipelineState): PendingReport & { from: string | null; to: string | null } {
   const last = timetable.lastDue(nowMs);
-  const lastDue = last?.date;
-  let due = last !== undefined && Date.parse(last.logicalDate) >= fromMs;
-  const out: Slot[] = [];
-  for (const slot of boundedSlots(timetable, fromMs, toMs)) {
-    if (due || state.dates.has(slot.date)) out.push(slot);
-    if (slot.date === lastDue) due = false;
-  }
-  return out;
+  const lastTick = last === undefined ? Number.NaN : Date.parse(last.logicalDate);
+  let due = last !== undefined && lastTick >= fromMs;
+  const report: PendingReport = { pending: [], inFlight: [] };
+  let from: string | null = null;
+  let to: string | null = null;
+  let count = 0;
+  timetable.eachSlot(fromMs, toMs, (date, logicalDate, end, tick) => {
+    if (++count > MAX_SLOTS) throw rangeTooLarge(timetable, fromMs);
+    if (due || state.dates.has(date)) {
+      from ??= date;
+      to = date;
+      addPendingSlot(report, state, nowMs, date, logicalDate, end);
+    }
+    if (tick === lastTick) due = false;
+  });
+  return { ...report, from, to };
 }
 
 /** Every slot from the pipeline's first, lazily. */

@@ -3,7 +3,7 @@ import { LedgerError } from '../errors.js';
 import { parseDateText } from './parse-date.js';
 import { parseSchedule, type Schedule } from './parse-schedule.js';
 import { cronTicks, fixedTicks, type TickSource } from './tick-source.js';
-import type { Timetable, TimetableSpec } from './timetable.js';
+import type { SlotVisitor, Timetable, TimetableSpec } from './timetable.js';
 import { tickStepper } from './tick-stepper.js';
 import { instantFormatter, zoneClock, type ZoneClock } from './zoned-time.js';
 
@@ -101,6 +101,19 @@ export function createTimetable(spec: TimetableSpec): Timetable {
     }
   }
 
+  function eachSlot(fromMs: number, toMs: number, visit: SlotVisitor): void {
+    const last = Math.min(toMs, endMs);
+    let tick = ticks.after(Math.max(fromMs, startMs) - 1);
+    let text = tick <= last ? format(tick) : '';
+    while (tick <= last) {
+      const nextTick = step(tick);
+      const nextText = isInterval || nextTick <= last ? format(nextTick) : '';
+      visit(dailyKeys ? formatter.wallDate(clock.wallOf(tick)) : text, text, isInterval ? nextText : text, tick);
+      tick = nextTick;
+      text = nextText;
+    }
+  }
+
   function lastDue(nowMs: number): Slot | undefined {
     // For interval slots, runAfter is the next tick, so the due slot is the one
     // before the latest tick that has passed.
@@ -123,6 +136,7 @@ export function createTimetable(spec: TimetableSpec): Timetable {
     first: () => slotAtTick(firstTick),
     next: (slot) => slotAtTick(ticks.after(Math.max(logicalMsOf(slot), startMs - 1))),
     slotsBetween,
+    eachSlot,
     lastDue,
     intervalFor,
     parseDate: (text) => parseDateText(text, clock),

@@ -25,6 +25,14 @@ export function tickStepper(schedule: Schedule, ticks: TickSource, clock: ZoneCl
   const matcher = createCronMatcher(schedule);
   // Minutes of the day the cron fires at on a day it fires at all, ascending.
   const times = schedule.hours.values.flatMap((hour) => schedule.minutes.values.map((minute) => hour * 60 + minute));
+  // Every day of every month fires (`@daily`, `@hourly`, `30 2 * * *`): the next firing day is the next day.
+  const everyDay =
+    schedule.months.values.length === 12 &&
+    schedule.daysOfMonth.values.length === 31 &&
+    schedule.daysOfWeek.values.length === 7 &&
+    !schedule.lastDayOfMonth &&
+    schedule.nthWeekdays === null;
+  const firstTime = (times[0] as number) * MINUTE;
   // The offset is `offset` on [stableFrom - MARGIN, stableUntil); empty until the first slow step.
   let stableFrom = Number.POSITIVE_INFINITY;
   let stableUntil = Number.NEGATIVE_INFINITY;
@@ -35,7 +43,8 @@ export function tickStepper(schedule: Schedule, ticks: TickSource, clock: ZoneCl
       const wall = tick + offset;
       const dayStart = Math.floor(wall / DAY) * DAY;
       const later = nextTime(times, (wall - dayStart) / MINUTE);
-      const candidate = (later === undefined ? matcher.nextAtOrAfter(dayStart + DAY) : dayStart + later * MINUTE) - offset;
+      const nextDay = later !== undefined ? dayStart + later * MINUTE : everyDay ? dayStart + DAY + firstTime : matcher.nextAtOrAfter(dayStart + DAY);
+      const candidate = nextDay - offset;
       if (candidate + MARGIN < stableUntil) return candidate;
     }
     const next = ticks.after(tick);

@@ -14,6 +14,9 @@ export type TimetableSpec = {
   end: string | null;
 };
 
+/** One slot of `eachSlot`: its date key, logical date, end of its data interval (also its runAfter) and tick. */
+export type SlotVisitor = (date: string, logicalDate: string, end: string, tick: number) => void;
+
 /**
  * A pipeline's schedule turned into slots. All arguments and results in epoch ms
  * or the `Slot` data shape; nothing here reads a clock.
@@ -30,6 +33,12 @@ export interface Timetable {
   next(slot: Slot): Slot | undefined;
   /** Slots whose logical date lies in [fromMs, toMs], ascending, clipped to start/end. */
   slotsBetween(fromMs: number, toMs: number): Iterable<Slot>;
+  /**
+   * The slots of `slotsBetween`, handed to `visit` as their texts and tick
+   * (epoch ms of the logical date) without building a `Slot`: for callers that
+   * keep something else per slot (`pending` over ten years of hours).
+   */
+  eachSlot(fromMs: number, toMs: number, visit: SlotVisitor): void;
   /** The latest slot whose runAfter is <= nowMs, or undefined when none is due yet. */
   lastDue(nowMs: number): Slot | undefined;
   /** The data interval the timetable gives an arbitrary logical date (used for off-schedule manual runs). */

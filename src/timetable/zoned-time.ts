@@ -134,14 +134,14 @@ type Chunk = {
 /** `en-US`, h23, era short: `5/13/2014 AD, 18:53:20`. Anything else falls back to formatToParts. */
 const FORMATTED = /^(\d+)\/(\d+)\/(\d+) ([A-Z]+), (\d+):(\d+):(\d+)$/;
 
-function createZoneClock(zone: string): ZoneClock {
+/**
+ * The UTC offset at an instant (whole seconds) read from `Intl`: the source of
+ * every zone's offsets but UTC's. Building the first formatter of a process
+ * loads ICU's zone and locale data, which costs a small command a fifth of its
+ * start-up; UTC, the default zone, never pays it (see `zoneClock`).
+ */
+function intlOffsets(zone: string): (ms: number) => number {
   const formatter = createFormatter(zone);
-  // Offsets are cached per UTC day, a chunk of 64 days at a time: a timetable asks
-  // for the same few years over and over, and one `Intl` call per slot made a
-  // ten-year hourly range cost most of a second. Assumes at most one transition
-  // per UTC day, which holds for every zone in the tz database since 1900.
-  const chunks = new Map<number, Chunk>();
-
   function offsetFromParts(whole: number): number {
     let year = 0;
     let month = 1;
@@ -191,6 +191,19 @@ function createZoneClock(zone: string): ZoneClock {
     return utcFromFields(fullYear, Number(match[1]), Number(match[2]), Number(match[5]), Number(match[6]), Number(match[7])) - whole;
   }
 
+  return rawOffset;
+}
+
+/**
+ * The clock of a zone over its raw offsets: `intlOffsets(zone)`, or a constant for UTC.
+ */
+function createZoneClock(zone: string, rawOffset: (ms: number) => number): ZoneClock {
+  // Offsets are cached per UTC day, a chunk of 64 days at a time: a timetable asks
+  // for the same few years over and over, and one `Intl` call per slot made a
+  // ten-year hourly range cost most of a second. Assumes at most one transition
+  // per UTC day, which holds for every zone in the tz database since 1900.
+  const chunks = new Map<number, Chunk>();
+
   function transitionIn(dayIndex: number, startOffset: number): number {
     // Binary search, in whole seconds, for the first second showing the new offset.
     let lo = dayIndex * DAY;
@@ -219,10 +232,18 @@ function createZoneClock(zone: string): ZoneClock {
     return chunk;
   }
 
+  // The chunk of the last lookup: a walk asks for the same chunk 64 days (1,536 hourly slots) in a row.
+  let lastKey = Number.NaN;
+  let lastChunk: Chunk | undefined;
+
   function offsetAt(ms: number): number {
     const dayIndex = Math.floor(ms / DAY);
     const key = Math.floor(dayIndex / CHUNK_DAYS);
-    const chunk = chunkOf(key);
+    if (key !== lastKey || lastChunk === undefined) {
+      lastChunk = chunkOf(key);
+      lastKey = key;
+    }
+    const chunk = lastChunk;
     const i = dayIndex - key * CHUNK_DAYS;
     return (ms < (chunk.transition[i] as number) ? chunk.boundary[i] : chunk.boundary[i + 1]) as number;
   }
@@ -264,6 +285,9 @@ function createZoneClock(zone: string): ZoneClock {
   };
 }
 
+/** Names the tz database defines as UTC itself (offset 0, no transitions, ever): known without asking `Intl`. */
+const UTC_ZONES: ReadonlySet<string> = new Set(['UTC', 'Etc/UTC']);
+
 // A pure memo (zone name -> clock): results never change for a zone, so sharing
 // it across timetables is unobservable and saves rebuilding the offset cache.
 const clocks = new Map<string, ZoneClock>();
@@ -277,8 +301,12 @@ const clocks = new Map<string, ZoneClock>();
 export function zoneClock(zone: string): ZoneClock {
   let clock = clocks.get(zone);
   if (clock === undefined) {
-    assertZone(zone);
-    clock = createZoneClock(zone);
+    if (UTC_ZONES.has(zone)) {
+      clock = createZoneClock(zone, () => 0);
+    } else {
+      assertZone(zone);
+      clock = createZoneClock(zone, intlOffsets(zone));
+    }
     clocks.set(zone, clock);
   }
   return clock;
@@ -331,27 +359,56 @@ const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => pad(i));
  * format.instant(Date.parse('2026-03-08T07:00:00Z')); // '2026-03-08T03:00:00-04:00'
  */
 export function instantFormatter(clock: ZoneClock): { instant(ms: number): string; wallDate(wall: WallMs): string } {
-  const dates = new Map<number, string>();
-  const offsets = new Map<number, string>();
+  // One-entry memos: a walk formats the same local day (and the same offset) many times in a row,
+  // and a new day's text is a few integer steps from its day number, without a Date.
+  let lastDay = Number.NaN;
+  let lastDate = '';
+  let dayBefore = Number.NaN;
+  let dateBefore = '';
+  let lastOffsetMinutes = Number.NaN;
+  let lastOffset = '';
 
   function wallDate(wall: WallMs): string {
     const dayIndex = Math.floor(wall / DAY);
-    let text = dates.get(dayIndex);
-    if (text === undefined) {
-      // A bounded memo: a ledger asks for a few decades at most, but nothing may grow without end.
-      if (dates.size >= 100_000) dates.clear();
-      text = formatWallDate(dayIndex * DAY);
-      dates.set(dayIndex, text);
-    }
-    return text;
+    if (dayIndex === lastDay) return lastDate;
+    // Two days: a walk over daily slots asks for a slot's end (the next day) and then for its key (its day).
+    if (dayIndex === dayBefore) return dateBefore;
+    dayBefore = lastDay;
+    dateBefore = lastDate;
+    lastDate = dateOfDay(dayIndex);
+    lastDay = dayIndex;
+    return lastDate;
   }
 
   function offsetText(offsetMinutes: number): string {
-    let text = offsets.get(offsetMinutes);
-    if (text === undefined) {
+    if (offsetMinutes !== lastOffsetMinutes) {
       const absolute = Math.abs(offsetMinutes);
-      text = `${offsetMinutes < 0 ? '-' : '+'}${pad(Math.floor(absolute / 60))}:${pad(absolute % 60)}`;
-      offsets.set(offsetMinutes, text);
+      lastOffset = `${offsetMinutes < 0 ? '-' : '+'}${pad(Math.floor(absolute / 60))}:${pad(absolute % 60)}`;
+      lastOffsetMinutes = offsetMinutes;
+    }
+    return lastOffset;
+  }
+
+  // `T05:00:00+01:00` per time of day and offset: a timetable's ticks fall on a few times of day, and the
+  // text of an instant is then one join of two shared strings, not seven, all of them kept by a long answer.
+  const suffixes = new Map<number, string>();
+
+  function suffix(msOfDay: number, offsetMinutes: number): string {
+    const key = msOfDay * 4096 + offsetMinutes + 2048;
+    let text = suffixes.get(key);
+    if (text === undefined) {
+      let rest = msOfDay;
+      const hour = Math.floor(rest / 3_600_000);
+      rest -= hour * 3_600_000;
+      const minute = Math.floor(rest / MINUTE);
+      rest -= minute * MINUTE;
+      const second = Math.floor(rest / SECOND);
+      const millisecond = rest - second * SECOND;
+      const millis = millisecond === 0 ? '' : `.${pad(millisecond, 3)}`;
+      text = `T${TWO_DIGITS[hour] as string}:${TWO_DIGITS[minute] as string}:${TWO_DIGITS[second] as string}${millis}${offsetText(offsetMinutes)}`;
+      // Bounded, as every memo here: a minutely schedule has 1,440 times of day, a few offsets each.
+      if (suffixes.size >= 10_000) suffixes.clear();
+      suffixes.set(key, text);
     }
     return text;
   }
@@ -359,17 +416,35 @@ export function instantFormatter(clock: ZoneClock): { instant(ms: number): strin
   function instant(ms: number): string {
     const offsetMinutes = Math.floor(clock.offsetAt(ms) / MINUTE);
     const wall = ms + offsetMinutes * MINUTE;
-    const dayStart = Math.floor(wall / DAY) * DAY;
-    let rest = wall - dayStart;
-    const hour = Math.floor(rest / 3_600_000);
-    rest -= hour * 3_600_000;
-    const minute = Math.floor(rest / MINUTE);
-    rest -= minute * MINUTE;
-    const second = Math.floor(rest / SECOND);
-    const millisecond = rest - second * SECOND;
-    const millis = millisecond === 0 ? '' : `.${pad(millisecond, 3)}`;
-    return `${wallDate(wall)}T${TWO_DIGITS[hour] as string}:${TWO_DIGITS[minute] as string}:${TWO_DIGITS[second] as string}${millis}${offsetText(offsetMinutes)}`;
+    return wallDate(wall) + suffix(wall - Math.floor(wall / DAY) * DAY, offsetMinutes);
   }
 
   return { instant, wallDate };
 }
+
+/**
+ * `formatWallDate` of a day number (days since 1970-01-01), by the civil-from-days
+ * arithmetic of H. Hinnant's date algorithms; years outside 0-9999 take `formatWallDate`.
+ */
+function dateOfDay(dayIndex: number): string {
+  const z = dayIndex + 719_468;
+  const era = Math.floor(z / 146_097);
+  const dayOfEra = z - era * 146_097;
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const monthIndex = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * monthIndex + 2) / 5) + 1;
+  const month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  if (year < 0 || year > 9999) return formatWallDate(dayIndex * DAY);
+  const monthKey = year * 16 + month;
+  if (monthKey !== lastMonthKey) {
+    lastMonthPrefix = `${year < 1000 ? pad(year, 4) : String(year)}-${TWO_DIGITS[month] as string}-`;
+    lastMonthKey = monthKey;
+  }
+  return lastMonthPrefix + (TWO_DIGITS[day] as string);
+}
+
+// `YYYY-MM-` of the last month `dateOfDay` wrote (a pure memo: the text of a month never changes).
+let lastMonthKey = Number.NaN;
+let lastMonthPrefix = '';

@@ -391,6 +391,20 @@ describe.each(harnesses)('$name event store contract', (harness) => {
     expect(await positions(store)).toEqual([1, 2, 3]);
   });
 
+  test("when stored events are appended again at 'any' version then they come back as already appended, the lone new one after them is written", async () => {
+    const store = await open(harness.fresh());
+    const run = started('orders', '2026-11-02');
+    const done = succeeded(run);
+    const first = await store.append([request([run, done])]);
+    const head = await store.head();
+    // No version tells this retry apart; the ids must, even where the store skips looking them up first.
+    expect(await store.append([request([run, done])])).toEqual({ ok: true, events: appended(first), head, alreadyAppended: true });
+    expect(await store.append([request([done])])).toEqual({ ok: true, events: appended(first).slice(1), head, alreadyAppended: true });
+    const next = started('orders', '2026-11-03');
+    expect(appended(await store.append([request([next])])).map((e) => e.position)).toEqual([3]);
+    expect(await positions(store)).toEqual([1, 2, 3]);
+  });
+
   test('when an append mixes stored and new event ids, or repeats an id, then it is refused as input.eventIdReused and writes nothing', async () => {
     const store = await open(harness.fresh());
     const known = defined('orders');

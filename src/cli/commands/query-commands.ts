@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { currentSchemaVersion, isEventType, type EventType } from '../../../events/ledger-event.js';
+import { currentSchemaVersion, isEventType } from '../../../events/event-types.js';
+import type { EventType } from '../../../events/ledger-event.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
 import type { LogInput } from '../../ledger/ledger-types.js';
@@ -7,7 +8,6 @@ import type { CliContext } from '../cli-context.js';
 import { parseAsOf, parseInstant } from '../cli-context.js';
 import { formatMetrics, formatTable, StreamingTable } from '../format-table.js';
 import { logEntry } from '../log-document.js';
-import { printStateCalendar } from '../print-state-calendar.js';
 import { printStateView } from '../print-state-view.js';
 import { writeJsonDocument } from '../write-json-document.js';
 import { inZone, pipelineZones } from '../zoned-instant.js';
@@ -44,7 +44,8 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     )
     .action(async (pipeline: string, opts: RangeOpts & { calendar?: boolean; table?: boolean }) => {
       const calendar = !opts.json && (opts.calendar || (ctx.deps.stdoutIsTTY === true && !opts.table));
-      if (calendar) return printStateCalendar(ctx, range(pipeline, opts));
+      // The calendar's renderer and page views load only for it.
+      if (calendar) return (await import('../print-state-calendar.js')).printStateCalendar(ctx, range(pipeline, opts));
       const [view, zones] = await ctx.withLedger(false, async (ledger) => [await ledger.state(range(pipeline, opts)), await pipelineZones(ledger, [pipeline])] as const);
       if (opts.json) return writeJsonDocument(ctx, view, 'dates');
       printStateView(ctx, view, zones.get(pipeline));

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { PipelineDefinition } from '../../../events/pipeline-definition.js';
-import { TaskState } from '../../../events/task-state-changed.js';
+import { TASK_STATES } from '../../../events/task-states.js';
 import { describeRunOutcome } from '../../../projections/derive-run-outcome.js';
 import { lintTasks, type MaskingWarning } from '../../../projections/lint-tasks.js';
 import type { AsOf } from '../../ledger/ledger-types.js';
@@ -19,7 +19,7 @@ export function registerTaskCommands(program: Command, ctx: CliContext): void {
       'Record a task state of a run, fenced like succeed and fail: the run must be the current one of its date and ' +
         'still running. Once every task is terminal, the run succeeds or fails by its leaf tasks (as an Airflow DAG run): ' +
         'any leaf failed or upstream_failed fails it; all leaves success or skipped make it succeed. ' +
-        `States: ${TaskState.options.join(', ')} (terminal: success, failed, skipped, upstream_failed, removed).`,
+        `States: ${TASK_STATES.join(', ')} (terminal: success, failed, skipped, upstream_failed, removed).`,
     )
     .argument('<runId>', 'the id `start` printed')
     .argument('<taskId>', 'a task of the pipeline')

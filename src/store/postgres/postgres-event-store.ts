@@ -1,10 +1,11 @@
 import pg from 'pg';
 import { GENESIS_HASH } from '../../../events/hash-chain.js';
+import type { EventCheck } from '../../../events/decode-trusted-event.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
 import type { AppendRequest, AppendResult, ChainHead, CheckpointStore, ConsumerPositions, EventStore, LedgerMeta, MetaRow, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
 import { postgresCheckpoints } from './postgres-checkpoints.js';
-import { decodeStoredRow, rawEventOf } from '../decode-stored-row.js';
+import { decodeStoredRow, rawEventOf, readCheck } from '../decode-stored-row.js';
 import { sealEvents, type SealedEvent } from '../seal-events.js';
 import { batchesOf, ChainUnsealer } from '../unseal-chain.js';
 import { asPostgresLedgerError, isConnectionLost, parsePostgresUrl, type PostgresTarget } from './postgres-connection.js';
@@ -439,8 +440,9 @@ class PostgresEventStore implements EventStore {
   }
 
   async *read(filter: ReadFilter = {}): AsyncIterable<RecordedEvent[]> {
+    const check = await readCheck(filter.validate);
     for await (const rows of this.#rows(filter)) {
-      yield rows.map((row) => decodeRow(row, filter.validate ?? false));
+      yield rows.map((row) => decodeRow(row, check));
     }
   }
 
@@ -549,6 +551,6 @@ function appendResultOf(reply: AppendFunctionReply, all: NewEvent[], ids: string
   return { ok: true, events, head: { position: last.position, hash: last.hash }, alreadyAppended: false };
 }
 
-function decodeRow(row: Row, validate = false): RecordedEvent {
-  return decodeStoredRow({ position: Number(row.position), payload: row.payload, prevHash: row.prev_hash, hash: row.hash }, validate);
+function decodeRow(row: Row, check?: EventCheck): RecordedEvent {
+  return decodeStoredRow({ position: Number(row.position), payload: row.payload, prevHash: row.prev_hash, hash: row.hash }, check);
 }

@@ -2,13 +2,13 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { GENESIS_HASH } from '../../../events/hash-chain.js';
+import type { EventCheck } from '../../../events/decode-trusted-event.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
 import type { AppendRequest, AppendResult, ChainHead, CheckpointStore, ConsumerPositions, EventStore, LedgerMeta, MetaRow, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
 import { sqliteCheckpoints } from './sqlite-checkpoints.js';
-import { decodeStoredRow } from '../decode-stored-row.js';
+import { decodeStoredRow, readCheck } from '../decode-stored-row.js';
 import { sealEvents, type SealedEvent } from '../seal-events.js';
-import { batchesOf, ChainUnsealer } from '../unseal-chain.js';
 import { sqliteConsumers } from './sqlite-consumers.js';
 import type { EventSigner } from '../event-signer.js';
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA, SQLITE_SCHEMA_VERSION } from './sqlite-schema.js';
@@ -27,6 +27,17 @@ export type SqliteStoreOptions = {
 };
 
 type Row = { position: number; payload: string; prev_hash: string; hash: string };
+type Statements = {
+  head: Database.Statement;
+  streamVersion: Database.Statement;
+  byEventId: Database.Statement;
+  insert: Database.Statement;
+  findRun: Database.Statement;
+  firstAfter: Database.Statement;
+  append: Database.Transaction<(requests: AppendRequest[], all: NewEvent[], checkIds: boolean) => AppendResult | typeof RETRY_CHECKING_IDS>;
+};
+/** Returned or thrown inside the fast append transaction when the append must run again looking its ids up. */
+const RETRY_CHECKING_IDS = Symbol('retry checking event ids');
 /** The columns `readRaw` adds for `verify` (see `StoredColumns`). */
 const STORED_COLUMNS = 'event_id, stream, stream_version, pipeline, run_id, type, recorded_at';
 
@@ -122,7 +133,7 @@ class SqliteEventStore implements EventStore {
   readonly consumers: ConsumerPositions;
   readonly #db: Database.Database;
   readonly #path: string;
-  readonly #statements;
+  readonly #statements: Statements | null;
   readonly checkpoints?: CheckpointStore;
   readonly #signer: EventSigner | null;
   /** False for a version-1 ledger opened by a query command (not migrated): it has no signature column. */
@@ -140,11 +151,11 @@ class SqliteEventStore implements EventStore {
     this.consumers = sqliteConsumers(db);
   }
 
-  #prepare() {
+  #prepare(): Statements {
     const db = this.#db;
-    return {
+    const statements = {
       head: db.prepare('SELECT position, hash FROM events ORDER BY position DESC LIMIT 1'),
-      streamVersion: db.prepare('SELECT coalesce(max(stream_version), 0) AS v FROM events WHERE stream = ?'),
+      streamVersion: db.prepare('SELECT coalesce(max(stream_version), 0) AS v FROM events WHERE stream = ?').pluck(),
       byEventId: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE event_id = ?'),
       insert: db.prepare(
         `INSERT INTO events (position, event_id, stream, stream_version, pipeline, run_id, type, recorded_at, payload, prev_hash, hash${this.#hasSignatureColumn ? ', signature' : ''})
@@ -153,6 +164,9 @@ class SqliteEventStore implements EventStore {
       findRun: db.prepare(`SELECT pipeline, stream FROM events WHERE run_id = ? AND type = 'RunStarted' LIMIT 1`),
       firstAfter: db.prepare('SELECT min(position) AS p FROM events WHERE recorded_at > ?'),
     };
+    // Made once: better-sqlite3 builds a wrapper per transaction() call.
+    const append = db.transaction((requests: AppendRequest[], all: NewEvent[], checkIds: boolean) => appendIn(statements, this.#signer, requests, all, checkIds));
+    return { ...statements, append };
   }
 
   #ready() {
@@ -174,33 +188,19 @@ class SqliteEventStore implements EventStore {
     if (new Set(all.map((e) => e.eventId)).size !== all.length) {
       throw new LedgerError('input.eventIdReused', 'the same event id appears twice in one append; event ids must be unique per event');
     }
-    const run = this.#db.transaction((): AppendResult => {
-      const already = all.map((e) => st.byEventId.get(e.eventId) as Row | undefined);
-      if (already.some((row) => row !== undefined)) {
-        if (already.some((row) => row === undefined)) {
-          throw new LedgerError('input.eventIdReused', 'some event ids of this append are already stored and some are not; event ids must be unique per event');
-        }
-        const events = (already as Row[]).map((row) => decodeRow(row));
-        return { ok: true, events, head: headOf(st.head.get() as Row | undefined), alreadyAppended: true };
-      }
-      const batch: Array<{ event: NewEvent; streamVersion: number }> = [];
-      // Versions as they stand after the requests seen so far, so two requests for one stream chain up.
-      const versions = new Map<string, number>();
-      for (const request of requests) {
-        const actual = versions.get(request.stream) ?? (st.streamVersion.get(request.stream) as { v: number }).v;
-        if (request.expectedVersion !== 'any' && request.expectedVersion !== actual) {
-          return { ok: false, conflict: { stream: request.stream, expected: request.expectedVersion, actual } };
-        }
-        request.events.forEach((event, i) => batch.push({ event, streamVersion: actual + i + 1 }));
-        versions.set(request.stream, actual + request.events.length);
-      }
-      const sealed = sealEvents(headOf(st.head.get() as Row | undefined), batch, this.#signer);
-      for (const row of sealed) insertSealed(st.insert, row);
-      const last = sealed.at(-1)?.event;
-      return { ok: true, events: sealed.map((s) => s.event), head: last ? { position: last.position, hash: last.hash } : headOf(st.head.get() as Row | undefined), alreadyAppended: false };
-    });
+    // The common case first: new events at the expected versions, without looking each id up (the UNIQUE
+    // event_id index refuses a stored one). A conflict or a stored id rolls it back, and the append runs
+    // again looking ids up first, as it always did, so a retried append still reads as already appended.
+    let result: AppendResult | typeof RETRY_CHECKING_IDS;
     try {
-      return run.immediate();
+      result = st.append.immediate(requests, all, false);
+    } catch (error) {
+      if (error !== RETRY_CHECKING_IDS) throw asLedgerError(error, this.#path);
+      result = RETRY_CHECKING_IDS;
+    }
+    if (result !== RETRY_CHECKING_IDS) return result;
+    try {
+      return st.append.immediate(requests, all, true) as AppendResult;
     } catch (error) {
       throw asLedgerError(error, this.#path);
     }
@@ -210,6 +210,8 @@ class SqliteEventStore implements EventStore {
     const st = this.#ready();
     this.#signingReady();
     const db = this.#db;
+    // Its schema checks load zod, which nothing but an import needs.
+    const { batchesOf, ChainUnsealer } = await import('../unseal-chain.js');
     // better-sqlite3's transaction() cannot span an await, and a streamed import awaits the file between
     // batches: the transaction is opened by hand. Nothing else uses this connection meanwhile (one
     // process, one import), and BEGIN IMMEDIATE keeps other processes' appends out until COMMIT.
@@ -247,8 +249,9 @@ class SqliteEventStore implements EventStore {
   }
 
   async *read(filter: ReadFilter = {}): AsyncIterable<RecordedEvent[]> {
+    const check = await readCheck(filter.validate);
     for await (const rows of this.#rows(filter)) {
-      yield rows.map((row) => decodeRow(row, filter.validate ?? false));
+      yield rows.map((row) => decodeRow(row, check));
     }
   }
 
@@ -310,6 +313,42 @@ class SqliteEventStore implements EventStore {
   }
 }
 
+/** One append transaction; without `checkIds`, RETRY_CHECKING_IDS where looking ids up might answer otherwise. */
+function appendIn(st: Omit<Statements, 'append'>, signer: EventSigner | null, requests: AppendRequest[], all: NewEvent[], checkIds: boolean): AppendResult | typeof RETRY_CHECKING_IDS {
+  if (checkIds) {
+    const already = all.map((e) => st.byEventId.get(e.eventId) as Row | undefined);
+    if (already.some((row) => row !== undefined)) {
+      if (already.some((row) => row === undefined)) {
+        throw new LedgerError('input.eventIdReused', 'some event ids of this append are already stored and some are not; event ids must be unique per event');
+      }
+      const events = (already as Row[]).map((row) => decodeRow(row));
+      return { ok: true, events, head: headOf(st.head.get() as Row | undefined), alreadyAppended: true };
+    }
+  }
+  const batch: Array<{ event: NewEvent; streamVersion: number }> = [];
+  // Versions as they stand after the requests seen so far, so two requests for one stream chain up.
+  const versions = new Map<string, number>();
+  for (const request of requests) {
+    const actual = versions.get(request.stream) ?? (st.streamVersion.get(request.stream) as number);
+    if (request.expectedVersion !== 'any' && request.expectedVersion !== actual) {
+      if (!checkIds) return RETRY_CHECKING_IDS;
+      return { ok: false, conflict: { stream: request.stream, expected: request.expectedVersion, actual } };
+    }
+    request.events.forEach((event, i) => batch.push({ event, streamVersion: actual + i + 1 }));
+    versions.set(request.stream, actual + request.events.length);
+  }
+  const sealed = sealEvents(headOf(st.head.get() as Row | undefined), batch, signer);
+  try {
+    for (const row of sealed) insertSealed(st.insert, row);
+  } catch (error) {
+    // Only a stored event id can collide here (versions and positions were read in this transaction).
+    if (!checkIds && (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw RETRY_CHECKING_IDS;
+    throw error;
+  }
+  const last = sealed.at(-1)?.event;
+  return { ok: true, events: sealed.map((s) => s.event), head: last ? { position: last.position, hash: last.hash } : headOf(st.head.get() as Row | undefined), alreadyAppended: false };
+}
+
 function insertSealed(insert: Database.Statement, { event, payload, pipeline, runId, signature }: SealedEvent): void {
   insert.run({
     position: event.position,
@@ -359,6 +398,6 @@ function headOf(row: Row | undefined): ChainHead {
   return row ? { position: row.position, hash: row.hash } : { position: 0, hash: GENESIS_HASH };
 }
 
-function decodeRow(row: Row, validate = false): RecordedEvent {
-  return decodeStoredRow({ position: Number(row.position), payload: row.payload, prevHash: row.prev_hash, hash: row.hash }, validate);
+function decodeRow(row: Row, check?: EventCheck): RecordedEvent {
+  return decodeStoredRow({ position: Number(row.position), payload: row.payload, prevHash: row.prev_hash, hash: row.hash }, check);
 }

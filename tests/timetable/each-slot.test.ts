@@ -1,0 +1,32 @@
+import fc from 'fast-check';
+import { expect, test } from 'vitest';
+import { createTimetable } from '../../src/timetable/create-timetable.js';
+
+const DAY = 86_400_000;
+const schedules = ['@hourly', '@daily', '@weekly', '@monthly', '30 2 * * *', '0 0 * * MON-FRI', '0 0 L * *', 'every 6h'];
+const zones = ['UTC', 'America/New_York', 'Australia/Lord_Howe', 'America/Havana', 'Europe/Berlin', 'Asia/Kolkata', 'Pacific/Apia'];
+
+test('eachSlot visits what slotsBetween yields, slot for slot, with each slot tick, across transitions and ends', () => {
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...schedules),
+      fc.constantFrom(...zones),
+      fc.constantFrom('interval', 'trigger') as fc.Arbitrary<'interval' | 'trigger'>,
+      fc.integer({ min: Date.parse('2005-01-01T00:00:00Z'), max: Date.parse('2030-01-01T00:00:00Z') }),
+      fc.integer({ min: 0, max: 200 * DAY }),
+      fc.option(fc.integer({ min: 0, max: 300 * DAY })),
+      (schedule, timezone, kind, startMs, span, endAfter) => {
+        const start = new Date(startMs).toISOString();
+        const end = endAfter === null ? null : new Date(startMs + endAfter).toISOString();
+        const tt = createTimetable({ schedule, timezone, timetable: kind, start, end });
+        const from = startMs - DAY;
+        const to = startMs + span;
+        const visited: unknown[] = [];
+        tt.eachSlot(from, to, (date, logicalDate, runAfter, tick) => visited.push({ date, logicalDate, dataInterval: { start: logicalDate, end: runAfter }, runAfter, tick }));
+        const yielded = [...tt.slotsBetween(from, to)].map((slot) => ({ ...slot, tick: Date.parse(slot.logicalDate) }));
+        expect(visited).toEqual(yielded);
+      },
+    ),
+    { numRuns: 80 },
+  );
+}, 60_000);
