@@ -9,6 +9,7 @@ import { sealEvents, type SealedEvent } from '../seal-events.js';
 import { batchesOf, ChainUnsealer } from '../unseal-chain.js';
 import { asPostgresLedgerError, isConnectionLost, parsePostgresUrl, type PostgresTarget } from './postgres-connection.js';
 import { appendChannel, listenForAppends, postgresConsumers } from './postgres-consumers.js';
+import { withReadRetry } from './with-read-retry.js';
 import { appendLockName, createLockName, POSTGRES_SCHEMA_VERSION, postgresSchemaSql, quoteIdent } from './postgres-schema.js';
 
 export type PostgresStoreOptions = {
@@ -67,12 +68,13 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   // process. The next query gets a fresh connection or a clear error of its own.
   pool.on('error', () => undefined);
   try {
-    const schema = options.schema ?? target.schema ?? (await currentSchema(pool, target));
-    let state = await inspect(pool, schema, target);
+    // Reads, run again if the connection is lost under them; creating is a transaction and is not.
+    const schema = options.schema ?? target.schema ?? (await withReadRetry(target, () => currentSchema(pool, target)));
+    let state = await withReadRetry(target, () => inspect(pool, schema, target));
     if (state === 'empty' && options.create) state = await create(pool, schema, target);
     // A schema that is not there is a ledger that is not there, as a missing SQLite file is: a query
     // (or a verify) with a mistyped ?schema= must not answer for an empty ledger.
-    if (state === 'empty' && !(await schemaExists(pool, schema))) {
+    if (state === 'empty' && !(await withReadRetry(target, () => schemaExists(pool, schema)))) {
       throw new LedgerError(
         'notFound.ledger',
         `no ledger in schema "${schema}" of database "${target.database}" at ${target.server}: the schema does not exist; define a pipeline first, or fix ?schema= in --db / RUNLEDGER_DB`,
@@ -204,8 +206,8 @@ class PostgresEventStore implements EventStore {
     this.#schema = schema;
     this.#events = `${quoteIdent(schema)}.events`;
     this.#hasLedger = hasLedger;
-    if (hasLedger) this.checkpoints = postgresCheckpoints(pool, schema);
-    this.consumers = postgresConsumers((sql, params) => this.#query(this.#pool, sql, params), schema);
+    if (hasLedger) this.checkpoints = postgresCheckpoints(pool, schema, (read) => withReadRetry(target, read));
+    this.consumers = postgresConsumers((sql, params) => this.#query(this.#pool, sql, params), schema, (sql, params) => this.#read(sql, params));
   }
 
   listenForAppends(onAppend: () => void): Promise<() => Promise<void>> {
@@ -218,6 +220,11 @@ class PostgresEventStore implements EventStore {
     } catch (error) {
       throw asPostgresLedgerError(error, this.#target);
     }
+  }
+
+  /** One read statement on the pool, run again on a new connection if its connection is lost (`withReadRetry`). */
+  #read<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<R[]> {
+    return withReadRetry(this.#target, () => this.#query<R>(this.#pool, sql, params));
   }
 
   async append(requests: AppendRequest[]): Promise<AppendResult> {
@@ -363,7 +370,8 @@ class PostgresEventStore implements EventStore {
     let from = filter.fromPosition ?? 1;
     const to = filter.toPosition ?? Number.MAX_SAFE_INTEGER;
     for (;;) {
-      const rows = await this.#query<Row>(this.#pool, sql, [from, to, limit, ...params]);
+      // Each page is its own statement, so a page whose connection is lost is read again from the same position.
+      const rows = await this.#read<Row>(sql, [from, to, limit, ...params]);
       if (rows.length === 0) return;
       yield rows;
       if (rows.length < limit) return;
@@ -373,8 +381,7 @@ class PostgresEventStore implements EventStore {
 
   async findRun(runId: string): Promise<{ pipeline: string; stream: string } | null> {
     if (!this.#hasLedger) return null;
-    const rows = await this.#query<{ pipeline: string; stream: string }>(
-      this.#pool,
+    const rows = await this.#read<{ pipeline: string; stream: string }>(
       `SELECT pipeline, stream FROM ${this.#events} WHERE run_id = $1 AND type = 'RunStarted' ORDER BY position LIMIT 1`,
       [runId],
     );
@@ -383,7 +390,7 @@ class PostgresEventStore implements EventStore {
 
   async head(): Promise<ChainHead> {
     if (!this.#hasLedger) return { position: 0, hash: GENESIS_HASH };
-    return this.#head(this.#pool);
+    return withReadRetry(this.#target, () => this.#head(this.#pool));
   }
 
   async #head(db: pg.Pool | pg.PoolClient): Promise<ChainHead> {
@@ -396,8 +403,7 @@ class PostgresEventStore implements EventStore {
     if (!this.#hasLedger) return 0;
     // Same rule as SQLite: the event before the first one recorded after the instant, so an
     // out-of-order clock on one machine cannot make the answer skip an earlier position.
-    const rows = await this.#query<{ p: string | null }>(
-      this.#pool,
+    const rows = await this.#read<{ p: string | null }>(
       `SELECT min(position) AS p FROM ${this.#events} WHERE recorded_at > $1`,
       [new Date(instant).toISOString()],
     );
