@@ -1,0 +1,50 @@
+import type { LedgerEvent } from '../../events/ledger-event.js';
+import { LedgerError } from '../errors.js';
+import { processMetadata, toolVersion } from '../runtime.js';
+import { redactSecrets, redactValue } from '../secrets.js';
+import type { AppendRequest, NewEvent } from '../store/event-store.js';
+import type { LedgerCore } from './ledger-core.js';
+
+const MAX_CONFLICT_RETRIES = 50;
+
+/**
+ * Appends with metadata; false on a version conflict (the caller re-reads and decides again).
+ *
+ * @example
+ * if (await appendEvents(core, [{ stream, expectedVersion, events }], reason)) return result;
+ */
+export async function appendEvents(core: LedgerCore, requests: Array<{ stream: string; expectedVersion: number; events: LedgerEvent[] }>, reason?: string): Promise<boolean> {
+  const recordedAt = new Date(core.clock()).toISOString();
+  const metadata = { actor: core.actor, ...processMetadata(), toolVersion, ...(reason === undefined ? {} : { reason: redactSecrets(reason, core.secrets) }) };
+  const full: AppendRequest[] = requests.map((r) => ({
+    stream: r.stream,
+    expectedVersion: r.expectedVersion,
+    events: r.events.map((event): NewEvent => ({ ...redactEvent(event, core.secrets), eventId: core.newId(), stream: r.stream, recordedAt, metadata })),
+  }));
+  const result = await core.store.append(full);
+  return result.ok;
+}
+
+/**
+ * Throws `store.contention` once a write has lost `MAX_CONFLICT_RETRIES` version conflicts in a row.
+ *
+ * @example
+ * retryOrGiveUp(retry, `${pipeline} ${date}`);
+ */
+export function retryOrGiveUp(retry: number, what: string): void {
+  if (retry >= MAX_CONFLICT_RETRIES) {
+    throw new LedgerError('store.contention', `${what} kept changing under ${MAX_CONFLICT_RETRIES} retries; try again`);
+  }
+}
+
+/**
+ * The event with known secrets removed from its free texts (error, metrics, outputs). Names, dates
+ * and ids are left alone: they key the ledger, and a secret has no business there.
+ */
+function redactEvent(event: LedgerEvent, secrets: readonly string[]): LedgerEvent {
+  if (secrets.length === 0) return event;
+  const data = event.data as Record<string, unknown>;
+  const patch: Record<string, unknown> = {};
+  for (const field of ['error', 'metrics', 'outputs']) if (data[field] !== undefined && data[field] !== null) patch[field] = redactValue(data[field], secrets);
+  return { ...event, data: { ...data, ...patch } } as LedgerEvent;
+}

@@ -1,0 +1,53 @@
+import { monotonicFactory } from 'ulid';
+import type { EventStore } from '../store/event-store.js';
+import type { Loaded } from './projection-checkpoint.js';
+
+/** The default of `LedgerOptions.checkpointAfter`. */
+export const CHECKPOINT_AFTER = 256;
+
+/**
+ * What every ledger operation shares: the store, the clock, the actor, the secrets to redact, and the
+ * per-pipeline fold cache. The `Ledger` facade holds one privately and hands it to the modules that
+ * write (ledger-writes.ts), load (load-pipeline.ts), answer (ledger-queries.ts) and list (ledger-log.ts).
+ *
+ * @example
+ * const core = createLedgerCore(store, Date.now, 'ops@host');
+ */
+export type LedgerCore = {
+  readonly store: EventStore;
+  /** Milliseconds since the epoch; the only clock the ledger reads. */
+  readonly clock: () => number;
+  readonly actor: string;
+  /** A new ULID (event and run ids), from the ledger's clock. */
+  readonly newId: () => string;
+  readonly checkpointAfter: number;
+  readonly secrets: readonly string[];
+  /** Latest folded state per pipeline; caught up incrementally from its position. */
+  readonly cache: Map<string, Loaded>;
+  /**
+   * The load in flight per pipeline. `evolve` updates the cached state's maps
+   * in place, so two loads of one pipeline must never fold at once: both would
+   * apply the same new events to the same maps (a second start counted as
+   * attempt 9 after eight concurrent operations, as the runner's
+   * max-active-runs and any `Promise.all` caller do).
+   */
+  readonly loading: Map<string, Promise<Loaded>>;
+  /** Events folded per pipeline since its checkpoint was loaded or saved. */
+  readonly uncheckpointed: Map<string, number>;
+};
+
+/** A fresh core: an empty cache, and ids from a monotonic ULID factory on the ledger's clock. */
+export function createLedgerCore(store: EventStore, clock: () => number, actor: string, options: { checkpointAfter?: number; secrets?: readonly string[] } = {}): LedgerCore {
+  const ids = monotonicFactory();
+  return {
+    store,
+    clock,
+    actor,
+    newId: () => ids(clock()),
+    checkpointAfter: options.checkpointAfter ?? CHECKPOINT_AFTER,
+    secrets: options.secrets ?? [],
+    cache: new Map(),
+    loading: new Map(),
+    uncheckpointed: new Map(),
+  };
+}

@@ -1,0 +1,56 @@
+import type { RecordedEvent } from '../../events/recorded-event.js';
+import { LedgerError } from '../errors.js';
+import type { LedgerCore } from './ledger-core.js';
+import type { LogInput } from './ledger-types.js';
+import { definedPipeline, loadPipeline, positionFor } from './load-pipeline.js';
+import { keyOf } from './resolve-keys.js';
+
+/**
+ * Events, oldest first, filtered as `Ledger.log` describes, in batches: without `limit` a listing of a
+ * million events never sits in memory at once; with it, memory follows the limit.
+ *
+ * @example
+ * for await (const batch of logEventBatches(core, { pipeline: 'etl_orders' })) print(batch);
+ */
+export async function* logEventBatches(core: LedgerCore, input: LogInput = {}): AsyncIterable<RecordedEvent[]> {
+  let key = input.date;
+  if (input.pipeline !== undefined) {
+    const { state } = await loadPipeline(core, input.pipeline);
+    const { timetable } = definedPipeline(state);
+    if (input.date !== undefined) key = keyOf(timetable, input.date, state);
+  }
+  if (input.runId !== undefined && !(await core.store.findRun(input.runId))) {
+    throw new LedgerError('notFound.run', `no run ${input.runId} in this ledger; list runs with \`runledger runs <pipeline>\``);
+  }
+  const toPosition = await positionFor(core, input.asOf);
+  const since = input.since === undefined ? -Infinity : Date.parse(input.since);
+  const until = input.until === undefined ? Infinity : Date.parse(input.until);
+  const types = input.types === undefined ? undefined : new Set<string>(input.types);
+  const matches = (e: RecordedEvent): boolean => {
+    if (types && !types.has(e.type)) return false;
+    if (input.actor !== undefined && e.metadata.actor !== input.actor) return false;
+    if (key !== undefined && (!('date' in e.data) || e.data.date !== key)) return false;
+    const at = Date.parse(e.recordedAt);
+    return at >= since && at <= until;
+  };
+  const filter = {
+    ...(input.pipeline === undefined ? {} : { pipeline: input.pipeline }),
+    ...(input.runId === undefined ? {} : { runId: input.runId }),
+    ...(toPosition === undefined ? {} : { toPosition }),
+  };
+  if (input.limit === undefined) {
+    for await (const batch of core.store.read(filter)) {
+      const matching = batch.filter(matches);
+      if (matching.length > 0) yield matching;
+    }
+    return;
+  }
+  let events: RecordedEvent[] = [];
+  for await (const batch of core.store.read(filter)) {
+    for (const event of batch) if (matches(event)) events.push(event);
+    // With a limit, memory follows the limit, not the log.
+    if (events.length > 2 * input.limit + 1000) events = events.slice(-input.limit);
+  }
+  const last = input.limit === 0 ? [] : events.slice(-input.limit);
+  if (last.length > 0) yield last;
+}

@@ -1,0 +1,142 @@
+import { completeThrough } from '../../projections/complete-through.js';
+import { leaseExpired } from '../../projections/date-state.js';
+import { deriveRunOutcome } from '../../projections/derive-run-outcome.js';
+import { pending } from '../../projections/pending.js';
+import type { PipelineState } from '../../projections/pipeline-state.js';
+import type { Slot } from '../../projections/slot.js';
+import { taskGrid } from '../../projections/task-grid.js';
+import { LedgerError } from '../errors.js';
+import type { Timetable } from '../timetable/timetable.js';
+import type { LedgerCore } from './ledger-core.js';
+import type { AsOf, DateRow, PendingView, RangeInput, RunsView, StateView, WatermarkView } from './ledger-types.js';
+import { nowFor, readPipeline } from './load-pipeline.js';
+import { keyOf, rangeOf } from './resolve-keys.js';
+import { boundedSlots, dueSlots, slotsFrom } from './slots.js';
+import type { TaskGridInput, TaskGridView } from './task-types.js';
+
+/**
+ * Per-date state from the latest run of each date, with the watermark and complete-through.
+ *
+ * @example
+ * const view = await stateView(core, { pipeline: 'etl_orders', from: '2026-11-02' });
+ */
+export async function stateView(core: LedgerCore, input: RangeInput): Promise<StateView> {
+  // "Now" first: after the load, nothing may await until the view is built, or a concurrent call could advance the shared state mid-view.
+  const nowMs = await nowFor(core, input.asOf);
+  const { timetable, state } = await readPipeline(core, input.pipeline, input.asOf);
+  const [fromMs, toMs] = rangeOf(timetable, input, nowMs);
+  const rows = new Map<string, DateRow>();
+  for (const slot of boundedSlots(timetable, fromMs, toMs)) rows.set(slot.date, missingRow(slot));
+  for (const date of state.dates.values()) {
+    const at = Date.parse(date.logicalDate);
+    if (at < fromMs || at > toMs) continue;
+    rows.set(date.date, {
+      date: date.date,
+      status: date.status,
+      runId: date.runId,
+      attempt: date.attempt,
+      attempts: date.attempts,
+      runType: date.runType,
+      logicalDate: date.logicalDate,
+      dataInterval: date.dataInterval,
+      startedAt: date.startedAt,
+      finishedAt: date.finishedAt,
+      leaseExpiresAt: date.leaseExpiresAt,
+      metrics: date.metrics,
+      outputs: date.outputs,
+      error: date.error?.message ?? null,
+      errorCode: date.error?.code ?? null,
+      offSchedule: date.offSchedule,
+      stalled: leaseExpired(date, nowMs),
+    });
+  }
+  // Each logical date parsed once, not once per comparison.
+  const dates = [...rows.values()]
+    .map((row) => ({ at: Date.parse(row.logicalDate), row }))
+    .sort((a, b) => a.at - b.at)
+    .map(({ row }) => row);
+  return { pipeline: input.pipeline, watermark: state.watermark?.date ?? null, completeThrough: completeThroughOf(timetable, state), position: state.position, dates };
+}
+
+/**
+ * The watermark (greatest date ever successful; it never goes down) and complete-through (every date from the start up to it is successful now).
+ *
+ * @example
+ * const { watermark } = await watermarkView(core, { pipeline: 'etl_orders' });
+ */
+export async function watermarkView(core: LedgerCore, input: { pipeline: string; asOf?: AsOf }): Promise<WatermarkView> {
+  const { timetable, state } = await readPipeline(core, input.pipeline, input.asOf);
+  return { pipeline: input.pipeline, watermark: state.watermark?.date ?? null, completeThrough: completeThroughOf(timetable, state) };
+}
+
+/**
+ * Slots due by `now` that are not done, with reasons; running ones apart.
+ *
+ * @example
+ * const { missing } = await pendingView(core, { pipeline: 'etl_orders' });
+ */
+export async function pendingView(core: LedgerCore, input: RangeInput): Promise<PendingView> {
+  // "Now" first: after the load, nothing may await until the view is built, or a concurrent call could advance the shared state mid-view.
+  const nowMs = await nowFor(core, input.asOf);
+  const { timetable, state } = await readPipeline(core, input.pipeline, input.asOf);
+  const [fromMs, toMs] = rangeOf(timetable, input, nowMs);
+  // Pending means due: an explicit --to past now must not list tomorrow as missing.
+  // A slot already started early (a manual run) keeps its state visible.
+  const slots = dueSlots(timetable, fromMs, toMs, nowMs, state);
+  const report = pending(state, slots, nowMs);
+  return { pipeline: input.pipeline, from: slots[0]?.date ?? null, to: slots.at(-1)?.date ?? null, ...report };
+}
+
+/**
+ * Every run (attempt) of a pipeline, oldest first.
+ *
+ * @example
+ * const { runs } = await runsView(core, { pipeline: 'etl_orders', date: '2026-11-03' });
+ */
+export async function runsView(core: LedgerCore, input: { pipeline: string; date?: string; asOf?: AsOf }): Promise<RunsView> {
+  const { timetable, state, history } = await readPipeline(core, input.pipeline, input.asOf);
+  const key = input.date === undefined ? undefined : keyOf(timetable, input.date, state);
+  const runs = [...history.runs.values()].filter((run) => key === undefined || run.date === key);
+  return { pipeline: input.pipeline, runs };
+}
+
+/**
+ * The task grid of one run: every declared task with its latest state and try, and the outcome they imply.
+ *
+ * @example
+ * const { tasks } = await runTasksView(core, { pipeline: 'etl_orders', runId });
+ */
+export async function runTasksView(core: LedgerCore, input: TaskGridInput): Promise<TaskGridView> {
+  const { definition, history, tasks } = await readPipeline(core, input.pipeline, input.asOf);
+  const run = history.runs.get(input.runId);
+  if (!run) throw new LedgerError('notFound.run', `no run ${input.runId} of ${input.pipeline}${input.asOf ? ' at that point' : ''}; list its runs with \`runledger runs ${input.pipeline}\``);
+  const reported = tasks.runs.get(input.runId) ?? new Map();
+  const outcome = definition.tasks ? deriveRunOutcome(definition.tasks, reported) : null;
+  return { pipeline: input.pipeline, run, tasks: taskGrid(definition.tasks ?? [], reported), outcome };
+}
+
+function completeThroughOf(timetable: Timetable, state: PipelineState): string | null {
+  return completeThrough(state, slotsFrom(timetable));
+}
+
+function missingRow(slot: Slot): DateRow {
+  return {
+    date: slot.date,
+    status: 'missing',
+    runId: null,
+    attempt: null,
+    attempts: 0,
+    runType: null,
+    logicalDate: slot.logicalDate,
+    dataInterval: slot.dataInterval,
+    startedAt: null,
+    finishedAt: null,
+    leaseExpiresAt: null,
+    metrics: null,
+    outputs: [],
+    error: null,
+    errorCode: null,
+    offSchedule: false,
+    stalled: false,
+  };
+}

@@ -1,0 +1,253 @@
+import type { LedgerEvent } from '../../events/ledger-event.js';
+import type { PipelineDefinition } from '../../events/pipeline-definition.js';
+import { runStream } from '../../events/recorded-event.js';
+import { formatBytes, MAX_RECORDED_TEXT_BYTES, utf8Bytes } from '../../events/limits.js';
+import { decideClear } from '../../projections/decide-clear.js';
+import { decideCompletion, type CompletionCommand } from '../../projections/decide-completion.js';
+import { decideStart } from '../../projections/decide-start.js';
+import { decideTaskState, refuseUnfinishedTasks } from '../../projections/decide-task-state.js';
+import type { Refusal } from '../../projections/refusal.js';
+import { checkDurationMs } from '../duration.js';
+import { LedgerError } from '../errors.js';
+import { refuseTakenBinding, sameJob } from '../ingest/openlineage/job-binding.js';
+import { appendEvents, retryOrGiveUp } from './append-events.js';
+import { buildDefinition, checkPipelineName, completeDefinitionInput, diffDefinitions, type DefineChanges } from './build-definition.js';
+import { checkTaskState, checkTryNumber, requireTask } from './check-tasks.js';
+import type { LedgerCore } from './ledger-core.js';
+import type { ClearInput, ClearResult, CompletionResult, StartInput, StartResult } from './ledger-types.js';
+import { listPipelines, loadPipeline, readPipeline } from './load-pipeline.js';
+import { metricsProblem } from './metrics-problem.js';
+import { keysFor, slotFor } from './resolve-keys.js';
+import type { TaskInput, TaskResult } from './task-types.js';
+
+/** What `Ledger.define` answers. */
+export type DefineResult = { pipeline: string; outcome: 'defined' | 'redefined' | 'unchanged'; definition: PipelineDefinition; changes: Array<{ field: string; from: unknown; to: unknown }> };
+
+/**
+ * Defines a pipeline, or redefines it when the definition changed (`PipelineRedefined` with the diff).
+ *
+ * @example
+ * await definePipeline(core, { pipeline: 'etl_orders', schedule: '@daily', start: '2026-11-02' });
+ */
+export async function definePipeline(core: LedgerCore, input: DefineChanges & { reason?: string }): Promise<DefineResult> {
+  checkPipelineName(input.pipeline);
+  for (let retry = 0; ; retry++) {
+    const { state } = await loadPipeline(core, input.pipeline);
+    const before = state.definition;
+    const { reason: _reason, ...requested } = input;
+    const definition = buildDefinition(completeDefinitionInput(before, requested));
+    const changes = before ? diffDefinitions(before, definition) : [];
+    if (before && changes.length === 0) return { pipeline: definition.pipeline, outcome: 'unchanged', definition, changes };
+    if (definition.openlineage && !sameJob(before?.openlineage, definition.openlineage)) refuseTakenBinding(await listPipelines(core), definition);
+    const event: LedgerEvent = before
+      ? { type: 'PipelineRedefined', schemaVersion: 1, data: { pipeline: definition.pipeline, definition, changes } }
+      : { type: 'PipelineDefined', schemaVersion: 1, data: definition };
+    const ok = await appendEvents(core, [{ stream: definition.pipeline, expectedVersion: state.version, events: [event] }], input.reason);
+    if (ok) return { pipeline: definition.pipeline, outcome: before ? 'redefined' : 'defined', definition, changes };
+    retryOrGiveUp(retry, definition.pipeline);
+  }
+}
+
+/**
+ * Starts a run of one date key, or refuses (`ledger.alreadyRunning`, `ledger.alreadySucceeded`, …).
+ *
+ * @example
+ * const run = await startRun(core, { pipeline: 'etl_orders', date: '2026-11-02' });
+ */
+export async function startRun(core: LedgerCore, input: StartInput): Promise<StartResult> {
+  const runType = input.runType ?? 'scheduled';
+  if (input.leaseMs !== undefined) checkDurationMs(input.leaseMs, 'leaseMs');
+  const runId = input.runId ?? core.newId();
+  if (input.runId !== undefined) await refuseTakenRunId(core, input.runId);
+  for (let retry = 0; ; retry++) {
+    const { definition, timetable, state } = await readPipeline(core, input.pipeline);
+    const { slot, onSchedule } = slotFor(timetable, input, runType);
+    const seen = state.dates.get(slot.date)?.attempts ?? 0;
+    if (input.expectAttempts !== undefined && seen !== input.expectAttempts) {
+      throw new LedgerError(
+        'ledger.changed',
+        `${input.pipeline} ${slot.date} has had ${seen} attempt(s), not the ${input.expectAttempts} this start expected; another runner got there first`,
+      );
+    }
+    const decision = decideStart(
+      state,
+      {
+        pipeline: input.pipeline,
+        slot,
+        onSchedule,
+        runType,
+        force: input.force ?? false,
+        runId,
+        leaseMs: input.leaseMs ?? definition.leaseMs,
+        ...(input.supersede === undefined ? {} : { supersede: input.supersede }),
+        ...(input.openlineage === undefined ? {} : { openlineage: input.openlineage }),
+      },
+      { nowMs: core.clock() },
+    );
+    if (!decision.ok) throw refusalError(decision.refusal);
+    const expected = state.dates.get(slot.date)?.version ?? 0;
+    const reason = input.reason ?? (decision.value.takeoverOf ? `took over run ${decision.value.takeoverOf} whose lease expired` : undefined);
+    const ok = await appendEvents(core, [{ stream: runStream(input.pipeline, slot.date), expectedVersion: expected, events: decision.value.events }], reason);
+    if (ok) {
+      const started = decision.value.events.at(-1) as Extract<LedgerEvent, { type: 'RunStarted' }>;
+      const d = started.data;
+      return {
+        runId: d.runId,
+        pipeline: d.pipeline,
+        date: d.date,
+        attempt: d.attempt,
+        runType: d.runType,
+        logicalDate: d.logicalDate,
+        dataInterval: d.dataInterval,
+        runAfter: d.runAfter,
+        leaseExpiresAt: d.leaseExpiresAt,
+        offSchedule: d.offSchedule,
+        forced: d.force,
+        takeoverOf: d.takeoverOf,
+      };
+    }
+    retryOrGiveUp(retry, `${input.pipeline} ${slot.date}`);
+  }
+}
+
+async function refuseTakenRunId(core: LedgerCore, runId: string): Promise<void> {
+  if (runId.trim() === '' || /\s/.test(runId)) throw new LedgerError('input.invalidRunId', `a run id is one word without spaces, not '${runId}'`);
+  const found = await core.store.findRun(runId);
+  if (found) throw new LedgerError('ledger.runIdTaken', `run id ${runId} is already a run of ${found.pipeline} ${found.stream.slice(found.pipeline.length + 1)}; give a new one, or leave it out for a fresh id`);
+}
+
+/**
+ * Records the success of the current run of its key (a cleared or superseded run is refused); a repeat is a no-op.
+ *
+ * @example
+ * await succeedRun(core, { runId, metrics: { rows: 42 } });
+ */
+export async function succeedRun(core: LedgerCore, input: { runId: string; metrics?: Record<string, unknown>; outputs?: string[] }): Promise<CompletionResult> {
+  const metrics = checkMetrics(input.metrics ?? {});
+  return completeRun(core, input.runId, (date) => ({ kind: 'succeed', runId: input.runId, date, metrics, outputs: input.outputs ?? [] }));
+}
+
+/**
+ * Records the failure of the current run of its key (a cleared or superseded run is refused); a repeat is a no-op.
+ *
+ * @example
+ * await failRun(core, { runId, error: 'raw file missing' });
+ */
+export async function failRun(core: LedgerCore, input: { runId: string; error: string; code?: string | null }): Promise<CompletionResult> {
+  if (input.error.trim() === '') throw new LedgerError('input.emptyError', 'a failure needs an error message that says what went wrong, e.g. --error "raw file missing" (library: error)');
+  if (utf8Bytes(input.error) > MAX_RECORDED_TEXT_BYTES) {
+    throw new LedgerError('input.errorTooLong', `the error message takes ${utf8Bytes(input.error).toLocaleString('en')} bytes, over the ${formatBytes(MAX_RECORDED_TEXT_BYTES)} limit; keep the message short and point to a log file`);
+  }
+  return completeRun(core, input.runId, (date) => ({ kind: 'fail', runId: input.runId, date, error: input.error, code: input.code ?? null }));
+}
+
+/**
+ * Records that the runner owning a running run was stopped before it finished (see `Ledger.interrupt`).
+ *
+ * @example
+ * await interruptRun(core, { runId, by: 'SIGINT', message: 'stopped while loading' });
+ */
+export async function interruptRun(core: LedgerCore, input: { runId: string; by: string; message?: string }): Promise<CompletionResult> {
+  return completeRun(core, input.runId, (date) => ({ kind: 'interrupt', runId: input.runId, date, by: input.by, message: input.message ?? '' }));
+}
+
+/**
+ * Extends the lease of a running run.
+ *
+ * @example
+ * await heartbeatRun(core, { runId, leaseMs: 60_000 });
+ */
+export async function heartbeatRun(core: LedgerCore, input: { runId: string; leaseMs?: number }): Promise<CompletionResult> {
+  if (input.leaseMs !== undefined) checkDurationMs(input.leaseMs, 'leaseMs');
+  return completeRun(core, input.runId, (date, definition) => ({ kind: 'heartbeat', runId: input.runId, date, leaseMs: input.leaseMs ?? definition.leaseMs }));
+}
+
+/**
+ * Records the state of one task of a run (see `Ledger.task`); the last task to finish appends the run's derived outcome.
+ *
+ * @example
+ * await recordTask(core, { runId, taskId: 'load', state: 'success' });
+ */
+export async function recordTask(core: LedgerCore, input: TaskInput): Promise<TaskResult> {
+  const taskState = checkTaskState(input.state);
+  const tryNumber = input.tryNumber === undefined ? null : checkTryNumber(input.tryNumber);
+  const found = await core.store.findRun(input.runId);
+  if (!found) throw new LedgerError('notFound.run', `no run ${input.runId} in this ledger; list runs with \`runledger runs <pipeline>\``);
+  const date = found.stream.slice(found.pipeline.length + 1);
+  for (let retry = 0; ; retry++) {
+    const { definition, state, tasks } = await readPipeline(core, found.pipeline);
+    requireTask(definition, input.taskId);
+    const command = { runId: input.runId, date, taskId: input.taskId, state: taskState, tryNumber, error: input.error ?? null };
+    const decision = decideTaskState(state, tasks, command);
+    if (!decision.ok) throw refusalError(decision.refusal);
+    const { events, repeated, outcome } = decision.value;
+    const result: TaskResult = { runId: input.runId, pipeline: found.pipeline, date, taskId: input.taskId, state: taskState, tryNumber: decision.value.tryNumber, repeated, run: outcome };
+    if (events.length === 0) return result;
+    const reason = input.reason ?? (outcome.status === 'running' ? undefined : `task ${input.taskId} was the last to finish; run outcome derived from its leaf tasks`);
+    if (await appendEvents(core, [{ stream: found.stream, expectedVersion: state.dates.get(date)?.version ?? 0, events }], reason)) return result;
+    retryOrGiveUp(retry, `${found.pipeline} ${date}`);
+  }
+}
+
+async function completeRun(core: LedgerCore, runId: string, command: (date: string, definition: PipelineDefinition) => CompletionCommand): Promise<CompletionResult> {
+  const found = await core.store.findRun(runId);
+  if (!found) throw new LedgerError('notFound.run', `no run ${runId} in this ledger; list runs with \`runledger runs <pipeline>\``);
+  const date = found.stream.slice(found.pipeline.length + 1);
+  for (let retry = 0; ; retry++) {
+    const { definition, state, tasks } = await readPipeline(core, found.pipeline);
+    const cmd = command(date, definition);
+    const decision = decideCompletion(state, cmd, { nowMs: core.clock() });
+    if (!decision.ok) throw refusalError(decision.refusal);
+    // A task-level run's outcome follows from its leaves; a repeat (no events) needs no check.
+    // An interruption is about the runner, not the outcome, so unfinished tasks do not hold it back.
+    const unfinished = decision.value.events.length === 0 || cmd.kind === 'interrupt' ? null : refuseUnfinishedTasks(definition, tasks, cmd);
+    if (unfinished) throw refusalError(unfinished);
+    const status = ({ succeed: 'success', fail: 'failed', interrupt: 'interrupted', heartbeat: 'running' } as const)[cmd.kind];
+    const result: CompletionResult = { runId, pipeline: found.pipeline, date, status, repeated: decision.value.repeated };
+    if (decision.value.events.length === 0) return result;
+    const expected = state.dates.get(date)?.version ?? 0;
+    if (await appendEvents(core, [{ stream: found.stream, expectedVersion: expected, events: decision.value.events }])) {
+      const event = decision.value.events[0];
+      return event?.type === 'RunHeartbeat' ? { ...result, leaseExpiresAt: event.data.leaseExpiresAt } : result;
+    }
+    retryOrGiveUp(retry, `${found.pipeline} ${date}`);
+  }
+}
+
+/**
+ * Makes keys pending again, fencing out their runs; never deletes history.
+ *
+ * @example
+ * await clearKeys(core, { pipeline: 'etl_orders', dates: ['2026-11-03'], reason: 'bad upstream file' });
+ */
+export async function clearKeys(core: LedgerCore, input: ClearInput): Promise<ClearResult> {
+  for (let retry = 0; ; retry++) {
+    const { timetable, state } = await readPipeline(core, input.pipeline);
+    const keys = keysFor(timetable, state, input, core.clock);
+    const decision = decideClear(state, { dates: keys, onlyFailed: input.onlyFailed ?? false });
+    const result: ClearResult = { pipeline: input.pipeline, dryRun: input.dryRun ?? false, cleared: decision.cleared, skipped: decision.skipped };
+    if (input.dryRun || decision.events.length === 0) return result;
+    const requests = decision.events.map((event) => ({
+      stream: runStream(input.pipeline, event.data.date),
+      expectedVersion: state.dates.get(event.data.date)?.version ?? 0,
+      events: [event],
+    }));
+    if (await appendEvents(core, requests, input.reason)) return result;
+    retryOrGiveUp(retry, input.pipeline);
+  }
+}
+
+function refusalError(refusal: Refusal): LedgerError {
+  return new LedgerError(refusal.code, refusal.message);
+}
+
+/** Metrics must be a JSON object that canonical JSON can hold (no NaN or Infinity, no functions). */
+function checkMetrics(metrics: Record<string, unknown>): Record<string, unknown> {
+  if (typeof metrics !== 'object' || metrics === null || Array.isArray(metrics)) {
+    throw new LedgerError('input.invalidMetrics', 'metrics must be a JSON object like { rows: 42 }');
+  }
+  // Depth first: canonical JSON recurses, and 5,000 levels overflow the stack.
+  const problem = metricsProblem(metrics);
+  if (problem !== null) throw new LedgerError('input.invalidMetrics', `metrics cannot be recorded: ${problem}`);
+  return metrics;
+}
