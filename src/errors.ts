@@ -77,6 +77,7 @@ export const LEDGER_ERROR_CODES = [
   'input.invalidReprocess',
   'input.invalidRunId',
   'input.invalidSchedule',
+  'input.invalidSizeCap',
   'input.invalidTaskState',
   'input.invalidTasks',
   'input.invalidTimetable',
