@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Instant, PipelineName } from './common.js';
+import { MAX_SIZE_CAP_BYTES, MIN_SIZE_CAP_BYTES } from './limits.js';
 import { TaskDefinition } from './task-definition.js';
 
 /** An OpenLineage job: its namespace and its name within it (Airflow: `default` and the dag_id). */
@@ -37,5 +38,13 @@ export const PipelineDefinition = z.object({
    * an old definition reads as an unbound one and hashes as it always did.
    */
   openlineage: OpenLineageJob.optional(),
+  /**
+   * The most bytes of canonical JSON a run's metrics may take, and of a
+   * failure's error text (`define --max-metrics-bytes` / `--max-error-bytes`).
+   * Absent means the 64 KB default, as in every definition recorded before
+   * caps existed, so those read and hash as they always did.
+   */
+  maxMetricsBytes: z.number().int().min(MIN_SIZE_CAP_BYTES).max(MAX_SIZE_CAP_BYTES).optional(),
+  maxErrorBytes: z.number().int().min(MIN_SIZE_CAP_BYTES).max(MAX_SIZE_CAP_BYTES).optional(),
 });
 export type PipelineDefinition = z.infer<typeof PipelineDefinition>;

@@ -79,6 +79,7 @@ export const LEDGER_ERROR_CODES = [
   'input.invalidRunId',
   'input.invalidRunLog',
   'input.invalidSchedule',
+  'input.invalidSizeCap',
   'input.invalidTaskState',
   'input.invalidTasks',
   'input.invalidTimetable',

@@ -5,6 +5,9 @@
 //
 //   npm run test:scale                       # 1,000,000 events, 300 MB cap
 //   SCALE_EVENTS=200000 SCALE_DIR=/tmp/x npm run test:scale
+//   SCALE_ONLY=replay SCALE_FILE=/tmp/g.jsonl npm run test:scale
+//     SCALE_ONLY: only the commands whose label starts with one of these words (comma-separated:
+//     import, verify, export, replay, log); SCALE_FILE: an already generated file, used as it is.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +15,9 @@ import { join } from 'node:path';
 const events = Number(process.env.SCALE_EVENTS ?? 1_000_000);
 const capMb = Number(process.env.SCALE_RSS_MB ?? 300);
 const dir = process.env.SCALE_DIR ?? '/tmp/runledger-scale';
+const only = process.env.SCALE_ONLY?.split(',').map((word) => word.trim()).filter(Boolean);
+/** Whether a command is measured in this run (all of them unless SCALE_ONLY names some). */
+const wanted = (label) => only === undefined || only.some((word) => label.startsWith(word));
 const bin = new URL('../../bin/runledger.js', import.meta.url).pathname;
 if (!existsSync('/usr/bin/time')) {
   console.error('scale test: /usr/bin/time is needed to measure peak RSS (apt-get install time)');
@@ -19,7 +25,8 @@ if (!existsSync('/usr/bin/time')) {
 }
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
-const generated = join(dir, 'generated.jsonl');
+// SCALE_FILE: an export generated before by generate-export.mjs (40 pipelines), reused instead of generating one.
+const generated = process.env.SCALE_FILE ?? join(dir, 'generated.jsonl');
 const ledger = join(dir, 'ledger.db');
 const copy = join(dir, 'copy.db');
 const exported = join(dir, 'exported.jsonl');
@@ -42,23 +49,28 @@ function measure(label, args, { stdoutFile = '/dev/null', node = true, capped = 
 }
 
 console.log(`scale test: ${events.toLocaleString('en')} events in ${dir}`);
-measure('generate the export file', [new URL('./generate-export.mjs', import.meta.url).pathname, generated, String(events)], { capped: false });
+if (process.env.SCALE_FILE === undefined) measure('generate the export file', [new URL('./generate-export.mjs', import.meta.url).pathname, generated, String(events)], { capped: false });
 console.log(`     generated file: ${Math.round(statSync(generated).size / 1e6)} MB`);
-measure('import (builds the ledger)', [bin, '--db', ledger, 'import', generated]);
-measure('verify', [bin, '--db', ledger, 'verify']);
-measure('export --out', [bin, '--db', ledger, 'export', '--out', exported]);
-measure('export > file', [bin, '--db', ledger, 'export'], { stdoutFile: join(dir, 'stdout.jsonl') });
-measure('import of the export', [bin, '--db', copy, 'import', exported]);
-measure('replay --pipeline', [bin, 'replay', generated, '--pipeline', 'scale_007', '--json']);
-measure('log --json', [bin, '--db', ledger, 'log', '--json']);
-measure('log --jsonl', [bin, '--db', ledger, 'log', '--jsonl']);
-measure('log (table)', [bin, '--db', ledger, 'log']);
+// Every command after the first import reads the ledger it builds, so it runs whenever another one is wanted.
+const needsLedger = only === undefined || only.some((word) => word !== 'replay');
+if (needsLedger) measure('import (builds the ledger)', [bin, '--db', ledger, 'import', generated]);
+if (wanted('verify')) measure('verify', [bin, '--db', ledger, 'verify']);
+if (wanted('export --out') || wanted('import of')) measure('export --out', [bin, '--db', ledger, 'export', '--out', exported]);
+if (wanted('export > file')) measure('export > file', [bin, '--db', ledger, 'export'], { stdoutFile: join(dir, 'stdout.jsonl') });
+if (wanted('import of')) measure('import of the export', [bin, '--db', copy, 'import', exported]);
+// No heap flag: the cap is on the command as a user runs it.
+if (wanted('replay')) measure('replay --pipeline', [bin, 'replay', generated, '--pipeline', 'scale_007', '--json']);
+if (wanted('log --json')) measure('log --json', [bin, '--db', ledger, 'log', '--json']);
+if (wanted('log --jsonl')) measure('log --jsonl', [bin, '--db', ledger, 'log', '--jsonl']);
+if (wanted('log (table)')) measure('log (table)', [bin, '--db', ledger, 'log']);
 
 
-const heads = [ledger, copy].map((db) => spawnSync(process.execPath, [bin, '--db', db, 'verify'], { encoding: 'utf8' }).stdout.split('\n')[1]);
-if (heads[0] !== heads[1]) {
-  failed = true;
-  console.log(`FAIL the imported copy's head ${heads[1]} differs from the ledger's ${heads[0]}`);
-} else console.log(`ok   the imported copy has the ledger's ${heads[0]}`);
+if (wanted('import of')) {
+  const heads = [ledger, copy].map((db) => spawnSync(process.execPath, [bin, '--db', db, 'verify'], { encoding: 'utf8' }).stdout.split('\n')[1]);
+  if (heads[0] !== heads[1]) {
+    failed = true;
+    console.log(`FAIL the imported copy's head ${heads[1]} differs from the ledger's ${heads[0]}`);
+  } else console.log(`ok   the imported copy has the ledger's ${heads[0]}`);
+}
 if (!process.env.SCALE_KEEP) rmSync(dir, { recursive: true, force: true });
 process.exit(failed ? 1 : 0);

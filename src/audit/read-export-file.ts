@@ -1,5 +1,4 @@
 import { open } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import type { Sha256Hex } from '../../events/hash-chain.js';
 import { LedgerError } from '../errors.js';
 import type { RawEvent } from '../store/event-store.js';
@@ -10,7 +9,14 @@ const BATCH_ROWS = 1000;
 
 /**
  * The lines of a file, read as a stream (a 600 MB export is never one string),
- * each with a flag saying whether it is the last one.
+ * each with a flag saying whether it is the last one. A line ends at `\n`
+ * (a `\r` before it is dropped).
+ *
+ * Each line is decoded from the bytes on its own. Splitting a decoded chunk
+ * (as `readline` does) gives strings that are slices of that 1 MB chunk, and
+ * any value cut from a line (an event's hash) then keeps the whole chunk
+ * alive: `replay` of one pipeline out of forty kept every chunk its batch of
+ * events touched (382 MB peak RSS on a million events).
  *
  * @example
  * for await (const { line, last } of fileLines('ledger.jsonl', 'export file')) …
@@ -27,21 +33,36 @@ export async function* fileLines(path: string, what: string): AsyncGenerator<{ l
     throw new LedgerError('input.unreadableFile', `cannot read ${what} ${path}: ${code ?? (error as Error).message}`);
   }
   // The stream owns the handle from here on and closes it when it ends or is destroyed.
-  const stream = handle.createReadStream({ encoding: 'utf8', highWaterMark: 1 << 20 });
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  const stream = handle.createReadStream({ highWaterMark: 1 << 20 });
   try {
     // One line of look-ahead, so the checker can tell a cut-off last line from a garbled one.
     let pending: string | undefined;
-    for await (const line of lines) {
+    // The bytes of a line not yet ended, as pieces: a long line is joined once, not once per chunk.
+    let partial: Buffer[] = [];
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      let start = 0;
+      for (let newline = chunk.indexOf(NEWLINE); newline !== -1; newline = chunk.indexOf(NEWLINE, start)) {
+        const bytes = partial.length === 0 ? chunk.subarray(start, newline) : Buffer.concat([...partial, chunk.subarray(start, newline)]);
+        partial = [];
+        if (pending !== undefined) yield { line: pending, last: false };
+        pending = bytes.toString('utf8', 0, bytes.at(-1) === CARRIAGE_RETURN ? bytes.length - 1 : bytes.length);
+        start = newline + 1;
+      }
+      // A copy: a slice of the chunk would keep all of it alive until the line ends.
+      if (start < chunk.length) partial.push(Buffer.from(chunk.subarray(start)));
+    }
+    if (partial.length > 0) {
       if (pending !== undefined) yield { line: pending, last: false };
-      pending = line;
+      pending = Buffer.concat(partial).toString('utf8');
     }
     if (pending !== undefined) yield { line: pending, last: true };
   } finally {
-    lines.close();
     stream.destroy();
   }
 }
+
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
 
 /**
  * Reads an export line by line through `checker`, handing on its event rows

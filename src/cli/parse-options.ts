@@ -9,6 +9,21 @@ export function parseWholeNumber(text: string, what: string, min: number): numbe
   return n;
 }
 
+/**
+ * A size in bytes: `65536`, `64KB`, `1MB` (KB and MB are 1024 and 1024², as
+ * the limits are printed). The range is the caller's to check.
+ *
+ * @example
+ * parseByteSize('256KB', '--max-metrics-bytes') // 262144
+ */
+export function parseByteSize(text: string, what: string): number {
+  const match = /^(\d+)\s*(B|K|KB|KIB|M|MB|MIB)?$/i.exec(text.trim());
+  const unit = match?.[2]?.toUpperCase().charAt(0);
+  const n = match ? Number(match[1]) * (unit === 'K' ? 1024 : unit === 'M' ? 1024 * 1024 : 1) : Number.NaN;
+  if (!Number.isSafeInteger(n)) throw new LedgerError('input.invalidSizeCap', `${what} must be a size in bytes such as 65536, 256KB or 1MB, not '${text}'`);
+  return n;
+}
+
 /** `--metrics '{"rows": 5}'` or `--metrics @metrics.json`: a JSON object. */
 export function parseMetrics(text: string | undefined): Record<string, unknown> {
   if (text === undefined) return {};

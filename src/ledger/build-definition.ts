@@ -1,4 +1,5 @@
 import { canonicalJson } from '../../events/canonical-json.js';
+import { formatBytes, MAX_SIZE_CAP_BYTES, MIN_SIZE_CAP_BYTES } from '../../events/limits.js';
 import { PIPELINE_NAME_PATTERN } from '../../events/name-patterns.js';
 import type { OpenLineageJob, PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { TaskSpec } from '../../projections/task-graph.js';
@@ -26,6 +27,10 @@ export type DefineInput = {
   freshnessMs?: number | null | undefined;
   /** The OpenLineage job bound to the pipeline; leave out for none. */
   openlineage?: OpenLineageJob;
+  /** The most bytes a run's metrics (canonical JSON) may take, 1 KB to 16 MB; default 64 KB; null goes back to the default on a redefinition. */
+  maxMetricsBytes?: number | null | undefined;
+  /** The most bytes a failure's error text may take, 1 KB to 16 MB; default 64 KB; null goes back to the default on a redefinition. */
+  maxErrorBytes?: number | null | undefined;
 };
 
 /**
@@ -113,10 +118,25 @@ export function buildDefinition(input: DefineInput): PipelineDefinition {
     // The same for freshness: an optional field, so definitions recorded before it existed read (and hash) unchanged.
     ...(input.freshnessMs == null ? {} : { freshnessMs: checkDurationMs(input.freshnessMs, 'freshness') }),
     ...(input.openlineage === undefined ? {} : { openlineage: checkOpenLineageJob(input.openlineage) }),
+    // Optional too: a pipeline on the default caps hashes as definitions did before caps existed.
+    ...(input.maxMetricsBytes == null ? {} : { maxMetricsBytes: checkSizeCap(input.maxMetricsBytes, 'maxMetricsBytes') }),
+    ...(input.maxErrorBytes == null ? {} : { maxErrorBytes: checkSizeCap(input.maxErrorBytes, 'maxErrorBytes') }),
   };
   // Builds the timetable once so a malformed schedule is refused here, with the field named.
   createTimetable(timetableSpec(definition));
   return definition;
+}
+
+/** A pipeline's cap on metrics or error text: whole bytes from 1 KB to 16 MB. */
+function checkSizeCap(bytes: number, field: 'maxMetricsBytes' | 'maxErrorBytes'): number {
+  if (!Number.isInteger(bytes) || bytes < MIN_SIZE_CAP_BYTES || bytes > MAX_SIZE_CAP_BYTES) {
+    const option = field === 'maxMetricsBytes' ? '--max-metrics-bytes' : '--max-error-bytes';
+    throw new LedgerError(
+      'input.invalidSizeCap',
+      `${option} (${field}) must be a whole number of bytes from ${formatBytes(MIN_SIZE_CAP_BYTES)} to ${formatBytes(MAX_SIZE_CAP_BYTES)}, not ${Number.isFinite(bytes) ? bytes.toLocaleString('en') : String(bytes)}; larger texts belong in files the run points to`,
+    );
+  }
+  return bytes;
 }
 
 export function timetableSpec(definition: PipelineDefinition) {

@@ -2,7 +2,7 @@ import { RunLog } from '../../events/common.js';
 import type { LedgerEvent } from '../../events/ledger-event.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import { runStream } from '../../events/recorded-event.js';
-import { formatBytes, MAX_RECORDED_TEXT_BYTES, utf8Bytes } from '../../events/limits.js';
+import { formatBytes, MAX_SIZE_CAP_BYTES, recordedTextLimits, utf8Bytes } from '../../events/limits.js';
 import { decideClear } from '../../projections/decide-clear.js';
 import { decideCompletion, type CompletionCommand } from '../../projections/decide-completion.js';
 import { decideStart } from '../../projections/decide-start.js';
@@ -17,7 +17,7 @@ import { checkTaskState, checkTryNumber, requireTask } from './check-tasks.js';
 import type { LedgerCore } from './ledger-core.js';
 import type { ClearInput, ClearResult, CompletionResult, StartInput, StartResult } from './ledger-types.js';
 import { listPipelines, loadPipeline, readPipeline } from './load-pipeline.js';
-import { metricsProblem } from './metrics-problem.js';
+import { measureMetrics, metricsSizeProblem } from './metrics-problem.js';
 import { keysFor, slotFor } from './resolve-keys.js';
 import type { TaskInput, TaskResult } from './task-types.js';
 
@@ -124,9 +124,15 @@ async function refuseTakenRunId(core: LedgerCore, runId: string): Promise<void> 
  * await succeedRun(core, { runId, metrics: { rows: 42 } });
  */
 export async function succeedRun(core: LedgerCore, input: { runId: string; metrics?: Record<string, unknown>; outputs?: string[]; log?: RunLog }): Promise<CompletionResult> {
-  const metrics = checkMetrics(input.metrics ?? {});
+  const metrics = input.metrics ?? {};
+  // The shape first (no pipeline needed), then the size against the run's pipeline's own cap.
+  const bytes = metricsBytes(metrics);
   const log = checkRunLog(input.log);
-  return completeRun(core, input.runId, (date) => ({ kind: 'succeed', runId: input.runId, date, metrics, outputs: input.outputs ?? [], ...log }));
+  return completeRun(core, input.runId, (date, definition) => {
+    const tooLarge = metricsSizeProblem(bytes, recordedTextLimits(definition).metricsBytes);
+    if (tooLarge !== null) throw new LedgerError('input.invalidMetrics', `metrics cannot be recorded: ${tooLarge}`);
+    return { kind: 'succeed', runId: input.runId, date, metrics, outputs: input.outputs ?? [], ...log };
+  });
 }
 
 /**
@@ -137,11 +143,12 @@ export async function succeedRun(core: LedgerCore, input: { runId: string; metri
  */
 export async function failRun(core: LedgerCore, input: { runId: string; error: string; code?: string | null; log?: RunLog }): Promise<CompletionResult> {
   if (input.error.trim() === '') throw new LedgerError('input.emptyError', 'a failure needs an error message that says what went wrong, e.g. --error "raw file missing" (library: error)');
-  if (utf8Bytes(input.error) > MAX_RECORDED_TEXT_BYTES) {
-    throw new LedgerError('input.errorTooLong', `the error message takes ${utf8Bytes(input.error).toLocaleString('en')} bytes, over the ${formatBytes(MAX_RECORDED_TEXT_BYTES)} limit; keep the message short and point to a log file`);
-  }
+  const bytes = errorBytes(input.error, 'error message');
   const log = checkRunLog(input.log);
-  return completeRun(core, input.runId, (date) => ({ kind: 'fail', runId: input.runId, date, error: input.error, code: input.code ?? null, ...log }));
+  return completeRun(core, input.runId, (date, definition) => {
+    checkErrorSize(bytes, definition, 'error message');
+    return { kind: 'fail', runId: input.runId, date, error: input.error, code: input.code ?? null, ...log };
+  });
 }
 
 /**
@@ -151,8 +158,12 @@ export async function failRun(core: LedgerCore, input: { runId: string; error: s
  * await interruptRun(core, { runId, by: 'SIGINT', message: 'stopped while loading' });
  */
 export async function interruptRun(core: LedgerCore, input: { runId: string; by: string; message?: string; log?: RunLog }): Promise<CompletionResult> {
+  const bytes = errorBytes(input.message ?? '', 'interruption message');
   const log = checkRunLog(input.log);
-  return completeRun(core, input.runId, (date) => ({ kind: 'interrupt', runId: input.runId, date, by: input.by, message: input.message ?? '', ...log }));
+  return completeRun(core, input.runId, (date, definition) => {
+    checkErrorSize(bytes, definition, 'interruption message');
+    return { kind: 'interrupt', runId: input.runId, date, by: input.by, message: input.message ?? '', ...log };
+  });
 }
 
 /**
@@ -178,9 +189,11 @@ export async function recordTask(core: LedgerCore, input: TaskInput): Promise<Ta
   const found = await core.store.findRun(input.runId);
   if (!found) throw new LedgerError('notFound.run', `no run ${input.runId} in this ledger; list runs with \`runledger runs <pipeline>\``);
   const date = found.stream.slice(found.pipeline.length + 1);
+  const bytes = input.error == null ? 0 : errorBytes(input.error, "task's error text");
   for (let retry = 0; ; retry++) {
     const { definition, state, tasks } = await readPipeline(core, found.pipeline);
     requireTask(definition, input.taskId);
+    checkErrorSize(bytes, definition, "task's error text");
     const command = { runId: input.runId, date, taskId: input.taskId, state: taskState, tryNumber, error: input.error ?? null };
     const decision = decideTaskState(state, tasks, command);
     if (!decision.ok) throw refusalError(decision.refusal);
@@ -245,15 +258,35 @@ function refusalError(refusal: Refusal): LedgerError {
   return new LedgerError(refusal.code, refusal.message);
 }
 
-/** Metrics must be a JSON object that canonical JSON can hold (no NaN or Infinity, no functions). */
-function checkMetrics(metrics: Record<string, unknown>): Record<string, unknown> {
+/**
+ * The bytes of canonical JSON metrics take. They must be a JSON object that canonical JSON can hold
+ * (no NaN or Infinity, no functions), no larger than any pipeline may allow.
+ */
+function metricsBytes(metrics: Record<string, unknown>): number {
   if (typeof metrics !== 'object' || metrics === null || Array.isArray(metrics)) {
     throw new LedgerError('input.invalidMetrics', 'metrics must be a JSON object like { rows: 42 }');
   }
-  // Depth first: canonical JSON recurses, and 5,000 levels overflow the stack.
-  const problem = metricsProblem(metrics);
+  const measured = measureMetrics(metrics);
+  const problem = 'problem' in measured ? measured.problem : metricsSizeProblem(measured.bytes, MAX_SIZE_CAP_BYTES);
   if (problem !== null) throw new LedgerError('input.invalidMetrics', `metrics cannot be recorded: ${problem}`);
-  return metrics;
+  return (measured as { bytes: number }).bytes;
+}
+
+/** The UTF-8 bytes of an error text, refused at once when it is larger than any pipeline may allow. */
+function errorBytes(text: string, what: string): number {
+  const bytes = utf8Bytes(text);
+  if (bytes > MAX_SIZE_CAP_BYTES) checkErrorSize(bytes, { maxErrorBytes: MAX_SIZE_CAP_BYTES }, what);
+  return bytes;
+}
+
+/** Refuses an error text over the pipeline's cap (`define --max-error-bytes`, 64 KB by default). */
+function checkErrorSize(bytes: number, definition: { maxErrorBytes?: number | undefined }, what: string): void {
+  const limit = recordedTextLimits(definition).errorBytes;
+  if (bytes <= limit) return;
+  throw new LedgerError(
+    'input.errorTooLong',
+    `the ${what} takes ${bytes.toLocaleString('en')} bytes, over the ${formatBytes(limit)} limit; keep the message short and point to a log file, or raise the pipeline's limit with define --max-error-bytes`,
+  );
 }
 
 /** A run's log reference must be a path and a lowercase hex sha256; `{}` without one, so the event is as before. */

@@ -3,7 +3,7 @@ import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { formatBytes, MAX_RECORDED_TEXT_BYTES } from '../../events/limits.js';
+import { formatBytes } from '../../events/limits.js';
 import { LedgerError } from '../errors.js';
 import { checkCommand } from './check-command.js';
 import { metricsProblem } from '../ledger/metrics-problem.js';
@@ -219,7 +219,7 @@ async function successWithMetrics(path: string, run: RunContext): Promise<TaskOu
     exitCode: 0,
     signal: null,
   });
-  const read = await readMetricsFile(path);
+  const read = await readMetricsFile(path, run.limits.metricsBytes);
   if (read.kind === 'none') return { status: 'success', metrics: {}, exitCode: 0 };
   if (read.kind === 'problem') return failed(read.why);
   const text = read.text;
@@ -233,7 +233,7 @@ async function successWithMetrics(path: string, run: RunContext): Promise<TaskOu
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return failed(`$RUNLEDGER_METRICS holds ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}`);
   }
-  const problem = metricsProblem(value);
+  const problem = metricsProblem(value, run.limits.metricsBytes);
   if (problem !== null) return failed(`its metrics cannot be recorded: ${problem}`);
   return { status: 'success', metrics: value as Metrics, exitCode: 0 };
 }
@@ -241,23 +241,23 @@ async function successWithMetrics(path: string, run: RunContext): Promise<TaskOu
 /**
  * The metrics file, read without trusting it: absent is "no metrics"; a
  * directory, a device or a FIFO (a symlink to /dev/zero would never end) is a
- * problem, and so is a file over the recorded-text limit, read no further
+ * problem, and so is a file over the pipeline's metrics cap, read no further
  * than one byte past it.
  */
-async function readMetricsFile(path: string): Promise<{ kind: 'none' } | { kind: 'problem'; why: string } | { kind: 'text'; text: string }> {
+async function readMetricsFile(path: string, maxBytes: number): Promise<{ kind: 'none' } | { kind: 'problem'; why: string } | { kind: 'text'; text: string }> {
   let handle;
   try {
     const info = await stat(path);
     if (!info.isFile()) return { kind: 'problem', why: `$RUNLEDGER_METRICS is ${info.isDirectory() ? 'a directory' : 'not a regular file (a device, a FIFO or a socket)'}, not a file of metrics` };
     handle = await open(path, 'r');
-    const buffer = Buffer.alloc(MAX_RECORDED_TEXT_BYTES + 1);
+    const buffer = Buffer.alloc(maxBytes + 1);
     let length = 0;
     for (;;) {
       const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
       if (bytesRead === 0) break;
       length += bytesRead;
-      if (length > MAX_RECORDED_TEXT_BYTES) {
-        return { kind: 'problem', why: `$RUNLEDGER_METRICS holds more than the ${formatBytes(MAX_RECORDED_TEXT_BYTES)} metrics may take; record a summary and keep large data in files` };
+      if (length > maxBytes) {
+        return { kind: 'problem', why: `$RUNLEDGER_METRICS holds more than the ${formatBytes(maxBytes)} metrics may take; record a summary and keep large data in files, or raise the pipeline's limit with define --max-metrics-bytes` };
       }
     }
     return { kind: 'text', text: buffer.toString('utf8', 0, length) };

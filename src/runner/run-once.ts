@@ -1,7 +1,9 @@
 import { canonicalJson } from '../../events/canonical-json.js';
+import { fitText, recordedTextLimits } from '../../events/limits.js';
 import { LedgerError, isLedgerError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { StartInput } from '../ledger/ledger-types.js';
+import { metricsProblem } from '../ledger/metrics-problem.js';
 import type { Metrics, RunContext, RunTask, TaskOutcome } from './run-types.js';
 
 export type RunOnceOptions = {
@@ -55,6 +57,7 @@ export function heartbeatInterval(leaseMs: number): number {
  */
 export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOptions): Promise<RunOnceResult> {
   const started = await ledger.start(options.start);
+  const { definition } = await ledger.pipeline(started.pipeline);
   const run: RunContext = {
     pipeline: started.pipeline,
     date: started.date,
@@ -65,6 +68,7 @@ export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOpt
     dataInterval: started.dataInterval,
     runAfter: started.runAfter,
     reason: options.reason,
+    limits: recordedTextLimits(definition),
   };
   options.onStarted?.(run);
 
@@ -73,7 +77,7 @@ export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOpt
   const forward = () => controller.abort(outer?.reason);
   outer?.addEventListener('abort', forward, { once: true });
 
-  const leaseMs = options.start.leaseMs ?? (await ledger.pipeline(run.pipeline)).definition.leaseMs;
+  const leaseMs = options.start.leaseMs ?? definition.leaseMs;
   // Real elapsed time, not the ledger's clock (which --now may fix): until when the lease surely holds.
   let leaseHeldUntil = performance.now() + leaseMs;
   let fenced: LedgerError | undefined;
@@ -127,6 +131,13 @@ export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOpt
     const why = unstorableMetrics(outcome.metrics);
     if (why) outcome = { status: 'failed', error: `the metrics of ${run.pipeline} ${run.date} cannot be recorded: ${why}; use finite numbers, strings, booleans, null, arrays and objects`, code: 'invalidMetrics', exitCode: outcome.exitCode ?? null, signal: null, ...(outcome.log ? { log: outcome.log } : {}) };
   }
+  if (outcome.status === 'success') {
+    // Too deep or over the pipeline's cap: the ledger would refuse the success, so the run fails with the reason.
+    const why = metricsProblem(outcome.metrics, run.limits.metricsBytes);
+    if (why) outcome = { status: 'failed', error: `the metrics of ${run.pipeline} ${run.date} cannot be recorded: ${why}`, code: 'invalidMetrics', exitCode: outcome.exitCode ?? null, signal: null };
+  }
+  // A stderr tail or a thrown message the ledger would refuse as too long is cut to the pipeline's cap instead.
+  if (outcome.status === 'failed') outcome = { ...outcome, error: fitText(outcome.error, run.limits.errorBytes) };
   const result = (extra: Partial<RunOnceResult>): RunOnceResult => ({ run, outcome, interrupted: interruptedBy !== null, recorded: true, ...(threw ? { thrown } : {}), ...extra });
   if (fenced) return result({ recorded: false, refusal: fenced });
   const record = async () => {

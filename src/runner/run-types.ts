@@ -1,4 +1,5 @@
 import type { RunLog, RunType } from '../../events/common.js';
+import type { RecordedTextLimits } from '../../events/limits.js';
 import type { PlanReason } from '../../projections/plan-runs.js';
 import type { DataInterval } from '../../projections/slot.js';
 
@@ -17,6 +18,8 @@ export type RunContext = {
   runAfter: string;
   /** Why the slot was picked (`missing`, `failed`, …); `manual` for `withRun`. */
   reason: PlanReason | 'requested';
+  /** The pipeline's caps (`define --max-metrics-bytes` / `--max-error-bytes`): metrics over the first fail the run; a longer error text is cut to fit. */
+  limits: RecordedTextLimits;
 };
 
 /**

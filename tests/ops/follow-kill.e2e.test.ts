@@ -1,11 +1,12 @@
 // A durable consumer killed with SIGKILL 50 times, on SQLite and PostgreSQL: every event is
 // handed over at least once, in order, none skipped; a kill between delivery and
 // acknowledgement hands that event over again. Needs the built library (`npm run build`).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, test, vi } from 'vitest';
 import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
+import { spawnKillable } from '../support/killable-process.js';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { tempDir } from '../support/run-cli.js';
 
@@ -23,25 +24,14 @@ const backends: Backend[] = [{ name: 'sqlite', fresh: async () => join(tempDir('
 if (schemas) backends.push({ name: 'postgres', fresh: () => schemas.fresh() });
 else console.log(pgSkipMessage('the consumer kill test'));
 
-/** One worker life: resolves with its first `delivered` position, or null if it exited first. */
+/** One worker life: `firstDelivery` resolves with its first `delivered` position, or null if it exited first. */
 function startWorker(db: string, out: string): { child: ChildProcess; firstDelivery: Promise<number | null>; exited: Promise<void> } {
-  const child = spawn(process.execPath, [WORKER, db, out, String(HOLD_MS)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<void>((done) => child.on('exit', () => done()));
-  const firstDelivery = new Promise<number | null>((done) => {
-    child.stdout?.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      const m = /delivered (\d+)/.exec(stdout);
-      if (m) done(Number(m[1]));
-    });
-    void exited.then(() => {
-      if (stderr.trim() !== '') console.error(stderr);
-      done(null);
-    });
+  const worker = spawnKillable([WORKER, db, out, String(HOLD_MS)]);
+  const firstDelivery = worker.firstMatch(/delivered (\d+)/).then((match) => {
+    if (match === null && worker.stderr().trim() !== '') console.error(worker.stderr());
+    return match === null ? null : Number(match[1]);
   });
-  return { child, firstDelivery, exited };
+  return { child: worker.child, firstDelivery, exited: worker.exited };
 }
 
 function positions(out: string): number[] {

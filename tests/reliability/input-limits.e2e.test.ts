@@ -80,6 +80,46 @@ describe('input that used to crash with exit 1 or be accepted silently', () => {
   });
 });
 
+describe('per-pipeline caps (define --max-metrics-bytes / --max-error-bytes)', () => {
+  test('a cap over 16 MB is one line, exit 2, and a first define that asks for it creates no ledger file', async () => {
+    const { existsSync } = await import('node:fs');
+    const dir = tempDir();
+    const r = cli(dir, ['define', 'etl_orders', '--schedule', '@daily', '--start', '2026-11-02', '--max-metrics-bytes', '17MB']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('runledger: --max-metrics-bytes (maxMetricsBytes) must be a whole number of bytes from 1 KB to 16 MB, not 17,825,792; larger texts belong in files the run points to\n');
+    expect(existsSync(join(dir, 'runledger.db'))).toBe(false);
+    const bad = cli(dir, ['define', 'etl_orders', '--schedule', '@daily', '--start', '2026-11-02', '--max-error-bytes', 'big']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  test('the CLI, the runner and define --help follow the caps a pipeline sets', () => {
+    const dir = defined();
+    const raised = cli(dir, ['define', 'etl_orders', '--max-metrics-bytes', '128KB', '--max-error-bytes', '2KB']);
+    expect(raised.code).toBe(0);
+    expect(raised.stdout).toContain('metrics up to 128 KB, errors up to 2 KB');
+    expect(raised.stdout).toContain('maxMetricsBytes: 64 KB -> 128 KB');
+    // 70 KB of metrics: over the default, within this pipeline's 128 KB.
+    const run = start(dir, '2026-11-02');
+    writeFileSync(join(dir, 'big.json'), JSON.stringify({ blob: 'x'.repeat(70_000) }));
+    expect(cli(dir, ['succeed', run, '--metrics', '@big.json']).code).toBe(0);
+    const other = start(dir, '2026-11-03');
+    const long = cli(dir, ['fail', other, '--error', 'e'.repeat(3000)]);
+    expect(long.code).toBe(2);
+    expect(long.stderr).toMatch(/^runledger: the error message takes 3,000 bytes, over the 2 KB limit; .*define --max-error-bytes\n$/);
+    // A short one fits; it also frees the pipeline's one place (max active runs 1) for the backfill below.
+    expect(cli(dir, ['fail', other, '--error', 'too long before']).code).toBe(0);
+    expect(cli(dir, ['define', 'etl_orders', '--max-metrics-bytes', '1KB']).code).toBe(0);
+    // 11-02 again (--force: it succeeded above), now with 2 KB of metrics under a 1 KB cap.
+    const r = cli(dir, ['--now', NOW, 'backfill', 'etl_orders', '--from', '2026-11-02', '--to', '2026-11-02', '--force', '--', 'sh', '-c', 'printf \'{"blob":"%02000d"}\' 0 > "$RUNLEDGER_METRICS"']);
+    expect(r.code).toBe(6);
+    expect(stateOf(dir).find((d) => d.date === '2026-11-02')).toMatchObject({ status: 'failed', error: expect.stringContaining('holds more than the 1 KB metrics may take') });
+    const help = cli(dir, ['define', '--help']).stdout;
+    expect(help).toContain('--max-metrics-bytes <size>');
+    expect(help).toContain('--max-error-bytes <size>');
+  });
+});
+
 describe('files the runner leaves', () => {
   test('per-run directories of a runner that died are removed on the next start; a live runner keeps its own', async () => {
     const { mkdirSync, readdirSync } = await import('node:fs');

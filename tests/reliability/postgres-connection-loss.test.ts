@@ -2,8 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { LedgerError } from '../../src/errors.js';
 import { openLedger } from '../../src/ledger/ledger.js';
 import { APPEND_FUNCTION } from '../../src/store/postgres/postgres-append-function.js';
+import type { EventStore } from '../../src/store/event-store.js';
+import { openStore } from '../../src/store/open-store.js';
+import { READ_ATTEMPTS } from '../../src/store/postgres/with-read-retry.js';
 import { pgEventCount, pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 
 /**
@@ -50,6 +54,44 @@ function commitCutter(target: URL): Promise<{ server: Server; port: number; arm(
       resolve({ server, port, arm: () => (armed = true), cuts: () => cuts });
     }),
   );
+}
+
+/** Ends every runledger backend waiting on a lock; returns how many. */
+async function terminateWaiting(admin: pg.Client): Promise<number> {
+  // Inside a transaction pg_stat_activity is a snapshot taken at its first read: drop it, or a backend
+  // that began to wait after that read is never seen.
+  await admin.query('SELECT pg_stat_clear_snapshot()');
+  const { rows } = await admin.query<{ n: number }>(
+    `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = 'runledger' AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/**
+ * Runs `operation` while `admin` holds a lock it needs (taken by `lockSql` in an
+ * open transaction), ends each runledger backend found waiting on that lock
+ * with `pg_terminate_backend`, then lets go of the lock. Returns how many
+ * backends were ended and the operation's outcome.
+ */
+async function terminateWhileWaiting<T>(admin: pg.Client, lockSql: string, lockParams: unknown[], operation: () => Promise<T>): Promise<{ killed: number; outcome: PromiseSettledResult<T> }> {
+  await admin.query('BEGIN');
+  await admin.query(lockSql, lockParams);
+  const pending = operation();
+  // Settled as it happens, so a rejection before the lock is let go is not reported as unhandled.
+  const outcome = pending.then(
+    (value): PromiseSettledResult<T> => ({ status: 'fulfilled', value }),
+    (reason: unknown): PromiseSettledResult<T> => ({ status: 'rejected', reason }),
+  );
+  let killed = 0;
+  try {
+    for (let i = 0; i < 100 && killed === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      killed = await terminateWaiting(admin);
+    }
+  } finally {
+    await admin.query('COMMIT');
+  }
+  return { killed, outcome: await outcome };
 }
 
 const schemas = TEST_PG_URL === undefined ? undefined : pgSchemas(TEST_PG_URL);
@@ -110,25 +152,88 @@ if (schemas === undefined) {
         // Hold the append lock from the admin session, so the ledger's append waits inside its transaction;
         // then end that waiting backend and let go of the lock.
         const schema = new URL(url).searchParams.get('schema') as string;
-        await admin.query('BEGIN');
-        await admin.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`runledger.append:${schema}`]);
-        const pending = ledger.succeed({ runId: run.runId });
-        let killed = 0;
-        for (let i = 0; i < 100 && killed === 0; i++) {
-          await new Promise((r) => setTimeout(r, 50));
-          const { rows } = await admin.query<{ n: number }>(
-            `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = 'runledger' AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
-          );
-          killed = rows[0]?.n ?? 0;
-        }
-        await admin.query('COMMIT');
+        const { killed, outcome } = await terminateWhileWaiting(admin, 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`runledger.append:${schema}`], () =>
+          ledger.succeed({ runId: run.runId }),
+        );
         expect(killed).toBe(1);
-        await expect(pending).resolves.toMatchObject({ status: 'success' });
+        expect(outcome).toMatchObject({ status: 'fulfilled', value: { status: 'success' } });
         expect(await pgEventCount(url)).toBe(5);
       } finally {
         await admin.end();
         await ledger.close();
       }
+    });
+
+    describe('a read whose connection is ended under it is read again on a new connection', () => {
+      let store: EventStore;
+      let admin: pg.Client;
+      let schema: string;
+      let runId: string;
+
+      beforeAll(async () => {
+        // A ledger of its own: 31 events, read in pages of 10.
+        const db = await schemas.fresh();
+        schema = new URL(db).searchParams.get('schema') as string;
+        const ledger = await openLedger({ db, clock: () => Date.parse('2026-11-05T01:00:00Z'), actor: 'test' });
+        try {
+          await ledger.define({ pipeline: 'etl_orders', schedule: '@daily', start: '2026-10-01' });
+          for (let day = 1; day <= 30; day++) runId = (await ledger.start({ pipeline: 'etl_orders', date: `2026-10-${String(day).padStart(2, '0')}` })).runId;
+        } finally {
+          await ledger.close();
+        }
+        store = await openStore(db, { create: false });
+        await store.consumers.save('reader', 7, '2026-11-05T01:00:00Z');
+        await store.checkpoints?.save({ pipeline: 'etl_orders', position: 1, eventHash: 'h', projectionVersion: 1, state: '{}' });
+        admin = new pg.Client({ connectionString: TEST_PG_URL });
+        await admin.connect();
+      });
+      afterAll(async () => {
+        await admin.end();
+        await store.close();
+      });
+
+      const lockEvents = () => `LOCK TABLE ${pg.escapeIdentifier(schema)}.events IN ACCESS EXCLUSIVE MODE`;
+      const lockConsumers = () => `LOCK TABLE ${pg.escapeIdentifier(schema)}.runledger_consumers IN ACCESS EXCLUSIVE MODE`;
+      type ReadCase = { label: string; lock: () => string; read: () => Promise<unknown>; expected: unknown };
+
+      test.each<ReadCase>([
+        { label: 'every page of a read (log, state, follow)', lock: lockEvents, read: async () => {
+          let n = 0;
+          for await (const batch of store.read({ batchSize: 10 })) n += batch.length;
+          return n;
+        }, expected: 31 },
+        { label: 'the head', lock: lockEvents, read: async () => (await store.head()).position, expected: 31 },
+        { label: 'a run found by its id', lock: lockEvents, read: async () => (await store.findRun(runId))?.pipeline, expected: 'etl_orders' },
+        { label: 'the position at an instant', lock: lockEvents, read: () => store.positionAt('2030-01-01T00:00:00Z'), expected: 31 },
+        { label: "a pipeline's checkpoint", lock: lockEvents, read: async () => (await store.checkpoints?.load('etl_orders'))?.position, expected: 1 },
+        { label: 'the pipelines', lock: lockEvents, read: async () => store.checkpoints?.pipelines(), expected: ['etl_orders'] },
+        { label: "a consumer's position", lock: lockConsumers, read: () => store.consumers.get('reader'), expected: 7 },
+      ])('$label', async ({ lock, read, expected }) => {
+        const { killed, outcome } = await terminateWhileWaiting(admin, lock(), [], read);
+        expect(killed).toBe(1);
+        expect(outcome).toEqual({ status: 'fulfilled', value: expected });
+      });
+
+      test('a read that keeps losing its connection gives up after its tries with one clear error', async () => {
+        // Ends every runledger backend that waits, for as long as the read keeps coming back.
+        await admin.query('BEGIN');
+        await admin.query(lockEvents());
+        const pending = store.head().then(
+          () => null,
+          (error: unknown) => error,
+        );
+        let killed = 0;
+        for (let i = 0; i < 200 && killed < READ_ATTEMPTS; i++) {
+          await new Promise((r) => setTimeout(r, 25));
+          killed += await terminateWaiting(admin);
+        }
+        const error = await pending;
+        await admin.query('COMMIT');
+        expect(killed).toBe(READ_ATTEMPTS);
+        expect(error).toBeInstanceOf(LedgerError);
+        expect((error as LedgerError).code).toBe('store.connectionLost');
+        expect((error as LedgerError).message).not.toContain('\n');
+      });
     });
   });
 }

@@ -155,6 +155,7 @@ describe('placeholders', () => {
   const run: RunContext = {
     pipeline: 'etl_orders', date: '2026-11-02', runId: '01RUN', attempt: 1, runType: 'backfill', logicalDate: '2026-11-02T00:00:00+07:00',
     dataInterval: { start: '2026-11-02T00:00:00+07:00', end: '2026-11-03T00:00:00+07:00' }, runAfter: '2026-11-03T00:00:00+07:00', reason: 'missing',
+    limits: { metricsBytes: 65536, errorBytes: 65536 },
   };
   test.each([
     { label: 'date', arg: '--date={date}', expected: '--date=2026-11-02' },

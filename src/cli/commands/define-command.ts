@@ -1,12 +1,13 @@
 import { Command, Option } from 'commander';
 import { canonicalJson } from '../../../events/canonical-json.js';
+import { formatBytes, MAX_RECORDED_TEXT_BYTES } from '../../../events/limits.js';
 import { parseDuration } from '../../duration.js';
 import { isLedgerError } from '../../errors.js';
 import { formatLag } from '../../../projections/views/format-lag.js';
 import { buildDefinition, completeDefinitionInput, parseOpenLineageJob, type DefineChanges } from '../../ledger/build-definition.js';
 import type { CliContext } from '../cli-context.js';
 import { formatTable } from '../format-table.js';
-import { parseWholeNumber } from '../parse-options.js';
+import { parseByteSize, parseWholeNumber } from '../parse-options.js';
 import { readTasksFile } from '../read-tasks-file.js';
 import { warnAboutMaskingLeaves } from './task-commands.js';
 
@@ -35,6 +36,8 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
     .option('--no-tasks', 'drop the task list of a pipeline defined with --tasks')
     .option('--openlineage <namespace/job>', "fill the pipeline from this OpenLineage job's run events (`serve`'s /api/v1/lineage, `ingest openlineage`), e.g. default/<dag_id>")
     .option('--no-openlineage', 'unbind the OpenLineage job')
+    .option('--max-metrics-bytes <size>', "the most a run's metrics may take as canonical JSON, e.g. 1MB; a larger success is refused (a backfill's run fails with the reason) (default: 64KB; at most 16MB)")
+    .option('--max-error-bytes <size>', "the most a failure's error text may take, e.g. 8KB; a longer one is refused, and the runner and OpenLineage cut theirs to fit (default: 64KB; at most 16MB)")
     .option('--reason <text>', 'why, recorded in the event')
     .option('--json', 'print the result as JSON')
     .addHelpText(
@@ -42,9 +45,10 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
       '\nExamples:\n  runledger define etl_orders --schedule @daily --start 2026-11-02 --tz Asia/Jakarta\n' +
         '  runledger define etl_orders --no-catchup --reason "only the latest day matters now"\n' +
         '  runledger define etl_orders --freshness 1d12h\n' +
+        '  runledger define etl_orders --max-metrics-bytes 1MB --max-error-bytes 8KB\n' +
         "  runledger define airflow_orders --schedule '0 0 * * *' --start 2026-11-02 --openlineage default/airflow_orders",
     )
-    .action(async (pipeline: string, opts: { schedule?: string; start?: string; end?: string; tz?: string; timetable?: 'interval' | 'trigger'; catchup?: boolean; maxActiveRuns?: string; lease?: string; freshness?: string | false; tasks?: string | false; openlineage?: string | false; reason?: string; json?: boolean }, command: Command) => {
+    .action(async (pipeline: string, opts: { schedule?: string; start?: string; end?: string; tz?: string; timetable?: 'interval' | 'trigger'; catchup?: boolean; maxActiveRuns?: string; lease?: string; freshness?: string | false; tasks?: string | false; openlineage?: string | false; maxMetricsBytes?: string; maxErrorBytes?: string; reason?: string; json?: boolean }, command: Command) => {
       const given = (name: string) => command.getOptionValueSource(name) === 'cli';
       const input: DefineChanges & { reason?: string } = { pipeline };
       if (opts.schedule !== undefined) input.schedule = opts.schedule;
@@ -61,6 +65,8 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
       if (opts.tasks === false) input.tasks = null;
       if (typeof opts.openlineage === 'string') input.openlineage = parseOpenLineageJob(opts.openlineage);
       if (opts.openlineage === false) input.openlineage = null;
+      if (opts.maxMetricsBytes !== undefined) input.maxMetricsBytes = parseByteSize(opts.maxMetricsBytes, '--max-metrics-bytes');
+      if (opts.maxErrorBytes !== undefined) input.maxErrorBytes = parseByteSize(opts.maxErrorBytes, '--max-error-bytes');
       if (opts.reason !== undefined) input.reason = opts.reason;
       // A complete definition is validated before opening, so bad input never even creates the ledger
       // file; a partial one changes an existing pipeline, so the ledger must already be there.
@@ -78,7 +84,7 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
         ctx.out(`${pipeline} is already defined like this; nothing recorded`);
         return void warnAboutMaskingLeaves(ctx, d);
       }
-      ctx.out(`${result.outcome} ${pipeline}: ${d.schedule} (${d.timetable}) in ${d.timezone} from ${d.start}${d.end ? ` to ${d.end}` : ''}, catchup ${d.catchup ? 'on' : 'off'}${d.freshnessMs === undefined ? '' : `, freshness ${formatLag(d.freshnessMs)}`}`);
+      ctx.out(`${result.outcome} ${pipeline}: ${d.schedule} (${d.timetable}) in ${d.timezone} from ${d.start}${d.end ? ` to ${d.end}` : ''}, catchup ${d.catchup ? 'on' : 'off'}${d.freshnessMs === undefined ? '' : `, freshness ${formatLag(d.freshnessMs)}`}${sizeCaps(d)}`);
       if (d.openlineage && result.outcome === 'defined') ctx.out(`  filled from OpenLineage job ${d.openlineage.namespace}/${d.openlineage.job}`);
       if (d.tasks && result.outcome === 'defined') ctx.out(`  tasks: ${d.tasks.map((t) => (t.upstream.length > 0 ? `${t.id} (after ${t.upstream.join(', ')})` : t.id)).join(', ')}`);
       for (const change of result.changes) ctx.out(`  ${change.field}: ${describeChange(change)}`);
@@ -126,6 +132,10 @@ function describeChange(change: { field: string; from: unknown; to: unknown }): 
     return `${words(change.from)} -> ${words(change.to)}`;
   }
   if (change.field === 'openlineage') return `${jobOrNone(change.from)} -> ${jobOrNone(change.to)}`;
+  if (change.field === 'maxMetricsBytes' || change.field === 'maxErrorBytes') {
+    const size = (bytes: unknown) => formatBytes(typeof bytes === 'number' ? bytes : MAX_RECORDED_TEXT_BYTES);
+    return `${size(change.from)} -> ${size(change.to)}`;
+  }
   if (change.field !== 'tasks') return `${JSON.stringify(change.from)} -> ${JSON.stringify(change.to)}`;
   const before = new Map(((change.from ?? []) as TaskLike[]).map((t) => [t.id, canonicalJson(t)]));
   const after = new Map(((change.to ?? []) as TaskLike[]).map((t) => [t.id, canonicalJson(t)]));
@@ -134,6 +144,11 @@ function describeChange(change: { field: string; from: unknown; to: unknown }): 
   const changed = [...after.keys()].filter((id) => before.has(id) && before.get(id) !== after.get(id));
   const parts = [added.length ? `added ${added.join(', ')}` : '', removed.length ? `removed ${removed.join(', ')}` : '', changed.length ? `changed ${changed.join(', ')}` : ''];
   return parts.filter(Boolean).join('; ') || 'reordered';
+}
+
+/** `, metrics up to 1 MB, errors up to 8 KB` for the caps a definition sets; nothing on the defaults. */
+function sizeCaps(d: { maxMetricsBytes?: number | undefined; maxErrorBytes?: number | undefined }): string {
+  return `${d.maxMetricsBytes === undefined ? '' : `, metrics up to ${formatBytes(d.maxMetricsBytes)}`}${d.maxErrorBytes === undefined ? '' : `, errors up to ${formatBytes(d.maxErrorBytes)}`}`;
 }
 
 function jobOrNone(value: unknown): string {

@@ -1,3 +1,4 @@
+import { fitText, recordedTextLimits } from '../../../events/limits.js';
 import type { OpenLineageJob } from '../../../events/pipeline-definition.js';
 import { ExitCode, isLedgerError, LedgerError } from '../../errors.js';
 import { requireTask } from '../../ledger/check-tasks.js';
@@ -93,6 +94,8 @@ async function applyRun(ctx: ApplyContext, pipeline: string, command: RunCommand
     return started ? recorded(startLine, date) : { outcome: 'duplicate', status: 200, code: null, message: `the START of run ${command.runId} (${pipeline} ${date}) was already recorded; nothing written`, date };
   }
   const then = (text: string) => (started ? `${startLine}, then ${text}` : text);
+  // A producer cannot shorten its error message (a stack trace); cut to the pipeline's cap, it is kept rather than refused.
+  const fit = async (text: string) => fitText(text, recordedTextLimits(await ctx.bindings.definition(pipeline)).errorBytes);
   try {
     switch (command.action) {
       case 'heartbeat': {
@@ -107,11 +110,11 @@ async function applyRun(ctx: ApplyContext, pipeline: string, command: RunCommand
       case 'abort': {
         // An ABORT is the producer stopping the run, not the pipeline failing: the date becomes interrupted
         // (pending, and run again by every reprocess mode), as a backfill stopped with Ctrl-C.
-        const done = await ledger.interrupt({ runId: command.runId, by: 'OpenLineage ABORT', message: command.error ?? 'the producer aborted the run' });
+        const done = await ledger.interrupt({ runId: command.runId, by: 'OpenLineage ABORT', message: await fit(command.error ?? 'the producer aborted the run') });
         return done.repeated ? duplicateEnd(pipeline, date, command, 'abort') : recorded(then('interruption recorded'), date);
       }
       case 'fail': {
-        const error = command.error ?? 'the run failed (its FAIL event carried no errorMessage facet)';
+        const error = await fit(command.error ?? 'the run failed (its FAIL event carried no errorMessage facet)');
         const done = await ledger.fail({ runId: command.runId, error, code: null });
         return done.repeated ? duplicateEnd(pipeline, date, command, 'failure') : recorded(then('failure recorded'), date);
       }
@@ -163,7 +166,7 @@ async function applyTask(ctx: ApplyContext, pipeline: string, command: TaskComma
     runId: command.runId,
     taskId: command.taskId,
     state: command.state,
-    error: command.error,
+    error: command.error === null ? null : fitText(command.error, recordedTextLimits(definition).errorBytes),
     ...(command.tryNumber === null ? {} : { tryNumber: command.tryNumber }),
   });
   if (result.repeated) return { outcome: 'duplicate', status: 200, code: null, message: `task ${command.taskId} ${command.state} (try ${result.tryNumber}) of run ${command.runId} was already recorded; nothing written`, date: result.date };

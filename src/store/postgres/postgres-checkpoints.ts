@@ -10,22 +10,25 @@ function isMissingTable(error: unknown): boolean {
   return (error as { code?: string }).code === '42P01';
 }
 
+/** Runs one read statement, again on a new connection if its connection is lost (`withReadRetry`). */
+type RetryRead = <T>(read: () => Promise<T>) => Promise<T>;
+
 /**
  * Checkpoints in a `projection_checkpoints` table of the ledger's schema,
  * created on the first save (an existing ledger needs no migration; a role
  * that may not create tables simply keeps none). Outside the hash chain.
  *
  * @example
- * const checkpoints = postgresCheckpoints(pool, 'public');
+ * const checkpoints = postgresCheckpoints(pool, 'public', (read) => withReadRetry(target, read));
  */
-export function postgresCheckpoints(pool: pg.Pool, schema: string): CheckpointStore {
+export function postgresCheckpoints(pool: pg.Pool, schema: string, retryRead: RetryRead): CheckpointStore {
   const table = `${quoteIdent(schema)}.projection_checkpoints`;
   const select = `SELECT c.pipeline, c.position, c.event_hash, c.projection_version, c.state, e.hash AS hash_at_position
     FROM ${table} c LEFT JOIN ${quoteIdent(schema)}.events e ON e.position = c.position`;
   let created = false;
   async function rows(where: string, params: unknown[]): Promise<Row[]> {
     try {
-      return (await pool.query<Row>(`${select} ${where}`, params)).rows;
+      return (await retryRead(() => pool.query<Row>(`${select} ${where}`, params))).rows;
     } catch (error) {
       if (isMissingTable(error)) return [];
       throw error;
@@ -54,7 +57,7 @@ export function postgresCheckpoints(pool: pg.Pool, schema: string): CheckpointSt
       );
     },
     async pipelines() {
-      return (await pool.query<{ pipeline: string }>(`SELECT DISTINCT pipeline FROM ${quoteIdent(schema)}.events ORDER BY pipeline`)).rows.map((r) => r.pipeline);
+      return (await retryRead(() => pool.query<{ pipeline: string }>(`SELECT DISTINCT pipeline FROM ${quoteIdent(schema)}.events ORDER BY pipeline`))).rows.map((r) => r.pipeline);
     },
     async discard(pipeline) {
       try {

@@ -10,9 +10,9 @@ type Query = <R extends pg.QueryResultRow>(sql: string, params: unknown[]) => Pr
  * sits beside `events`, so the chain, `verify` and `export` never see it.
  *
  * @example
- * const consumers = postgresConsumers((sql, params) => pool.query(sql, params).then((r) => r.rows), 'public');
+ * const consumers = postgresConsumers(query, 'public', (sql, params) => withReadRetry(target, () => query(sql, params)));
  */
-export function postgresConsumers(query: Query, schema: string): ConsumerPositions {
+export function postgresConsumers(query: Query, schema: string, read: Query): ConsumerPositions {
   const table = `${quoteIdent(schema)}.runledger_consumers`;
   let created = false;
   const create = async () => {
@@ -25,18 +25,18 @@ export function postgresConsumers(query: Query, schema: string): ConsumerPositio
     created = true;
   };
   const known = async () => {
-    if (!created) created = Boolean((await query<{ t: string | null }>('SELECT to_regclass($1) AS t', [table]))[0]?.t);
+    if (!created) created = Boolean((await read<{ t: string | null }>('SELECT to_regclass($1) AS t', [table]))[0]?.t);
     return created;
   };
   return {
     async list() {
       if (!(await known())) return [];
-      const rows = await query<{ name: string; position: string; updated_at: string }>(`SELECT name, position, updated_at FROM ${table} ORDER BY name COLLATE "C"`, []);
+      const rows = await read<{ name: string; position: string; updated_at: string }>(`SELECT name, position, updated_at FROM ${table} ORDER BY name COLLATE "C"`, []);
       return rows.map((r) => ({ name: r.name, position: Number(r.position), updatedAt: r.updated_at }));
     },
     async get(name) {
       if (!(await known())) return null;
-      const rows = await query<{ position: string }>(`SELECT position FROM ${table} WHERE name = $1`, [name]);
+      const rows = await read<{ position: string }>(`SELECT position FROM ${table} WHERE name = $1`, [name]);
       return rows[0] ? Number(rows[0].position) : null;
     },
     async save(name, position, at) {

@@ -13,6 +13,7 @@ import { appendChannel, listenForAppends, postgresConsumers } from './postgres-c
 import { APPEND_FUNCTION, appendFunctionArgs, appendFunctionSignature, appendFunctionSql, type AppendFunctionReply, type VersionCheck } from './postgres-append-function.js';
 import { appendLockName, createLockName, POSTGRES_SCHEMA_VERSION, postgresMigrationSql, postgresSchemaSql, quoteIdent } from './postgres-schema.js';
 import type { EventSigner } from '../event-signer.js';
+import { withReadRetry } from './with-read-retry.js';
 
 export type PostgresStoreOptions = {
   /** `postgres://user[:password]@host:port/database[?schema=name]`. */
@@ -77,13 +78,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   // process. The next query gets a fresh connection or a clear error of its own.
   pool.on('error', () => undefined);
   try {
-    const schema = options.schema ?? target.schema ?? (await currentSchema(pool, target));
-    let state = await inspect(pool, schema, target);
+    // Reads, run again if the connection is lost under them; creating is a transaction and is not.
+    const schema = options.schema ?? target.schema ?? (await withReadRetry(target, () => currentSchema(pool, target)));
+    let state = await withReadRetry(target, () => inspect(pool, schema, target));
     if (state === 'empty' && options.create) state = await create(pool, schema, target);
     if (state === 'ledger' && (options.migrate ?? options.create)) await migrate(pool, schema, target);
     // A schema that is not there is a ledger that is not there, as a missing SQLite file is: a query
     // (or a verify) with a mistyped ?schema= must not answer for an empty ledger.
-    if (state === 'empty' && !(await schemaExists(pool, schema))) {
+    if (state === 'empty' && !(await withReadRetry(target, () => schemaExists(pool, schema)))) {
       throw new LedgerError(
         'notFound.ledger',
         `no ledger in schema "${schema}" of database "${target.database}" at ${target.server}: the schema does not exist; define a pipeline first, or fix ?schema= in --db / RUNLEDGER_DB`,
@@ -242,8 +244,8 @@ class PostgresEventStore implements EventStore {
     this.#schema = schema;
     this.#events = `${quoteIdent(schema)}.events`;
     this.#hasLedger = hasLedger;
-    if (hasLedger) this.checkpoints = postgresCheckpoints(pool, schema);
-    this.consumers = postgresConsumers((sql, params) => this.#query(this.#pool, sql, params), schema);
+    if (hasLedger) this.checkpoints = postgresCheckpoints(pool, schema, (read) => withReadRetry(target, read));
+    this.consumers = postgresConsumers((sql, params) => this.#query(this.#pool, sql, params), schema, (sql, params) => this.#read(sql, params));
   }
 
   listenForAppends(onAppend: () => void): Promise<() => Promise<void>> {
@@ -256,6 +258,11 @@ class PostgresEventStore implements EventStore {
     } catch (error) {
       throw asPostgresLedgerError(error, this.#target);
     }
+  }
+
+  /** One read statement on the pool, run again on a new connection if its connection is lost (`withReadRetry`). */
+  #read<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<R[]> {
+    return withReadRetry(this.#target, () => this.#query<R>(this.#pool, sql, params));
   }
 
   async append(requests: AppendRequest[]): Promise<AppendResult> {
@@ -469,7 +476,8 @@ class PostgresEventStore implements EventStore {
     let from = filter.fromPosition ?? 1;
     const to = filter.toPosition ?? Number.MAX_SAFE_INTEGER;
     for (;;) {
-      const rows = await this.#query<Row>(this.#pool, sql, [from, to, limit, ...params]);
+      // Each page is its own statement, so a page whose connection is lost is read again from the same position.
+      const rows = await this.#read<Row>(sql, [from, to, limit, ...params]);
       if (rows.length === 0) return;
       yield rows;
       if (rows.length < limit) return;
@@ -480,15 +488,14 @@ class PostgresEventStore implements EventStore {
   async readMeta(): Promise<LedgerMeta> {
     if (!this.#hasLedger) return { stored: [], expected: [] };
     // COLLATE "C": the same order as SQLite's, whatever the database's locale.
-    const stored = await this.#query<MetaRow>(this.#pool, `SELECT key, value FROM ${quoteIdent(this.#schema)}.runledger_meta ORDER BY key COLLATE "C"`, []);
+    const stored = await this.#read<MetaRow>(`SELECT key, value FROM ${quoteIdent(this.#schema)}.runledger_meta ORDER BY key COLLATE "C"`, []);
     const version = this.#hasSignatureColumn ? POSTGRES_SCHEMA_VERSION : 1;
     return { stored, expected: [{ key: 'format', value: 'runledger' }, { key: 'schemaVersion', value: String(version) }] };
   }
 
   async findRun(runId: string): Promise<{ pipeline: string; stream: string } | null> {
     if (!this.#hasLedger) return null;
-    const rows = await this.#query<{ pipeline: string; stream: string }>(
-      this.#pool,
+    const rows = await this.#read<{ pipeline: string; stream: string }>(
       `SELECT pipeline, stream FROM ${this.#events} WHERE run_id = $1 AND type = 'RunStarted' ORDER BY position LIMIT 1`,
       [runId],
     );
@@ -497,7 +504,7 @@ class PostgresEventStore implements EventStore {
 
   async head(): Promise<ChainHead> {
     if (!this.#hasLedger) return { position: 0, hash: GENESIS_HASH };
-    return this.#head(this.#pool);
+    return withReadRetry(this.#target, () => this.#head(this.#pool));
   }
 
   async #head(db: pg.Pool | pg.PoolClient): Promise<ChainHead> {
@@ -510,8 +517,7 @@ class PostgresEventStore implements EventStore {
     if (!this.#hasLedger) return 0;
     // Same rule as SQLite: the event before the first one recorded after the instant, so an
     // out-of-order clock on one machine cannot make the answer skip an earlier position.
-    const rows = await this.#query<{ p: string | null }>(
-      this.#pool,
+    const rows = await this.#read<{ p: string | null }>(
       `SELECT min(position) AS p FROM ${this.#events} WHERE recorded_at > $1`,
       [new Date(instant).toISOString()],
     );
