@@ -356,12 +356,17 @@ describe('bad signing input is refused with one line, exit 2, before anything is
       [join(dir, 'missing.pem'), /cannot read the key file .*ENOENT/],
       [rsa, /is rsa, not Ed25519/],
       ['hmac:short', /has 5 characters; use at least 16/],
+      ['', /RUNLEDGER_SIGNING_KEY is set but empty; set it to hmac:<secret> or .*, or unset it to append unsigned/],
+      ['  ', /RUNLEDGER_SIGNING_KEY is set but empty/],
     ] as const) {
       const r = await run(['--db', db, 'define', 'etl', '--schedule', '@daily', '--start', '2026-11-02'], { RUNLEDGER_SIGNING_KEY: key });
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(says);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     }
+    expect((await run(['--db', db, 'status'])).code).toBe(4);
+    // The library refuses an empty key too, rather than appending unsigned.
+    await expect(openLedger({ db, signingKey: '' })).rejects.toThrow(/set but empty/);
     expect((await run(['--db', db, 'status'])).code).toBe(4);
     const both = await run(['--db', db, 'verify', '--public-key', owner.publicPath, '--signing-secret', HMAC_SECRET]);
     expect(both.code).toBe(2);
