@@ -7,7 +7,7 @@ import type { ChainHead, RawEvent, StoredColumns } from '../store/event-store.js
 /** The `verify --json` document. */
 export type VerifyReport = {
   ok: boolean;
-  /** Rows walked before the walk stopped (all of them when ok). */
+  /** Rows whose chain checks out (all of them when the chain is intact, even when a signature fails). */
   events: number;
   /** The first position that does not check out, or null. */
   firstBadPosition: number | null;
@@ -17,7 +17,8 @@ export type VerifyReport = {
   problem: string | null;
   /**
    * Only when signatures were checked (a public key or secret was given): whether every event from
-   * `signedFrom` on carries a good signature, and the first that does not. A chain that breaks first is
+   * `signedFrom` on carries a good signature, and the first that does not. A bad signature does not stop
+   * the chain walk (`head` is still the last position whose chain checks out); a chain that breaks is
    * reported by the fields above, and the signatures after it are not looked at.
    */
   signatures?: SignatureReport;
@@ -31,7 +32,7 @@ export type VerifyOptions = {
   expectHead?: ChainHead;
   /** Go on from a head already verified (the batches start right after it), e.g. to check only what was appended since. */
   after?: ChainHead;
-  /** Check each event's signature of its hash; the first missing or wrong one stops the walk. */
+  /** Check each event's signature of its hash; the first missing or wrong one is reported (the chain walk goes on). */
   signatures?: SignatureChecker;
   /** The first position whose signature is checked (default 1): events before it were appended before signing began. */
   signedFrom?: number;
@@ -57,7 +58,8 @@ export async function verifyChain(batches: AsyncIterable<RawEvent[]>, options: V
   const signedFrom = options.signedFrom ?? 1;
   const signed = (report: Omit<SignatureReport, 'scheme' | 'signedFrom'>) => (checker ? { signatures: { scheme: checker.scheme, signedFrom, ...report } } : {});
   const unchecked = { ok: true, position: null, eventId: null, problem: null };
-  const bad = (position: number, problem: string): VerifyReport => ({ ok: false, events, firstBadPosition: position, head, problem, ...signed(unchecked) });
+  let signatureFailure: { position: number; eventId: string; problem: string } | null = null;
+  const bad = (position: number, problem: string): VerifyReport => ({ ok: false, events, firstBadPosition: position, head, problem, ...signed(signatureFailure ? { ok: false, ...signatureFailure } : unchecked) });
   const expect = options.expectHead;
   for await (const batch of batches) {
     for (const row of batch) {
@@ -74,11 +76,9 @@ export async function verifyChain(batches: AsyncIterable<RawEvent[]>, options: V
       if (expect && row.position === expect.position && row.hash !== expect.hash) {
         return bad(row.position, `its hash ${row.hash} is not the expected head ${expect.hash}: the ledger was rewritten up to here`);
       }
-      const signatureProblem = checker && row.position >= signedFrom ? checker.problem(row.hash, row.signature) : null;
-      if (signatureProblem) {
-        const problem = `event ${checked.eventId}: ${signatureProblem}`;
-        return { ok: false, events, firstBadPosition: row.position, head, problem, ...signed({ ok: false, position: row.position, eventId: checked.eventId, problem }) };
-      }
+      // The first bad signature is kept; the chain is still walked to the head, so `head` and `events` say how far it holds.
+      const signatureProblem: string | null = checker && signatureFailure === null && row.position >= signedFrom ? checker.problem(row.hash, row.signature) : null;
+      if (signatureProblem) signatureFailure = { position: row.position, eventId: checked.eventId, problem: `event ${checked.eventId}: ${signatureProblem}` };
       events += 1;
       head = { position: row.position, hash: row.hash };
     }
@@ -86,6 +86,7 @@ export async function verifyChain(batches: AsyncIterable<RawEvent[]>, options: V
   if (expect && head.position < expect.position) {
     return bad(head.position + 1, `the ledger ends at position ${head.position} but the expected head is at ${expect.position}: events were removed from its end`);
   }
+  if (signatureFailure) return { ok: false, events, firstBadPosition: signatureFailure.position, head, problem: signatureFailure.problem, ...signed({ ok: false, ...signatureFailure }) };
   return { ok: true, events, firstBadPosition: null, head, problem: null, ...signed(unchecked) };
 }
 

@@ -76,7 +76,7 @@ export class CliContext {
     const clock = this.clock();
     const actor = this.#globals().actor ?? this.deps.env['RUNLEDGER_ACTOR'];
     // The signing key comes from this command's environment (tests pass their own), never from a flag.
-    const signingKey = this.deps.env[SIGNING_KEY_ENV] || null;
+    const signingKey = this.deps.env[SIGNING_KEY_ENV] ?? null;
     const ledger = await openLedger({ db: this.db, clock, create, signingKey, secrets: knownSecrets(this.db, this.deps.env), ...(actor ? { actor } : {}) });
     try {
       return await body(ledger);

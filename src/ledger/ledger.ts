@@ -5,7 +5,7 @@ import type { PipelineState } from '../../projections/pipeline-state.js';
 import type { RunHistory } from '../../projections/run-history.js';
 import type { TaskRuns } from '../../projections/task-runs.js';
 import { defaultActor } from '../runtime.js';
-import { knownSecrets } from '../secrets.js';
+import { knownSecrets, redactSecrets } from '../secrets.js';
 import type { EventStore } from '../store/event-store.js';
 import { openStore } from '../store/open-store.js';
 import { subscribe, type SubscribeOptions, type Subscription } from '../ops/subscribe.js';
@@ -100,6 +100,11 @@ export class Ledger {
   /** Milliseconds since the epoch, from the ledger's clock. */
   now(): number {
     return this.#core.clock();
+  }
+
+  /** The text as this ledger would store it: every secret it knows (the ledger URL's password, `*PASSWORD*`/`*TOKEN*`/… values) replaced by `[redacted]`. */
+  redact(text: string): string {
+    return redactSecrets(text, this.#core.secrets);
   }
 
   /** A new ULID (event and run ids). */

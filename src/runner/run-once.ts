@@ -137,7 +137,8 @@ export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOpt
     if (why) outcome = { status: 'failed', error: `the metrics of ${run.pipeline} ${run.date} cannot be recorded: ${why}`, code: 'invalidMetrics', exitCode: outcome.exitCode ?? null, signal: null };
   }
   // A stderr tail or a thrown message the ledger would refuse as too long is cut to the pipeline's cap instead.
-  if (outcome.status === 'failed') outcome = { ...outcome, error: fitText(outcome.error, run.limits.errorBytes) };
+  // Redacted as the ledger stores it, so the summary and progress lines print what was recorded, never a secret.
+  if (outcome.status === 'failed') outcome = { ...outcome, error: ledger.redact(fitText(outcome.error, run.limits.errorBytes)) };
   const result = (extra: Partial<RunOnceResult>): RunOnceResult => ({ run, outcome, interrupted: interruptedBy !== null, recorded: true, ...(threw ? { thrown } : {}), ...extra });
   if (fenced) return result({ recorded: false, refusal: fenced });
   const record = async () => {

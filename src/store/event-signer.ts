@@ -42,8 +42,8 @@ export function eventSigner(spec: string): EventSigner {
 }
 
 /**
- * A checker for Ed25519 signatures from a PEM file holding the public key (a private key file works too:
- * its public half is used).
+ * A checker for Ed25519 signatures from a PEM file holding the public key. A private key file is refused:
+ * whoever verifies should not hold the key that signs.
  *
  * @example
  * const checker = ed25519Checker('./signing-key.pub.pem');
@@ -118,6 +118,9 @@ function keyFromFile(path: string, want: 'private' | 'public'): KeyObject {
   } catch (error) {
     throw new LedgerError('input.badSigningKey', `cannot read the key file ${path} named by ${what}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
+  if (want === 'public' && holdsPrivateKey(pem)) {
+    throw new LedgerError('input.badSigningKey', `the file ${path} named by --public-key holds a private key; pass the public key; derive it with openssl pkey -in ${path} -pubout -out key.pub.pem`);
+  }
   let key: KeyObject;
   try {
     key = want === 'private' ? createPrivateKey(pem) : createPublicKey(pem);
@@ -128,4 +131,14 @@ function keyFromFile(path: string, want: 'private' | 'public'): KeyObject {
     throw new LedgerError('input.badSigningKey', `the key in ${path} named by ${what} is ${key.asymmetricKeyType ?? 'not an asymmetric key'}, not Ed25519; create one with \`openssl genpkey -algorithm ed25519\``);
   }
   return key;
+}
+
+/** True when the PEM text parses as a private key (which `createPublicKey` would silently accept). */
+function holdsPrivateKey(pem: string): boolean {
+  try {
+    createPrivateKey(pem);
+    return true;
+  } catch {
+    return false;
+  }
 }

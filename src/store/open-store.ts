@@ -1,3 +1,4 @@
+import { LedgerError } from '../errors.js';
 import { eventSigner, SIGNING_KEY_ENV } from './event-signer.js';
 import type { EventStore } from './event-store.js';
 import { loadPostgresAdapter } from './load-postgres-adapter.js';
@@ -31,6 +32,10 @@ export function isPostgresUrl(db: string): boolean {
 export async function openStore(db: string, options: OpenStoreOptions): Promise<EventStore> {
   const key = options.signingKey === undefined ? process.env[SIGNING_KEY_ENV] : options.signingKey;
   // Read before the ledger is opened: a bad key is bad input, and nothing is created or migrated.
+  // An empty key is a mistake (an unset secret in a deploy script), never a request for unsigned appends.
+  if (typeof key === 'string' && key.trim() === '') {
+    throw new LedgerError('input.badSigningKey', `${SIGNING_KEY_ENV} is set but empty; set it to hmac:<secret> or the path of an Ed25519 private key PEM, or unset it to append unsigned`);
+  }
   const signer = key ? eventSigner(key) : null;
   // A signing process migrates an older ledger (it needs the signature column) even for a command that does not create.
   const create = options.create;

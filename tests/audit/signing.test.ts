@@ -173,7 +173,9 @@ describe.each(backends)('signing on $name', (backend) => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain(`position 6, event ${forged?.event_id}: it carries no signature`);
     const json = JSON.parse((await run(['--db', db, 'verify', '--json', '--public-key', owner.publicPath])).stdout);
-    expect(json).toMatchObject({ ok: false, firstBadPosition: 6, head: { position: 5 }, signatures: { ok: false, position: 6, eventId: forged?.event_id } });
+    // head and events describe the chain, which holds to the ledger's real head (7: the forger appended two); the signature fails at 6.
+    expect(json).toMatchObject({ ok: false, events: 7, firstBadPosition: 6, head: { position: 7 }, signatures: { ok: false, position: 6, eventId: forged?.event_id } });
+    expect(r.stderr).toContain('the chain up to 7:');
   });
 
   test('an event signed with another key is reported as a wrong signature; a wrong public key fails at the first event', async () => {
@@ -356,6 +358,8 @@ describe('bad signing input is refused with one line, exit 2, before anything is
       [join(dir, 'missing.pem'), /cannot read the key file .*ENOENT/],
       [rsa, /is rsa, not Ed25519/],
       ['hmac:short', /has 5 characters; use at least 16/],
+      ['', /RUNLEDGER_SIGNING_KEY is set but empty; set it to hmac:<secret> or .*, or unset it to append unsigned/],
+      ['  ', /RUNLEDGER_SIGNING_KEY is set but empty/],
     ] as const) {
       const r = await run(['--db', db, 'define', 'etl', '--schedule', '@daily', '--start', '2026-11-02'], { RUNLEDGER_SIGNING_KEY: key });
       expect(r.code).toBe(2);
@@ -363,8 +367,31 @@ describe('bad signing input is refused with one line, exit 2, before anything is
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     }
     expect((await run(['--db', db, 'status'])).code).toBe(4);
+    // The library refuses an empty key too, rather than appending unsigned.
+    await expect(openLedger({ db, signingKey: '' })).rejects.toThrow(/set but empty/);
+    expect((await run(['--db', db, 'status'])).code).toBe(4);
     const both = await run(['--db', db, 'verify', '--public-key', owner.publicPath, '--signing-secret', HMAC_SECRET]);
     expect(both.code).toBe(2);
+  });
+});
+
+describe('verify refuses signature options that would check nothing (exit 2, one line)', () => {
+  test('--signed-from past the head, --signed-from without a key, a private key passed as --public-key', async () => {
+    const db = join(tempDir(), 'l.db');
+    await session(db);
+    const refused = async (args: string[], says: RegExp) => {
+      const r = await run(['--db', db, 'verify', ...args]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(says);
+    };
+    await refused(['--public-key', owner.publicPath, '--signed-from', '6'], /--signed-from 6 is past the ledger's last event \(position 5\); pass a position up to 5/);
+    await refused(['--signed-from', '3'], /--signed-from .* needs a key to check them with; add --public-key <file> or --signing-secret/);
+    await refused(['--json', '--signed-from', '3'], /needs a key/);
+    await refused(['--public-key', owner.privatePath], /holds a private key; pass the public key; derive it with openssl pkey -in .* -pubout/);
+    // The last event is a position signatures can start from.
+    expect((await run(['--db', db, 'verify', '--public-key', owner.publicPath, '--signed-from', '5'])).code).toBe(0);
   });
 });
 

@@ -19,8 +19,8 @@ else console.log(pgSkipMessage('follow'));
 const NOW = '2026-11-20T00:00:00Z';
 
 /** Starts `follow` and resolves once it says where it follows from (it is listening then). */
-async function follow(db: string, cwd: string, args: string[]): Promise<{ child: ChildProcess; stdout: () => string; stderr: () => string; exit: Promise<number | null> }> {
-  const child = spawn(process.execPath, [BIN, '--db', db, 'follow', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+async function follow(db: string, cwd: string, args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; stdout: () => string; stderr: () => string; exit: Promise<number | null> }> {
+  const child = spawn(process.execPath, [BIN, '--db', db, 'follow', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -160,6 +160,26 @@ describe('follow on SQLite: failures and bad input', () => {
     expect(r.code).toBe(2);
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain(message);
+  });
+
+  test("runledger's own credentials do not reach the command unless --pass-ledger-env", async () => {
+    const db = join(tempDir('runledger-follow-'), 'ledger.db');
+    const cwd = tempDir('runledger-follow-cwd-');
+    expect(cli(['--db', db, 'define', 'etl_orders', '--schedule', '@daily', '--start', '2026-11-01']).code).toBe(0);
+    const secrets = { RUNLEDGER_DB: db, RUNLEDGER_SIGNING_KEY: 'hmac:abcdefghijklmnopqrstuvwxyz123456', RUNLEDGER_WRITE_TOKEN: 'wtok123456', MY_SETTING: 'kept' };
+    const seen = async (file: string, extra: string[]) => {
+      const f = await follow(db, cwd, ['etl_orders', '--from-position', '1', ...extra, '--', 'sh', '-c', `env | grep -E '^(RUNLEDGER_(DB|SIGNING_KEY|WRITE_TOKEN|EVENT_TYPE)|MY_SETTING)=' | sort > ${file}`], secrets);
+      await until(() => existsSync(join(cwd, file)) && readFileSync(join(cwd, file), 'utf8').includes('RUNLEDGER_EVENT_TYPE'), 'the command to run');
+      f.child.kill('SIGTERM');
+      await f.exit;
+      return readFileSync(join(cwd, file), 'utf8');
+    };
+    const stripped = await seen('plain.txt', []);
+    expect(stripped).toBe('MY_SETTING=kept\nRUNLEDGER_EVENT_TYPE=PipelineDefined\n');
+    const passed = await seen('passed.txt', ['--pass-ledger-env']);
+    expect(passed).toContain('RUNLEDGER_SIGNING_KEY=hmac:abcdefghijklmnopqrstuvwxyz123456');
+    expect(passed).toContain('RUNLEDGER_WRITE_TOKEN=wtok123456');
+    expect(passed).toContain(`RUNLEDGER_DB=${db}`);
   });
 
   test('an unknown pipeline is not found (exit 4)', () => {

@@ -27,6 +27,22 @@ describe('secrets stay out of children and out of the ledger', () => {
     expect(error).toContain('db=ledger.db token=[redacted]');
   });
 
+  test("backfill's own output (the --json summary, the table's DETAIL, the progress lines, the command's echoed stderr) prints the secret redacted, as stored", () => {
+    for (const extra of [['--json'], []]) {
+      const dir = tempDir();
+      const env = { RUNLEDGER_DB: 'ledger.db', MY_PASSWORD: 'hunter2pwXYZ' };
+      expect(cli(dir, ['define', 'z', '--schedule', '@daily', '--start', '2026-11-02', '--tz', 'UTC'], env).code).toBe(0);
+      const r = cli(dir, ['--now', NOW, 'backfill', 'z', '--from', '2026-11-02', '--to', '2026-11-02', ...extra, '--', 'sh', '-c', 'echo login hunter2pwXYZ refused >&2; exit 1'], env);
+      expect(r.code).toBe(6);
+      expect(r.stdout + r.stderr).not.toContain('hunter2pwXYZ');
+      expect(r.stderr).toContain('login [redacted] refused');
+      if (extra.length > 0) {
+        const summary = JSON.parse(r.stdout) as { runs: Array<{ error: string | null }> };
+        expect(summary.runs[0]?.error).toContain('login [redacted] refused');
+      } else expect(r.stdout).toContain('login [redacted] refused');
+    }
+  });
+
   test('a fail --error carrying the PostgreSQL password (PGPASSWORD) is stored redacted', () => {
     const dir = tempDir();
     const env = { PGPASSWORD: 'hunter2-pg' };

@@ -50,9 +50,9 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
         'whose signature is missing or wrong).',
     )
     .option('--expect-head <position:hash>', 'a head recorded earlier: the chain must still pass through it')
-    .option('--public-key <file>', 'an Ed25519 public key PEM file: every event must carry a good signature by its private key')
+    .option('--public-key <file>', 'an Ed25519 public key PEM file (not the private key): every event must carry a good signature by its private key')
     .option('--signing-secret [secret]', `the HMAC secret appends were signed with; without a value, the one in ${SIGNING_KEY_ENV}=hmac:<secret>`)
-    .option('--signed-from <position>', 'check signatures from this position on (the events before it were appended before signing began)')
+    .option('--signed-from <position>', 'with --public-key or --signing-secret: check signatures from this position (up to the head) on; the events before it were appended before signing began')
     .addOption(new Option('--head <position:hash>', 'same as --expect-head').hideHelp())
     .option('--checkpoints', 'also compare every projection checkpoint with a full rebuild of its pipeline (exit 7 when one differs)')
     .option('--json', 'print one JSON document (and still exit 5 when the chain is broken)')
@@ -65,7 +65,15 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
       const expectHead = text === undefined ? undefined : headOption(text);
       const signatures = signatureChecker(opts, ctx.deps.env[SIGNING_KEY_ENV]);
       const signedFrom = opts.signedFrom === undefined ? undefined : positionOption(opts.signedFrom);
+      if (signedFrom !== undefined && !signatures) {
+        throw new LedgerError('input.missingOption', '--signed-from says where signature checks begin, and needs a key to check them with; add --public-key <file> or --signing-secret');
+      }
       const [report, checkpoints] = await ctx.withLedger(false, async (ledger) => {
+        // Past the head no event would be checked, and "ok" would vouch for signatures nobody looked at.
+        const head = signedFrom === undefined ? null : await ledger.store.head();
+        if (head !== null && signedFrom !== undefined && signedFrom > head.position) {
+          throw new LedgerError('input.invalidPosition', `--signed-from ${signedFrom} is past the ledger's last event (position ${head.position}); pass a position up to ${head.position}`);
+        }
         const verified = await verifyLedger(ledger.store, {
           ...(expectHead ? { expectHead } : {}),
           ...(signatures ? { signatures } : {}),
@@ -75,7 +83,9 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
       });
       // runledger_meta is not on the chain: an edited row fails verify as a broken link does.
       const meta = report.meta.problem;
-      const badSignature = report.signatures?.ok === false ? report.signatures : null;
+      // A bad signature is the verdict only when the chain itself holds (firstBadPosition is the signature's);
+      // a chain broken after it is the graver finding (exit 5).
+      const badSignature = report.signatures?.ok === false && report.firstBadPosition === report.signatures.position ? report.signatures : null;
       const differing = checkpoints?.filter((c) => c.status === 'differs') ?? [];
       if (opts.json) {
         ctx.json(checkpoints === undefined ? report : { ...report, checkpoints });

@@ -139,7 +139,8 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
     onLogError: (run, error) => ctx.note(`runledger: the log file of ${run.pipeline} ${run.date} could not be written (${error.message}); its outcome is recorded without one`),
     onOutput: (stream, run, raw) => {
       // On a terminal, dates running at once interleave their lines: each says which date it belongs to.
-      const line = deps.isTTY ? `${run.date} | ${raw}` : raw;
+      // Known secrets are replaced as in the log file and the ledger: runledger never prints one itself.
+      const line = deps.isTTY ? `${run.date} | ${ledger.redact(raw)}` : ledger.redact(raw);
       if (reporter) reporter.onProgress({ kind: 'output', stream, date: run.date, line });
       else if (stream === 'stdout') childStdout(line);
       else deps.stderr(`${line}\n`);

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { parseDuration } from '../../duration.js';
+import { childEnvironment } from '../../secrets.js';
 import { LedgerError } from '../../errors.js';
 import type { SubscribeOptions } from '../../ops/subscribe.js';
 import type { CliContext } from '../cli-context.js';
@@ -9,7 +10,7 @@ import { formatTable } from '../format-table.js';
 import { parseWholeNumber } from '../parse-options.js';
 import { eventType } from './query-commands.js';
 
-type FollowOpts = { type?: string; fromPosition?: string; consumer?: string; retries: string; retryDelay: string };
+type FollowOpts = { type?: string; fromPosition?: string; consumer?: string; retries: string; retryDelay: string; passLedgerEnv?: boolean };
 
 /** One event as a JSON line: the fields of `log --json`. */
 export function eventJson(e: RecordedEvent): string {
@@ -55,6 +56,7 @@ export function registerFollowCommand(program: Command, ctx: CliContext): void {
     .option('--consumer <name>', "a durable consumer: store the position it handled and resume after it")
     .option('--retries <n>', 'retries of a failing command before follow stops', '3')
     .option('--retry-delay <duration>', 'the pause before the first retry, doubled after each', '1s')
+    .option('--pass-ledger-env', "pass runledger's own credentials (RUNLEDGER_DB, RUNLEDGER_*TOKEN*/SECRET/PASSWORD/SIGNING_KEY) to the command; by default they are removed from its environment")
     .addHelpText(
       'after',
       '\nExamples:\n  runledger follow --type RunFailed\n  runledger follow etl_orders --from-position 1 | jq -c .data\n' +
@@ -89,7 +91,7 @@ export function registerFollowCommand(program: Command, ctx: CliContext): void {
       };
       await ctx.withLedger(false, async (ledger) => {
         if (pipeline !== undefined) await ledger.pipeline(pipeline);
-        const handler = argv.length > 0 ? runCommand(argv, ctx.deps.env) : (event: RecordedEvent) => ctx.out(eventJson(event));
+        const handler = argv.length > 0 ? runCommand(argv, childEnvironment(ctx.deps.env, opts.passLedgerEnv ?? false)) : (event: RecordedEvent) => ctx.out(eventJson(event));
         const stored = opts.consumer === undefined ? null : await ledger.store.consumers.get(opts.consumer);
         if (stored !== null && opts.fromPosition !== undefined) {
           ctx.note(`runledger: consumer ${opts.consumer} has already handled events up to ${stored}; it resumes there and --from-position is ignored`);
