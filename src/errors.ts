@@ -105,6 +105,7 @@ export const LEDGER_ERROR_CODES = [
   'input.unknownEventType',
   'input.unknownPlaceholder',
   'input.unknownZone',
+  'input.fileTooLarge',
   'input.unreadableFile',
   'input.unreadableMetrics',
   'input.unreadableTasks',

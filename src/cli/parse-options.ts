@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { jsonDepth, MAX_JSON_DEPTH } from '../../events/limits.js';
 import { LedgerError } from '../errors.js';
+import { READ_LIMITS, readBoundedText } from './read-bounded-file.js';
 
 /** A whole number option, at least `min`. */
 export function parseWholeNumber(text: string, what: string, min: number): number {
@@ -29,11 +29,8 @@ export function parseMetrics(text: string | undefined): Record<string, unknown> 
   if (text === undefined) return {};
   let source = text;
   if (text.startsWith('@')) {
-    try {
-      source = readFileSync(text.slice(1), 'utf8');
-    } catch (error) {
-      throw new LedgerError('input.unreadableMetrics', `cannot read metrics file ${text.slice(1)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-    }
+    // Bounded: `@/dev/zero` or a huge file must not hang or fill memory; the pipeline's own cap is checked later.
+    source = readBoundedText(text.slice(1), { what: 'metrics file', maxBytes: READ_LIMITS.document, unreadable: 'input.unreadableMetrics' });
   }
   let value: unknown;
   try {

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import type { TaskDefinition } from '../../events/task-definition.js';
 import { LedgerError } from '../errors.js';
 import { checkTasks } from '../ledger/check-tasks.js';
+import { READ_LIMITS, readBoundedText } from './read-bounded-file.js';
 
 /**
  * `define --tasks <file.json>`: reads `{ "tasks": [ … ] }` and checks it
@@ -12,12 +12,7 @@ import { checkTasks } from '../ledger/check-tasks.js';
  * readTasksFile('tasks.json') // [{ id: 'extract', upstream: [], triggerRule: 'all_success', teardown: false, failRunOnFailure: false }, …]
  */
 export function readTasksFile(path: string): TaskDefinition[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new LedgerError('input.unreadableTasks', `cannot read --tasks file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
+  const text = readBoundedText(path, { what: '--tasks file', maxBytes: READ_LIMITS.document, unreadable: 'input.unreadableTasks' });
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fchmodSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { diffDocuments, formatDifference } from '../../audit/diff-documents.js';
 import { exportLedger } from '../../audit/export-ledger.js';
@@ -29,6 +29,8 @@ async function checkCheckpoints(store: EventStore): Promise<CheckpointCheck[]> {
   for (const check of checks) if (check.status !== 'ok') await store.checkpoints?.discard(check.pipeline);
   return checks;
 }
+import { READ_LIMITS, readBoundedText } from '../read-bounded-file.js';
+import { writeFileAtomically } from '../write-file-atomically.js';
 import { writeJsonDocument } from '../write-json-document.js';
 
 /**
@@ -153,7 +155,7 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
             await ctx.flush();
           }
         } else {
-          last = await writeAtomically(opts.out, lines);
+          last = await writeFileAtomically(opts.out, lines, { flag: '--out', example: 'ledger.jsonl' });
         }
         const trailer = JSON.parse(last) as { events: number; head: ChainHead };
         ctx.note(`exported ${trailer.events} events${opts.out === undefined ? '' : ` to ${opts.out}`}; head ${headText(trailer.head)}`);
@@ -243,7 +245,7 @@ async function exportOpenLineageTo(ctx: CliContext, ledger: Ledger, opts: { pipe
     }
   })();
   if (opts.out === undefined) for await (const line of lines) ctx.deps.stdout(line);
-  else await writeAtomically(opts.out, lines);
+  else await writeFileAtomically(opts.out, lines, { flag: '--out', example: 'lineage.jsonl' });
   ctx.note(`exported ${count} OpenLineage event${count === 1 ? '' : 's'}${opts.out === undefined ? '' : ` to ${opts.out}`}`);
 }
 
@@ -288,15 +290,6 @@ function headText(head: ChainHead): string {
   return `${head.position}:${head.hash}`;
 }
 
-function readText(path: string, what: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new LedgerError('notFound.file', `no ${what} at ${path}; check the path`);
-    throw new LedgerError('input.unreadableFile', `cannot read ${what} ${path}: ${code ?? (error as Error).message}`);
-  }
-}
 
 /** Runs a step that reads an export; its one-line refusal of the file says that nothing happened. */
 async function withConsequence<T>(consequence: string, step: () => Promise<T>): Promise<T> {
@@ -311,7 +304,7 @@ async function withConsequence<T>(consequence: string, step: () => Promise<T>): 
 }
 
 function readExpectation(path: string): unknown {
-  const text = readText(path, 'expected state document');
+  const text = readBoundedText(path, { what: 'expected state document', maxBytes: READ_LIMITS.bulk, unreadable: 'input.unreadableFile', notFound: 'notFound.file' });
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
@@ -319,39 +312,4 @@ function readExpectation(path: string): unknown {
   }
 }
 
-/** Writes to a temporary file beside the target and renames it, so a failed export never leaves half a file. */
-async function writeAtomically(path: string, chunks: AsyncIterable<string>): Promise<string> {
-  // The rename at the end would fail on a directory (`--out .`) after the whole export was written.
-  if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new LedgerError('input.unwritableFile', `cannot write ${path}: it is a directory; pass a file path to --out, e.g. --out ledger.jsonl`);
-  }
-  const temp = `${path}.${process.pid}.tmp`;
-  // Replacing a file keeps its permissions: a 0600 export must not come back 0644 (nor be readable while written).
-  const mode = statSync(path, { throwIfNoEntry: false })?.mode;
-  let fd: number;
-  try {
-    fd = openSync(temp, 'w', mode === undefined ? 0o666 : mode & 0o777);
-    if (mode !== undefined) fchmodSync(fd, mode & 0o7777);
-  } catch (error) {
-    throw new LedgerError('input.unwritableFile', `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; check the directory and its permissions`);
-  }
-  let last = '';
-  try {
-    for await (const chunk of chunks) {
-      writeSync(fd, chunk);
-      last = chunk;
-    }
-    closeSync(fd);
-    renameSync(temp, path);
-    return last;
-  } catch (error) {
-    try {
-      closeSync(fd);
-    } catch {
-      // Already closed when the rename failed.
-    }
-    rmSync(temp, { force: true });
-    throw error;
-  }
-}
 

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { parseDuration } from '../../duration.js';
@@ -221,11 +221,13 @@ function defaultLogDir(db: string): string {
  * that exists, must be a writable directory. Nothing is created here; each run's file creates what it needs.
  */
 async function checkLogDir(dir: string, named: boolean): Promise<void> {
+  const fix = named ? 'pass a writable --logs <dir>, or --no-logs' : 'pass --logs <dir> to keep them elsewhere, or --no-logs';
   let at = resolve(dir);
   for (;;) {
+    // A file where the directory (or one above it) should be: each run would fail to create its log (ENOTDIR).
+    let info;
     try {
-      await access(at, constants.W_OK | constants.X_OK);
-      return;
+      info = await stat(at);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       const parent = dirname(at);
@@ -233,8 +235,14 @@ async function checkLogDir(dir: string, named: boolean): Promise<void> {
         at = parent;
         continue;
       }
-      const fix = named ? 'pass a writable --logs <dir>, or --no-logs' : 'pass --logs <dir> to keep them elsewhere, or --no-logs';
       throw new LedgerError('input.unwritablePath', `cannot write run log files under ${dir} (${code ?? (error as Error).message} at ${at}); ${fix}`);
+    }
+    if (!info.isDirectory()) throw new LedgerError('input.unwritablePath', `cannot write run log files under ${dir}: ${at} is not a directory; ${fix}`);
+    try {
+      await access(at, constants.W_OK | constants.X_OK);
+      return;
+    } catch (error) {
+      throw new LedgerError('input.unwritablePath', `cannot write run log files under ${dir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message} at ${at}); ${fix}`);
     }
   }
 }

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ExitCode, LedgerError } from '../../errors.js';
 import { BindingIndex } from '../../ingest/openlineage/binding-index.js';
@@ -6,6 +5,7 @@ import { checkLineageEvents, ingestLineage, type IngestReport } from '../../inge
 import type { CliContext } from '../cli-context.js';
 import { RunExit } from '../create-program.js';
 import { formatTable } from '../format-table.js';
+import { READ_LIMITS, readBoundedText } from '../read-bounded-file.js';
 
 const EXIT_OF_STATUS: Readonly<Record<number, number>> = { 400: ExitCode.badInput, 404: ExitCode.notFound, 409: ExitCode.refused };
 
@@ -77,14 +77,7 @@ function printReport(ctx: CliContext, report: IngestReport, label: (index: numbe
 
 /** The events of a file: a JSON document (one event or an array) or JSON Lines, with how to name each one. */
 function readEvents(file: string): { values: unknown[]; label: (index: number) => string } {
-  let text: string;
-  try {
-    text = readFileSync(file === '-' ? 0 : file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new LedgerError('notFound.file', `no events file at ${file}; check the path`);
-    throw new LedgerError('input.unreadableFile', `cannot read ${file}: ${code ?? (error as Error).message}`);
-  }
+  const text = readBoundedText(file === '-' ? 0 : file, { what: 'events file', maxBytes: READ_LIMITS.bulk, unreadable: 'input.unreadableFile', notFound: 'notFound.file' });
   const name = file === '-' ? 'stdin' : file;
   try {
     const whole = JSON.parse(text) as unknown;

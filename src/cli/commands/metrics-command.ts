@@ -1,10 +1,9 @@
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { LedgerError } from '../../errors.js';
 import { chainVerifier } from '../../ops/chain-verifier.js';
 import { collectMetrics } from '../../ops/collect-metrics.js';
 import type { CliContext } from '../cli-context.js';
+import { writeFileAtomically } from '../write-file-atomically.js';
 
 export function registerMetricsCommand(program: Command, ctx: CliContext): void {
   program
@@ -30,19 +29,7 @@ export function registerMetricsCommand(program: Command, ctx: CliContext): void 
         return (await collectMetrics(ledger, { nowMs: ledger.now(), verify })).text;
       });
       if (opts.textfile === undefined) return ctx.out(text);
-      writeAtomically(opts.textfile, text);
+      // A new .prom file is world-readable (0644) for node_exporter; an existing one keeps its mode.
+      await writeFileAtomically(opts.textfile, [text], { flag: '--textfile', example: 'runledger.prom', newMode: 0o644 });
     });
-}
-
-/** Writes a sibling temporary file and renames it over `path`: readers see the old file or the new one, never a half. */
-function writeAtomically(path: string, text: string): void {
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  try {
-    writeFileSync(temporary, text, { mode: 0o644 });
-    renameSync(temporary, path);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new LedgerError('input.unwritablePath', `cannot write --textfile ${path} (${code}); pass a file in a directory that exists and is writable`);
-  }
 }

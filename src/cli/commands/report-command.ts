@@ -1,8 +1,9 @@
-import { renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { LedgerError } from '../../errors.js';
 import { renderReport } from '../../render/render-report.js';
 import { parseAsOf, type CliContext } from '../cli-context.js';
+import { writeFileAtomically } from '../write-file-atomically.js';
 
 /**
  * `report [pipelines…] --html <file>`: the pages of `serve` in one
@@ -30,14 +31,7 @@ export function registerReportCommand(program: Command, ctx: CliContext): void {
       if (statSync(file, { throwIfNoEntry: false })?.isDirectory()) throw new LedgerError('input.unwritableFile', `cannot write ${file}: it is a directory; pass a file path, e.g. --html out.html`);
       const asOf = parseAsOf(opts.asOf);
       const text = await ctx.withLedger(false, (ledger) => renderReport(ledger, { pipelines, ...(asOf ? { asOf } : {}), ...(opts.asOf ? { asOfText: opts.asOf } : {}) }));
-      const temp = `${file}.${process.pid}.tmp`;
-      try {
-        writeFileSync(temp, text);
-        renameSync(temp, file);
-      } catch (error) {
-        rmSync(temp, { force: true });
-        throw new LedgerError('input.unwritableFile', `cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; check the directory and its permissions`);
-      }
+      await writeFileAtomically(file, [text], { flag: '--html', example: 'out.html' });
       ctx.note(`wrote ${file} (${Math.ceil(Buffer.byteLength(text) / 1024)} KiB, ${pipelines.length > 0 ? pipelines.join(', ') : 'every pipeline'})`);
     });
 }
