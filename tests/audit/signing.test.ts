@@ -176,6 +176,12 @@ describe.each(backends)('signing on $name', (backend) => {
     // head and events describe the chain, which holds to the ledger's real head (7: the forger appended two); the signature fails at 6.
     expect(json).toMatchObject({ ok: false, events: 7, firstBadPosition: 6, head: { position: 7 }, signatures: { ok: false, position: 6, eventId: forged?.event_id } });
     expect(r.stderr).toContain('the chain up to 7:');
+    // The chain broken after the bad signature is the graver finding: exit 5 at 7, the signature failure still reported.
+    await backend.bypass(db, [{ sql: `UPDATE events SET hash = $1 WHERE position = 7`, params: ['0'.repeat(64)] }]);
+    const broken = await run(['--db', db, 'verify', '--json', '--public-key', owner.publicPath]);
+    expect(broken.code).toBe(5);
+    expect(JSON.parse(broken.stdout)).toMatchObject({ ok: false, events: 6, firstBadPosition: 7, head: { position: 6 }, signatures: { ok: false, position: 6 } });
+    expect((await run(['--db', db, 'verify', '--public-key', owner.publicPath])).code).toBe(5);
   });
 
   test('an event signed with another key is reported as a wrong signature; a wrong public key fails at the first event', async () => {
