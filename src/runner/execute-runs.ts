@@ -37,7 +37,7 @@ export type ExecuteOptions = {
 
 /**
  * Runs planned slots through a task, at most `maxActiveRuns` at once, in the
- * given order: claims each slot with `ledger.start` (S4, so two runners never
+ * given order: claims each slot with `ledger.start` (so two runners never
  * run the same slot), heartbeats it while the task works, records success or
  * failure, and returns a summary. A slot another runner holds, or whose state
  * changed since planning so the mode no longer covers it, is skipped and said so.

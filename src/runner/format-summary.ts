@@ -13,7 +13,7 @@ export function formatDuration(ms: number): string {
 }
 
 /**
- * The `--json` summary of DESIGN §5: `{ pipeline, runs: [{ date, runId, attempt,
+ * The `--json` summary of a backfill or catchup: `{ pipeline, runs: [{ date, runId, attempt,
  * status, exitCode, durationMs }], succeeded, failed, skipped }`, plus why each
  * slot ran or was skipped and what failed.
  *

@@ -32,7 +32,7 @@ async function checkCheckpoints(store: EventStore): Promise<CheckpointCheck[]> {
 import { writeJsonDocument } from '../write-json-document.js';
 
 /**
- * `verify`, `export`, `import` and `replay` (S13–S15): proving the ledger
+ * `verify`, `export`, `import` and `replay`: proving the ledger
  * was not edited, moving it, and rebuilding its state from a file.
  *
  * @example
