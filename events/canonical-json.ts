@@ -1,7 +1,7 @@
 /**
  * Canonical JSON: object keys sorted by code unit, no whitespace, no
  * `undefined`. The same value always yields the same text, so the text can be
- * hashed and stored verbatim (S14).
+ * hashed and stored verbatim.
  *
  * @example
  * canonicalJson({ b: 1, a: [true, null] }) // '{"a":[true,null],"b":1}'

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PIPELINE_NAME_PATTERN } from './name-patterns.js';
 
-/** Pipeline names: `[a-z0-9][a-z0-9_.-]{0,127}` (DESIGN §1). */
+/** Pipeline names: `[a-z0-9][a-z0-9_.-]{0,127}`. */
 export const PipelineName = z.string().regex(PIPELINE_NAME_PATTERN);
 
 /** An RFC 3339 instant with an offset or `Z`. */

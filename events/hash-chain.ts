@@ -5,7 +5,7 @@ export const GENESIS_HASH = '0'.repeat(64);
 export type Sha256Hex = (text: string) => string;
 
 /**
- * The hash link of S14: `sha256(prevHash ‖ canonical event)`.
+ * The hash link of the chain: `sha256(prevHash ‖ canonical event)`.
  *
  * @example
  * const hash = chainHash(GENESIS_HASH, '{"position":1,…}', sha256Hex);

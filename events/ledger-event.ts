@@ -10,7 +10,7 @@ import { RunStarted } from './run-started.js';
 import { RunSucceeded } from './run-succeeded.js';
 import { TaskStateChanged } from './task-state-changed.js';
 
-/** Every event runledger records, discriminated on `type` (DESIGN §3). */
+/** Every event runledger records, discriminated on `type`. */
 export const LedgerEvent = z.discriminatedUnion('type', [
   PipelineDefined,
   PipelineRedefined,

@@ -7,7 +7,7 @@ import { TaskDefinition } from './task-definition.js';
 export const OpenLineageJob = z.object({ namespace: z.string().min(1), job: z.string().min(1) });
 export type OpenLineageJob = z.infer<typeof OpenLineageJob>;
 
-/** A pipeline's definition as recorded by `define` (DESIGN §1). */
+/** A pipeline's definition as recorded by `define`. */
 export const PipelineDefinition = z.object({
   pipeline: PipelineName,
   schedule: z.string().min(1),
@@ -20,7 +20,7 @@ export const PipelineDefinition = z.object({
   /** Default lease of a run in milliseconds, used when `start` gives none. */
   leaseMs: z.number().int().positive(),
   /**
-   * S12: the pipeline's tasks, when it records task-level state. Absent in
+   * The pipeline's tasks, when it records task-level state. Absent in
    * definitions recorded before tasks existed and in pipelines without tasks;
    * never an empty array.
    */

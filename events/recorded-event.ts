@@ -25,7 +25,7 @@ export type EventEnvelope = {
  */
 export type RecordedEvent<E extends LedgerEvent = LedgerEvent> = E & EventEnvelope;
 
-/** The fields that are hashed and stored verbatim, in canonical JSON (S14). */
+/** The fields that are hashed and stored verbatim, in canonical JSON. */
 export type HashedEvent = Omit<RecordedEvent, 'prevHash' | 'hash'>;
 
 /** The hashed part of a recorded event, ready for `canonicalJson`. */

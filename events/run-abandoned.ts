@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { RunRef } from './common.js';
 
-/** A running run whose lease expired was taken over by a new attempt (S4). */
+/** A running run whose lease expired was taken over by a new attempt. */
 export const RunAbandoned = z.object({
   type: z.literal('RunAbandoned'),
   schemaVersion: z.literal(1),

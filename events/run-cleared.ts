@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { RunRef } from './common.js';
 
-/** A date key was made pending again (S8); closes its generation. The reason is in metadata. */
+/** A date key was made pending again; closes its generation. The reason is in metadata. */
 export const RunCleared = z.object({
   type: z.literal('RunCleared'),
   schemaVersion: z.literal(1),

@@ -5,7 +5,7 @@ import { DataInterval, Instant, RunRef, RunType } from './common.js';
 export const OpenLineageOrigin = z.object({ namespace: z.string().min(1), job: z.string().min(1), eventTime: Instant });
 export type OpenLineageOrigin = z.infer<typeof OpenLineageOrigin>;
 
-/** A run of one date key began; it opens a new generation for that key (S2). */
+/** A run of one date key began; it opens a new generation for that key. */
 export const RunStarted = z.object({
   type: z.literal('RunStarted'),
   schemaVersion: z.literal(1),
@@ -19,7 +19,7 @@ export const RunStarted = z.object({
     leaseExpiresAt: Instant,
     /** Reprocess of a successful key (`--force`, S4). */
     force: z.boolean(),
-    /** A manual run whose logical date is not a slot of the timetable (S4, S11). */
+    /** A manual run whose logical date is not a slot of the timetable. */
     offSchedule: z.boolean(),
     /** The run whose expired lease this start took over, if any. */
     takeoverOf: z.string().nullable(),

@@ -8,8 +8,8 @@ export const TaskState = z.enum(TASK_STATES);
 export type TaskState = z.infer<typeof TaskState>;
 
 /**
- * A task of a run changed state (S12). Lives in the run's stream, so it is
- * fenced and versioned like every completion (S3). `tryNumber` is 1-based and
+ * A task of a run changed state. Lives in the run's stream, so it is
+ * fenced and versioned like every completion. `tryNumber` is 1-based and
  * grows when a task is run again after `up_for_retry` (or after it ended).
  */
 export const TaskStateChanged = z.object({

@@ -3,7 +3,7 @@
 /**
  * Airflow's trigger rules, with Airflow's names. runledger does not schedule
  * tasks, so a rule never decides when a task runs here; it explains why a
- * leaf ran and feeds the masking lint of `define` (S12).
+ * leaf ran and feeds the masking lint of `define`.
  */
 export const TRIGGER_RULES = [
   'all_success',

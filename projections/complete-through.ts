@@ -2,7 +2,7 @@ import type { PipelineState } from './pipeline-state.js';
 import type { Slot } from './slot.js';
 
 /**
- * S6: the greatest key K such that every slot from the pipeline's first up to
+ * The greatest key K such that every slot from the pipeline's first up to
  * K is currently `success`, or null. `slots` must start at the pipeline's
  * first slot; the walk stops at the first slot that is not a success, so an
  * endless timetable is fine.

@@ -2,7 +2,7 @@ import type { RunType } from '../events/common.js';
 import type { DataInterval } from './slot.js';
 
 /**
- * S2: the status of a date key's latest generation. A key with no event is
+ * The status of a date key's latest generation. A key with no event is
  * `missing`. `interrupted`: its runner was stopped before the run finished;
  * pending, and resumed by every reprocess mode (it is not a failure).
  */
@@ -36,7 +36,7 @@ export type DateState = {
   version: number;
 };
 
-/** True when `runId` is the run that may still complete this key (S3 fencing). */
+/** True when `runId` is the run that may still complete this key (fencing). */
 export function isCurrentRun(date: DateState | undefined, runId: string): boolean {
   return date !== undefined && date.status !== 'cleared' && date.runId === runId;
 }

@@ -10,7 +10,7 @@ export type ClearDecision = {
 };
 
 /**
- * S8: which of the given keys a clear closes. History is never deleted: each
+ * Which of the given keys a clear closes. History is never deleted: each
  * cleared key gets a `RunCleared`, which makes it pending again and fences out
  * the run that was working on it.
  *

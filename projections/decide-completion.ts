@@ -16,7 +16,7 @@ export type CompletionCommand =
 export type CompletionDecision = { events: Array<RunSucceeded | RunFailed | RunHeartbeat | RunInterrupted>; repeated: boolean };
 
 /**
- * S3 fencing: a completion must name the key's current run. A repeat of the
+ * Fencing: a completion must name the key's current run. A repeat of the
  * completion already recorded is a no-op, not an error.
  *
  * @example

@@ -33,7 +33,8 @@ export type StartCommand = {
 export type StartDecision = { events: Array<RunAbandoned | RunFailed | RunStarted>; attempt: number; takeoverOf: string | null };
 
 /**
- * S4 start rules as a pure decision.
+ * Whether a run of a date key may start, as a pure decision: a running key only once its lease
+ * expired (the new run takes it over) or when the start supersedes that run, a successful key only when forced.
  *
  * @example
  * const d = decideStart(state, command, { nowMs });

@@ -24,7 +24,7 @@ export type TaskStateDecision = {
 export const DERIVED_FAILURE_CODE = 'leafFailed';
 
 /**
- * S12 and S3: records a task's state in the current, running run of its key.
+ * Records a task's state in the current, running run of its key.
  * A repeat of the state already recorded (same try) is a no-op, even after
  * the run finished. When every task of the definition is terminal after this
  * change, the run's `RunSucceeded` or `RunFailed` comes with it, derived from
@@ -98,7 +98,7 @@ export function nextTryNumber(previous: Pick<TaskRun, 'state' | 'tryNumber'> | u
 }
 
 /**
- * S12: an explicit `succeed` or `fail` of a run whose pipeline has tasks is
+ * An explicit `succeed` or `fail` of a run whose pipeline has tasks is
  * refused while any task is unfinished; the run's outcome follows from its
  * leaves once they all finish. Null when the completion may go ahead.
  *

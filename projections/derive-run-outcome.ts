@@ -5,14 +5,14 @@ import { runLeaves } from './task-graph.js';
 
 export type LeafState = { taskId: string; state: TaskState };
 
-/** The run state its tasks imply (S12). `unfinished` lists tasks with no state yet as well as running ones. */
+/** The run state its tasks imply. `unfinished` lists tasks with no state yet as well as running ones. */
 export type RunOutcome =
   | { status: 'running'; unfinished: string[] }
   | { status: 'success'; leaves: LeafState[] }
   | { status: 'failed'; failedLeaves: LeafState[] };
 
 /**
- * S12, as Airflow's `DagRun.update_state`: while any task of the definition is
+ * As Airflow's `DagRun.update_state`: while any task of the definition is
  * unfinished (no state yet, or not terminal) the run is running; once all are
  * terminal, any leaf `failed` or `upstream_failed` fails the run, and
  * otherwise (every leaf `success` or `skipped`) it succeeds. Leaves come from

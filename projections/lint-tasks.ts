@@ -21,7 +21,7 @@ export type HiddenFailure = {
 
 /**
  * A leaf that can end in `success` or `skipped` after an upstream task
- * failed, so the run would be recorded as a success (S12's masking trap).
+ * failed, so the run would be recorded as a success (the masking trap: a failure hidden by a leaf that still succeeds).
  */
 export type MaskingWarning = {
   leaf: string;
@@ -52,7 +52,7 @@ const FAILURE: ReadonlySet<UpstreamState> = new Set(['failed', 'upstream_failed'
 type Entry = { failures: HiddenFailure[]; absorbers: Set<string>; after: Set<string>; leafStates: Set<UpstreamState> };
 
 /**
- * S12's lint: for each task T and each leaf L downstream of it, is there a
+ * The task lint: for each task T and each leaf L downstream of it, is there a
  * scheduling order in which, with only T failing when it runs (every other
  * task succeeding when it runs), T really ends `failed` and the run ends
  * `success`? It warns exactly for those pairs, saying whether it happens in

@@ -10,7 +10,7 @@ export type InFlightSlot = { date: string; runId: string; leaseExpiresAt: string
 export type PendingReport = { pending: PendingSlot[]; inFlight: InFlightSlot[] };
 
 /**
- * S7 for one slot, given as its fields: adds it to `report` when its key is
+ * The pending rule for one slot, given as its fields: adds it to `report` when its key is
  * not `success` and not `running`, with its reason. A running key is listed
  * apart as in-flight, unless its lease expired at `nowMs`: then it is
  * `stalled` and counts as pending. Walks call it slot by slot and build no

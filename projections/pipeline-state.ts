@@ -2,7 +2,7 @@ import type { PipelineDefinition } from '../events/pipeline-definition.js';
 import type { RecordedEvent } from '../events/recorded-event.js';
 import { isCurrentRun, type DateState } from './date-state.js';
 
-/** A date key and its logical date; compared by instant, never as text (S5). */
+/** A date key and its logical date; compared by instant, never as text. */
 export type DateMark = { date: string; logicalDate: string };
 
 /** Everything the ledger knows about one pipeline, folded from its events. */
@@ -13,7 +13,7 @@ export type PipelineState = {
   /** Version of the pipeline's own stream (definitions). */
   version: number;
   dates: Map<string, DateState>;
-  /** S5: the greatest date key that ever had a success; never lowered. */
+  /** The greatest date key that ever had a success; never lowered. */
   watermark: DateMark | null;
   /** Position of the last event folded in (0 before any). */
   position: number;
@@ -24,14 +24,14 @@ export function initialState(pipeline: string): PipelineState {
 }
 
 /**
- * Folds one event into the state (S2, S5). The fold owns its state: `evolve`
+ * Folds one event into the state. The fold owns its state: `evolve`
  * updates the `dates` map of the state it is given instead of copying it, so
  * a rebuild over a million events stays linear. Keep a `structuredClone` if
  * you need the previous state.
  *
  * Completions from a run that is not current are ignored here as well as
  * refused by the deciders, so no log, however it was made, can let a stale
- * run change a key (S3).
+ * run change a key.
  *
  * @example
  * const state = events.reduce(evolve, initialState('etl_orders'));

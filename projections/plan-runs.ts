@@ -5,7 +5,7 @@ import type { RunHistory } from './run-history.js';
 import type { Slot } from './slot.js';
 
 /**
- * S10, with Airflow 3's names: `none` runs missing, cleared, stalled and interrupted slots;
+ * Which slots a backfill reruns, with Airflow 3's names: `none` runs missing, cleared, stalled and interrupted slots;
  * `failed` adds failed ones; `completed` adds successful ones too (`--force`).
  */
 export type Reprocess = 'none' | 'failed' | 'completed';
@@ -21,7 +21,7 @@ export type ExcludedSlot = { date: string; status: 'success' | 'failed'; runId: 
 export type RunPlan = {
   /** The slots to run, in the order they were given (ascending). */
   slots: PlannedSlot[];
-  /** Running with a live lease: never touched (S10). */
+  /** Running with a live lease: never touched. */
   inFlight: InFlightSlot[];
   /** Done or failed slots the reprocess mode leaves alone. */
   excluded: ExcludedSlot[];
@@ -36,7 +36,7 @@ export type SlotSelection =
   | { run: false; excluded: ExcludedSlot };
 
 /**
- * S10's selection rule for one slot. The runner asks it again right before it
+ * The backfill selection rule for one slot. The runner asks it again right before it
  * claims a slot, so a slot another runner took or finished since planning is
  * skipped instead of run twice.
  *
@@ -69,7 +69,7 @@ export function selectSlot(date: DateState | undefined, reprocess: Reprocess, no
 }
 
 /**
- * S10: which of the given slots a backfill runs, each with its reason.
+ * Which of the given slots a backfill runs, each with its reason.
  * In-flight slots are never touched; slots not due at `nowMs` are skipped.
  * `slots` must be ascending (as timetables give them): planning stops at the
  * first slot that is not due, so an open-ended range costs nothing.
@@ -94,14 +94,14 @@ export function planBackfill(state: PipelineState, slots: Iterable<Slot>, option
 }
 
 /**
- * S9: the due slots after the latest scheduled or catchup run (all due slots
+ * The due slots after the latest scheduled or catchup run (all due slots
  * when there is none) that are pending; with the pipeline's `catchup` off,
  * only the latest due slot, if it is pending. Gaps before the latest run are
  * left to `pending` and `backfill`, as in Airflow.
  *
  * `slots` are ascending and may start anywhere before `after`; `after` is the
  * logical date of the latest scheduled/catchup run (see `latestScheduledRun`).
- * "Pending" is S7's: missing, cleared, stalled and failed, so the default
+ * "Pending" is missing, cleared, stalled and failed, so the default
  * `reprocess` here is `failed`; `none` leaves failed slots alone and
  * `completed` reruns successes as well.
  *

@@ -20,7 +20,7 @@ export type TaskSpec = {
 const FIELDS = ['id', 'upstream', 'triggerRule', 'teardown', 'failRunOnFailure'] as const;
 
 /**
- * Validates a declared task list (S12) and fills in the defaults: no
+ * Validates a declared task list and fills in the defaults: no
  * upstream, trigger rule `all_success` (`all_done_setup_success` for a
  * teardown, as Airflow's `as_teardown()` sets it), not a teardown. Refuses
  * duplicate ids, unknown upstream ids, cycles (named), unknown trigger rules
@@ -124,7 +124,7 @@ export function downstreamOf(tasks: readonly TaskDefinition[]): Map<string, stri
 }
 
 /**
- * The tasks whose state decides the run (S12, Airflow's `DagRun.update_state`):
+ * The tasks whose state decides the run (as Airflow's `DagRun.update_state`):
  * tasks with no downstream other than ignorable teardowns, not being an
  * ignorable teardown themselves. A teardown is ignorable unless it sets
  * `failRunOnFailure`. When every leaf is an ignorable teardown, the plain

@@ -16,7 +16,7 @@ export type TaskRun = {
 };
 
 /**
- * Per run, the latest state of each task that reported one (S12). `open`
+ * Per run, the latest state of each task that reported one. `open`
  * holds, per date key, the run that may still change task states: the
  * current run while it is running.
  */
@@ -30,7 +30,7 @@ export function initialTaskRuns(): TaskRuns {
  * Folds one event into the task states. Like the other projections it updates
  * the maps it is given. A task state only lands on a run that is still open
  * (started, not finished, abandoned or cleared), so no log can let a fenced-out
- * run change its tasks (S3).
+ * run change its tasks.
  *
  * @example
  * const tasks = events.reduce(evolveTaskRuns, initialTaskRuns());

@@ -57,7 +57,7 @@ const STATES: readonly UpstreamState[] = ['success', 'skipped', 'failed', 'upstr
  * True when a task with this rule and this many upstream tasks can end in
  * `success` or `skipped` although one of its upstream tasks failed: it does
  * not pass the failure on as `upstream_failed`. As a leaf, such a task lets a
- * run succeed after a failure (S12's masking trap).
+ * run succeed after a failure (the masking trap: a failure hidden by a leaf that still succeeds).
  *
  * @example
  * passesFailureOn('all_success', 1) // true

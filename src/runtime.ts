@@ -18,7 +18,7 @@ export const packageRoot: string = (() => {
 /** This build's version, from package.json, recorded in every event's metadata. */
 export const toolVersion: string = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
-/** `user@host`, the default actor (DESIGN §3). */
+/** `user@host`, the default actor. */
 export function defaultActor(): string {
   let user = process.env['USER'] ?? 'unknown';
   try {

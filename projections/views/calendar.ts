@@ -1,6 +1,6 @@
 /**
- * The status of one calendar cell: the date statuses of S2, a running key
- * whose lease ran out (`stalled`, S7), and slots that are not due yet.
+ * The status of one calendar cell: a date's status (missing, running, success, failed, cleared, interrupted), a running key
+ * whose lease ran out (`stalled`), and slots that are not due yet.
  * `interrupted`: its runner was stopped; the same backfill resumes it.
  */
 export type CellStatus = 'success' | 'failed' | 'running' | 'stalled' | 'interrupted' | 'cleared' | 'missing' | 'not-due';

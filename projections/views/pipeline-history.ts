@@ -6,7 +6,7 @@ import type { Slot } from '../slot.js';
 /** Walks a timetable's slots; `src/` builds one from a definition, so this file stays pure. */
 export type SlotWalker = { first(): Slot | undefined; next(slot: Slot): Slot | undefined };
 
-/** Watermark (S5) and complete-through (S6) right after the event at `position`; logical dates for plotting. */
+/** Watermark and complete-through right after the event at `position`; logical dates for plotting. */
 export type HistoryPoint = {
   position: number;
   at: string;

@@ -16,9 +16,9 @@ export type PipelineStatus = {
   pipeline: string;
   schedule: string;
   timezone: string;
-  /** S5, a date key or null. */
+  /** The greatest date key that ever had a success (never lowered), or null. */
   watermark: string | null;
-  /** S6, a date key or null. */
+  /** The greatest date key up to which every slot succeeded, or null. */
   completeThrough: string | null;
   /** End of the complete-through slot's data interval: the data is complete up to this instant (null when nothing is). */
   completeUntil: string | null;

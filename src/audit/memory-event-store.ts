@@ -11,7 +11,7 @@ type Stored = { raw: RawEvent; event: RecordedEvent; pipeline: string; runId: st
 /**
  * An event store held in memory: what `replay` and the testing helpers fold
  * with the real `Ledger`, so a replayed file is read by exactly the code that
- * reads a database (S15). One process, one writer.
+ * reads a database. One process, one writer.
  *
  * `fromRows` loads stored rows as they are, without requiring a whole chain,
  * so an export filtered to one pipeline (positions with gaps) replays too;

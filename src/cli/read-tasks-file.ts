@@ -5,7 +5,7 @@ import { READ_LIMITS, readBoundedText } from './read-bounded-file.js';
 
 /**
  * `define --tasks <file.json>`: reads `{ "tasks": [ … ] }` and checks it
- * (S12). Every problem is a one-line `input.*` error (exit 2), so nothing is
+ * (unique ids, known upstreams, no cycle). Every problem is a one-line `input.*` error (exit 2), so nothing is
  * written.
  *
  * @example

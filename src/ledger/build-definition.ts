@@ -21,7 +21,7 @@ export type DefineInput = {
   catchup?: boolean;
   maxActiveRuns?: number;
   leaseMs?: number;
-  /** S12: the pipeline's tasks; leave out for a pipeline without task-level state. */
+  /** The pipeline's tasks; leave out for a pipeline without task-level state. */
   tasks?: readonly TaskSpec[];
   /** How stale the data may get before `check` reports it, in ms; null drops it on a redefinition. */
   freshnessMs?: number | null | undefined;
@@ -73,7 +73,7 @@ export function completeDefinitionInput(current: PipelineDefinition | null, chan
   return { ...merged, ...(nextTasks ? { tasks: nextTasks } : {}), ...(nextBinding ? { openlineage: nextBinding } : {}) };
 }
 
-/** Throws `input.invalidPipelineName` unless the name fits DESIGN §1. */
+/** Throws `input.invalidPipelineName` unless the name fits `[a-z0-9][a-z0-9_.-]{0,127}`. */
 export function checkPipelineName(name: string): void {
   if (typeof name !== 'string' || !PIPELINE_NAME_PATTERN.test(name)) {
     throw new LedgerError(

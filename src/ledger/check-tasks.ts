@@ -6,7 +6,7 @@ import { checkTaskGraph } from '../../projections/task-graph.js';
 import { LedgerError } from '../errors.js';
 
 /**
- * S12: validates a declared task list and fills in its defaults; throws
+ * Validates a declared task list and fills in its defaults; throws
  * `input.invalidTasks` (exit 2) naming every problem on one line.
  *
  * @example

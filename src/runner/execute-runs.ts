@@ -4,7 +4,7 @@ import { LedgerError, isLedgerError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { StartInput } from '../ledger/ledger-types.js';
 import { runOnce } from './run-once.js';
-import type { RunProgress, RunReport, RunSummary, RunTask, SkipReason } from './run-types.js';
+import { STORE_NOTE, type RunProgress, type RunReport, type RunSummary, type RunTask, type SkipReason } from './run-types.js';
 import { waitForPlace } from './wait-for-place.js';
 
 export type ExecuteOptions = {
@@ -37,7 +37,7 @@ export type ExecuteOptions = {
 
 /**
  * Runs planned slots through a task, at most `maxActiveRuns` at once, in the
- * given order: claims each slot with `ledger.start` (S4, so two runners never
+ * given order: claims each slot with `ledger.start` (so two runners never
  * run the same slot), heartbeats it while the task works, records success or
  * failure, and returns a summary. A slot another runner holds, or whose state
  * changed since planning so the mode no longer covers it, is skipped and said so.
@@ -81,6 +81,8 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
   const reports = new Map<number, RunReport>();
   const active = new Set<Promise<void>>();
   let stoppedAfterFailure = false;
+  /** The store's message when an outcome could not be recorded: the dates left unstarted say that, not that a run failed. */
+  let unrecordedWhy: string | undefined;
   let fatal: { error: unknown } | undefined;
 
   const report = (index: number, entry: RunReport) => {
@@ -125,9 +127,10 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
       const base = { ...emptyReport(slot), reason: selection.reason, runId: run.runId, attempt: run.attempt, durationMs: Math.round(clock() - t0) };
       if (result.unrecorded !== undefined) {
         const why = result.unrecorded instanceof Error ? result.unrecorded.message : String(result.unrecorded);
+        unrecordedWhy ??= why;
         report(index, {
           ...base,
-          status: 'failed',
+          status: 'unrecorded',
           exitCode: outcome.exitCode ?? null,
           error: `the run ${outcome.status === 'success' ? 'succeeded' : 'failed'} but its outcome could not be recorded (${why}); the date stays running until its lease runs out, then rerun it`,
           code: 'unrecorded',
@@ -142,7 +145,9 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
       } else {
         report(index, { ...base, status: 'failed', exitCode: outcome.exitCode ?? null, signal: outcome.signal ?? null, error: outcome.error, code: outcome.code });
       }
-      if (reports.get(index)?.status === 'failed' && !options.continueOnFailure) stoppedAfterFailure = true;
+      // An outcome the ledger could not record stops the runner too: the store is failing, later runs would not record either.
+      const status = reports.get(index)?.status;
+      if ((status === 'failed' || status === 'unrecorded') && !options.continueOnFailure) stoppedAfterFailure = true;
     } catch (error) {
       if (isLedgerError(error) && error.code === 'ledger.alreadyRunning') return skip(index, slot, 'inFlight', error.message);
       if (isLedgerError(error) && (error.code === 'ledger.alreadySucceeded' || error.code === 'ledger.changed')) return skip(index, slot, 'changed', error.message);
@@ -161,7 +166,7 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
     const running: Promise<void> = runSlot(next.index, next.slot)
       .catch((error: unknown) => {
         fatal ??= { error };
-        if (isStoreError(error) && !reports.has(next.index)) skip(next.index, next.slot, 'stopped', `not started: the ledger could not be read or written (${messageOf(error)})`);
+        if (isStoreError(error) && !reports.has(next.index)) skip(next.index, next.slot, 'stopped', `${STORE_NOTE} (${messageOf(error)})`);
       })
       .finally(() => active.delete(running));
     active.add(running);
@@ -174,7 +179,8 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
   if (fatal && storeError === undefined) throw fatal.error;
   for (const { slot, index } of queue) {
     if (signal?.aborted) skip(index, slot, 'interrupted', 'not started: the runner was interrupted');
-    else if (storeError !== undefined) skip(index, slot, 'stopped', `not started: the ledger could not be read or written (${storeError})`);
+    else if (storeError !== undefined) skip(index, slot, 'stopped', `${STORE_NOTE} (${storeError})`);
+    else if (unrecordedWhy !== undefined) skip(index, slot, 'stopped', `${STORE_NOTE} (${unrecordedWhy})`);
     else skip(index, slot, 'stopped', 'not started: an earlier run failed (use --continue-on-failure to carry on)');
   }
 
@@ -185,6 +191,7 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
     runs,
     succeeded: runs.filter((r) => r.status === 'success').length,
     failed: runs.filter((r) => r.status === 'failed').length,
+    unrecorded: runs.filter((r) => r.status === 'unrecorded').length,
     skipped: runs.filter((r) => r.status === 'skipped').length,
     interruptedRuns: runs.filter((r) => r.status === 'interrupted').length,
     interrupted: signal?.aborted ? (typeof signal.reason === 'string' ? signal.reason : 'aborted') : null,

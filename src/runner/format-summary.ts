@@ -1,7 +1,7 @@
 import type { RunPlan } from '../../projections/plan-runs.js';
 import { formatTable } from '../cli/format-table.js';
 import type { PlannedJob } from './plan-job.js';
-import type { RunReport, RunSummary } from './run-types.js';
+import { STORE_NOTE, type RunReport, type RunSummary } from './run-types.js';
 
 /** `0.12s`, `12.3s`, `4m05s`, `1h02m`. */
 export function formatDuration(ms: number): string {
@@ -13,7 +13,7 @@ export function formatDuration(ms: number): string {
 }
 
 /**
- * The `--json` summary of DESIGN §5: `{ pipeline, runs: [{ date, runId, attempt,
+ * The `--json` summary of a backfill or catchup: `{ pipeline, runs: [{ date, runId, attempt,
  * status, exitCode, durationMs }], succeeded, failed, skipped }`, plus why each
  * slot ran or was skipped and what failed.
  *
@@ -41,6 +41,7 @@ export function summaryJson(summary: RunSummary) {
     })),
     succeeded: summary.succeeded,
     failed: summary.failed,
+    unrecorded: summary.unrecorded,
     skipped: summary.skipped,
     interruptedRuns: summary.interruptedRuns,
     interrupted: summary.interrupted,
@@ -65,6 +66,9 @@ export function quietSkipLine(skipped: RunReport[], failedDate: string | null): 
   const span = skipped.length === 1 ? first : `${first} .. ${last}`;
   const n = `${skipped.length} ${skipped.length === 1 ? 'slot' : 'slots'} not started`;
   if (skipped[0]?.skipReason === 'interrupted') return `${n} (${span}): the runner was stopped; run the same command again to resume`;
+  // A store error stopped the runner, not a failed run: say so, and not to carry on past failures.
+  const note = skipped[0]?.note ?? '';
+  if (note.startsWith(STORE_NOTE)) return `${n} (${span}): ${note.slice('not started: '.length)}; fix the store, then rerun the same command`;
   return `${n} after the failure of ${failedDate ?? 'an earlier run'} (${span}); rerun to continue, or add --continue-on-failure`;
 }
 
@@ -74,7 +78,7 @@ function collapseQuietSkips(runs: RunReport[]): Array<RunReport | RunReport[]> {
   for (const r of runs) {
     const last = out.at(-1);
     if (!isQuietSkip(r)) out.push(r);
-    else if (Array.isArray(last) && last[0]?.skipReason === r.skipReason) last.push(r);
+    else if (Array.isArray(last) && last[0]?.skipReason === r.skipReason && last[0].note === r.note) last.push(r);
     else out.push([r]);
   }
   // A lone never-started slot reads best as its own row.
@@ -100,9 +104,10 @@ export function formatSummary(summary: RunSummary): string {
       oneLine(r.status === 'skipped' ? (r.note ?? '') : (r.error ?? '')),
     ]),
   );
+  const lost = summary.unrecorded > 0 ? `, ${summary.unrecorded} unrecorded` : '';
   const stopped = summary.interruptedRuns > 0 ? `, ${summary.interruptedRuns} interrupted` : '';
   const over = summary.range ? `${summary.runType} ${summary.pipeline} from ${summary.range.from} to ${summary.range.to}: ` : '';
-  const totals = `${over}${summary.succeeded} succeeded, ${summary.failed} failed${stopped}, ${summary.skipped} skipped in ${formatDuration(summary.durationMs)}`;
+  const totals = `${over}${summary.succeeded} succeeded, ${summary.failed} failed${lost}${stopped}, ${summary.skipped} skipped in ${formatDuration(summary.durationMs)}`;
   return `${rows.length > 0 ? table : ''}${quiet}${totals}\n`;
 }
 

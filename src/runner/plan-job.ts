@@ -6,7 +6,7 @@ import { createTimetable } from '../timetable/create-timetable.js';
 import { parseRangeEnd, parseRangeStart } from '../timetable/parse-range-end.js';
 import type { Timetable } from '../timetable/timetable.js';
 
-/** A backfill over `[from, to]` (S10) or a catchup (S9). */
+/** A backfill over `[from, to]` or a catchup. */
 export type JobRequest =
   | { kind: 'backfill'; pipeline: string; from: string; to: string; reprocess?: Reprocess; runBackwards?: boolean }
   | { kind: 'catchup'; pipeline: string; reprocess?: Reprocess; runBackwards?: boolean };
@@ -91,7 +91,7 @@ function latestPastEnd(timetable: Timetable, nowMs: number): { latest: string; e
   return { latest: latest.date, end: timetable.formatInstant(Date.parse(end)) };
 }
 
-/** Throws `input.invalidReprocess` unless the mode is one of S10's three. */
+/** Throws `input.invalidReprocess` unless the mode is `none`, `failed` or `completed`. */
 export function checkReprocess(mode: string): Reprocess {
   if (!(REPROCESS_MODES as readonly string[]).includes(mode)) {
     throw new LedgerError('input.invalidReprocess', `--reprocess '${mode}' is unknown; use none (missing, cleared, stalled), failed (adds failed) or completed (adds successful, same as --force)`);
@@ -100,7 +100,7 @@ export function checkReprocess(mode: string): Reprocess {
 }
 
 /**
- * `--force` is `--reprocess completed` (S10); giving both with another mode is a contradiction.
+ * `--force` is `--reprocess completed`; giving both with another mode is a contradiction.
  *
  * @example
  * resolveReprocess(undefined, true) // 'completed'

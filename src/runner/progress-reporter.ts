@@ -128,6 +128,7 @@ export function describe(r: RunReport): string {
   if (r.status === 'skipped') return `${r.date} skipped: ${r.note ?? r.skipReason ?? ''}`;
   const how = `attempt ${r.attempt ?? '-'}, ${formatDuration(r.durationMs)}`;
   if (r.status === 'success') return `${r.date} success (${how})`;
+  if (r.status === 'unrecorded') return `${r.date} unrecorded (${how}): ${firstLine(r.error ?? 'its outcome could not be recorded')}`;
   if (r.status === 'interrupted') return `${r.date} interrupted (${how}): recorded as interrupted, pending; the same command resumes it`;
   return `${r.date} failed (${how}): ${firstLine(r.error ?? r.code ?? 'failed')}`;
 }

@@ -29,7 +29,7 @@ export type RunOnceResult = {
   recorded: boolean;
   /** The error the task threw, if it threw (so `withRun` can rethrow it unchanged). */
   thrown?: unknown;
-  /** The ledger's refusal of a heartbeat or of the completion, when the run was fenced out (S3). */
+  /** The ledger's refusal of a heartbeat or of the completion, when the run was fenced out. */
   refusal?: LedgerError;
   /**
    * The store error that kept the outcome from being recorded after retrying for as long as the run's
@@ -176,7 +176,7 @@ const RECORD_RETRY_MAX_MS = 5_000;
 /** Stop retrying this long before the lease runs out, so a late success never lands on a date taken over. */
 const RECORD_MARGIN_MS = 1_000;
 
-/** Why metrics cannot be stored as canonical JSON (S14), or null when they can. */
+/** Why metrics cannot be stored as canonical JSON, or null when they can. */
 function unstorableMetrics(metrics: Metrics): string | null {
   try {
     canonicalJson(metrics);

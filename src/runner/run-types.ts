@@ -36,6 +36,9 @@ export type TaskOutcome =
  */
 export type RunTask = (run: RunContext, signal: AbortSignal) => Promise<TaskOutcome>;
 
+/** How the note of a slot left unstarted because the ledger failed begins; the rest is the store's message in parentheses. */
+export const STORE_NOTE = 'not started: the ledger could not be read or written';
+
 /** Why a slot the plan picked was not run. */
 export type SkipReason = 'inFlight' | 'changed' | 'stopped' | 'interrupted';
 
@@ -45,7 +48,8 @@ export type RunReport = {
   runId: string | null;
   attempt: number | null;
   /** `interrupted`: the runner was stopped while this run worked; recorded as such, pending, not a failure. */
-  status: 'success' | 'failed' | 'interrupted' | 'skipped';
+  /** `unrecorded`: the command finished (see `code`… and `error`) but its outcome could not be written; the ledger still shows the date running. */
+  status: 'success' | 'failed' | 'interrupted' | 'unrecorded' | 'skipped';
   exitCode: number | null;
   durationMs: number;
   /** Why the slot was picked; null for a slot skipped because it was in flight when planned. */
@@ -67,6 +71,8 @@ export type RunSummary = {
   runs: RunReport[];
   succeeded: number;
   failed: number;
+  /** Runs whose command finished but whose outcome the ledger could not record (they stay running until their lease runs out). */
+  unrecorded: number;
   skipped: number;
   /** A backfill's resolved bounds (first key, and the inclusive end: a bare --to on an hourly pipeline is the end of that day). */
   range?: { from: string; to: string };

@@ -12,7 +12,7 @@ export function queryOf(url: string): Map<string, string> {
 
 /**
  * `?as_of=`: a whole number is an event position, anything else an RFC 3339
- * instant, as the CLI's `--as-of` (S13).
+ * instant, as the CLI's `--as-of`.
  *
  * @example
  * asOfOf(queryOf('/?as_of=12')) // { position: 12 }

@@ -47,7 +47,7 @@ export type StoreCapabilities = { concurrentWriters: 'none' | 'processes' | 'mac
  *
  * - `append` writes several streams' events in one transaction, atomically:
  *   all requests succeed or none. Positions are global, gapless and in commit
- *   order; each event is hashed onto the chain inside that transaction (S14).
+ *   order; each event is hashed onto the chain inside that transaction.
  *   An event whose `eventId` is already stored makes the whole append a no-op
  *   that returns the stored events (idempotent re-append).
  * - `read` streams events in batches so memory follows the batch, not the log.

@@ -15,7 +15,7 @@ export type OpenStoreOptions = {
   signingKey?: string | null;
 };
 
-/** True for the URLs that select PostgreSQL (DESIGN §5). */
+/** True for the URLs that select PostgreSQL. */
 export function isPostgresUrl(db: string): boolean {
   return /^postgres(ql)?:\/\//i.test(db);
 }

@@ -24,7 +24,7 @@ function checkRange(text: string, zone: string, name: string, value: number, min
 /**
  * Parses `YYYY-MM-DD` (local midnight in the zone), an RFC 3339 instant (`Z` or
  * an offset), or `YYYY-MM-DDTHH:MM[:SS]` without offset (local wall time) to
- * epoch ms. Local times follow S16: a time in a spring-forward gap is shifted
+ * epoch ms. Local wall times: a time in a spring-forward gap is shifted
  * forward by the gap, an ambiguous one is its second occurrence, the same rule
  * cron ticks use, so a daily key always parses back to its slot.
  * Throws `LedgerError('input.invalidDate')` with a one-line reason.

@@ -28,7 +28,7 @@ export type CronSchedule = {
    * `1-31/2` are restricted (unlike Vixie cron, which looks only at the first character).
    */
   dayMatch: 'either' | 'both';
-  /** All 24 hours are allowed: ambiguous fall-back times then fire twice (S16). */
+  /** All 24 hours are allowed: ambiguous fall-back times then fire twice. */
   everyHour: boolean;
 };
 

@@ -21,7 +21,7 @@ export type TickSource = {
 
 /**
  * Ticks of a cron evaluated on local wall time, mapped to instants with the
- * S16 (Airflow/pendulum) rules:
+ * Airflow/pendulum rules:
  * - a wall time in a spring-forward gap fires shifted forward by the gap;
  * - an ambiguous wall time fires once, at its second (standard-time) occurrence,
  *   unless the cron fires every hour, then it fires at both occurrences.

@@ -1,6 +1,6 @@
 import type { DataInterval, Slot } from '../../projections/slot.js';
 
-/** What a pipeline definition says about its schedule (see DESIGN §1). */
+/** What a pipeline definition says about its schedule. */
 export type TimetableSpec = {
   /** `@daily`, `@hourly`, `@weekly`, `@monthly`, `@yearly`, five-field cron, or `every 6h`. */
   schedule: string;

@@ -164,7 +164,7 @@ export async function loadAuditPage(ledger: Ledger, asOf: AsOf | undefined, limi
   return { kind: 'audit', time, entries: entries.slice(0, limit), total: entries.length, zones };
 }
 
-/** The `verify` result with the head hash (S14); the chain is always walked whole, whatever the as-of. */
+/** The `verify` result with the head hash; the chain is always walked whole, whatever the as-of. */
 export async function loadVerifyPage(ledger: Ledger): Promise<VerifyPage> {
   const time = await pageTime(ledger, undefined);
   const report = await verifyChain(ledger.store.readRaw({ batchSize: 5000 }), { sha256: sha256Hex });

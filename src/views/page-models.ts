@@ -10,7 +10,7 @@ import type { AsOf, PendingView } from '../ledger/ledger-types.js';
 import type { TaskGridView } from '../ledger/task-types.js';
 import type { ChainHead } from '../store/event-store.js';
 
-/** Where a page stands in time: now, or a point in the past (S13). */
+/** Where a page stands in time: now, or a point in the past. */
 export type PageTime = {
   nowMs: number;
   asOf: AsOf | null;

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { MemoryEventStore } from '../../src/audit/memory-event-store.js';
 import { LedgerError } from '../../src/errors.js';
 import { Ledger } from '../../src/ledger/open-ledger.js';
+import { formatSummary, summaryJson } from '../../src/runner/format-summary.js';
 import type { AppendRequest, EventStore } from '../../src/store/event-store.js';
 
 const NOW = Date.parse('2026-11-05T01:00:00Z');
@@ -51,8 +52,14 @@ describe('a store error while a backfill records its runs', () => {
     const ledger = await definedLedger(store);
     const summary = await ledger.backfill({ pipeline: 'etl_orders', from: '2026-11-02', to: '2026-11-02', leaseMs: 2_000 }, async () => ({ rows: 1 }));
     expect(summary.runs).toHaveLength(1);
-    expect(summary.runs[0]).toMatchObject({ date: '2026-11-02', status: 'failed', code: 'unrecorded' });
+    expect(summary.runs[0]).toMatchObject({ date: '2026-11-02', status: 'unrecorded', code: 'unrecorded' });
     expect(summary.runs[0]?.error).toContain('the run succeeded but its outcome could not be recorded (the ledger stayed locked by another writer');
+    // The command succeeded: it is not counted as a failure, and the readable summary says what happened.
+    expect(summary).toMatchObject({ succeeded: 0, failed: 0, unrecorded: 1 });
+    expect(summaryJson(summary)).toMatchObject({ unrecorded: 1, runs: [{ status: 'unrecorded' }] });
+    const text = formatSummary(summary);
+    expect(text).toMatch(/2026-11-02 .* unrecorded /);
+    expect(text).toContain('0 succeeded, 0 failed, 1 unrecorded, 0 skipped');
   }, 20_000);
 
   test('a store error claiming the next date stops the runner with a summary that says why the rest did not start', async () => {
@@ -67,5 +74,28 @@ describe('a store error while a backfill records its runs', () => {
       ['2026-11-04', 'skipped'],
     ]);
     expect(summary.runs[2]?.note).toContain('not started: the ledger could not be read or written');
+    // The readable summary keeps that reason: no run failed, and --continue-on-failure would not help.
+    const text = formatSummary(summary);
+    expect(text).toContain('2 slots not started (2026-11-03 .. 2026-11-04): the ledger could not be read or written (the ledger stayed locked by another writer; retry in a moment); fix the store, then rerun the same command');
+    expect(text).not.toMatch(/after the failure|continue-on-failure/);
   });
+
+  test('when the very first claim fails, the summary still says the ledger failed, not an earlier run', async () => {
+    const { store } = flakyStore(['RunStarted'], () => true);
+    const ledger = await definedLedger(store);
+    const summary = await ledger.backfill({ pipeline: 'etl_orders', from: '2026-11-02', to: '2026-11-04' }, async () => ({ rows: 1 }));
+    const text = formatSummary(summary);
+    expect(text).toContain('3 slots not started (2026-11-02 .. 2026-11-04): the ledger could not be read or written');
+    expect(text).not.toMatch(/after the failure|continue-on-failure/);
+  });
+
+  test('an outcome that could not be recorded stops the runner, and the dates left say the ledger failed', async () => {
+    const { store } = flakyStore(['RunSucceeded'], () => true);
+    const ledger = await definedLedger(store);
+    const summary = await ledger.backfill({ pipeline: 'etl_orders', from: '2026-11-02', to: '2026-11-04', leaseMs: 2_000 }, async () => ({ rows: 1 }));
+    expect(summary.runs.map((r) => r.status)).toEqual(['unrecorded', 'skipped', 'skipped']);
+    const text = formatSummary(summary);
+    expect(text).toContain('2 slots not started (2026-11-03 .. 2026-11-04): the ledger could not be read or written (the ledger stayed locked by another writer');
+    expect(text).not.toMatch(/after the failure|continue-on-failure/);
+  }, 20_000);
 });

@@ -56,6 +56,11 @@ describe('per-run log files', () => {
       const printed = await inProcess(dir, ['runs', 'etl_orders', '--run', runId, '--logs']);
       expect(printed.code, printed.stderr).toBe(0);
       expect(printed.stdout).toBe(bytes.toString('utf8'));
+
+      // The readable timeline of the run names its log file too, not only --json.
+      const timeline = await inProcess(dir, ['log', 'etl_orders', '--run', runId]);
+      expect(timeline.code, timeline.stderr).toBe(0);
+      expect(timeline.stdout).toMatch(new RegExp(`succeeded etl_orders ${date} run ${runId}.* log=${log.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     }
     expect(statSync(join(dir, 'runledger.db.logs')).mode & 0o777).toBe(0o700);
   });
@@ -123,6 +128,8 @@ describe('the log of a failed run', () => {
     expect(failed?.type).toBe('RunFailed');
     expect((failed?.data as { error?: string }).error).toContain('raw file missing');
     expect(readFileSync(failed?.data.log?.path ?? '', 'utf8')).toBe('loading\nraw file missing\n');
+    const timeline = await inProcess(dir, ['log', 'etl_orders', '--run', failed?.data.runId ?? '']);
+    expect(timeline.stdout).toContain(`(exit:3) log=${failed?.data.log?.path}`);
   });
 });
 

@@ -34,7 +34,7 @@ import { writeFileAtomically } from '../write-file-atomically.js';
 import { writeJsonDocument } from '../write-json-document.js';
 
 /**
- * `verify`, `export`, `import` and `replay` (S13–S15): proving the ledger
+ * `verify`, `export`, `import` and `replay`: proving the ledger
  * was not edited, moving it, and rebuilding its state from a file.
  *
  * @example

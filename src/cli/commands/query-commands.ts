@@ -213,6 +213,11 @@ export function eventType(text: string): EventType {
   throw new LedgerError('input.unknownEventType', `--type '${text}' is not an event type${near ? `; did you mean ${near}?` : `; use one of ${known.join(', ')}`}`);
 }
 
+/** ` log=<path>` for an outcome that recorded its run's log file (its sha256 is in `--json`), else ''. */
+function logOf(data: { log?: { path: string } | undefined }): string {
+  return data.log ? ` log=${data.log.path}` : '';
+}
+
 /** The WHAT column of the timeline: a short sentence per event. */
 function describe(e: RecordedEvent, zone: string): string {
   switch (e.type) {
@@ -226,15 +231,15 @@ function describe(e: RecordedEvent, zone: string): string {
       return `started ${d.pipeline} ${d.date} attempt ${d.attempt} (${notes}) run ${d.runId}`;
     }
     case 'RunSucceeded':
-      return `succeeded ${e.data.pipeline} ${e.data.date} run ${e.data.runId}${e.data.metrics && Object.keys(e.data.metrics).length > 0 ? ` ${formatMetrics(e.data.metrics)}` : ''}`;
+      return `succeeded ${e.data.pipeline} ${e.data.date} run ${e.data.runId}${e.data.metrics && Object.keys(e.data.metrics).length > 0 ? ` ${formatMetrics(e.data.metrics)}` : ''}${logOf(e.data)}`;
     case 'RunFailed':
-      return `failed ${e.data.pipeline} ${e.data.date} run ${e.data.runId}: ${e.data.error}${e.data.code ? ` (${e.data.code})` : ''}`;
+      return `failed ${e.data.pipeline} ${e.data.date} run ${e.data.runId}: ${e.data.error}${e.data.code ? ` (${e.data.code})` : ''}${logOf(e.data)}`;
     case 'RunCleared':
       return `cleared ${e.data.pipeline} ${e.data.date} (was ${e.data.previousStatus}) run ${e.data.runId}`;
     case 'RunHeartbeat':
       return `heartbeat ${e.data.pipeline} ${e.data.date} run ${e.data.runId}, lease until ${inZone(e.data.leaseExpiresAt, zone)}`;
     case 'RunInterrupted':
-      return `interrupted ${e.data.pipeline} ${e.data.date} run ${e.data.runId} by ${e.data.by}${e.data.message ? `: ${e.data.message}` : ''} (pending: the same command resumes it)`;
+      return `interrupted ${e.data.pipeline} ${e.data.date} run ${e.data.runId} by ${e.data.by}${e.data.message ? `: ${e.data.message}` : ''} (pending: the same command resumes it)${logOf(e.data)}`;
     case 'RunAbandoned':
       return `abandoned ${e.data.pipeline} ${e.data.date} run ${e.data.runId} (${e.data.reason}${e.data.supersededBy ? `, superseded by ${e.data.supersededBy}` : ''})`;
     default: {

@@ -10,7 +10,7 @@ import { formatTable } from '../format-table.js';
 import { parseWholeNumber } from '../parse-options.js';
 import { inZone, pipelineZones } from '../zoned-instant.js';
 
-/** `task <runId> <taskId> <state>` (S12). */
+/** `task <runId> <taskId> <state>`. */
 export function registerTaskCommands(program: Command, ctx: CliContext): void {
   program
     .command('task')
@@ -71,7 +71,7 @@ export async function printTaskGrid(ctx: CliContext, pipeline: string, runId: st
 }
 
 /**
- * S12's lint at `define` and `pipelines --lint`: one warning line on stderr
+ * The task lint at `define` and `pipelines --lint`: one warning line on stderr
  * per leaf that can hide an upstream failure. Warnings never change the exit code.
  *
  * @example

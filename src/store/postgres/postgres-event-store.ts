@@ -46,7 +46,7 @@ const APPEND_ATTEMPTS = 4;
 const INSERT_CHUNK = 500;
 
 /**
- * The PostgreSQL store: one ledger shared by machines (DESIGN §4). Each
+ * The PostgreSQL store: one ledger shared by machines. Each
  * append is a READ COMMITTED transaction that first takes a per-ledger
  * `pg_advisory_xact_lock`, then reads the head, seals the events onto the
  * chain and inserts them. The lock is held until commit, so positions are

@@ -49,12 +49,12 @@ export function createLockName(schema: string): string {
 /**
  * The DDL of one ledger in `schema`. Mirrors the SQLite schema column for
  * column; `payload` is `text`, not `jsonb`, because `jsonb` reorders keys and
- * drops whitespace, and the chain hashes the exact text (S14). `recorded_at`
+ * drops whitespace, and the chain hashes the exact text. `recorded_at`
  * is `COLLATE "C"` so `positionAt` compares instants byte-wise, as SQLite
  * does, whatever the database's locale. The triggers are statement-level so
- * even an UPDATE or DELETE that matches no row is refused (S1), and TRUNCATE,
+ * even an UPDATE or DELETE that matches no row is refused, and TRUNCATE,
  * which row triggers never see, is refused too. Triggers bind every role
- * but the tables' owner, who can drop them; a DBA who wants S1 to hold
+ * but the tables' owner, who can drop them; a DBA who wants the ledger append-only
  * against the application role as well creates the ledger as another role and
  * runs `REVOKE UPDATE, DELETE, TRUNCATE ON <schema>.events, <schema>.runledger_meta FROM <app role>`.
  * The schema itself must exist (see `openPostgresStore`).

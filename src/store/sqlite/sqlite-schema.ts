@@ -10,7 +10,7 @@ export const SQLITE_MIGRATIONS: ReadonlyMap<number, string> = new Map([[2, 'ALTE
 /**
  * `payload` holds the exact canonical text that was hashed; the other columns
  * are copies kept for indexes. `signature` is the signature of `hash` when the
- * ledger signs its appends (`RUNLEDGER_SIGNING_KEY`), null otherwise. The triggers make S1 hold for every client of
+ * ledger signs its appends (`RUNLEDGER_SIGNING_KEY`), null otherwise. The triggers keep the ledger append-only (no UPDATE, no DELETE) for every client of
  * the file, not only for runledger.
  */
 export const SQLITE_SCHEMA = `
