@@ -4,5 +4,7 @@
  * records it; a release that changes what a fold does, or the shape of its
  * state, bumps it, and checkpoints of another version are discarded and
  * rebuilt from the events.
+ *
+ * 2: a run records the log file its outcome named (`RunRecord.log`).
  */
-export const PROJECTION_VERSION = 1;
+export const PROJECTION_VERSION = 2;

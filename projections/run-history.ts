@@ -1,4 +1,4 @@
-import type { RunType } from '../events/common.js';
+import type { RunLog, RunType } from '../events/common.js';
 import type { RecordedEvent } from '../events/recorded-event.js';
 import type { DataInterval } from './slot.js';
 
@@ -21,6 +21,8 @@ export type RunRecord = {
   offSchedule: boolean;
   metrics: Record<string, unknown> | null;
   error: string | null;
+  /** The log file of the command's output its outcome recorded, path and sha256 (absent when none was kept). */
+  log?: RunLog;
   /** The OpenLineage job and event time of an ingested run (absent otherwise). */
   openlineage?: { namespace: string; job: string; eventTime: string };
 };
@@ -71,17 +73,17 @@ export function evolveRunHistory(history: RunHistory, event: RecordedEvent): Run
     }
     case 'RunSucceeded':
       update(history, event.data.runId, (r) =>
-        r.status === 'running' ? { ...r, status: 'success', finishedAt: event.recordedAt, metrics: event.data.metrics } : r,
+        r.status === 'running' ? { ...r, status: 'success', finishedAt: event.recordedAt, metrics: event.data.metrics, ...withLog(event.data.log) } : r,
       );
       return history;
     case 'RunFailed':
       update(history, event.data.runId, (r) =>
-        r.status === 'running' ? { ...r, status: 'failed', finishedAt: event.recordedAt, error: event.data.error } : r,
+        r.status === 'running' ? { ...r, status: 'failed', finishedAt: event.recordedAt, error: event.data.error, ...withLog(event.data.log) } : r,
       );
       return history;
     case 'RunInterrupted':
       update(history, event.data.runId, (r) =>
-        r.status === 'running' ? { ...r, status: 'interrupted', finishedAt: event.recordedAt, error: `interrupted by ${event.data.by}: ${event.data.message}` } : r,
+        r.status === 'running' ? { ...r, status: 'interrupted', finishedAt: event.recordedAt, error: `interrupted by ${event.data.by}: ${event.data.message}`, ...withLog(event.data.log) } : r,
       );
       return history;
     case 'RunAbandoned':
@@ -98,6 +100,10 @@ export function evolveRunHistory(history: RunHistory, event: RecordedEvent): Run
       throw new Error(`evolveRunHistory: unhandled event ${JSON.stringify((unknown as { type: unknown }).type)}`);
     }
   }
+}
+
+function withLog(log: RunLog | undefined): { log?: RunLog } {
+  return log ? { log: { path: log.path, sha256: log.sha256 } } : {};
 }
 
 function update(history: RunHistory, runId: string, change: (run: RunRecord) => RunRecord): void {

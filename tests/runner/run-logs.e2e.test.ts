@@ -63,6 +63,12 @@ describe('per-run log files', () => {
       expect(timeline.stdout).toMatch(new RegExp(`succeeded etl_orders ${date} run ${runId}.* log=${log.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     }
     expect(statSync(join(dir, 'runledger.db.logs')).mode & 0o777).toBe(0o700);
+
+    // `runs --json` carries each run's log file as its outcome recorded it.
+    const listed = await inProcess(dir, ['runs', 'etl_orders', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const runs = (JSON.parse(listed.stdout) as { runs: Array<{ runId: string; log?: { path: string; sha256: string } }> }).runs;
+    expect(runs.map((r) => [r.runId, r.log]).sort()).toEqual(events.map((e) => [e.data.runId, e.data.log]).sort());
   });
 
   test('a log file changed since its run is refused (exit 5), a missing one too (exit 4), and nothing of it is printed', async () => {
