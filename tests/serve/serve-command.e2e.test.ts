@@ -19,6 +19,41 @@ describe('runledger serve', () => {
     expect(r.stderr).toContain('--port must be at most 65535');
   });
 
+  test('refuses a body limit that is not a size, or outside 1KB to 64MB', () => {
+    for (const limit of ['lots', '512', '65MB']) {
+      const r = cli(['--db', join(tempDir(), 'l.db'), 'serve', '--port', '0', '--body-limit', limit]);
+      expect(r.code, limit).toBe(2);
+      expect(r.stderr.trim().split('\n'), limit).toHaveLength(1);
+      expect(r.stderr, limit).toContain('--body-limit');
+    }
+  });
+
+  test('a success whose metrics pass 1 MB is refused with 413 by default, and taken under --body-limit 4MB', async () => {
+    const db = join(tempDir(), 'ledger.db');
+    cli(['--db', db, 'define', 'p', '--schedule', '@daily', '--start', '2026-11-01', '--max-metrics-bytes', '4MB']);
+    const body = JSON.stringify({ metrics: { blob: 'x'.repeat(2 * 1024 * 1024) } });
+    for (const [args, status] of [[[], 413], [['--body-limit', '4MB'], 200]] as const) {
+      const child = spawn(process.execPath, [BIN, '--db', db, 'serve', '--port', '0', '--write-token', 'w', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      try {
+        const address = await servingAddress(child);
+        const headers = { authorization: 'Bearer w', 'content-type': 'application/json' };
+        const started = await fetch(`${address}/api/pipelines/p/runs`, { method: 'POST', headers, body: JSON.stringify({ date: '2026-11-01', type: 'manual', lease: '1h' }) });
+        expect(started.status).toBe(201);
+        const { runId } = (await started.json()) as { runId: string };
+        const done = await fetch(`${address}/api/runs/${runId}/succeed`, { method: 'POST', headers, body });
+        expect(done.status, args.join(' ')).toBe(status);
+        if (status === 413) {
+          expect(((await done.json()) as { error: { code: string } }).error.code).toBe('input.bodyTooLarge');
+          await fetch(`${address}/api/runs/${runId}/fail`, { method: 'POST', headers, body: JSON.stringify({ error: 'too large' }) });
+        }
+      } finally {
+        const exit = new Promise((resolve) => child.on('exit', resolve));
+        child.kill('SIGTERM');
+        await exit;
+      }
+    }
+  });
+
   test('a missing ledger is not found (exit 4), not created', () => {
     const r = cli(['--db', join(tempDir(), 'none.db'), 'serve', '--port', '0']);
     expect(r.code).toBe(4);

@@ -2,9 +2,12 @@ import type { Command } from 'commander';
 import { LedgerError } from '../../errors.js';
 import { createServer } from '../../serve/create-server.js';
 import type { CliContext } from '../cli-context.js';
-import { parseWholeNumber } from '../parse-options.js';
+import { parseByteSize, parseWholeNumber } from '../parse-options.js';
 
-type ServeOpts = { host: string; port: string; token?: string; writeToken?: string; openlineageAuto?: boolean; log?: boolean };
+type ServeOpts = { host: string; port: string; token?: string; writeToken?: string; openlineageAuto?: boolean; log?: boolean; bodyLimit: string };
+
+/** A request body may be as small as a lineage event and as large as a success under the largest metrics cap (16 MB) with its envelope. */
+const BODY_LIMIT = { min: 1024, max: 64 * 1024 * 1024 };
 
 /** True for addresses only this machine can reach. */
 export function isLoopback(host: string): boolean {
@@ -26,6 +29,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .option('--write-token <token>', 'token writes need (default: $RUNLEDGER_WRITE_TOKEN); without one, writes are refused')
     .option('--openlineage-auto', "on POST /api/v1/lineage, define unbound Airflow DAGs from the events' dag facet (cron timetable and zone)")
     .option('--log', 'log one line per request on stderr')
+    .option('--body-limit <size>', "the largest request body taken, e.g. 4MB; a larger one is refused with 413 (raise it for pipelines whose --max-metrics-bytes is over 1MB; at most 64MB)", '1MB')
     .addHelpText(
       'after',
       '\nExamples:\n  runledger serve --db ./ledger.db\n  RUNLEDGER_TOKEN=s3cret runledger serve --host 0.0.0.0 --port 8080\n  runledger serve --write-token "$WRITE_TOKEN"\n  runledger serve --write-token s3cret --openlineage-auto   # Airflow: OPENLINEAGE_URL=http://127.0.0.1:8080',
@@ -33,6 +37,10 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .action(async (opts: ServeOpts) => {
       const port = parseWholeNumber(opts.port, '--port', 0);
       if (port > 65535) throw new LedgerError('input.invalidNumber', `--port must be at most 65535, not ${port}`);
+      const bodyLimit = parseByteSize(opts.bodyLimit, '--body-limit');
+      if (bodyLimit < BODY_LIMIT.min || bodyLimit > BODY_LIMIT.max) {
+        throw new LedgerError('input.invalidSizeCap', `--body-limit must be between 1KB and 64MB, not '${opts.bodyLimit}'`);
+      }
       const readToken = opts.token ?? (ctx.deps.env['RUNLEDGER_TOKEN'] || undefined);
       const writeToken = opts.writeToken ?? (ctx.deps.env['RUNLEDGER_WRITE_TOKEN'] || undefined);
       if (!isLoopback(opts.host) && !readToken) {
@@ -42,6 +50,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
         const app = await createServer({
           ledger,
           clock: ctx.clock(),
+          bodyLimit,
           ...(readToken ? { readToken } : {}),
           ...(writeToken ? { writeToken } : {}),
           ...(opts.log ? { logRequests: true } : {}),
