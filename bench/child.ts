@@ -94,6 +94,11 @@ async function run(task: string, args: string[]): Promise<number> {
       const store = await openPostgresStore({ url: a, create: false, maxConnections: 1 });
       const count = Number(b);
       const writer = process.pid;
+      // Connected and ready, the writer waits for the parent's go, so all writers append together (pgbench
+      // likewise connects every client before it starts its clock): process start-up skew is not in the span.
+      process.stdout.write('ready\n');
+      await new Promise<void>((resolve) => process.stdin.once('data', () => resolve()));
+      process.stdin.pause();
       const t = process.hrtime.bigint();
       const startedAt = Date.now();
       for (let i = 0; i < count; i++) {

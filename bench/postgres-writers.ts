@@ -13,21 +13,39 @@ function withSchema(url: string, schema: string): string {
   return u.toString();
 }
 
-/** Runs `count` writer processes at once; resolves to appends per second over the span from the first start to the last end. */
+/**
+ * Runs `count` writer processes; each connects, says `ready`, and waits for the go sent to all at once.
+ * Resolves to appends per second over the span from the go to the last writer's end.
+ */
 async function writers(options: Options, url: string): Promise<number> {
-  const runs = Array.from({ length: options.writers }, () => new Promise<{ startedAt: number; endedAt: number }>((resolve, reject) => {
-    const proc = spawn(process.execPath, [options.childScript, 'pg-writer', url, String(options.appendsPerWriter)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let readyCount = 0;
+  let allReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (allReady = resolve));
+  const procs = Array.from({ length: options.writers }, () => spawn(process.execPath, [options.childScript, 'pg-writer', url, String(options.appendsPerWriter)], { stdio: ['pipe', 'pipe', 'pipe'] }));
+  const runs = procs.map((proc) => new Promise<{ startedAt: number; endedAt: number }>((resolve, reject) => {
     let out = '';
     let err = '';
-    proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    let said = false;
+    proc.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (!said && out.startsWith('ready\n')) {
+        said = true;
+        out = out.slice('ready\n'.length);
+        if (++readyCount === options.writers) allReady();
+      }
+    });
     proc.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     proc.on('close', (code) => {
       if (code !== 0) reject(new Error(`bench: a PostgreSQL writer exited ${code}: ${err}`));
       else resolve(JSON.parse(out.split('\n')[0] ?? '{}') as { startedAt: number; endedAt: number });
     });
   }));
+  // A writer that fails before it is ready rejects its run; the race keeps the bench from waiting forever.
+  await Promise.race([ready, Promise.all(runs)]);
+  const go = Date.now();
+  for (const proc of procs) proc.stdin.end('go\n');
   const spans = await Promise.all(runs);
-  const span = Math.max(...spans.map((s) => s.endedAt)) - Math.min(...spans.map((s) => s.startedAt));
+  const span = Math.max(...spans.map((s) => s.endedAt)) - go;
   return (options.writers * options.appendsPerWriter * 1000) / span;
 }
 
