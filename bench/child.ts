@@ -6,7 +6,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { exportLedger } from '../src/audit/export-ledger.js';
 import { importExportFile } from '../src/audit/import-ledger.js';
-import { verifyChain } from '../src/audit/verify-chain.js';
+import { VERIFY_BATCH_ROWS, verifyChain } from '../src/audit/verify-chain.js';
 import { foldPipeline, initialLoaded, rebuildCheckpoints } from '../src/ledger/projection-checkpoint.js';
 import type { NewEvent, RawEvent } from '../src/store/event-store.js';
 import { sha256Hex } from '../src/store/seal-events.js';
@@ -50,7 +50,7 @@ async function run(task: string, args: string[]): Promise<number> {
       const store = openSqliteStore({ path: a, create: false });
       let ok = false;
       const took = await timed(async () => {
-        ok = (await verifyChain(store.readRaw({ batchSize: 5000 }), { sha256: sha256Hex })).ok;
+        ok = (await verifyChain(store.readRaw({ batchSize: VERIFY_BATCH_ROWS }), { sha256: sha256Hex })).ok;
       });
       await store.close();
       if (!ok) throw new Error('bench: verify failed');

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash as oneShotHash } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { GENESIS_HASH } from '../events/hash-chain.js';
@@ -87,13 +87,17 @@ export function rawScan(path: string): number {
   return took;
 }
 
-/** The sha256 chain recomputed over a plain scan: the floor of `verify`. Throws if the chain does not hold. */
+/**
+ * The sha256 chain recomputed over a plain scan: the floor of `verify`. Throws if the chain does not hold.
+ * It hashes with the one-shot `crypto.hash`, as runledger does: a `createHash` object per row cost this
+ * floor about 40% more time than the hashing runledger does, so it was no floor.
+ */
 export function rawVerify(path: string): number {
   const db = new Database(path, { readonly: true });
   const t = process.hrtime.bigint();
   let prev = GENESIS_HASH;
   for (const row of db.prepare('SELECT payload, prev_hash, hash FROM events ORDER BY position').iterate() as Iterable<{ payload: string; prev_hash: string; hash: string }>) {
-    const hash = createHash('sha256').update(prev + row.payload, 'utf8').digest('hex');
+    const hash = oneShotHash('sha256', prev + row.payload, 'hex');
     if (row.prev_hash !== prev || hash !== row.hash) throw new Error('bench: raw verify found a broken chain');
     prev = hash;
   }

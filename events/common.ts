@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { PIPELINE_NAME_PATTERN } from './name-patterns.js';
+import { INSTANT_PATTERN, PIPELINE_NAME_PATTERN, SHA256_HEX_PATTERN } from './name-patterns.js';
 
 /** Pipeline names: `[a-z0-9][a-z0-9_.-]{0,127}`. */
 export const PipelineName = z.string().regex(PIPELINE_NAME_PATTERN);
 
 /** An RFC 3339 instant with an offset or `Z`. */
-export const Instant = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
+export const Instant = z.string().regex(INSTANT_PATTERN);
 
 export const DataInterval = z.object({ start: Instant, end: Instant });
 
@@ -26,6 +26,6 @@ export const RunRef = {
  */
 export const RunLog = z.object({
   path: z.string().min(1),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  sha256: z.string().regex(SHA256_HEX_PATTERN),
 });
 export type RunLog = z.infer<typeof RunLog>;

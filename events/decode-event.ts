@@ -1,5 +1,6 @@
 import { decodeTrustedEvent, type DecodeResult, type EventCheck } from './decode-trusted-event.js';
 import { EventMetadata } from './event-metadata.js';
+import { fastEventBodyOk, fastMetadataOk } from './fast-event-check.js';
 import { LedgerEvent } from './ledger-event.js';
 
 const envelopeFields = ['position', 'eventId', 'stream', 'streamVersion', 'recordedAt'] as const;
@@ -36,10 +37,15 @@ export const checkEventSchema: EventCheck = (raw, type, up) => {
     if (raw[field] === undefined) return `${type} lacks ${field}`;
   }
   if (!Number.isSafeInteger(raw['position']) || (raw['position'] as number) < 1) return `${type} has an invalid position`;
-  const body = LedgerEvent.safeParse({ type, schemaVersion: up.schemaVersion, data: up.data });
-  if (!body.success) return `${type}: ${firstIssue(body.error.issues)}`;
-  const meta = EventMetadata.safeParse(raw['metadata']);
-  if (!meta.success) return `${type} metadata: ${firstIssue(meta.error.issues)}`;
+  // The plain checks settle the common case; zod decides (and words the reason) whenever they do not.
+  if (!fastEventBodyOk(type, up.schemaVersion, up.data)) {
+    const body = LedgerEvent.safeParse({ type, schemaVersion: up.schemaVersion, data: up.data });
+    if (!body.success) return `${type}: ${firstIssue(body.error.issues)}`;
+  }
+  if (!fastMetadataOk(raw['metadata'])) {
+    const meta = EventMetadata.safeParse(raw['metadata']);
+    if (!meta.success) return `${type} metadata: ${firstIssue(meta.error.issues)}`;
+  }
   return null;
 };
 

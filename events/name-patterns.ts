@@ -6,3 +6,9 @@ export const PIPELINE_NAME_PATTERN = /^[a-z0-9][a-z0-9_.-]{0,127}$/;
 
 /** Task ids as Airflow allows them: letters, digits, `_`, `.` and `-`, at most 250 characters. */
 export const TASK_ID_PATTERN = /^[A-Za-z0-9_.-]{1,250}$/;
+
+/** An RFC 3339 instant with an offset or `Z` (the `Instant` schema in common.ts). */
+export const INSTANT_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** A sha256 digest in lowercase hex (a run log's `sha256`). */
+export const SHA256_HEX_PATTERN = /^[0-9a-f]{64}$/;

@@ -1,6 +1,9 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { LedgerError } from '../errors.js';
 import type { ChainHead, EventStore } from '../store/event-store.js';
 import { sha256Hex } from '../store/seal-events.js';
+import { exportBatchesInWorker } from './export-batches-in-worker.js';
 import { ExportChecker, type ExportHeader } from './export-format.js';
 import { checkedExportBatches, readExportHeader } from './read-export-file.js';
 
@@ -12,17 +15,34 @@ import { checkedExportBatches, readExportHeader } from './read-export-file.js';
  * line (or a missing trailer) rolls everything back, so memory follows a
  * batch of lines, not the file, and the result is still all or nothing.
  *
+ * Into a store that takes checked columns (SQLite), the lines are read and
+ * checked in a worker thread while the rows before them go in; `worker`
+ * names its compiled module (by default the one beside this file, absent
+ * when running from the TypeScript sources) or, null, keeps it all in this
+ * thread. Both paths check the same things with the same `ExportChecker`.
+ *
  * @example
  * const head = await importExportFile(store, 'ledger.jsonl');
  */
-export async function importExportFile(store: EventStore, path: string): Promise<ChainHead> {
+export async function importExportFile(store: EventStore, path: string, options: { worker?: URL | null } = {}): Promise<ChainHead> {
   assertImportable(await readExportHeader(path, sha256Hex));
   await assertEmpty(store);
+  const worker = options.worker === undefined ? defaultWorker() : options.worker;
+  if (worker && store.capabilities.importsCheckedColumns) {
+    const file = exportBatchesInWorker(path, worker);
+    return sameHead(await store.importSealed(file.batches), file.head());
+  }
   const checker = new ExportChecker(path, sha256Hex);
   // Each line is parsed, hashed and validated once, here; the store then checks only the links.
   checker.handOnChecked = true;
   const head = await store.importSealed(checkedExportBatches(path, checker));
   return sameHead(head, checker.end().trailer.head);
+}
+
+/** The worker module compiled beside this one; null when running from sources, which a worker cannot load. */
+function defaultWorker(): URL | null {
+  const url = new URL('./import-worker.js', import.meta.url);
+  return url.protocol === 'file:' && existsSync(fileURLToPath(url)) ? url : null;
 }
 
 /** Refuses what no ledger can take, before a target ledger is even opened (so no empty file is left behind). */

@@ -122,7 +122,7 @@ export class MemoryEventStore implements EventStore {
     const unsealer = new ChainUnsealer();
     const imported: Stored[] = [];
     for await (const batch of batchesOf(rows)) {
-      unsealer.next(batch).forEach((s, i) => imported.push({ raw: batch[i] as RawEvent, event: s.event, pipeline: s.pipeline, runId: s.runId }));
+      (await unsealer.next(batch)).forEach((s, i) => imported.push({ raw: batch[i] as RawEvent, event: s.event, pipeline: s.pipeline, runId: s.runId }));
     }
     this.#rows = imported;
     return this.head();

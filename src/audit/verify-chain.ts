@@ -4,6 +4,13 @@ import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { SignatureChecker, SignatureScheme } from '../store/event-signer.js';
 import type { ChainHead, RawEvent, StoredColumns } from '../store/event-store.js';
 
+/**
+ * Rows per batch a chain walk reads. A batch stays alive while it is checked, and 5,000 rows with their
+ * parsed payloads outlived the young generation: the garbage collector then copied and promoted them, and
+ * took a third of `verify`'s time; at 1,000 it takes a tenth.
+ */
+export const VERIFY_BATCH_ROWS = 1000;
+
 /** The `verify --json` document. */
 export type VerifyReport = {
   ok: boolean;
@@ -48,7 +55,7 @@ export type VerifyOptions = {
  * valid chain: only a head recorded outside the ledger (`expectHead`) shows it.
  *
  * @example
- * const report = await verifyChain(store.readRaw({ batchSize: 5000 }), { sha256: sha256Hex });
+ * const report = await verifyChain(store.readRaw({ batchSize: VERIFY_BATCH_ROWS }), { sha256: sha256Hex });
  * if (!report.ok) console.error(`position ${report.firstBadPosition}: ${report.problem}`);
  */
 export async function verifyChain(batches: AsyncIterable<RawEvent[]>, options: VerifyOptions): Promise<VerifyReport> {

@@ -1,4 +1,4 @@
-import { verifyChain } from '../audit/verify-chain.js';
+import { VERIFY_BATCH_ROWS, verifyChain } from '../audit/verify-chain.js';
 import type { ChainHead, EventStore } from '../store/event-store.js';
 import { sha256Hex } from '../store/seal-events.js';
 
@@ -22,7 +22,7 @@ export function chainVerifier(store: EventStore, clock: () => number): { check()
   const run = async (): Promise<VerifyResult> => {
     if (last && !last.ok) return last;
     const after = last?.head;
-    const report = await verifyChain(store.readRaw({ batchSize: 5000, ...(after ? { fromPosition: after.position + 1 } : {}) }), {
+    const report = await verifyChain(store.readRaw({ batchSize: VERIFY_BATCH_ROWS, ...(after ? { fromPosition: after.position + 1 } : {}) }), {
       sha256: sha256Hex,
       ...(after ? { after } : {}),
     });

@@ -39,7 +39,15 @@ export type ReadFilter = {
 };
 
 /** What a store can do beyond the port, so callers ask instead of testing `kind`. */
-export type StoreCapabilities = { concurrentWriters: 'none' | 'processes' | 'machines' };
+export type StoreCapabilities = {
+  concurrentWriters: 'none' | 'processes' | 'machines';
+  /**
+   * `importSealed` stores a row's `checkedColumns` as they are, checking only the links between rows, so
+   * `import` can parse, hash and validate the file in a worker thread while the rows go in (SQLite). A
+   * store without it would decode every such row again.
+   */
+  importsCheckedColumns?: true;
+};
 
 /**
  * The store port. Both adapters (SQLite, PostgreSQL) implement it; only their
@@ -138,6 +146,12 @@ export type RawEvent = {
    * instead of parsing, hashing and validating every event a second time.
    */
   checked?: RecordedEvent;
+  /**
+   * The same promise from a checker in another thread (import's worker), which hands on only the columns
+   * the row is stored with, not the decoded event. Stores with `importsCheckedColumns` take them as they
+   * are; the others decode and check the row like one nobody checked.
+   */
+  checkedColumns?: StoredColumns;
 };
 
 /**

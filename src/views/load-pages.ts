@@ -5,7 +5,7 @@ import { statusStrip } from '../../projections/views/status-strip.js';
 import { historyFold, type AuditEntry, type PipelineHistory } from '../../projections/views/pipeline-history.js';
 import { runRows } from '../../projections/views/run-rows.js';
 import { LedgerError } from '../errors.js';
-import { verifyChain } from '../audit/verify-chain.js';
+import { VERIFY_BATCH_ROWS, verifyChain } from '../audit/verify-chain.js';
 import { timetableSpec } from '../ledger/build-definition.js';
 import { slotsFrom, type Ledger } from '../ledger/ledger.js';
 import type { AsOf, StateView } from '../ledger/ledger-types.js';
@@ -167,6 +167,6 @@ export async function loadAuditPage(ledger: Ledger, asOf: AsOf | undefined, limi
 /** The `verify` result with the head hash; the chain is always walked whole, whatever the as-of. */
 export async function loadVerifyPage(ledger: Ledger): Promise<VerifyPage> {
   const time = await pageTime(ledger, undefined);
-  const report = await verifyChain(ledger.store.readRaw({ batchSize: 5000 }), { sha256: sha256Hex });
+  const report = await verifyChain(ledger.store.readRaw({ batchSize: VERIFY_BATCH_ROWS }), { sha256: sha256Hex });
   return { kind: 'verify', time, report };
 }

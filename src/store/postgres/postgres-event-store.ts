@@ -439,7 +439,7 @@ class PostgresEventStore implements EventStore {
       // A streamed import may outlast the idle-in-transaction timeout between batches only if the file
       // stalls; each batch is inserted as it arrives, and a failure anywhere rolls the whole import back.
       for await (const batch of batchesOf(rows)) {
-        const sealed = unsealer.next(batch);
+        const sealed = await unsealer.next(batch);
         for (let i = 0; i < sealed.length; i += INSERT_CHUNK) await this.#insert(client, sealed.slice(i, i + INSERT_CHUNK));
       }
       return this.#head(client);

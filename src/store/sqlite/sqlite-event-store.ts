@@ -129,7 +129,7 @@ function asLedgerError(error: unknown, path: string): unknown {
 
 class SqliteEventStore implements EventStore {
   readonly kind = 'sqlite' as const;
-  readonly capabilities = { concurrentWriters: 'processes' as const };
+  readonly capabilities = { concurrentWriters: 'processes' as const, importsCheckedColumns: true as const };
   readonly consumers: ConsumerPositions;
   readonly #db: Database.Database;
   readonly #path: string;
@@ -210,7 +210,6 @@ class SqliteEventStore implements EventStore {
     const st = this.#ready();
     this.#signingReady();
     const db = this.#db;
-    // Its schema checks load zod, which nothing but an import needs.
     const { batchesOf, ChainUnsealer } = await import('../unseal-chain.js');
     // better-sqlite3's transaction() cannot span an await, and a streamed import awaits the file between
     // batches: the transaction is opened by hand. Nothing else uses this connection meanwhile (one
@@ -231,14 +230,14 @@ class SqliteEventStore implements EventStore {
       const insert = db.prepare(
         `INSERT INTO events (position, event_id, stream, stream_version, pipeline, run_id, type, recorded_at, payload, prev_hash, hash${signed ? ', signature' : ''}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?${signed ? ', ?' : ''})`,
       );
-      const insertAll = db.transaction((sealed: SealedEvent[]) => {
-        for (const { event, payload, pipeline, runId, signature } of sealed) {
-          const values = [event.position, event.eventId, event.stream, event.streamVersion, pipeline, runId, event.type, event.recordedAt, payload, event.prevHash, event.hash];
-          if (signed) values.push(signature);
-          insert.run(...values);
+      // Only the stored columns are needed here, so rows checked in import's worker thread are not decoded again.
+      const insertAll = db.transaction((rows: Awaited<ReturnType<typeof unsealer.nextColumns>>) => {
+        for (const { row, columns: c, signature } of rows) {
+          if (signed) insert.run(row.position, c.event_id, c.stream, c.stream_version, c.pipeline, c.run_id, c.type, c.recorded_at, row.payload, row.prevHash, row.hash, signature);
+          else insert.run(row.position, c.event_id, c.stream, c.stream_version, c.pipeline, c.run_id, c.type, c.recorded_at, row.payload, row.prevHash, row.hash);
         }
       });
-      for await (const batch of batchesOf(rows)) insertAll(unsealer.next(batch));
+      for await (const batch of batchesOf(rows)) insertAll(await unsealer.nextColumns(batch));
       const last = headOf(st.head.get() as Row | undefined);
       db.exec('COMMIT');
       return last;

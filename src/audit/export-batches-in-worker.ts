@@ -1,0 +1,82 @@
+import { Worker } from 'node:worker_threads';
+import { LedgerError } from '../errors.js';
+import type { ChainHead, RawEvent } from '../store/event-store.js';
+import type { WorkerMessage } from './worker-protocol.js';
+
+/**
+ * The checked event rows of an export file, read and checked in a worker
+ * thread (`import-worker.ts`) while the caller inserts the batch before: the
+ * same rows, batches and errors as `checkedExportBatches`, each row carrying
+ * the columns it is stored with (`checkedColumns`) instead of its decoded
+ * event. The first bad line throws its `input.badExport` here, after the rows
+ * before it; `head()` is the trailer's head once the batches are done.
+ *
+ * @example
+ * const file = exportBatchesInWorker('ledger.jsonl', workerUrl);
+ * await store.importSealed(file.batches);
+ * file.head();
+ */
+export function exportBatchesInWorker(path: string, workerUrl: URL): { batches: AsyncGenerator<RawEvent[]>; head(): ChainHead } {
+  let head: ChainHead | null = null;
+  async function* batches(): AsyncGenerator<RawEvent[]> {
+    const worker = new Worker(workerUrl, { workerData: { path } });
+    const queue: Array<WorkerMessage | { kind: 'crash'; error: Error }> = [];
+    let wake: (() => void) | null = null;
+    const push = (message: WorkerMessage | { kind: 'crash'; error: Error }) => {
+      queue.push(message);
+      wake?.();
+      wake = null;
+    };
+    worker.on('message', push);
+    worker.on('error', (error) => push({ kind: 'crash', error }));
+    worker.on('exit', (code) => push({ kind: 'crash', error: new Error(`the import worker stopped (exit code ${code}) before it checked the whole file; run the import again`) }));
+    try {
+      for (;;) {
+        while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+        const message = queue.shift() as WorkerMessage | { kind: 'crash'; error: Error };
+        if (message.kind === 'crash') throw message.error;
+        if (message.kind === 'error') throw message.code === null ? new Error(message.message) : new LedgerError(message.code, message.message);
+        if (message.kind === 'end') {
+          head = message.head;
+          return;
+        }
+        yield rowsOf(message.values);
+        // Inserted (the caller asked for the next batch): the worker may read one more ahead.
+        worker.postMessage(1);
+      }
+    } finally {
+      worker.removeAllListeners();
+      await worker.terminate();
+    }
+  }
+  return {
+    batches: batches(),
+    head() {
+      if (!head) throw new Error('exportBatchesInWorker: head() before the batches were read to their end');
+      return head;
+    },
+  };
+}
+
+function rowsOf(v: unknown[]): RawEvent[] {
+  const rows: RawEvent[] = new Array(v.length / 12);
+  for (let i = 0, r = 0; i < v.length; i += 12, r++) {
+    rows[r] = {
+      position: v[i] as number,
+      payload: v[i + 1] as string,
+      prevHash: v[i + 2] as string,
+      hash: v[i + 3] as string,
+      signature: v[i + 4] as string | null,
+      checkedColumns: {
+        event_id: v[i + 5] as string,
+        stream: v[i + 6] as string,
+        stream_version: v[i + 7] as number,
+        pipeline: v[i + 8] as string,
+        run_id: v[i + 9] as string | null,
+        type: v[i + 10] as string,
+        recorded_at: v[i + 11] as string,
+      },
+    };
+  }
+  return rows;
+}

@@ -1,0 +1,62 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { isLedgerError } from '../errors.js';
+import { sha256Hex } from '../store/seal-events.js';
+import { ExportChecker } from './export-format.js';
+import { fileLines } from './read-export-file.js';
+import { IMPORT_BATCH_ROWS, IMPORT_BATCHES_IN_FLIGHT, type WorkerMessage } from './worker-protocol.js';
+
+// The worker thread of `import`: it reads the export file and checks every line (JSON, hash over the
+// exact payload, a valid event, links, ids, versions, the trailer) with the same `ExportChecker` as the
+// in-thread path, and posts each batch of checked rows as flat values while the main thread inserts the
+// batch before. Parsing, hashing and validating took as long as the inserts themselves.
+
+const port = parentPort;
+if (!port) throw new Error('import-worker: run it as a worker thread (new Worker), not as a script');
+const { path } = workerData as { path: string };
+
+// The main thread grants a batch back when it has inserted one, so the file is never read far ahead of the
+// inserts and memory follows a few batches, not the file.
+let credit = IMPORT_BATCHES_IN_FLIGHT;
+let wake: (() => void) | null = null;
+port.on('message', () => {
+  credit += 1;
+  wake?.();
+  wake = null;
+});
+
+async function send(values: unknown[]): Promise<void> {
+  while (credit === 0) await new Promise<void>((resolve) => (wake = resolve));
+  credit -= 1;
+  port?.postMessage({ kind: 'rows', values } satisfies WorkerMessage);
+}
+
+async function check(): Promise<void> {
+  const checker = new ExportChecker(path, sha256Hex);
+  checker.handOnChecked = true;
+  let values: unknown[] = [];
+  for await (const { line, last } of fileLines(path, 'export file')) {
+    const row = checker.line(line, last);
+    if (!row) continue;
+    const event = row.checked;
+    if (!event) throw new Error('import-worker: the checker handed on a row without its event');
+    const runId = 'runId' in event.data ? event.data.runId : null;
+    values.push(row.position, row.payload, row.prevHash, row.hash, row.signature ?? null, event.eventId, event.stream, event.streamVersion, event.data.pipeline, runId, event.type, event.recordedAt);
+    if (values.length >= IMPORT_BATCH_ROWS * 12) {
+      await send(values);
+      values = [];
+    }
+  }
+  // As in the in-thread path, a file without its trailer fails before its last batch is handed on.
+  const { trailer } = checker.end();
+  if (values.length > 0) await send(values);
+  port?.postMessage({ kind: 'end', head: trailer.head } satisfies WorkerMessage);
+}
+
+check().then(
+  () => port.close(),
+  (error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    port.postMessage({ kind: 'error', code: isLedgerError(error) ? error.code : null, message } satisfies WorkerMessage);
+    port.close();
+  },
+);
