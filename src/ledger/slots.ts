@@ -30,27 +30,35 @@ function rangeTooLarge(timetable: Timetable, fromMs: number): LedgerError {
  * The pending report of the slots of a range that are due at `nowMs`, plus
  * those already started early, with the first and last of those slots' keys.
  * runAfter grows with the logical date, so the due ones are exactly those up
- * to the last due slot: one tick comparison a slot, no date parsing. The walk
+ * to the last due slot: two walks split at its tick, no date parsing. The walk
  * builds no `Slot`, and no object at all for a slot that is done: over ten
  * years of hourly slots, building and keeping them was most of the time.
  */
 export function duePending(timetable: Timetable, fromMs: number, toMs: number, nowMs: number, state: PipelineState): PendingReport & { from: string | null; to: string | null } {
   const last = timetable.lastDue(nowMs);
-  const lastTick = last === undefined ? Number.NaN : Date.parse(last.logicalDate);
-  let due = last !== undefined && lastTick >= fromMs;
+  const lastTick = last === undefined ? Number.NEGATIVE_INFINITY : Date.parse(last.logicalDate);
   const report: PendingReport = { pending: [], inFlight: [] };
   let from: string | null = null;
   let to: string | null = null;
   let count = 0;
-  timetable.eachSlot(fromMs, toMs, (date, logicalDate, end, tick) => {
-    if (++count > MAX_SLOTS) throw rangeTooLarge(timetable, fromMs);
-    if (due || state.dates.has(date)) {
+  if (lastTick >= fromMs) {
+    timetable.eachSlot(fromMs, Math.min(toMs, lastTick), (date, logicalDate, end) => {
+      if (++count > MAX_SLOTS) throw rangeTooLarge(timetable, fromMs);
       from ??= date;
       to = date;
       addPendingSlot(report, state, nowMs, date, logicalDate, end);
-    }
-    if (tick === lastTick) due = false;
-  });
+    });
+  }
+  // Slots not yet due are listed only when they have a state (a run started early), but count towards the limit.
+  if (toMs > lastTick) {
+    timetable.eachSlot(Math.max(fromMs, lastTick + 1), toMs, (date, logicalDate, end) => {
+      if (++count > MAX_SLOTS) throw rangeTooLarge(timetable, fromMs);
+      if (!state.dates.has(date)) return;
+      from ??= date;
+      to = date;
+      addPendingSlot(report, state, nowMs, date, logicalDate, end);
+    });
+  }
   return { ...report, from, to };
 }
 

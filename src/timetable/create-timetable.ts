@@ -1,10 +1,11 @@
 import type { DataInterval, Slot } from '../../projections/slot.js';
 import { LedgerError } from '../errors.js';
+import { createCronMatcher } from './cron-matcher.js';
 import { parseDateText } from './parse-date.js';
 import { parseSchedule, type Schedule } from './parse-schedule.js';
 import { cronTicks, fixedTicks, type TickSource } from './tick-source.js';
+import { SlotCursor } from './slot-cursor.js';
 import type { SlotVisitor, Timetable, TimetableSpec } from './timetable.js';
-import { tickStepper } from './tick-stepper.js';
 import { instantFormatter, zoneClock, type ZoneClock } from './zoned-time.js';
 
 /**
@@ -58,12 +59,12 @@ export function createTimetable(spec: TimetableSpec): Timetable {
   const startMs = parseBound(spec.start, 'start', clock);
   const endMs = spec.end === null ? Number.POSITIVE_INFINITY : parseBound(spec.end, 'end', clock);
   const ticks: TickSource = schedule.kind === 'cron' ? cronTicks(schedule, clock) : fixedTicks(schedule.stepMs, startMs);
+  const matcher = schedule.kind === 'cron' ? createCronMatcher(schedule) : null;
   const dailyKeys = usesDailyKeys(schedule);
   const isInterval = spec.timetable === 'interval';
   const formatter = instantFormatter(clock);
   const format = formatter.instant;
   const keyOf = (ms: number): string => (dailyKeys ? formatter.wallDate(clock.wallOf(ms)) : format(ms));
-  const step = tickStepper(schedule, ticks, clock);
   const inBounds = (ms: number): boolean => ms >= startMs && ms <= endMs;
 
   function slotOf(tick: number, nextTick: number): Slot {
@@ -88,29 +89,26 @@ export function createTimetable(spec: TimetableSpec): Timetable {
 
   function* slotsBetween(fromMs: number, toMs: number): Generator<Slot> {
     const last = Math.min(toMs, endMs);
-    let tick = ticks.after(Math.max(fromMs, startMs) - 1);
-    let text = tick <= last ? format(tick) : '';
-    while (tick <= last) {
-      const nextTick = step(tick);
-      // Each tick is formatted once: it ends one interval and starts the next.
-      const nextText = isInterval || nextTick <= last ? format(nextTick) : '';
-      const end = isInterval ? nextText : text;
-      yield { date: dailyKeys ? formatter.wallDate(clock.wallOf(tick)) : text, logicalDate: text, dataInterval: { start: text, end }, runAfter: end };
-      tick = nextTick;
-      text = nextText;
+    const cursor = new SlotCursor(matcher, ticks, clock, formatter);
+    // Each tick is formatted once: it ends one interval and starts the next.
+    for (cursor.moveTo(ticks.after(Math.max(fromMs, startMs) - 1)); cursor.tick <= last; ) {
+      const text = cursor.text;
+      const date = dailyKeys ? cursor.day : text;
+      cursor.advance();
+      const end = isInterval ? cursor.text : text;
+      yield { date, logicalDate: text, dataInterval: { start: text, end }, runAfter: end };
     }
   }
 
   function eachSlot(fromMs: number, toMs: number, visit: SlotVisitor): void {
     const last = Math.min(toMs, endMs);
-    let tick = ticks.after(Math.max(fromMs, startMs) - 1);
-    let text = tick <= last ? format(tick) : '';
-    while (tick <= last) {
-      const nextTick = step(tick);
-      const nextText = isInterval || nextTick <= last ? format(nextTick) : '';
-      visit(dailyKeys ? formatter.wallDate(clock.wallOf(tick)) : text, text, isInterval ? nextText : text, tick);
-      tick = nextTick;
-      text = nextText;
+    const cursor = new SlotCursor(matcher, ticks, clock, formatter);
+    for (cursor.moveTo(ticks.after(Math.max(fromMs, startMs) - 1)); cursor.tick <= last; ) {
+      const tick = cursor.tick;
+      const text = cursor.text;
+      const date = dailyKeys ? cursor.day : text;
+      cursor.advance();
+      visit(date, text, isInterval ? cursor.text : text, tick);
     }
   }
 

@@ -24,6 +24,10 @@ export type CronMatcher = {
   nextAtOrAfter(wall: WallMs): WallMs;
   /** The latest matching wall <= `wall` (rounded down to a minute). */
   prevAtOrBefore(wall: WallMs): WallMs;
+  /** Minutes of the day the cron fires at on a day it fires at all, ascending. */
+  readonly times: readonly number[];
+  /** True when every day of every month fires (`@hourly`, `@daily`, `30 2 * * *`): the next firing day is the next day. */
+  readonly everyDay: boolean;
 };
 
 /** For each value v, the smallest allowed value >= v (or -1). */
@@ -50,6 +54,8 @@ export function createCronMatcher(schedule: CronSchedule): CronMatcher {
   const nextHour = upTable(schedule.hours, 23);
   const prevHour = downTable(schedule.hours, 23);
   const { daysOfMonth, daysOfWeek, months, dayMatch, lastDayOfMonth, nthWeekdays } = schedule;
+  const times = schedule.hours.values.flatMap((hour) => schedule.minutes.values.map((minute) => hour * 60 + minute));
+  const everyDay = months.values.length === 12 && daysOfMonth.values.length === 31 && daysOfWeek.values.length === 7 && !lastDayOfMonth && nthWeekdays === null;
 
   function dayMatches(year: number, month: number, day: number): boolean {
     const domOk = daysOfMonth.has[day] === true || (lastDayOfMonth && day === daysInMonth(year, month));
@@ -64,7 +70,26 @@ export function createCronMatcher(schedule: CronSchedule): CronMatcher {
     return allowed.includes(Math.ceil(day / 7)) || (allowed.includes(-1) && day + 7 > daysInMonth(year, month));
   }
 
+  // When every day fires, a match is a day's start plus one of `times`: plain arithmetic on the wall
+  // value, no calendar fields (the slow steps of a long walk, around each DST transition, ask often).
+  function nextEveryDay(wall: WallMs): WallMs {
+    const minuteWall = Math.ceil(wall / MINUTE) * MINUTE;
+    const dayStart = Math.floor(minuteWall / DAY) * DAY;
+    const minute = (minuteWall - dayStart) / MINUTE;
+    const later = times[indexAfter(times, minute - 1)];
+    return later !== undefined ? dayStart + later * MINUTE : dayStart + DAY + (times[0] as number) * MINUTE;
+  }
+
+  function prevEveryDay(wall: WallMs): WallMs {
+    const minuteWall = Math.floor(wall / MINUTE) * MINUTE;
+    const dayStart = Math.floor(minuteWall / DAY) * DAY;
+    const minute = (minuteWall - dayStart) / MINUTE;
+    const earlier = times[indexAfter(times, minute) - 1];
+    return earlier !== undefined ? dayStart + earlier * MINUTE : dayStart - DAY + (times[times.length - 1] as number) * MINUTE;
+  }
+
   function nextAtOrAfter(wall: WallMs): WallMs {
+    if (everyDay) return nextEveryDay(wall);
     let { year, month, day, hour, minute } = wallFields(Math.ceil(wall / MINUTE) * MINUTE);
     const nextDay = (): void => {
       day += 1;
@@ -119,6 +144,7 @@ export function createCronMatcher(schedule: CronSchedule): CronMatcher {
   }
 
   function prevAtOrBefore(wall: WallMs): WallMs {
+    if (everyDay) return prevEveryDay(wall);
     let { year, month, day, hour, minute } = wallFields(Math.floor(wall / MINUTE) * MINUTE);
     const prevDay = (): void => {
       day -= 1;
@@ -166,5 +192,23 @@ export function createCronMatcher(schedule: CronSchedule): CronMatcher {
     throw new Error(`cron matcher: no match for '${schedule.source}' after ${MAX_STEPS} steps`);
   }
 
-  return { nextAtOrAfter, prevAtOrBefore };
+  return { nextAtOrAfter, prevAtOrBefore, times, everyDay };
+}
+
+/**
+ * The index of the first entry of the ascending `times` greater than `minute`
+ * (`times.length` when none is), by binary search.
+ *
+ * @example
+ * indexAfter([0, 30, 60], 30); // 2
+ */
+export function indexAfter(times: readonly number[], minute: number): number {
+  let lo = 0;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((times[mid] as number) <= minute) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

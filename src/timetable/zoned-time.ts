@@ -264,12 +264,14 @@ function createZoneClock(zone: string, rawOffset: (ms: number) => number): ZoneC
     // (local offsets are within ±14h), the approach of the Temporal polyfill.
     const before = offsetAt(wall - DAY);
     const after = offsetAt(wall + DAY);
-    const instants: number[] = [];
-    for (const candidate of before === after ? [wall - before] : [wall - before, wall - after]) {
-      if (candidate + offsetAt(candidate) === wall && !instants.includes(candidate)) instants.push(candidate);
-    }
-    instants.sort((a, b) => a - b);
-    if (instants.length > 0) return { instants, gap: false };
+    // The candidates in ascending order, without a sort: long walks resolve walls around every transition.
+    const early = wall - Math.max(before, after);
+    const late = wall - Math.min(before, after);
+    const earlyShows = early + offsetAt(early) === wall;
+    const lateShows = late !== early && late + offsetAt(late) === wall;
+    if (earlyShows && lateShows) return { instants: [early, late], gap: false };
+    if (earlyShows) return { instants: [early], gap: false };
+    if (lateShows) return { instants: [late], gap: false };
     // Spring-forward gap: read the wall with the pre-transition offset, which lands
     // it the same distance past the transition as it was past the gap's start.
     return { instants: [wall - before], gap: true };
@@ -348,6 +350,16 @@ export function formatInstant(ms: number, zone: string | ZoneClock): string {
 
 const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => pad(i));
 
+/** The cached formatters of one zone (see `instantFormatter`). */
+export type InstantFormatter = {
+  /** `formatInstant(ms, zone)`. */
+  instant(ms: number): string;
+  /** `formatWallDate(wall)`. */
+  wallDate(wall: WallMs): string;
+  /** The `T05:00:00+01:00` part of an instant: its local time of day and its offset in whole minutes. */
+  timeText(msOfDay: number, offsetMinutes: number): string;
+};
+
 /**
  * `formatInstant` and the `YYYY-MM-DD` of a wall for one zone, with the date
  * text cached per local day and the offset text per offset: a timetable formats
@@ -358,7 +370,7 @@ const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => pad(i));
  * const format = instantFormatter(zoneClock('America/New_York'));
  * format.instant(Date.parse('2026-03-08T07:00:00Z')); // '2026-03-08T03:00:00-04:00'
  */
-export function instantFormatter(clock: ZoneClock): { instant(ms: number): string; wallDate(wall: WallMs): string } {
+export function instantFormatter(clock: ZoneClock): InstantFormatter {
   // One-entry memos: a walk formats the same local day (and the same offset) many times in a row,
   // and a new day's text is a few integer steps from its day number, without a Date.
   let lastDay = Number.NaN;
@@ -419,7 +431,7 @@ export function instantFormatter(clock: ZoneClock): { instant(ms: number): strin
     return wallDate(wall) + suffix(wall - Math.floor(wall / DAY) * DAY, offsetMinutes);
   }
 
-  return { instant, wallDate };
+  return { instant, wallDate, timeText: suffix };
 }
 
 /**
