@@ -124,10 +124,15 @@ describe('issue 7 acceptance 1: the foundation session answers the same JSON on 
 });
 
 describe.skipIf(postgres === undefined)('issue 7 acceptance 3: a ledger moves between SQLite and PostgreSQL with export and import', () => {
+  // One SQLite source for both tests: they only read it (export, verify, state), so recording it twice proved nothing more.
+  let source: string;
+  beforeAll(async () => {
+    source = await sqlite.fresh();
+    acceptanceSession(source);
+  });
+
   test('when a SQLite ledger is exported, imported into PostgreSQL and back then verify reports the same head hash everywhere', async () => {
     if (postgres === undefined) return;
-    const source = await sqlite.fresh();
-    acceptanceSession(source);
     const head = (db: string) => {
       const r = timed(db, ['verify', '--json']);
       expect(r.code, r.stderr).toBe(0);
@@ -157,8 +162,6 @@ describe.skipIf(postgres === undefined)('issue 7 acceptance 3: a ledger moves be
 
   test('when the PostgreSQL ledger already holds events then an import is refused and writes nothing', async () => {
     if (postgres === undefined) return;
-    const source = await sqlite.fresh();
-    acceptanceSession(source);
     const file = join(dir, 'again.jsonl');
     expect(timed(source, ['export', '--out', file]).code).toBe(0);
     const shared = await postgres.fresh();
