@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -9,5 +10,10 @@ export default defineConfig({
     // These are hang guards, not speed checks (speed is measured by `npm run bench`).
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // Vitest's default is one worker per core but one, so a 2-core CI machine ran one file at a time while the
+    // e2e files mostly wait on the processes they spawn (CLI start-up, commands that sleep, leases running out).
+    // Files side by side are safe: each makes its own mkdtemp dirs and rl_test_<random> PostgreSQL schemas, servers
+    // listen on port 0, and no test writes into the checkout. VITEST_MAX_WORKERS=1 brings back one at a time.
+    maxWorkers: Math.max(3, availableParallelism()),
   },
 });
