@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -5,9 +6,15 @@ export default defineConfig({
     include: ['tests/**/*.test.ts'],
     // The user's RUNLEDGER_* variables must not reach the CLIs the tests spawn.
     setupFiles: ['tests/support/isolate-env.ts'],
-    // End-to-end tests spawn real processes; on a loaded 2-core machine one CLI call can take a second.
+    // End-to-end tests spawn real processes; on a loaded 2-core machine one CLI call can take a second, and
+    // with files side by side a test that starts a dozen of them can take more than a minute.
     // These are hang guards, not speed checks (speed is measured by `npm run bench`).
-    testTimeout: 60_000,
+    testTimeout: 120_000,
     hookTimeout: 120_000,
+    // Vitest's default is one worker per core but one, so a 2-core CI machine ran one file at a time while the
+    // e2e files mostly wait on the processes they spawn (CLI start-up, commands that sleep, leases running out).
+    // Files side by side are safe: each makes its own mkdtemp dirs and rl_test_<random> PostgreSQL schemas, servers
+    // listen on port 0, and no test writes into the checkout. VITEST_MAX_WORKERS=1 brings back one at a time.
+    maxWorkers: Math.max(3, availableParallelism()),
   },
 });

@@ -7,12 +7,16 @@
  * canonicalJson({ b: 1, a: [true, null] }) // '{"a":[true,null],"b":1}'
  */
 export function canonicalJson(value: unknown): string {
-  // Every append writes one: the path of each value is only built to explain a value JSON cannot hold.
-  const text = writeFast(value);
-  return text ?? write(value, '$');
+  return write(value, '$');
 }
 
-/** `write` without paths: undefined where `write` would throw, so it can say where. */
+/** The canonical text of `value`, found at `path`; throws naming the first value JSON cannot hold. */
+function write(value: unknown, path: string): string {
+  // Every append writes one: paths are only built to explain a value JSON cannot hold.
+  return writeFast(value) ?? refuse(value, path);
+}
+
+/** The canonical text without paths: undefined where a value JSON cannot hold sits, so `refuse` can say where. */
 function writeFast(value: unknown): string | undefined {
   if (value === null) return 'null';
   switch (typeof value) {
@@ -48,28 +52,27 @@ function writeFast(value: unknown): string | undefined {
   }
 }
 
-function write(value: unknown, path: string): string {
-  if (value === null) return 'null';
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value);
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'number':
-      // NaN and Infinity have no JSON form; silently writing null would change the data.
-      if (!Number.isFinite(value)) throw new TypeError(`canonicalJson: ${path} is ${value}, which JSON cannot hold`);
-      return JSON.stringify(value);
-    case 'object': {
-      if (Array.isArray(value)) return `[${value.map((item, i) => write(item, `${path}[${i}]`)).join(',')}]`;
-      const entries = Object.keys(value)
-        .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-        .sort()
-        .map((key) => `${JSON.stringify(key)}:${write((value as Record<string, unknown>)[key], `${path}.${key}`)}`);
-      return `{${entries.join(',')}}`;
-    }
-    default:
-      throw new TypeError(`canonicalJson: ${path} is a ${typeof value}, which JSON cannot hold`);
+/** Throws naming the first value JSON cannot hold, met in the order `writeFast` meets them. */
+function refuse(value: unknown, path: string): never {
+  throw new TypeError(`canonicalJson: ${unwritable(value, path) ?? `${path} cannot be written`}, which JSON cannot hold`);
+}
+
+/** Where the first value JSON cannot hold sits and what it is (`$.a[1].b is NaN`), or undefined when there is none. */
+function unwritable(value: unknown, path: string): string | undefined {
+  // NaN and Infinity have no JSON form; silently writing null would change the data.
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : `${path} is ${value}`;
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined;
+  if (typeof value !== 'object') return `${path} is a ${typeof value}`;
+  // Items in index order (holes included), fields in key order: the first one `writeFast` gave up at.
+  const record = value as Record<string, unknown>;
+  const inside = Array.isArray(value)
+    ? Array.from(value, (item: unknown, i) => [item, `${path}[${i}]`] as const)
+    : Object.keys(record).sort().filter((key) => record[key] !== undefined).map((key) => [record[key], `${path}.${key}`] as const);
+  for (const [item, at] of inside) {
+    const found = unwritable(item, at);
+    if (found !== undefined) return found;
   }
+  return undefined;
 }
 
 /**

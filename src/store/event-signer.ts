@@ -50,15 +50,10 @@ export function eventSigner(spec: string): EventSigner {
  */
 export function ed25519Checker(path: string): SignatureChecker {
   const key = keyFromFile(path, 'public');
-  return {
-    scheme: 'ed25519',
-    problem(hash, signature) {
-      if (!signature) return 'it carries no signature';
-      if (!signature.startsWith('ed25519:')) return `its signature is not an Ed25519 one (${schemeOf(signature)})`;
-      const bytes = Buffer.from(signature.slice('ed25519:'.length), 'base64');
-      return bytes.length === 64 && verify(null, message(hash), key, bytes) ? null : 'its signature does not match its hash under this public key';
-    },
-  };
+  return schemeChecker('ed25519', 'an Ed25519', 'this public key', (hash, body) => {
+    const bytes = Buffer.from(body, 'base64');
+    return bytes.length === 64 && verify(null, message(hash), key, bytes);
+  });
 }
 
 /**
@@ -69,14 +64,25 @@ export function ed25519Checker(path: string): SignatureChecker {
  */
 export function hmacChecker(secretText: string): SignatureChecker {
   const secret = hmacSecret(secretText, '--signing-secret');
+  return schemeChecker('hmac-sha256', 'an HMAC-SHA256', 'this secret', (hash, body) => {
+    const given = Buffer.from(body);
+    const wanted = Buffer.from(hmac(secret, hash));
+    return given.length === wanted.length && timingSafeEqual(given, wanted);
+  });
+}
+
+/**
+ * The checks every scheme shares: a signature is there and names `scheme` (the `<scheme>:` prefix `sign` writes);
+ * `matches` then judges what follows the prefix. `kind` and `under` only word the problems.
+ */
+function schemeChecker(scheme: SignatureScheme, kind: string, under: string, matches: (hash: string, body: string) => boolean): SignatureChecker {
+  const prefix = `${scheme}:`;
   return {
-    scheme: 'hmac-sha256',
+    scheme,
     problem(hash, signature) {
       if (!signature) return 'it carries no signature';
-      if (!signature.startsWith('hmac-sha256:')) return `its signature is not an HMAC-SHA256 one (${schemeOf(signature)})`;
-      const given = Buffer.from(signature.slice('hmac-sha256:'.length));
-      const wanted = Buffer.from(hmac(secret, hash));
-      return given.length === wanted.length && timingSafeEqual(given, wanted) ? null : 'its signature does not match its hash under this secret';
+      if (!signature.startsWith(prefix)) return `its signature is not ${kind} one (${schemeOf(signature)})`;
+      return matches(hash, signature.slice(prefix.length)) ? null : `its signature does not match its hash under ${under}`;
     },
   };
 }

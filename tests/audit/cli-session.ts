@@ -45,6 +45,14 @@ export async function acceptanceSession(db: string): Promise<void> {
   await ok(['clear', 'etl_orders', '2026-11-04', '--reason', 'bad upstream file']);
 }
 
+/** A fresh temp dir whose `ledger.db` holds the acceptance session: the set-up of the files that read one such ledger. */
+export async function acceptanceLedger(): Promise<{ dir: string; db: string }> {
+  const dir = tempDir();
+  const db = join(dir, 'ledger.db');
+  await acceptanceSession(db);
+  return { dir, db };
+}
+
 /** Opens the ledger file as any SQLite client could, without runledger's rules. */
 export function rawDb(path: string): Database.Database {
   return new Database(path);

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { diffDocuments, formatDifference, replayFixture } from '../../src/testing/index.js';
-import { acceptanceSession, run, tempDir } from './cli-session.js';
+import { acceptanceLedger, run } from './cli-session.js';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/replay');
 
@@ -13,10 +13,8 @@ describe('replay (S15)', () => {
   let state: string;
 
   beforeAll(async () => {
-    dir = tempDir();
-    db = join(dir, 'ledger.db');
+    ({ dir, db } = await acceptanceLedger());
     exported = join(dir, 'ledger.jsonl');
-    await acceptanceSession(db);
     await run(['--db', db, 'export', '--out', exported]);
     state = (await run(['--db', db, 'state', 'etl_orders', '--json'])).stdout;
   });

@@ -95,9 +95,10 @@ function answerOf(steps: Step[], step: string): unknown {
 
 describe('issue 7 acceptance 1: the foundation session answers the same JSON on every store', () => {
   const sessions = new Map<string, { steps: Step[]; slowest: number }>();
+  // 18 CLI starts per store: past the two-minute hook guard when other files run beside it on a loaded machine.
   beforeAll(async () => {
     for (const backend of backends) sessions.set(backend.name, acceptanceSession(await backend.fresh()));
-  });
+  }, 300_000);
 
   test.each(backends)('on $name the session gives issue 2 answers and every command exits promptly', ({ name }) => {
     const session = sessions.get(name);
@@ -124,10 +125,15 @@ describe('issue 7 acceptance 1: the foundation session answers the same JSON on 
 });
 
 describe.skipIf(postgres === undefined)('issue 7 acceptance 3: a ledger moves between SQLite and PostgreSQL with export and import', () => {
+  // One SQLite source for both tests: they only read it (export, verify, state), so recording it twice proved nothing more.
+  let source: string;
+  beforeAll(async () => {
+    source = await sqlite.fresh();
+    acceptanceSession(source);
+  }, 300_000);
+
   test('when a SQLite ledger is exported, imported into PostgreSQL and back then verify reports the same head hash everywhere', async () => {
     if (postgres === undefined) return;
-    const source = await sqlite.fresh();
-    acceptanceSession(source);
     const head = (db: string) => {
       const r = timed(db, ['verify', '--json']);
       expect(r.code, r.stderr).toBe(0);
@@ -157,8 +163,6 @@ describe.skipIf(postgres === undefined)('issue 7 acceptance 3: a ledger moves be
 
   test('when the PostgreSQL ledger already holds events then an import is refused and writes nothing', async () => {
     if (postgres === undefined) return;
-    const source = await sqlite.fresh();
-    acceptanceSession(source);
     const file = join(dir, 'again.jsonl');
     expect(timed(source, ['export', '--out', file]).code).toBe(0);
     const shared = await postgres.fresh();

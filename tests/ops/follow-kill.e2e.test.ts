@@ -10,7 +10,8 @@ import { spawnKillable } from '../support/killable-process.js';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { tempDir } from '../support/run-cli.js';
 
-vi.setConfig({ testTimeout: 240_000 });
+// A hang guard, not a speed check: 51 process lives per store, beside other test files on a loaded machine.
+vi.setConfig({ testTimeout: 600_000 });
 
 const WORKER = resolve(import.meta.dirname, 'consumer-worker.mjs');
 const KILLS = 50;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { BIN, cli, tempDir, servingAddress } from '../support/run-cli.js';
 
-vi.setConfig({ testTimeout: 30_000, hookTimeout: 90_000 });
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 const LATER = '2026-11-07T01:00:00+07:00';
 const dir = tempDir('runledger-status-');

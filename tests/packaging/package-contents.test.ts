@@ -75,6 +75,7 @@ describe('package.json', () => {
     expect(r.stdout.trim()).toBe('function function');
   });
 
+  // npm pack runs prepack, a full tsc build: past vitest's minute when other files run beside it (a hang guard).
   test("a clone's npm ci builds (prepare), while the tarball has no install-time script for consumers to approve", () => {
     expect(pkg.scripts['prepare']).toBe('npm run build');
     const copy = mkdtempSync(join(tmpdir(), 'runledger-pack-'));
@@ -97,5 +98,5 @@ describe('package.json', () => {
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }
-  });
+  }, 240_000);
 });

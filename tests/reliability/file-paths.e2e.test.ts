@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { acceptanceSession, NOW, tempDir } from '../audit/cli-session.js';
+import { acceptanceLedger, NOW, tempDir } from '../audit/cli-session.js';
 import { defineOrders } from '../runner/cli-helpers.js';
 
 // Files the user names: --out/--html/--textfile write through symlinks and devices without replacing them, a
@@ -41,9 +41,7 @@ describe('writing --out, --html and --textfile', () => {
   let db: string;
 
   beforeAll(async () => {
-    dir = tempDir();
-    db = join(dir, 'ledger.db');
-    await acceptanceSession(db);
+    ({ dir, db } = await acceptanceLedger());
   }, 60_000);
 
   test('export --out a symlink writes its target and keeps the link and the target mode', () => {
@@ -115,9 +113,7 @@ describe('reading files the user names', () => {
   let zero: string;
 
   beforeAll(async () => {
-    dir = tempDir();
-    db = join(dir, 'ledger.db');
-    await acceptanceSession(db);
+    ({ dir, db } = await acceptanceLedger());
     zero = join(dir, 'zero');
     // Reading never changes the device; the link is what a user would pass.
     symlinkSync('/dev/zero', zero);

@@ -71,7 +71,8 @@ describe.each(backends)('kill -9 on $name', (backend) => {
     const acked = { started: new Map<string, string>(), finished: new Map<string, 'succeeded' | 'failed'>(), backfilled: [] as Array<{ date: string; attempt: number }> };
     for (let life = 0; life < backend.kills; life++) {
       const writer = spawnKillable([WRITER, db, 'appends']);
-      const runner = spawnKillable([BIN, '--db', db, 'backfill', 'backfills', '--from', '2020-01-01', '--to', '2024-12-31', '--lease', `${LEASE_MS / 1000}s`, '--max-active-runs', '2', '--', 'sh', '-c', 'sleep 0.03']);
+      // In a temp dir: the backfill writes its per-run logs under ./runledger-logs, which must not land in the checkout.
+      const runner = spawnKillable([BIN, '--db', db, 'backfill', 'backfills', '--from', '2020-01-01', '--to', '2024-12-31', '--lease', `${LEASE_MS / 1000}s`, '--max-active-runs', '2', '--', 'sh', '-c', 'sleep 0.03'], { cwd: tempDir() });
       // Killed at a random moment once each has recorded something, so kills land in every phase.
       const [wrote, ran] = await Promise.all([writer.firstMatch(/^ack /m), runner.firstMatch(/ success \(attempt/)]);
       expect(wrote, `writer life ${life}: ${writer.stderr()}`).not.toBeNull();

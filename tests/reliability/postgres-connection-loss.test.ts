@@ -61,8 +61,10 @@ async function terminateWaiting(admin: pg.Client): Promise<number> {
   // Inside a transaction pg_stat_activity is a snapshot taken at its first read: drop it, or a backend
   // that began to wait after that read is never seen.
   await admin.query('SELECT pg_stat_clear_snapshot()');
+  // Only backends waiting on `admin`'s own lock: other test files (and other runs) on the same server have
+  // runledger backends waiting on locks of their own, and ending those fails their tests and miscounts here.
   const { rows } = await admin.query<{ n: number }>(
-    `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = 'runledger' AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+    `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = 'runledger' AND wait_event_type = 'Lock' AND pg_backend_pid() = ANY(pg_blocking_pids(pid))`,
   );
   return rows[0]?.n ?? 0;
 }

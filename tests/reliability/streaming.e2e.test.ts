@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { acceptanceSession, countEvents, run, tempDir } from '../audit/cli-session.js';
+import { acceptanceLedger, countEvents, run, tempDir } from '../audit/cli-session.js';
 
 // Files of a few thousand events, so every streamed path crosses several batches (1,000 rows each).
 // The million-event run with its memory cap is `npm run test:scale` (scripts/scale/scale-test.mjs).
@@ -105,9 +105,7 @@ describe('export files', () => {
   let db: string;
 
   beforeAll(async () => {
-    dir = tempDir();
-    db = join(dir, 'ledger.db');
-    await acceptanceSession(db);
+    ({ dir, db } = await acceptanceLedger());
   });
 
   test('an export whose trailer was rewritten after its last events were cut is refused: the header names the head too', async () => {

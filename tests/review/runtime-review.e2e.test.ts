@@ -1,11 +1,11 @@
 // Review of the runtime: the backfill runner with real processes, the PostgreSQL adapter, and audit (verify).
 // Each test here failed before the fix it names. Runs the built binary (`npm run build` first).
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { afterAll, afterEach, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { openLedger, type Ledger } from '../../src/ledger/open-ledger.js';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { BIN, cli, tempDir } from '../support/run-cli.js';
@@ -158,7 +158,20 @@ function sessionLedger(db: string): void {
 
 type Verify = { ok: boolean; firstBadPosition: number | null; problem: string | null };
 
+/** A copy of a SQLite ledger no process has open, its write-ahead log too if one was left. */
+function copyLedger(from: string, to: string): void {
+  copyFileSync(from, to);
+  if (existsSync(`${from}-wal`)) copyFileSync(`${from}-wal`, `${to}-wal`);
+}
+
 describe('verify: the columns beside the hashed payload', () => {
+  // The session is recorded once through the binary; each test edits a copy of it (nine CLI starts per test saved).
+  let pristine: string;
+  beforeAll(() => {
+    pristine = join(tempDir(), 'ledger.db');
+    sessionLedger(pristine);
+  });
+
   // Queries select rows by these columns (pipeline, stream, run, type, time), so an edit to one changes
   // what `state` answers while the payload and its hash stay intact.
   test.each([
@@ -170,9 +183,8 @@ describe('verify: the columns beside the hashed payload', () => {
     { column: 'stream_version', sql: "UPDATE events SET stream_version = 99 WHERE type = 'RunCleared'" },
     { column: 'event_id', sql: "UPDATE events SET event_id = 'x' WHERE type = 'RunCleared'" },
   ])('when someone edits the $column column of a row on SQLite then verify exits 5 naming its position', ({ column, sql }) => {
-    const dir = tempDir();
-    const db = join(dir, 'ledger.db');
-    sessionLedger(db);
+    const db = join(tempDir(), 'ledger.db');
+    copyLedger(pristine, db);
     const before = statesOf(db).find((d) => d.date === '2026-11-03')?.status;
     expect(before).toBe('cleared');
     tamperSqlite(db, sql);

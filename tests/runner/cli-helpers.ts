@@ -82,8 +82,11 @@ export async function stateOf(dir: string, now = NOW): Promise<Map<string, State
   return new Map(view.dates.map((d) => [d.date, d]));
 }
 
-/** Resolves once `path` exists (a child's "I started" marker), or rejects after `ms`. */
-export async function waitForFile(path: string, ms = 5000): Promise<void> {
+/**
+ * Resolves once `path` exists (a child's "I started" marker), or rejects after `ms`: a hang guard, not a speed
+ * check, so generous (test files run side by side, and a CLI start can take seconds on a loaded machine).
+ */
+export async function waitForFile(path: string, ms = 30_000): Promise<void> {
   const until = Date.now() + ms;
   while (!existsSync(path)) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${path}`);

@@ -24,8 +24,8 @@ export type KillableProcess = {
  * await worker.firstMatch(/^ack /m);
  * await worker.kill();
  */
-export function spawnKillable(args: string[], env: NodeJS.ProcessEnv = process.env): KillableProcess {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+export function spawnKillable(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): KillableProcess {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env, cwd: options.cwd });
   let stdout = '';
   let stderr = '';
   const waiting: Array<{ pattern: RegExp; done: (match: RegExpExecArray | null) => void }> = [];
