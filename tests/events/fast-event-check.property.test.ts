@@ -119,6 +119,34 @@ describe('the plain event checks decide as the zod schemas do', () => {
     );
   });
 
+  test('own "__proto__" keys, as only JSON.parse makes them, are judged the same', () => {
+    // The mutations above assign keys, and assigning "__proto__" sets a prototype instead of making a key:
+    // these come from JSON text, as every payload that verify and import check does.
+    const inject = (value: unknown, extra: string): string => {
+      if (Array.isArray(value)) return `[${value.map((v) => inject(v, extra)).join(',')}]`;
+      if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+      const parts = Object.entries(value)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => `${JSON.stringify(k)}:${inject(v, extra)}`);
+      return `{${['"__proto__":' + extra, ...parts].join(',')}}`;
+    };
+    const extras = ['null', '1', '"x"', '[]', '{}', JSON.stringify(ref), JSON.stringify({ from: 1, to: 2, field: 'f' }), JSON.stringify(definition)];
+    for (const [type, data] of VALID) {
+      for (const extra of extras) {
+        const parsed = JSON.parse(inject(data, extra)) as Record<string, unknown>;
+        expect(fastEventBodyOk(type, 1, parsed), `${type} with "__proto__": ${extra}`).toBe(bodyByZod(type, parsed));
+        for (const key of Object.keys(data)) {
+          const missing = JSON.parse(inject({ ...data, [key]: undefined }, extra)) as Record<string, unknown>;
+          expect(fastEventBodyOk(type, 1, missing), `${type} without ${key}, "__proto__": ${extra}`).toBe(bodyByZod(type, missing));
+        }
+      }
+    }
+    for (const extra of extras) {
+      const metadata = JSON.parse(inject({ toolVersion: 'v' }, extra));
+      expect(fastMetadataOk(metadata)).toBe(EventMetadata.safeParse(metadata).success);
+    }
+  });
+
   test('metadata: valid, mutated at every field, and random JSON', () => {
     for (const metadata of METADATA) {
       expect(fastMetadataOk(metadata)).toBe(true);
