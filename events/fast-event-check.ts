@@ -114,8 +114,9 @@ const dataChecks: Readonly<Record<EventType, (d: Json) => boolean>> = {
  * fastEventBodyOk('RunHeartbeat', 1, { pipeline: 'p', date: '2026-01-01', runId: 'R1', leaseExpiresAt: '2026-01-01T01:00:00Z' }) // true
  */
 export function fastEventBodyOk(type: EventType, schemaVersion: number, data: Json): boolean {
-  const check = dataChecks[type];
-  return schemaVersion === 1 && check !== undefined && isObject(data) && check(data);
+  // An own key only: `dataChecks['constructor']` is Object, which hands `data` back, and that reads as yes.
+  if (!Object.hasOwn(dataChecks, type)) return false;
+  return schemaVersion === 1 && isObject(data) && dataChecks[type](data) === true;
 }
 
 /**

@@ -147,6 +147,13 @@ describe('the plain event checks decide as the zod schemas do', () => {
     }
   });
 
+  test('a name that is no event type but an Object.prototype member is never accepted', () => {
+    // checkEventSchema is only handed known types today; the table lookup must not find Object, toString, ... either.
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) {
+      expect(fastEventBodyOk(name as EventType, 1, { ...ref })).toBe(false);
+    }
+  });
+
   test('metadata: valid, mutated at every field, and random JSON', () => {
     for (const metadata of METADATA) {
       expect(fastMetadataOk(metadata)).toBe(true);
