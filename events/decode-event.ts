@@ -2,6 +2,7 @@ import { decodeTrustedEvent, type DecodeResult, type EventCheck } from './decode
 import { EventMetadata } from './event-metadata.js';
 import { fastEventBodyOk, fastMetadataOk } from './fast-event-check.js';
 import { LedgerEvent } from './ledger-event.js';
+import { jsonDepth, MAX_JSON_DEPTH } from './limits.js';
 
 const envelopeFields = ['position', 'eventId', 'stream', 'streamVersion', 'recordedAt'] as const;
 
@@ -46,8 +47,24 @@ export const checkEventSchema: EventCheck = (raw, type, up) => {
     const meta = EventMetadata.safeParse(raw['metadata']);
     if (!meta.success) return `${type} metadata: ${firstIssue(meta.error.issues)}`;
   }
-  return null;
+  return freeJsonProblem(type, up.data);
 };
+
+/**
+ * The free-form JSON an event carries (a success's metrics, a redefinition's old and new values) nests
+ * at most as deep as runledger lets anyone write it. Deeper, it was not written by runledger, and reading
+ * it back would overflow the stack of every later `runs --json` (metrics 20,000 deep did).
+ */
+function freeJsonProblem(type: string, data: unknown): string | null {
+  const d = data as Record<string, unknown>;
+  if (type === 'RunSucceeded' && jsonDepth(d['metrics'], MAX_JSON_DEPTH) > MAX_JSON_DEPTH) return `${type}: data.metrics nests deeper than ${MAX_JSON_DEPTH} levels`;
+  if (type === 'PipelineRedefined' && Array.isArray(d['changes'])) {
+    for (const change of d['changes'] as Array<Record<string, unknown>>) {
+      if (jsonDepth(change, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) return `${type}: data.changes nests deeper than ${MAX_JSON_DEPTH} levels`;
+    }
+  }
+  return null;
+}
 
 function firstIssue(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {
   const issue = issues[0];

@@ -88,6 +88,14 @@ describe('import through the worker thread', () => {
     { label: 'an event altered in the fifth batch', edit: (l) => l.map((x, i) => (i === event(4500) - 1 ? x.replace('"eventId":"B', '"eventId":"C') : x)), says: /line 4501: the event's hash does not match/ },
     { label: 'an event that is no valid event, with every hash recomputed', edit: (l) => rechain(l.map((x, i) => (i === event(2500) - 1 ? x.replace('"actor":"bench"', '"actor":""') : x))), says: /line 2501: \w+ metadata: actor: / },
     { label: 'an event whose data is no valid event, with every hash recomputed', edit: (l) => rechain(l.map((x, i) => (i === event(7) - 1 ? x.replace('"attempt":1', '"attempt":0') : x))), says: /line 8: RunStarted: data.attempt: Too small/ },
+    {
+      label: 'metrics nested 300 deep, which runledger never writes, with every hash recomputed',
+      edit: (l) => {
+        const at = l.findIndex((x) => x.includes('"type":"RunSucceeded"'));
+        return rechain(l.map((x, i) => (i === at ? x.replace('"metrics":{', `"metrics":{"deep":${'{"n":'.repeat(300)}1${'}'.repeat(300)},`) : x)));
+      },
+      says: /RunSucceeded: data.metrics nests deeper than 64 levels/,
+    },
     { label: 'a line removed late in the file', edit: (l) => [...l.slice(0, event(5200) - 1), ...l.slice(event(5200))], says: /line 5201: position 5201 where 5200 was expected/ },
     { label: 'the trailer cut off', edit: (l) => l.slice(0, -1), says: /without its trailer/ },
     { label: 'garbage after the trailer', edit: (l) => [...l, '{}'], says: /lines after the export trailer/ },

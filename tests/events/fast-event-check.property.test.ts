@@ -198,6 +198,26 @@ describe('the plain event checks decide as the zod schemas do', () => {
     }
     expect(rejected).toBeGreaterThan(100);
   });
+
+  test('metrics or redefinition values nested deeper than 64 levels are no event runledger wrote, whatever zod says', () => {
+    const nest = (depth: number): unknown => {
+      let value: unknown = 1;
+      for (let i = 0; i < depth; i++) value = { n: value };
+      return value;
+    };
+    const envelope = { position: 1, eventId: 'E1', stream: 'orders_etl', streamVersion: 1, recordedAt: I, metadata: METADATA[0] };
+    const succeeded = (metrics: unknown) => ({ ...ref, metrics, outputs: [] });
+    const redefined = (to: unknown) => ({ pipeline: 'orders_etl', definition, changes: [{ field: 'maxActiveRuns', from: 1, to }] });
+    for (const [type, at64, at65, field] of [
+      ['RunSucceeded', succeeded(nest(64)), succeeded(nest(65)), 'metrics'],
+      ['RunSucceeded', succeeded(nest(64)), succeeded(nest(20_000)), 'metrics'],
+      ['PipelineRedefined', redefined(nest(63)), redefined(nest(64)), 'changes'],
+    ] as const) {
+      expect(bodyByZod(type, at65), 'zod alone takes it').toBe(true);
+      expect(checkEventSchema({ ...envelope, type, schemaVersion: 1, data: at64 }, type, { schemaVersion: 1, data: at64 })).toBeNull();
+      expect(checkEventSchema({ ...envelope, type, schemaVersion: 1, data: at65 }, type, { schemaVersion: 1, data: at65 })).toBe(`${type}: data.${field} nests deeper than 64 levels`);
+    }
+  });
 });
 
 function firstIssue(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {
