@@ -5,6 +5,8 @@ import Database from 'better-sqlite3';
 import { runCli } from '../../src/cli/create-program.js';
 import { registerAuditCommands } from '../../src/cli/commands/audit-commands.js';
 import { extraCommands } from '../../src/cli/extra-commands.js';
+import type { RawEvent } from '../../src/store/event-store.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-event-store.js';
 
 export type Run = { code: number; stdout: string; stderr: string };
 
@@ -65,4 +67,13 @@ export function countEvents(path: string): number {
   } finally {
     db.close();
   }
+}
+
+/** Every stored row of a SQLite ledger, in position order, as the store reads them. */
+export async function rawRows(path: string): Promise<RawEvent[]> {
+  const store = openSqliteStore({ path, create: false });
+  const rows: RawEvent[] = [];
+  for await (const batch of store.readRaw()) rows.push(...batch);
+  await store.close();
+  return rows;
 }

@@ -1,17 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-event-store.js';
-import type { RawEvent } from '../../src/store/event-store.js';
-import { acceptanceSession, countEvents, run, tempDir } from './cli-session.js';
-
-async function rawRows(path: string): Promise<RawEvent[]> {
-  const store = openSqliteStore({ path, create: false });
-  const rows: RawEvent[] = [];
-  for await (const batch of store.readRaw()) rows.push(...batch);
-  await store.close();
-  return rows;
-}
+import { acceptanceSession, countEvents, rawRows, run, tempDir } from './cli-session.js';
 
 describe('export and import', () => {
   let dir: string;

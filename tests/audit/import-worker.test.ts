@@ -6,22 +6,13 @@ import { buildFixture } from '../../bench/ledger-fixture.js';
 import { exportLedger } from '../../src/audit/export-ledger.js';
 import { importExportFile } from '../../src/audit/import-ledger.js';
 import { LedgerError } from '../../src/errors.js';
-import type { RawEvent } from '../../src/store/event-store.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-event-store.js';
-import { tempDir } from './cli-session.js';
+import { rawRows, tempDir } from './cli-session.js';
 
 // `import` into SQLite checks the file in a worker thread, loaded from the compiled dist/ (`npm test` builds
 // it first); the in-process tests run from the TypeScript sources, where only the in-thread path exists.
 // Here both paths import the same files, good and damaged, and must give the same ledger or the same error.
 const WORKER = new URL('../../dist/src/audit/import-worker.js', import.meta.url);
-
-async function rawRows(path: string): Promise<RawEvent[]> {
-  const store = openSqliteStore({ path, create: false });
-  const rows: RawEvent[] = [];
-  for await (const batch of store.readRaw()) rows.push(...batch);
-  await store.close();
-  return rows;
-}
 
 /** The lines with every hash recomputed over the (edited) payloads, header and trailer included: a forger's file. */
 function rechain(lines: string[]): string[] {
