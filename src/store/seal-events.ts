@@ -20,24 +20,26 @@ export type SealedEvent = { event: RecordedEvent; payload: string; pipeline: str
  * `signer`, each new chain hash is signed here, before the insert.
  */
 export function sealEvents(head: ChainHead, batch: Array<{ event: NewEvent; streamVersion: number }>, signer?: EventSigner | null): SealedEvent[] {
+  const sealed: SealedEvent[] = [];
   let { position, hash } = head;
-  return batch.map(({ event, streamVersion }) => {
-    position += 1;
-    const hashed: HashedEvent = {
-      position,
-      eventId: event.eventId,
-      stream: event.stream,
-      streamVersion,
-      type: event.type,
-      schemaVersion: event.schemaVersion,
-      recordedAt: event.recordedAt,
-      data: event.data,
-      metadata: event.metadata,
-    } as HashedEvent;
-    const payload = canonicalJson(hashed);
-    const prevHash = hash;
-    hash = chainHash(prevHash, payload, sha256Hex);
-    const runId = 'runId' in event.data ? event.data.runId : null;
-    return { event: { ...hashed, prevHash, hash } as RecordedEvent, payload, pipeline: event.data.pipeline, runId, signature: signer ? signer.sign(hash) : null };
-  });
+  for (const { event, streamVersion } of batch) {
+    const one = sealEvent(position + 1, hash, event, streamVersion, signer ?? null);
+    sealed.push(one);
+    position = one.event.position;
+    hash = one.event.hash;
+  }
+  return sealed;
+}
+
+/**
+ * `sealEvents` for one event at `position`, linked onto `prevHash`: what an
+ * adapter calls per event when it has no batch to build (a one-event append).
+ */
+export function sealEvent(position: number, prevHash: string, event: NewEvent, streamVersion: number, signer: EventSigner | null): SealedEvent {
+  const { eventId, stream, type, schemaVersion, recordedAt, data, metadata } = event;
+  const payload = canonicalJson({ position, eventId, stream, streamVersion, type, schemaVersion, recordedAt, data, metadata } as HashedEvent);
+  const hash = chainHash(prevHash, payload, sha256Hex);
+  // The recorded event is the hashed fields, in the same order, then the links.
+  const recorded = { position, eventId, stream, streamVersion, type, schemaVersion, recordedAt, data, metadata, prevHash, hash } as RecordedEvent;
+  return { event: recorded, payload, pipeline: data.pipeline, runId: 'runId' in data ? data.runId : null, signature: signer ? signer.sign(hash) : null };
 }

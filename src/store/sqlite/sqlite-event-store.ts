@@ -8,7 +8,7 @@ import { LedgerError } from '../../errors.js';
 import type { AppendRequest, AppendResult, ChainHead, CheckpointStore, ConsumerPositions, EventStore, LedgerMeta, MetaRow, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
 import { sqliteCheckpoints } from './sqlite-checkpoints.js';
 import { decodeStoredRow, readCheck } from '../decode-stored-row.js';
-import { sealEvents, type SealedEvent } from '../seal-events.js';
+import { sealEvent, type SealedEvent } from '../seal-events.js';
 import { sqliteConsumers } from './sqlite-consumers.js';
 import type { EventSigner } from '../event-signer.js';
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA, SQLITE_SCHEMA_VERSION } from './sqlite-schema.js';
@@ -30,6 +30,7 @@ type Row = { position: number; payload: string; prev_hash: string; hash: string 
 type Statements = {
   head: Database.Statement;
   streamVersion: Database.Statement;
+  versionAndHead: Database.Statement;
   byEventId: Database.Statement;
   insert: Database.Statement;
   findRun: Database.Statement;
@@ -156,16 +157,22 @@ class SqliteEventStore implements EventStore {
     const statements = {
       head: db.prepare('SELECT position, hash FROM events ORDER BY position DESC LIMIT 1'),
       streamVersion: db.prepare('SELECT coalesce(max(stream_version), 0) AS v FROM events WHERE stream = ?').pluck(),
+      // An append's first look-ups in one statement, as [version of the stream, head position, head hash] (null, null on an empty ledger).
+      versionAndHead: db
+        .prepare('SELECT (SELECT coalesce(max(stream_version), 0) FROM events WHERE stream = ?), (SELECT max(position) FROM events), (SELECT hash FROM events ORDER BY position DESC LIMIT 1)')
+        .raw(true),
       byEventId: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE event_id = ?'),
+      // Positional parameters, bound in `insertSealed`'s order: cheaper to bind than named ones.
       insert: db.prepare(
         `INSERT INTO events (position, event_id, stream, stream_version, pipeline, run_id, type, recorded_at, payload, prev_hash, hash${this.#hasSignatureColumn ? ', signature' : ''})
-         VALUES (@position, @eventId, @stream, @streamVersion, @pipeline, @runId, @type, @recordedAt, @payload, @prevHash, @hash${this.#hasSignatureColumn ? ', @signature' : ''})`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?${this.#hasSignatureColumn ? ', ?' : ''})`,
       ),
       findRun: db.prepare(`SELECT pipeline, stream FROM events WHERE run_id = ? AND type = 'RunStarted' LIMIT 1`),
       firstAfter: db.prepare('SELECT min(position) AS p FROM events WHERE recorded_at > ?'),
     };
     // Made once: better-sqlite3 builds a wrapper per transaction() call.
-    const append = db.transaction((requests: AppendRequest[], all: NewEvent[], checkIds: boolean) => appendIn(statements, this.#signer, requests, all, checkIds));
+    const signed = this.#hasSignatureColumn;
+    const append = db.transaction((requests: AppendRequest[], all: NewEvent[], checkIds: boolean) => appendIn(statements, this.#signer, signed, requests, all, checkIds));
     return { ...statements, append };
   }
 
@@ -184,8 +191,9 @@ class SqliteEventStore implements EventStore {
   async append(requests: AppendRequest[]): Promise<AppendResult> {
     const st = this.#ready();
     this.#signingReady();
-    const all = requests.flatMap((r) => r.events);
-    if (new Set(all.map((e) => e.eventId)).size !== all.length) {
+    // One request (the common case) needs no copy of its events; one event cannot repeat an id.
+    const all = requests.length === 1 ? (requests[0] as AppendRequest).events : requests.flatMap((r) => r.events);
+    if (all.length > 1 && new Set(all.map((e) => e.eventId)).size !== all.length) {
       throw new LedgerError('input.eventIdReused', 'the same event id appears twice in one append; event ids must be unique per event');
     }
     // The common case first: new events at the expected versions, without looking each id up (the UNIQUE
@@ -313,7 +321,7 @@ class SqliteEventStore implements EventStore {
 }
 
 /** One append transaction; without `checkIds`, RETRY_CHECKING_IDS where looking ids up might answer otherwise. */
-function appendIn(st: Omit<Statements, 'append'>, signer: EventSigner | null, requests: AppendRequest[], all: NewEvent[], checkIds: boolean): AppendResult | typeof RETRY_CHECKING_IDS {
+function appendIn(st: Omit<Statements, 'append'>, signer: EventSigner | null, signed: boolean, requests: AppendRequest[], all: NewEvent[], checkIds: boolean): AppendResult | typeof RETRY_CHECKING_IDS {
   if (checkIds) {
     const already = all.map((e) => st.byEventId.get(e.eventId) as Row | undefined);
     if (already.some((row) => row !== undefined)) {
@@ -324,45 +332,49 @@ function appendIn(st: Omit<Statements, 'append'>, signer: EventSigner | null, re
       return { ok: true, events, head: headOf(st.head.get() as Row | undefined), alreadyAppended: true };
     }
   }
-  const batch: Array<{ event: NewEvent; streamVersion: number }> = [];
-  // Versions as they stand after the requests seen so far, so two requests for one stream chain up.
-  const versions = new Map<string, number>();
-  for (const request of requests) {
-    const actual = versions.get(request.stream) ?? (st.streamVersion.get(request.stream) as number);
+  // The head and the first stream's version in one look-up (read here, under the write lock); later streams one each.
+  const [firstVersion, headPosition, headHash] = st.versionAndHead.get(requests[0]?.stream ?? null) as [number, number | null, string | null];
+  let position = headPosition ?? 0;
+  let hash = headHash ?? GENESIS_HASH;
+  // Each request's stream version, all checked before anything is sealed. Versions as they stand after the
+  // requests seen so far, so two requests for one stream chain up (a map only when there are two).
+  const actuals: number[] = [];
+  const versions = requests.length > 1 ? new Map<string, number>() : null;
+  for (let r = 0; r < requests.length; r++) {
+    const request = requests[r] as AppendRequest;
+    const actual = r === 0 ? firstVersion : (versions?.get(request.stream) ?? (st.streamVersion.get(request.stream) as number));
     if (request.expectedVersion !== 'any' && request.expectedVersion !== actual) {
       if (!checkIds) return RETRY_CHECKING_IDS;
       return { ok: false, conflict: { stream: request.stream, expected: request.expectedVersion, actual } };
     }
-    request.events.forEach((event, i) => batch.push({ event, streamVersion: actual + i + 1 }));
-    versions.set(request.stream, actual + request.events.length);
+    actuals.push(actual);
+    versions?.set(request.stream, actual + request.events.length);
   }
-  const sealed = sealEvents(headOf(st.head.get() as Row | undefined), batch, signer);
+  const sealed: SealedEvent[] = [];
+  for (let r = 0; r < requests.length; r++) {
+    const events = (requests[r] as AppendRequest).events;
+    const actual = actuals[r] as number;
+    for (let i = 0; i < events.length; i++) {
+      const one = sealEvent(position + 1, hash, events[i] as NewEvent, actual + i + 1, signer);
+      sealed.push(one);
+      position = one.event.position;
+      hash = one.event.hash;
+    }
+  }
   try {
-    for (const row of sealed) insertSealed(st.insert, row);
+    for (let i = 0; i < sealed.length; i++) insertSealed(st.insert, signed, sealed[i] as SealedEvent);
   } catch (error) {
     // Only a stored event id can collide here (versions and positions were read in this transaction).
     if (!checkIds && (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw RETRY_CHECKING_IDS;
     throw error;
   }
-  const last = sealed.at(-1)?.event;
-  return { ok: true, events: sealed.map((s) => s.event), head: last ? { position: last.position, hash: last.hash } : headOf(st.head.get() as Row | undefined), alreadyAppended: false };
+  return { ok: true, events: sealed.map((s) => s.event), head: { position, hash }, alreadyAppended: false };
 }
 
-function insertSealed(insert: Database.Statement, { event, payload, pipeline, runId, signature }: SealedEvent): void {
-  insert.run({
-    position: event.position,
-    eventId: event.eventId,
-    stream: event.stream,
-    streamVersion: event.streamVersion,
-    pipeline,
-    runId,
-    type: event.type,
-    recordedAt: event.recordedAt,
-    payload,
-    prevHash: event.prevHash,
-    hash: event.hash,
-    signature,
-  });
+function insertSealed(insert: Database.Statement, signed: boolean, { event, payload, pipeline, runId, signature }: SealedEvent): void {
+  const { position, eventId, stream, streamVersion, type, recordedAt, prevHash, hash } = event;
+  if (signed) insert.run(position, eventId, stream, streamVersion, pipeline, runId, type, recordedAt, payload, prevHash, hash, signature);
+  else insert.run(position, eventId, stream, streamVersion, pipeline, runId, type, recordedAt, payload, prevHash, hash);
 }
 
 /** What runledger writes into runledger_meta for a ledger of this schema version, and nothing else. */
