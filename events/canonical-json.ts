@@ -21,7 +21,7 @@ function writeFast(value: unknown): string | undefined {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'string':
-      return JSON.stringify(value);
+      return quoted(value);
     case 'boolean':
       return value ? 'true' : 'false';
     case 'number':
@@ -37,19 +37,45 @@ function writeFast(value: unknown): string | undefined {
         return `${text}]`;
       }
       const record = value as Record<string, unknown>;
+      const keys = sortedKeys(record);
       let text = '{';
-      for (const key of Object.keys(record).sort()) {
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i] as string;
         const field = record[key];
         if (field === undefined) continue;
         const written = writeFast(field);
         if (written === undefined) return undefined;
-        text += `${text.length === 1 ? '' : ','}${JSON.stringify(key)}:${written}`;
+        text += `${text.length === 1 ? '' : ','}${quoted(key)}:${written}`;
       }
       return `${text}}`;
     }
     default:
       return undefined;
   }
+}
+
+/** Code units `JSON.stringify` writes as an escape: quote, backslash, controls, and surrogates (lone ones are escaped; paired ones are left to it too). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** `JSON.stringify(text)`, without calling it for the common text that has nothing to escape: then it is the text in quotes. */
+function quoted(text: string): string {
+  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
+}
+
+/**
+ * `Object.keys(record).sort()`: the same order (code units; keys are unique), by insertion for the few
+ * keys an event's objects have, which is cheaper than the general sort; by that sort above a handful.
+ */
+function sortedKeys(record: Record<string, unknown>): string[] {
+  const keys = Object.keys(record);
+  if (keys.length > 12) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i] as string;
+    let j = i - 1;
+    for (; j >= 0 && (keys[j] as string) > key; j--) keys[j + 1] = keys[j] as string;
+    keys[j + 1] = key;
+  }
+  return keys;
 }
 
 /** Throws naming the first value JSON cannot hold, met in the order `writeFast` meets them. */

@@ -31,6 +31,37 @@ test('canonical JSON is JSON with sorted keys and no undefined fields, for any J
   );
 });
 
+test('canonical JSON matches the definition for text of any code units (quotes, controls, lone surrogates) and for objects of many keys', () => {
+  const text = fc.string({ unit: 'binary', maxLength: 12 });
+  const value = fc.letrec((tie) => ({
+    node: fc.oneof(
+      { depthSize: 'small' },
+      text,
+      fc.integer(),
+      fc.array(tie('node'), { maxLength: 4 }),
+      fc.dictionary(text, fc.oneof(tie('node'), fc.constant(undefined)), { maxKeys: 6 }),
+      fc.dictionary(text, fc.oneof(fc.integer(), fc.constant(undefined)), { minKeys: 10, maxKeys: 40 }),
+    ),
+  })).node;
+  fc.assert(
+    fc.property(value, (v) => {
+      expect(canonicalJson(v)).toBe(reference(v));
+    }),
+    { numRuns: 500 },
+  );
+});
+
+test('every single code unit, alone and between letters, as a value and as a key, is written as JSON.stringify writes it', () => {
+  const differing: number[] = [];
+  for (let unit = 0; unit <= 0xffff; unit++) {
+    const c = String.fromCharCode(unit);
+    const texts = [c, `a${c}b`];
+    if (texts.some((t) => canonicalJson(t) !== JSON.stringify(t) || canonicalJson({ [t]: 1 }) !== `{${JSON.stringify(t)}:1}`)) differing.push(unit);
+  }
+  expect(differing).toEqual([]);
+  expect(canonicalJson('\ud83d\ude00')).toBe(JSON.stringify('\ud83d\ude00'));
+});
+
 test('a value JSON cannot hold is refused with its path, however deep', () => {
   expect(() => canonicalJson({ a: [1, { b: Number.NaN }] })).toThrow('canonicalJson: $.a[1].b is NaN, which JSON cannot hold');
   expect(() => canonicalJson({ z: 1, a: { f: () => 1 } })).toThrow('canonicalJson: $.a.f is a function, which JSON cannot hold');
