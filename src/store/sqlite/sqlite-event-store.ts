@@ -91,6 +91,10 @@ function checkOrCreateSchema(db: Database.Database, path: string, create: boolea
   }
   if (tables.length === 0) {
     if (!create) return;
+    // WAL before the schema: the new ledger's WAL file is created, and its header and directory entry
+    // synced, here and not in the first append's commit. (An existing file is never switched before it
+    // has been recognised as a ledger.)
+    db.pragma('journal_mode = WAL');
     db.transaction(() => {
       db.exec(SQLITE_SCHEMA);
       db.prepare(`INSERT INTO runledger_meta (key, value) VALUES ('format', 'runledger'), ('schemaVersion', ?)`).run(String(SQLITE_SCHEMA_VERSION));
