@@ -30,7 +30,7 @@ type Row = { position: number; payload: string; prev_hash: string; hash: string 
 type Statements = {
   head: Database.Statement;
   streamVersion: Database.Statement;
-  versionAndHead: Database.Statement;
+  headAndVersion: Database.Statement;
   byEventId: Database.Statement;
   insert: Database.Statement;
   findRun: Database.Statement;
@@ -161,9 +161,9 @@ class SqliteEventStore implements EventStore {
     const statements = {
       head: db.prepare('SELECT position, hash FROM events ORDER BY position DESC LIMIT 1'),
       streamVersion: db.prepare('SELECT coalesce(max(stream_version), 0) AS v FROM events WHERE stream = ?').pluck(),
-      // An append's first look-ups in one statement, as [version of the stream, head position, head hash] (null, null on an empty ledger).
-      versionAndHead: db
-        .prepare('SELECT (SELECT coalesce(max(stream_version), 0) FROM events WHERE stream = ?), (SELECT max(position) FROM events), (SELECT hash FROM events ORDER BY position DESC LIMIT 1)')
+      // An append's first look-ups in one statement, as [head position, head hash, version of the stream]; no row on an empty ledger.
+      headAndVersion: db
+        .prepare('SELECT position, hash, (SELECT coalesce(max(stream_version), 0) FROM events WHERE stream = ?) FROM events ORDER BY position DESC LIMIT 1')
         .raw(true),
       byEventId: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE event_id = ?'),
       // Positional parameters, bound in `insertSealed`'s order: cheaper to bind than named ones.
@@ -337,9 +337,10 @@ function appendIn(st: Omit<Statements, 'append'>, signer: EventSigner | null, si
     }
   }
   // The head and the first stream's version in one look-up (read here, under the write lock); later streams one each.
-  const [firstVersion, headPosition, headHash] = st.versionAndHead.get(requests[0]?.stream ?? null) as [number, number | null, string | null];
-  let position = headPosition ?? 0;
-  let hash = headHash ?? GENESIS_HASH;
+  // An empty ledger has no head row, and every stream of it is at version 0.
+  const [headPosition, headHash, firstVersion] = (st.headAndVersion.get(requests[0]?.stream ?? null) as [number, string, number] | undefined) ?? [0, GENESIS_HASH, 0];
+  let position = headPosition;
+  let hash = headHash;
   // Each request's stream version, all checked before anything is sealed. Versions as they stand after the
   // requests seen so far, so two requests for one stream chain up (a map only when there are two).
   const actuals: number[] = [];
