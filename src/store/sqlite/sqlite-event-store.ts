@@ -338,9 +338,11 @@ function appendIn(st: Omit<Statements, 'append'>, signer: EventSigner | null, si
   }
   // The head and the first stream's version in one look-up (read here, under the write lock); later streams one each.
   // An empty ledger has no head row, and every stream of it is at version 0.
-  const [headPosition, headHash, firstVersion] = (st.headAndVersion.get(requests[0]?.stream ?? null) as [number, string, number] | undefined) ?? [0, GENESIS_HASH, 0];
-  let position = headPosition;
-  let hash = headHash;
+  // (Indexed, not destructured: array destructuring runs the iterator protocol until the code is optimized.)
+  const head = st.headAndVersion.get(requests[0]?.stream ?? null) as [number, string, number] | undefined;
+  let position = head ? head[0] : 0;
+  let hash = head ? head[1] : GENESIS_HASH;
+  const firstVersion = head ? head[2] : 0;
   // Each request's stream version, all checked before anything is sealed. Versions as they stand after the
   // requests seen so far, so two requests for one stream chain up (a map only when there are two).
   const actuals: number[] = [];
