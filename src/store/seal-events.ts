@@ -34,6 +34,9 @@ export function sealEvents(head: ChainHead, batch: Array<{ event: NewEvent; stre
 /**
  * `sealEvents` for one event at `position`, linked onto `prevHash`: what an
  * adapter calls per event when it has no batch to build (a one-event append).
+ *
+ * @example
+ * const { event, payload } = sealEvent(head.position + 1, head.hash, newEvent, 1, null);
  */
 export function sealEvent(position: number, prevHash: string, event: NewEvent, streamVersion: number, signer: EventSigner | null): SealedEvent {
   const { eventId, stream, type, schemaVersion, recordedAt, data, metadata } = event;
