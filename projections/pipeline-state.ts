@@ -37,16 +37,48 @@ export function initialState(pipeline: string): PipelineState {
  * const state = events.reduce(evolve, initialState('etl_orders'));
  */
 export function evolve(state: PipelineState, event: RecordedEvent): PipelineState {
-  const next = { ...state, position: event.position };
+  const next = { ...state };
+  foldInto(next, event, { mark: null, ms: Number.NaN });
+  return next;
+}
+
+/**
+ * Folds `events` in order: the state `events.reduce(evolve, state)` gives,
+ * built as one copy of the state record that each event updates, and with the
+ * watermark's instant parsed once per new watermark. A copy per event and
+ * two `Date.parse` per success were more than half of this fold's time in a
+ * cold rebuild.
+ *
+ * @example
+ * const state = evolveAll(initialState('etl_orders'), events);
+ */
+export function evolveAll(state: PipelineState, events: readonly RecordedEvent[]): PipelineState {
+  const next = { ...state };
+  const instant: WatermarkInstant = { mark: null, ms: Number.NaN };
+  for (const event of events) foldInto(next, event, instant);
+  return next;
+}
+
+/** The instant of `mark`, the watermark it was parsed for (compared by identity, so a stale one is never used). */
+type WatermarkInstant = { mark: DateMark | null; ms: number };
+
+/** `evolve` on a state record the caller owns: sets its fields in place. */
+function foldInto(next: PipelineState, event: RecordedEvent, instant: WatermarkInstant): void {
+  next.position = event.position;
   switch (event.type) {
     case 'PipelineDefined':
-      return { ...next, definition: event.data, definedAt: event.recordedAt, version: event.streamVersion };
+      next.definition = event.data;
+      next.definedAt = event.recordedAt;
+      next.version = event.streamVersion;
+      return;
     case 'PipelineRedefined':
-      return { ...next, definition: event.data.definition, version: event.streamVersion };
+      next.definition = event.data.definition;
+      next.version = event.streamVersion;
+      return;
     case 'RunStarted': {
       const d = event.data;
-      const before = state.dates.get(d.date);
-      state.dates.set(d.date, {
+      const before = next.dates.get(d.date);
+      next.dates.set(d.date, {
         date: d.date,
         status: 'running',
         runId: d.runId,
@@ -68,12 +100,12 @@ export function evolve(state: PipelineState, event: RecordedEvent): PipelineStat
         startPosition: event.position,
         version: event.streamVersion,
       });
-      return next;
+      return;
     }
     case 'RunSucceeded': {
-      const date = state.dates.get(event.data.date);
+      const date = next.dates.get(event.data.date);
       if (!date || !isCurrentRun(date, event.data.runId) || date.status !== 'running') return touch(next, event);
-      state.dates.set(date.date, {
+      next.dates.set(date.date, {
         ...date,
         status: 'success',
         finishedAt: event.recordedAt,
@@ -82,56 +114,66 @@ export function evolve(state: PipelineState, event: RecordedEvent): PipelineStat
         version: event.streamVersion,
       });
       const mark = { date: date.date, logicalDate: date.logicalDate };
-      const higher = !state.watermark || Date.parse(mark.logicalDate) > Date.parse(state.watermark.logicalDate);
-      return higher ? { ...next, watermark: mark } : next;
+      const markMs = Date.parse(mark.logicalDate);
+      const watermark = next.watermark;
+      if (watermark !== null && instant.mark !== watermark) {
+        instant.mark = watermark;
+        instant.ms = Date.parse(watermark.logicalDate);
+      }
+      if (watermark === null || markMs > instant.ms) {
+        next.watermark = mark;
+        instant.mark = mark;
+        instant.ms = markMs;
+      }
+      return;
     }
     case 'RunFailed': {
-      const date = state.dates.get(event.data.date);
+      const date = next.dates.get(event.data.date);
       if (!date || !isCurrentRun(date, event.data.runId) || date.status !== 'running') return touch(next, event);
-      state.dates.set(date.date, {
+      next.dates.set(date.date, {
         ...date,
         status: 'failed',
         finishedAt: event.recordedAt,
         error: { message: event.data.error, code: event.data.code },
         version: event.streamVersion,
       });
-      return next;
+      return;
     }
     case 'RunAbandoned': {
-      const date = state.dates.get(event.data.date);
+      const date = next.dates.get(event.data.date);
       if (!date || !isCurrentRun(date, event.data.runId)) return touch(next, event);
-      state.dates.set(date.date, {
+      next.dates.set(date.date, {
         ...date,
         status: 'failed',
         finishedAt: event.recordedAt,
         error: { message: `abandoned: lease expired at ${date.leaseExpiresAt}`, code: 'abandoned' },
         version: event.streamVersion,
       });
-      return next;
+      return;
     }
     case 'RunInterrupted': {
-      const date = state.dates.get(event.data.date);
+      const date = next.dates.get(event.data.date);
       if (!date || !isCurrentRun(date, event.data.runId) || date.status !== 'running') return touch(next, event);
-      state.dates.set(date.date, {
+      next.dates.set(date.date, {
         ...date,
         status: 'interrupted',
         finishedAt: event.recordedAt,
         error: { message: event.data.message, code: 'interrupted' },
         version: event.streamVersion,
       });
-      return next;
+      return;
     }
     case 'RunHeartbeat': {
-      const date = state.dates.get(event.data.date);
+      const date = next.dates.get(event.data.date);
       if (!date || !isCurrentRun(date, event.data.runId) || date.status !== 'running') return touch(next, event);
-      state.dates.set(date.date, { ...date, leaseExpiresAt: event.data.leaseExpiresAt, version: event.streamVersion });
-      return next;
+      next.dates.set(date.date, { ...date, leaseExpiresAt: event.data.leaseExpiresAt, version: event.streamVersion });
+      return;
     }
     case 'RunCleared': {
-      const date = state.dates.get(event.data.date);
+      const date = next.dates.get(event.data.date);
       if (!date || date.status === 'cleared') return touch(next, event);
-      state.dates.set(date.date, { ...date, status: 'cleared', clearedAt: event.recordedAt, version: event.streamVersion });
-      return next;
+      next.dates.set(date.date, { ...date, status: 'cleared', clearedAt: event.recordedAt, version: event.streamVersion });
+      return;
     }
     case 'TaskStateChanged':
       // Task states live in projections/task-runs.ts; the run's own outcome arrives as its RunSucceeded or RunFailed (S12).
@@ -147,8 +189,7 @@ export function evolve(state: PipelineState, event: RecordedEvent): PipelineStat
  * An ignored run event still advances its key's stream version, so the next
  * append on that key expects the version the store really holds.
  */
-function touch(state: PipelineState, event: RecordedEvent & { data: { date: string } }): PipelineState {
+function touch(state: PipelineState, event: RecordedEvent & { data: { date: string } }): void {
   const date = state.dates.get(event.data.date);
   if (date) state.dates.set(date.date, { ...date, version: event.streamVersion });
-  return state;
 }

@@ -1,4 +1,4 @@
-import { evolve, initialState, type PipelineState } from '../../projections/pipeline-state.js';
+import { evolveAll, initialState, type PipelineState } from '../../projections/pipeline-state.js';
 import { PROJECTION_VERSION } from '../../projections/projection-version.js';
 import { evolveRunHistory, initialRunHistory, type RunHistory } from '../../projections/run-history.js';
 import { evolveTaskRuns, initialTaskRuns, type TaskRun, type TaskRuns } from '../../projections/task-runs.js';
@@ -29,8 +29,8 @@ export async function foldPipeline(store: EventStore, from: Loaded, pipeline: st
     // Only now, with events to fold, are the run history and task states read (a checkpoint decodes them lazily).
     history ??= from.history;
     tasks ??= from.tasks;
+    state = evolveAll(state, batch);
     for (const event of batch) {
-      state = evolve(state, event);
       history = evolveRunHistory(history, event);
       tasks = evolveTaskRuns(tasks, event);
     }

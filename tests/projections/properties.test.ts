@@ -5,7 +5,7 @@ import type { RecordedEvent } from '../../events/recorded-event.js';
 import { decideClear } from '../../projections/decide-clear.js';
 import { decideCompletion } from '../../projections/decide-completion.js';
 import { decideStart } from '../../projections/decide-start.js';
-import { evolve, initialState, type PipelineState } from '../../projections/pipeline-state.js';
+import { evolve, evolveAll, initialState, type PipelineState } from '../../projections/pipeline-state.js';
 import type { Slot } from '../../projections/slot.js';
 import { recordAll } from '../support/event-factory.js';
 
@@ -105,6 +105,29 @@ describe('properties of the pure core', () => {
           at = bound;
         }
         expect(state).toEqual(whole);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('folding chunks with evolveAll gives the state evolve gives event by event, field for field and in the same key order', () => {
+    const text = (s: PipelineState) => JSON.stringify({ ...s, dates: [...s.dates] });
+    fc.assert(
+      fc.property(logs, fc.array(fc.nat(), { maxLength: 6 }), (log, cuts) => {
+        const whole = fold(log);
+        const bounds = [...new Set(cuts.map((c) => c % (log.length + 1)))].sort((a, b) => a - b);
+        let state = initialState(P);
+        let at = 0;
+        for (const bound of [...bounds, log.length]) {
+          const given = structuredClone(state);
+          const fields = { ...given, dates: null };
+          state = evolveAll(given, log.slice(at, bound));
+          // Like evolve, it updates the dates map it is given, but not the state record.
+          expect({ ...given, dates: null }).toEqual(fields);
+          at = bound;
+        }
+        expect(state).toEqual(whole);
+        expect(text(state)).toBe(text(whole));
       }),
       { numRuns: 300 },
     );

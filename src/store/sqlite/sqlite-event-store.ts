@@ -261,20 +261,22 @@ class SqliteEventStore implements EventStore {
 
   async *read(filter: ReadFilter = {}): AsyncIterable<RecordedEvent[]> {
     const check = await readCheck(filter.validate);
+    // Rows as arrays, as for readRaw: a row object per event built in the driver was a sixth of the store's time in a cold rebuild.
     for await (const rows of this.#rows(filter)) {
-      yield rows.map((row) => decodeRow(row, check));
+      yield rows.map((r) => decodeStoredRow({ position: r[0] as number, payload: r[1] as string, prevHash: r[2] as string, hash: r[3] as string }, check));
     }
   }
 
   async *readRaw(filter: ReadFilter = {}): AsyncIterable<RawEvent[]> {
     // Rows as arrays (better-sqlite3's raw mode): building twelve-key objects in the driver was a quarter of
     // verify's time on 50,000 events; the same objects built here cost a fraction of that.
-    for await (const rows of this.#rows(filter, true) as AsyncIterable<unknown[][]>) {
+    for await (const rows of this.#rows(filter, true)) {
       yield rows.map(rawEventOfArray);
     }
   }
 
-  async *#rows(filter: ReadFilter, withColumns = false): AsyncIterable<Row[]> {
+  /** Rows in raw mode: the columns of the SELECT in order (position, payload, prev_hash, hash, then readRaw's). */
+  async *#rows(filter: ReadFilter, withColumns = false): AsyncIterable<unknown[][]> {
     if (!this.#statements) return;
     const where = ['position >= @from', 'position <= @to'];
     if (filter.pipeline !== undefined) where.push('pipeline = @pipeline');
@@ -283,17 +285,16 @@ class SqliteEventStore implements EventStore {
     const statement = this.#db.prepare(
       `SELECT position, payload, prev_hash, hash${withColumns ? `, ${this.#hasSignatureColumn ? 'signature' : 'NULL AS signature'}, ${STORED_COLUMNS}` : ''} FROM events WHERE ${where.join(' AND ')} ORDER BY position LIMIT @limit`,
     );
-    if (withColumns) statement.raw(true);
+    statement.raw(true);
     const limit = filter.batchSize ?? 1000;
     let from = filter.fromPosition ?? 1;
     const to = filter.toPosition ?? Number.MAX_SAFE_INTEGER;
     for (;;) {
-      const rows = statement.all({ from, to, limit, pipeline: filter.pipeline, stream: filter.stream, runId: filter.runId }) as Row[];
+      const rows = statement.all({ from, to, limit, pipeline: filter.pipeline, stream: filter.stream, runId: filter.runId }) as unknown[][];
       if (rows.length === 0) return;
       yield rows;
       if (rows.length < limit) return;
-      const last = rows.at(-1) as Row | unknown[];
-      from = (Array.isArray(last) ? (last[0] as number) : last.position) + 1;
+      from = ((rows.at(-1) as unknown[])[0] as number) + 1;
     }
   }
 
