@@ -95,10 +95,15 @@ function checkOrCreateSchema(db: Database.Database, path: string, create: boolea
     // synced, here and not in the first append's commit. (An existing file is never switched before it
     // has been recognised as a ledger.)
     db.pragma('journal_mode = WAL');
-    db.transaction(() => {
+    const created = db.transaction(() => {
+      // Looked at again under the write lock: another process creating the same new ledger may have won it.
+      if (db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table'`).get() !== undefined) return false;
       db.exec(SQLITE_SCHEMA);
       db.prepare(`INSERT INTO runledger_meta (key, value) VALUES ('format', 'runledger'), ('schemaVersion', ?)`).run(String(SQLITE_SCHEMA_VERSION));
+      return true;
     }).immediate();
+    // The file the other process wrote is checked like any existing one.
+    if (!created) checkOrCreateSchema(db, path, create, migrateOld);
     return;
   }
   if (!tables.includes('runledger_meta') || !tables.includes('events')) {
