@@ -5,6 +5,13 @@ import { verifyRows } from './verify-rows.js';
 import { workerInbox, type WorkerInbox } from './worker-inbox.js';
 import { VERIFY_READY, type VerifyWorkerData, type VerifyWorkerMessage } from './worker-protocol.js';
 
+/**
+ * Batches checked in this thread before the worker is started: a ledger of up to this many batches never
+ * starts it. Loading it takes a hundred milliseconds of the other core, about what this thread takes to
+ * check twenty batches, so on a small ledger it would cost more than it saves.
+ */
+export const WORKER_AFTER_BATCHES = 4;
+
 /** A batch the worker checks: its verdict comes from `PayloadChecks.verdict()`, in the order they were started. */
 export const IN_WORKER = 'in worker';
 
@@ -21,10 +28,9 @@ export type PayloadChecks = {
 };
 
 /**
- * Checks batches of rows with `firstPayloadProblem`, from the second batch on in a worker thread (`worker`
- * names its compiled module; null keeps every batch in this thread). A chain of one batch never starts the
- * worker, and the batches read while it loads (tens of milliseconds) are checked here, so a small ledger
- * verifies no slower than before. Then each batch goes to the worker, and so does the hashing of every
+ * Checks batches of rows with `firstPayloadProblem`, after the first WORKER_AFTER_BATCHES in a worker thread
+ * (`worker` names its compiled module; null keeps every batch in this thread). The batches read while it
+ * loads are checked here too, so no batch waits for it, and a small ledger never starts it. Then each batch goes to the worker, and so does the hashing of every
  * other batch (`hashes`: only when the caller hashes with `sha256Hex`, as the worker does).
  *
  * @example
@@ -42,7 +48,7 @@ export function payloadChecks(worker: URL | null, hashes: boolean): PayloadCheck
   return {
     start(rows) {
       batches += 1;
-      if (worker && batches === 2) {
+      if (worker && batches === WORKER_AFTER_BATCHES + 1) {
         thread = new Worker(worker, { workerData: { progress } satisfies VerifyWorkerData });
         inbox = workerInbox<VerifyWorkerMessage>(thread, (code) => `the verify worker stopped (exit code ${code}) before it checked the whole chain; run verify again`);
       }

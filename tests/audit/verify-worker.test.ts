@@ -3,6 +3,7 @@ import { BroadcastChannel } from 'node:worker_threads';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { buildFixture } from '../../bench/ledger-fixture.js';
+import { WORKER_AFTER_BATCHES } from '../../src/audit/payload-checks.js';
 import { VERIFY_BATCH_ROWS, verifyChain, type VerifyOptions } from '../../src/audit/verify-chain.js';
 import type { SignatureChecker } from '../../src/store/event-signer.js';
 import type { RawEvent, StoredColumns } from '../../src/store/event-store.js';
@@ -26,10 +27,10 @@ function workerLoaded(): { loaded: Promise<void>; close(): void } {
   return { loaded, close: () => channel.close() };
 }
 
-/** The rows in batches as `readRaw` gives them; the third batch waits for `loaded`, so it goes to the worker. */
+/** The rows in batches as `readRaw` gives them; the first batch after the worker started waits for `loaded`, so it goes to the worker. */
 async function* batchesOf(rows: RawEvent[], loaded: Promise<void> | null): AsyncGenerator<RawEvent[]> {
   for (let i = 0, n = 0; i < rows.length; i += VERIFY_BATCH_ROWS, n++) {
-    if (n === 2 && loaded) await loaded;
+    if (n === WORKER_AFTER_BATCHES + 1 && loaded) await loaded;
     yield rows.slice(i, i + VERIFY_BATCH_ROWS);
   }
 }
@@ -148,9 +149,9 @@ describe('verify with its payload checks in a worker thread', () => {
   let rows: RawEvent[];
 
   beforeAll(async () => {
-    // Eight batches: the first two are checked in this thread (the worker starts at the second), the rest in the worker.
+    // Ten batches: the first five are checked in this thread (the worker starts at the fifth), the rest in the worker.
     const store = openSqliteStore({ path: join(tempDir(), 'ledger.db'), create: true });
-    await buildFixture(store, { pipelines: 8, dates: 1000, eventsPerPipeline: 1000 });
+    await buildFixture(store, { pipelines: WORKER_AFTER_BATCHES + 6, dates: 1000, eventsPerPipeline: 1000 });
     rows = [];
     for await (const batch of store.readRaw({ batchSize: VERIFY_BATCH_ROWS })) rows.push(...batch);
     await store.close();
@@ -158,7 +159,7 @@ describe('verify with its payload checks in a worker thread', () => {
 
   test('an intact chain gives the same report on every path', async () => {
     const { sequential, inThread, inWorker } = await reports(rows, { sha256: sha256Hex });
-    expect(JSON.parse(sequential)).toMatchObject({ ok: true, events: 8000, head: { position: 8000 } });
+    expect(JSON.parse(sequential)).toMatchObject({ ok: true, events: rows.length, head: { position: rows.length } });
     expect(inThread).toBe(sequential);
     expect(inWorker).toBe(sequential);
   }, 60_000);
@@ -167,7 +168,8 @@ describe('verify with its payload checks in a worker thread', () => {
     const liar = workerLoaded();
     try {
       const report = await verifyChain(batchesOf(rows, liar.loaded), { sha256: sha256Hex, worker: LIAR });
-      expect(report).toMatchObject({ ok: false, events: 2000, firstBadPosition: 2001, problem: 'judged in the worker' });
+      const first = (WORKER_AFTER_BATCHES + 1) * VERIFY_BATCH_ROWS;
+      expect(report).toMatchObject({ ok: false, events: first, firstBadPosition: first + 1, problem: 'judged in the worker' });
     } finally {
       liar.close();
     }
