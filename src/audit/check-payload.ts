@@ -1,4 +1,4 @@
-import { decodeEvent } from '../../events/decode-event.js';
+import { decodeTrustedEvent, type EventCheck } from '../../events/decode-trusted-event.js';
 import { chainHash, type Sha256Hex } from '../../events/hash-chain.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { RawEvent, StoredColumns } from '../store/event-store.js';
@@ -12,24 +12,25 @@ export const HASH_PROBLEM = 'its stored hash does not match its payload: the eve
 /**
  * The payload checks of `verify` over a batch, row by row, up to the first that fails: the payload is a
  * JSON object, its own `position` is its row's, it is a valid event (`decodeEvent` with validation), and
- * the columns stored beside it say what it says; given `sha256`, then its stored hash too. They look at
+ * the columns stored beside it say what it says; given `sha256`, then its stored hash too. `check` is
+ * `checkEventSchema` (it is passed in so a worker thread can check without loading zod). They look at
  * each row alone (not at the links between rows), so `verify` runs them in a worker thread while it reads
  * the next batch and checks the links.
  *
  * @example
- * firstPayloadProblem(rows, sha256Hex) // { index: 3, problem: 'its payload is not valid JSON: the event was altered' }
+ * firstPayloadProblem(rows, checkEventSchema, sha256Hex) // { index: 3, problem: 'its payload is not valid JSON: the event was altered' }
  */
-export function firstPayloadProblem(rows: readonly RawEvent[], sha256?: Sha256Hex): PayloadVerdict {
+export function firstPayloadProblem(rows: readonly RawEvent[], check: EventCheck, sha256?: Sha256Hex): PayloadVerdict {
   for (let index = 0; index < rows.length; index++) {
     const row = rows[index] as RawEvent;
-    const problem = payloadProblem(row) ?? (sha256 && chainHash(row.prevHash, row.payload, sha256) !== row.hash ? HASH_PROBLEM : null);
+    const problem = payloadProblem(row, check) ?? (sha256 && chainHash(row.prevHash, row.payload, sha256) !== row.hash ? HASH_PROBLEM : null);
     if (problem !== null) return { index, problem };
   }
   return null;
 }
 
 /** What is wrong with a row's payload, or null. */
-function payloadProblem(row: RawEvent): string | null {
+function payloadProblem(row: RawEvent, check: EventCheck): string | null {
   let payload: unknown;
   try {
     payload = JSON.parse(row.payload);
@@ -40,7 +41,7 @@ function payloadProblem(row: RawEvent): string | null {
   const position = (payload as Record<string, unknown>)['position'];
   if (position !== row.position) return `its payload says position ${JSON.stringify(position)}: the event was moved`;
   // A payload whose hash checks out but that is no valid event was hashed by something other than runledger.
-  const decoded = decodeEvent(payload, { prevHash: row.prevHash, hash: row.hash }, { validate: true });
+  const decoded = decodeTrustedEvent(payload, { prevHash: row.prevHash, hash: row.hash }, check);
   if (!decoded.ok) return `its payload is not a valid event (${decoded.reason})`;
   return row.columns ? columnProblem(row.columns, decoded.event) : null;
 }

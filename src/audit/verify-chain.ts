@@ -124,9 +124,20 @@ export async function verifyChain(batches: AsyncIterable<RawEvent[]>, options: V
     return null;
   };
 
-  /** The first row of a walked batch that fails, in the order the checks run on a row; null when none does. */
-  const firstFailure = async (batch: Walked): Promise<VerifyReport | null> => {
-    const payload = batch.verdict === IN_WORKER ? await checks.verdict() : batch.verdict;
+  /**
+   * The first row of a walked batch that fails, in the order the checks run on a row; null when none does.
+   * A batch the worker has not answered for is checked here (`finish`, at the end of the walk or when a
+   * later batch fails), rather than waited for, and so is every later one.
+   */
+  let checkingHere = false;
+  const firstFailure = async (batch: Walked, finish: boolean): Promise<VerifyReport | null> => {
+    let payload: PayloadVerdict;
+    if (batch.verdict !== IN_WORKER) payload = batch.verdict;
+    else if (!checkingHere && (!finish || checks.answered())) payload = await checks.verdict(batch.rows, batch.hashed);
+    else {
+      checkingHere = true;
+      payload = checks.here(batch.rows, batch.hashed);
+    }
     const { stop, rows } = batch;
     // Position and link come before the payload checks; the hash (when checked here) and the expected head after them.
     const at = payload && (!stop || payload.index < stop.index || (payload.index === stop.index && stop.afterPayload)) ? { ...payload, position: (rows[payload.index] as RawEvent).position } : stop;
@@ -138,26 +149,28 @@ export async function verifyChain(batches: AsyncIterable<RawEvent[]>, options: V
 
   const checks = payloadChecks(options.worker === undefined ? compiledWorker('verify-worker.js') : options.worker, options.sha256 === sha256Hex);
   try {
-    // Batches walked here whose payload verdict is not in yet, oldest first.
+    // The batches sent to the worker whose verdict is not taken yet, oldest first; then at most one that
+    // fails, whose older batches must be settled first (the first bad row wins).
     const walked: Walked[] = [];
     for await (const rows of batches) {
       if (rows.length === 0) continue;
       const { verdict, hashed } = checks.start(rows);
-      const batch = { rows, head, events, verdict, stop: walk(rows, hashed) };
+      const batch = { rows, head, events, verdict, hashed, stop: walk(rows, hashed) };
+      // A batch checked here in full and found intact counts only through `head` and `events`.
+      if (verdict === null && !batch.stop) continue;
       walked.push(batch);
-      // The worker may check a few batches behind this thread; a verdict found here, or a row that fails
-      // here (nothing after it counts), settles what came before.
-      while (walked.length > 0 && ((walked[0] as Walked).verdict !== IN_WORKER || walked.length > BATCHES_AHEAD || batch.stop)) {
-        const failure = await firstFailure(walked.shift() as Walked);
+      const failing = batch.stop !== null || verdict !== IN_WORKER;
+      while (walked.length > 0 && (failing || checks.answered())) {
+        const failure = await firstFailure(walked.shift() as Walked, failing);
         if (failure) return failure;
       }
     }
     for (let batch = walked.shift(); batch; batch = walked.shift()) {
-      const failure = await firstFailure(batch);
+      const failure = await firstFailure(batch, true);
       if (failure) return failure;
     }
   } finally {
-    await checks.close();
+    checks.close();
   }
   if (expect && head.position < expect.position) {
     return bad({ position: head.position + 1, problem: `the ledger ends at position ${head.position} but the expected head is at ${expect.position}: events were removed from its end`, head, events });
@@ -167,14 +180,14 @@ export async function verifyChain(batches: AsyncIterable<RawEvent[]>, options: V
   return { ok: true, events, firstBadPosition: null, head, problem: null, ...failure };
 }
 
-/** Batches of payload checks the worker may be behind this thread's walk. */
-const BATCHES_AHEAD = 3;
-
 /** A row that fails this thread's checks: its index in the batch, the position reported, and whether the payload checks come first. */
 type Stop = { index: number; position: number; problem: string; afterPayload: boolean };
 
-/** A batch this thread has walked from `head` (`events` before it), with its payload verdict or IN_WORKER. */
-type Walked = { rows: readonly RawEvent[]; head: ChainHead; events: number; verdict: PayloadVerdict | typeof IN_WORKER; stop: Stop | null };
+/**
+ * A batch this thread has walked from `head` (`events` before it), with its payload verdict or IN_WORKER,
+ * and whether the worker checks its hashes (`hashed`) rather than this thread.
+ */
+type Walked = { rows: readonly RawEvent[]; head: ChainHead; events: number; verdict: PayloadVerdict | typeof IN_WORKER; hashed: boolean; stop: Stop | null };
 
 /**
  * Parses `--expect-head <position>:<hash>`; null when the text is not of that form.

@@ -41,7 +41,7 @@ export function verifyRows(rows: readonly RawEvent[], withLinks: boolean): Verif
  * does not check; and with empty hashes when it does not check those either).
  *
  * @example
- * firstPayloadProblem(rowsOfVerifyRows(message), sha256Hex)
+ * firstPayloadProblem(rowsOfVerifyRows(message), check, sha256Hex)
  */
 export function rowsOfVerifyRows({ values: v, links }: VerifyRows): RawEvent[] {
   const rows: RawEvent[] = new Array(v.length / ROW_VALUES);

@@ -19,12 +19,18 @@ export type WorkerMessage =
 
 /**
  * The verify worker's `workerData`: `progress`, an Int32Array over shared memory, where it stores 1 at
- * VERIFY_READY once loaded, so `verify` sees it without waiting for a turn of its event loop (a SQLite
- * store's batches are all at hand, and a message would wait until the walk is over).
+ * VERIFY_READY once loaded and counts at VERIFY_ANSWERED the batches it has answered for, so `verify` sees
+ * both without waiting for a turn of its event loop (a SQLite store's batches are all at hand, and a
+ * message would wait until the walk is over).
  */
 export type VerifyWorkerData = { progress: Int32Array };
 export const VERIFY_READY = 0;
+export const VERIFY_ANSWERED = 1;
 
 
-/** What the verify worker posts: one `checked` per request, in order, with the batch's first problem; or an `error`. */
-export type VerifyWorkerMessage = { kind: 'checked'; verdict: PayloadVerdict } | { kind: 'error'; message: string };
+/**
+ * What the verify worker posts, one per request, in order: `checked` with the batch's first problem; `unsure`
+ * when an event of the batch needs zod to be judged (the worker does not load it, and `verify` checks that
+ * batch itself); or an `error`.
+ */
+export type VerifyWorkerMessage = { kind: 'checked'; verdict: PayloadVerdict } | { kind: 'unsure' } | { kind: 'error'; message: string };

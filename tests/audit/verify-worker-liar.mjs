@@ -3,8 +3,10 @@
 import { BroadcastChannel, parentPort, workerData } from 'node:worker_threads';
 
 const VERIFY_READY = 0;
+const VERIFY_ANSWERED = 1;
 parentPort.on('message', () => {
   parentPort.postMessage({ kind: 'checked', verdict: { index: 0, problem: 'judged in the worker' } });
+  Atomics.add(workerData.progress, VERIFY_ANSWERED, 1);
 });
 Atomics.store(workerData.progress, VERIFY_READY, 1);
 const channel = new BroadcastChannel('verify-worker-loaded');
