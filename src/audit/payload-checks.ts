@@ -9,8 +9,8 @@ import { VERIFY_ANSWERED, VERIFY_READY, type VerifyWorkerData, type VerifyWorker
 
 /**
  * Batches checked in this thread before the worker is started: a ledger of up to this many batches never
- * starts it. Loading it takes a hundred milliseconds of the other core, about what this thread takes to
- * check twenty batches, so on a small ledger it would cost more than it saves.
+ * starts it. Starting a thread and loading its modules costs the other core tens of milliseconds (more on
+ * a busy machine), which a ledger of a few thousand events would not win back.
  */
 export const WORKER_AFTER_BATCHES = 4;
 
@@ -21,7 +21,7 @@ export const WORKER_AFTER_BATCHES = 4;
  */
 const WORKER_BATCHES_AHEAD = 3;
 
-/** A batch the worker checks: its verdict comes from `PayloadChecks.verdict()`, in the order they were started. */
+/** A batch the worker checks: its verdict comes from `PayloadChecks.verdict`, in the order they were started. */
 export const IN_WORKER = 'in worker';
 
 /** The payload checks of `verify`'s batches, in this thread or in its worker (see `payloadChecks`). */
@@ -47,14 +47,15 @@ export type PayloadChecks = {
 /**
  * Checks batches of rows with `firstPayloadProblem`, after the first WORKER_AFTER_BATCHES in a worker thread
  * (`worker` names its compiled module; null keeps every batch in this thread). The batches read while it
- * loads are checked here too, so no batch waits for it, and a small ledger never starts it. Then each batch goes to the worker, and so does the hashing of every
- * other batch (`hashes`: only when the caller hashes with `sha256Hex`, as the worker does).
+ * loads, or while it is behind, are checked here, so this thread never waits for it; a small ledger never
+ * starts it. The worker also hashes every other batch it is sent (`hashes`: only when the caller hashes
+ * with `sha256Hex`, as the worker does).
  *
  * @example
  * const checks = payloadChecks(compiledWorker('verify-worker.js'), true);
  * const { verdict, hashed } = checks.start(rows);
- * const problem = verdict === IN_WORKER ? await checks.verdict() : verdict;
- * await checks.close();
+ * const problem = verdict === IN_WORKER ? await checks.verdict(rows, hashed) : verdict;
+ * checks.close();
  */
 export function payloadChecks(worker: URL | null, hashes: boolean): PayloadChecks {
   let batches = 0;
