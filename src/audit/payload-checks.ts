@@ -97,7 +97,9 @@ export function payloadChecks(worker: URL | null, hashes: boolean): PayloadCheck
     close() {
       if (!thread) return;
       thread.removeAllListeners();
-      // Not awaited: the walk is over, and a worker still busy with a batch checked here since need not hold it up.
+      // Not awaited: the walk is over, and a worker still busy with a batch checked here since need not hold it up
+      // (nor crash this process with an error nobody listens to any more).
+      thread.on('error', () => {});
       thread.unref();
       void thread.terminate();
     },
