@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { LedgerError } from '../errors.js';
 import type { ChainHead, RawEvent } from '../store/event-store.js';
+import { workerInbox } from './worker-inbox.js';
 import type { WorkerMessage } from './worker-protocol.js';
 
 /**
@@ -20,21 +21,10 @@ export function exportBatchesInWorker(path: string, workerUrl: URL): { batches: 
   let head: ChainHead | null = null;
   async function* batches(): AsyncGenerator<RawEvent[]> {
     const worker = new Worker(workerUrl, { workerData: { path } });
-    const queue: Array<WorkerMessage | { kind: 'crash'; error: Error }> = [];
-    let wake: (() => void) | null = null;
-    const push = (message: WorkerMessage | { kind: 'crash'; error: Error }) => {
-      queue.push(message);
-      wake?.();
-      wake = null;
-    };
-    worker.on('message', push);
-    worker.on('error', (error) => push({ kind: 'crash', error }));
-    worker.on('exit', (code) => push({ kind: 'crash', error: new Error(`the import worker stopped (exit code ${code}) before it checked the whole file; run the import again`) }));
+    const inbox = workerInbox<WorkerMessage>(worker, (code) => `the import worker stopped (exit code ${code}) before it checked the whole file; run the import again`);
     try {
       for (;;) {
-        while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-        const message = queue.shift() as WorkerMessage | { kind: 'crash'; error: Error };
-        if (message.kind === 'crash') throw message.error;
+        const message = await inbox.next();
         if (message.kind === 'error') throw message.code === null ? new Error(message.message) : new LedgerError(message.code, message.message);
         if (message.kind === 'end') {
           head = message.head;

@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { LedgerError } from '../errors.js';
 import type { ChainHead, EventStore } from '../store/event-store.js';
 import { sha256Hex } from '../store/seal-events.js';
+import { compiledWorker } from './compiled-worker.js';
 import { exportBatchesInWorker } from './export-batches-in-worker.js';
 import { ExportChecker, type ExportHeader } from './export-format.js';
 import { checkedExportBatches, readExportHeader } from './read-export-file.js';
@@ -27,7 +26,7 @@ import { checkedExportBatches, readExportHeader } from './read-export-file.js';
 export async function importExportFile(store: EventStore, path: string, options: { worker?: URL | null } = {}): Promise<ChainHead> {
   assertImportable(await readExportHeader(path, sha256Hex));
   await assertEmpty(store);
-  const worker = options.worker === undefined ? defaultWorker() : options.worker;
+  const worker = options.worker === undefined ? compiledWorker('import-worker.js') : options.worker;
   if (worker && store.capabilities.importsCheckedColumns) {
     const file = exportBatchesInWorker(path, worker);
     return sameHead(await store.importSealed(file.batches), file.head());
@@ -37,12 +36,6 @@ export async function importExportFile(store: EventStore, path: string, options:
   checker.handOnChecked = true;
   const head = await store.importSealed(checkedExportBatches(path, checker));
   return sameHead(head, checker.end().trailer.head);
-}
-
-/** The worker module compiled beside this one; null when running from sources, which a worker cannot load. */
-function defaultWorker(): URL | null {
-  const url = new URL('./import-worker.js', import.meta.url);
-  return url.protocol === 'file:' && existsSync(fileURLToPath(url)) ? url : null;
 }
 
 /** Refuses what no ledger can take, before a target ledger is even opened (so no empty file is left behind). */

@@ -1,8 +1,10 @@
-import { decodeEvent } from '../../events/decode-event.js';
 import { chainHash, GENESIS_HASH, type Sha256Hex } from '../../events/hash-chain.js';
-import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { SignatureChecker, SignatureScheme } from '../store/event-signer.js';
-import type { ChainHead, RawEvent, StoredColumns } from '../store/event-store.js';
+import type { ChainHead, RawEvent } from '../store/event-store.js';
+import { sha256Hex } from '../store/seal-events.js';
+import { HASH_PROBLEM, type PayloadVerdict } from './check-payload.js';
+import { compiledWorker } from './compiled-worker.js';
+import { IN_WORKER, payloadChecks } from './payload-checks.js';
 
 /**
  * Rows per batch a chain walk reads. A batch stays alive while it is checked, and 5,000 rows with their
@@ -43,6 +45,12 @@ export type VerifyOptions = {
   signatures?: SignatureChecker;
   /** The first position whose signature is checked (default 1): events before it were appended before signing began. */
   signedFrom?: number;
+  /**
+   * The compiled worker module (`verify-worker.js`) that checks payloads in a second thread while this one
+   * reads and hashes, for chains longer than a batch: by default the one beside this module (absent when
+   * running from the TypeScript sources); null checks everything in this thread. The report is the same.
+   */
+  worker?: URL | null;
 };
 
 /**
@@ -63,91 +71,123 @@ export async function verifyChain(batches: AsyncIterable<RawEvent[]>, options: V
   let events = options.after?.position ?? 0;
   const checker = options.signatures;
   const signedFrom = options.signedFrom ?? 1;
-  const signed = (report: Omit<SignatureReport, 'scheme' | 'signedFrom'>) => (checker ? { signatures: { scheme: checker.scheme, signedFrom, ...report } } : {});
-  const unchecked = { ok: true, position: null, eventId: null, problem: null };
-  let signatureFailure: { position: number; eventId: string; problem: string } | null = null;
-  const bad = (position: number, problem: string): VerifyReport => ({ ok: false, events, firstBadPosition: position, head, problem, ...signed(signatureFailure ? { ok: false, ...signatureFailure } : unchecked) });
   const expect = options.expectHead;
-  for await (const batch of batches) {
-    for (const row of batch) {
-      const expected = head.position + 1;
+  // The first row whose signature fails, among the rows whose links and hash check out: it counts only if
+  // no row before it fails its payload checks (which may come back from the worker after it was found).
+  let signatureFailure: { position: number; payload: string; problem: string } | null = null;
+  const signed = (before: number | null): Pick<VerifyReport, 'signatures'> => {
+    if (!checker) return {};
+    const failure = signatureFailure && (before === null || signatureFailure.position < before) ? signatureFailure : null;
+    if (!failure) return { signatures: { scheme: checker.scheme, signedFrom, ok: true, position: null, eventId: null, problem: null } };
+    // The row checked out in full, so its payload is an event object with a string eventId.
+    const eventId = (JSON.parse(failure.payload) as { eventId: string }).eventId;
+    return { signatures: { scheme: checker.scheme, signedFrom, ok: false, position: failure.position, eventId, problem: `event ${eventId}: ${failure.problem}` } };
+  };
+  const bad = (at: { position: number; problem: string; head: ChainHead; events: number }): VerifyReport => ({
+    ok: false,
+    events: at.events,
+    firstBadPosition: at.position,
+    head: at.head,
+    problem: at.problem,
+    ...signed(at.position),
+  });
+
+  /**
+   * This thread's checks of a batch, from `head` on: the first row whose position, link, hash (unless the
+   * worker checks it) or expected head fails.
+   */
+  const walk = (rows: readonly RawEvent[], hashed: boolean): Stop | null => {
+    let position = head.position;
+    let hash = head.hash;
+    for (let index = 0; index < rows.length; index++) {
+      const row = rows[index] as RawEvent;
+      const expected = position + 1;
       if (row.position !== expected) {
-        return bad(expected, row.position > expected ? `positions jump from ${head.position} to ${row.position}: events were removed` : `position ${row.position} appears out of order`);
+        const problem = row.position > expected ? `positions jump from ${position} to ${row.position}: events were removed` : `position ${row.position} appears out of order`;
+        return { index, position: expected, problem, afterPayload: false };
       }
-      if (row.prevHash !== head.hash) return bad(row.position, 'its prevHash is not the hash of the event before it: an event was inserted, removed or replaced');
-      const checked = checkPayload(row);
-      if (typeof checked === 'string') return bad(row.position, checked);
-      if (chainHash(row.prevHash, row.payload, options.sha256) !== row.hash) {
-        return bad(row.position, 'its stored hash does not match its payload: the event was altered');
-      }
+      if (row.prevHash !== hash) return { index, position: row.position, problem: 'its prevHash is not the hash of the event before it: an event was inserted, removed or replaced', afterPayload: false };
+      if (!hashed && chainHash(row.prevHash, row.payload, options.sha256) !== row.hash) return { index, position: row.position, problem: HASH_PROBLEM, afterPayload: true };
       if (expect && row.position === expect.position && row.hash !== expect.hash) {
-        return bad(row.position, `its hash ${row.hash} is not the expected head ${expect.hash}: the ledger was rewritten up to here`);
+        return { index, position: row.position, problem: `its hash ${row.hash} is not the expected head ${expect.hash}: the ledger was rewritten up to here`, afterPayload: true };
       }
       // The first bad signature is kept; the chain is still walked to the head, so `head` and `events` say how far it holds.
-      const signatureProblem: string | null = checker && signatureFailure === null && row.position >= signedFrom ? checker.problem(row.hash, row.signature) : null;
-      if (signatureProblem) signatureFailure = { position: row.position, eventId: checked.eventId, problem: `event ${checked.eventId}: ${signatureProblem}` };
-      events += 1;
-      head = { position: row.position, hash: row.hash };
+      if (checker && signatureFailure === null && row.position >= signedFrom) {
+        const problem = checker.problem(row.hash, row.signature);
+        if (problem) signatureFailure = { position: row.position, payload: row.payload, problem };
+      }
+      position = row.position;
+      hash = row.hash;
     }
+    head = { position, hash };
+    events += rows.length;
+    return null;
+  };
+
+  /**
+   * The first row of a walked batch that fails, in the order the checks run on a row; null when none does.
+   * A batch the worker has not answered for is checked here (`finish`, at the end of the walk or when a
+   * later batch fails), rather than waited for, and so is every later one.
+   */
+  let checkingHere = false;
+  const firstFailure = async (batch: Walked, finish: boolean): Promise<VerifyReport | null> => {
+    let payload: PayloadVerdict;
+    if (batch.verdict !== IN_WORKER) payload = batch.verdict;
+    else if (!checkingHere && (!finish || checks.answered())) payload = await checks.verdict(batch.rows, batch.hashed);
+    else {
+      checkingHere = true;
+      payload = checks.here(batch.rows, batch.hashed);
+    }
+    const { stop, rows } = batch;
+    // Position and link come before the payload checks; the hash (when checked here) and the expected head after them.
+    const at = payload && (!stop || payload.index < stop.index || (payload.index === stop.index && stop.afterPayload)) ? { ...payload, position: (rows[payload.index] as RawEvent).position } : stop;
+    if (!at) return null;
+    const previous = rows[at.index - 1];
+    const before = previous ? { position: previous.position, hash: previous.hash } : batch.head;
+    return bad({ position: at.position, problem: at.problem, head: before, events: batch.events + at.index });
+  };
+
+  const checks = payloadChecks(options.worker === undefined ? compiledWorker('verify-worker.js') : options.worker, options.sha256 === sha256Hex);
+  try {
+    // The batches sent to the worker whose verdict is not taken yet, oldest first; then at most one that
+    // fails, whose older batches must be settled first (the first bad row wins).
+    const walked: Walked[] = [];
+    for await (const rows of batches) {
+      if (rows.length === 0) continue;
+      const { verdict, hashed } = checks.start(rows);
+      const batch = { rows, head, events, verdict, hashed, stop: walk(rows, hashed) };
+      // A batch checked here in full and found intact counts only through `head` and `events`.
+      if (verdict === null && !batch.stop) continue;
+      walked.push(batch);
+      const failing = batch.stop !== null || verdict !== IN_WORKER;
+      while (walked.length > 0 && (failing || checks.answered())) {
+        const failure = await firstFailure(walked.shift() as Walked, failing);
+        if (failure) return failure;
+      }
+    }
+    for (let batch = walked.shift(); batch; batch = walked.shift()) {
+      const failure = await firstFailure(batch, true);
+      if (failure) return failure;
+    }
+  } finally {
+    checks.close();
   }
   if (expect && head.position < expect.position) {
-    return bad(head.position + 1, `the ledger ends at position ${head.position} but the expected head is at ${expect.position}: events were removed from its end`);
+    return bad({ position: head.position + 1, problem: `the ledger ends at position ${head.position} but the expected head is at ${expect.position}: events were removed from its end`, head, events });
   }
-  if (signatureFailure) return { ok: false, events, firstBadPosition: signatureFailure.position, head, problem: signatureFailure.problem, ...signed({ ok: false, ...signatureFailure }) };
-  return { ok: true, events, firstBadPosition: null, head, problem: null, ...signed(unchecked) };
+  const failure = signed(null);
+  if (failure.signatures && !failure.signatures.ok) return { ok: false, events, firstBadPosition: failure.signatures.position, head, problem: failure.signatures.problem, ...failure };
+  return { ok: true, events, firstBadPosition: null, head, problem: null, ...failure };
 }
 
-/** The decoded event of a row, or what is wrong with its payload. */
-function checkPayload(row: RawEvent): RecordedEvent | string {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(row.payload);
-  } catch {
-    return 'its payload is not valid JSON: the event was altered';
-  }
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return 'its payload is not a JSON object: the event was altered';
-  const position = (payload as Record<string, unknown>)['position'];
-  if (position !== row.position) return `its payload says position ${JSON.stringify(position)}: the event was moved`;
-  // A payload whose hash checks out but that is no valid event was hashed by something other than runledger.
-  const decoded = decodeEvent(payload, { prevHash: row.prevHash, hash: row.hash }, { validate: true });
-  if (!decoded.ok) return `its payload is not a valid event (${decoded.reason})`;
-  return (row.columns ? columnProblem(row.columns, decoded.event) : null) ?? decoded.event;
-}
+/** A row that fails this thread's checks: its index in the batch, the position reported, and whether the payload checks come first. */
+type Stop = { index: number; position: number; problem: string; afterPayload: boolean };
 
 /**
- * The columns a database keeps beside the payload are not hashed, but queries select rows by them:
- * one edited there (a clear moved to another pipeline) changes answers while the chain stays intact.
+ * A batch this thread has walked from `head` (`events` before it), with its payload verdict or IN_WORKER,
+ * and whether the worker checks its hashes (`hashed`) rather than this thread.
  */
-function columnProblem(columns: StoredColumns, event: RecordedEvent): string | null {
-  const runId = 'runId' in event.data ? event.data.runId : null;
-  // Compared field by field first: this runs for every event, and an object per row cost more than the checks.
-  if (
-    columns.event_id === event.eventId &&
-    columns.stream === event.stream &&
-    columns.stream_version === event.streamVersion &&
-    columns.pipeline === event.data.pipeline &&
-    columns.run_id === runId &&
-    columns.type === event.type &&
-    columns.recorded_at === event.recordedAt
-  ) {
-    return null;
-  }
-  const expected: StoredColumns = {
-    event_id: event.eventId,
-    stream: event.stream,
-    stream_version: event.streamVersion,
-    pipeline: event.data.pipeline,
-    run_id: runId,
-    type: event.type,
-    recorded_at: event.recordedAt,
-  };
-  for (const key of Object.keys(expected) as Array<keyof StoredColumns>) {
-    if (columns[key] !== expected[key]) {
-      return `its ${key} column says ${JSON.stringify(columns[key])} but its payload says ${JSON.stringify(expected[key])}: the row was edited beside its hash`;
-    }
-  }
-  return null;
-}
+type Walked = { rows: readonly RawEvent[]; head: ChainHead; events: number; verdict: PayloadVerdict | typeof IN_WORKER; hashed: boolean; stop: Stop | null };
 
 /**
  * Parses `--expect-head <position>:<hash>`; null when the text is not of that form.

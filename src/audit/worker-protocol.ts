@@ -1,5 +1,6 @@
 import type { LedgerErrorCode } from '../errors.js';
 import type { ChainHead } from '../store/event-store.js';
+import type { PayloadVerdict } from './check-payload.js';
 
 /** Event rows per batch the import worker posts. */
 export const IMPORT_BATCH_ROWS = 1000;
@@ -7,12 +8,29 @@ export const IMPORT_BATCH_ROWS = 1000;
 export const IMPORT_BATCHES_IN_FLIGHT = 4;
 
 /**
- * What the import worker posts. `rows`: twelve values per row, in the order position, payload, prevHash,
- * hash, signature, then the stored columns event_id, stream, stream_version, pipeline, run_id, type,
- * recorded_at (flat, since cloning one array is cheaper than cloning an object per row). `end`: every line
- * checked, with the trailer's head. `error`: the first problem, with its `LedgerError` code when it has one.
+ * What the import worker posts. `rows`: a batch of checked rows in the flat form of `flatRows` (the stored
+ * columns being the ones it checked). `end`: every line checked, with the trailer's head. `error`: the first
+ * problem, with its `LedgerError` code when it has one.
  */
 export type WorkerMessage =
   | { kind: 'rows'; values: unknown[] }
   | { kind: 'end'; head: ChainHead }
   | { kind: 'error'; code: LedgerErrorCode | null; message: string };
+
+/**
+ * The verify worker's `workerData`: `progress`, an Int32Array over shared memory, where it stores 1 at
+ * VERIFY_READY once loaded and counts at VERIFY_ANSWERED the batches it has answered for, so `verify` sees
+ * both without waiting for a turn of its event loop (a SQLite store's batches are all at hand, and a
+ * message would wait until the walk is over).
+ */
+export type VerifyWorkerData = { progress: Int32Array };
+export const VERIFY_READY = 0;
+export const VERIFY_ANSWERED = 1;
+
+
+/**
+ * What the verify worker posts, one per request, in order: `checked` with the batch's first problem; `unsure`
+ * when an event of the batch needs zod to be judged (the worker does not load it, and `verify` checks that
+ * batch itself); or an `error`.
+ */
+export type VerifyWorkerMessage = { kind: 'checked'; verdict: PayloadVerdict } | { kind: 'unsure' } | { kind: 'error'; message: string };
