@@ -69,9 +69,10 @@ export function openSqliteStore(options: SqliteStoreOptions): EventStore {
   let db: Database.Database;
   try {
     db = new Database(path);
-    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 15_000}`);
-    checkOrCreateSchema(db, path, options.create, options.migrate ?? options.create);
-    db.pragma('journal_mode = WAL');
+    const busyTimeoutMs = options.busyTimeoutMs ?? 15_000;
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    checkOrCreateSchema(db, path, options.create, options.migrate ?? options.create, busyTimeoutMs);
+    enterWal(db, busyTimeoutMs);
     db.pragma('synchronous = FULL');
   } catch (error) {
     throw asLedgerError(error, path);
@@ -79,7 +80,26 @@ export function openSqliteStore(options: SqliteStoreOptions): EventStore {
   return new SqliteEventStore(db, path, options.signer ?? null);
 }
 
-function checkOrCreateSchema(db: Database.Database, path: string, create: boolean, migrateOld: boolean): void {
+/**
+ * Switches the file to WAL (a no-op once it is). While a new file is still in rollback mode, another process
+ * opening it at the same moment can hold the lock the switch needs in a way SQLite answers with SQLITE_BUSY
+ * at once rather than through the busy handler (it would otherwise deadlock), so the switch is tried again
+ * every few milliseconds until the busy timeout.
+ */
+function enterWal(db: Database.Database, busyTimeoutMs: number): void {
+  const until = Date.now() + busyTimeoutMs;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= until) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+  }
+}
+
+function checkOrCreateSchema(db: Database.Database, path: string, create: boolean, migrateOld: boolean, busyTimeoutMs: number): void {
   let tables: string[];
   try {
     tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>).map((t) => t.name);
@@ -94,7 +114,7 @@ function checkOrCreateSchema(db: Database.Database, path: string, create: boolea
     // WAL before the schema: the new ledger's WAL file is created, and its header and directory entry
     // synced, here and not in the first append's commit. (An existing file is never switched before it
     // has been recognised as a ledger.)
-    db.pragma('journal_mode = WAL');
+    enterWal(db, busyTimeoutMs);
     const created = db.transaction(() => {
       // Looked at again under the write lock: another process creating the same new ledger may have won it.
       if (db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table'`).get() !== undefined) return false;
@@ -103,7 +123,7 @@ function checkOrCreateSchema(db: Database.Database, path: string, create: boolea
       return true;
     }).immediate();
     // The file the other process wrote is checked like any existing one.
-    if (!created) checkOrCreateSchema(db, path, create, migrateOld);
+    if (!created) checkOrCreateSchema(db, path, create, migrateOld, busyTimeoutMs);
     return;
   }
   if (!tables.includes('runledger_meta') || !tables.includes('events')) {
