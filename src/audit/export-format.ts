@@ -2,6 +2,7 @@ import { decodeEvent } from '../../events/decode-event.js';
 import { chainHash, GENESIS_HASH, type Sha256Hex } from '../../events/hash-chain.js';
 import { LedgerError } from '../errors.js';
 import { CompactKeyTable } from './compact-key-table.js';
+import { matchEventLine } from './match-event-line.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { ChainHead, RawEvent } from '../store/event-store.js';
 
@@ -141,13 +142,13 @@ export class ExportChecker {
     if (line.trim() === '') fail(n, 'the line is empty; the file was altered');
     // The common case parses once: a line in the exported form is valid JSON exactly when its payload is, so
     // only lines that are not (the trailer, damage) take the slower path with its precise messages.
-    const fast = EVENT_LINE.exec(line);
+    const fast = matchEventLine(line);
     let payload: unknown;
     let row: RawEvent | null = null;
     if (fast) {
       try {
-        payload = JSON.parse(fast[4] as string);
-        row = { position: 0, payload: fast[4] as string, prevHash: fast[1] as string, hash: fast[2] as string, signature: fast[3] ?? null };
+        payload = JSON.parse(fast.payload);
+        row = { position: 0, payload: fast.payload, prevHash: fast.prevHash, hash: fast.hash, signature: fast.signature };
       } catch {
         row = null;
       }
