@@ -42,10 +42,17 @@ export async function* fileLines(path: string, what: string): AsyncGenerator<{ l
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       let start = 0;
       for (let newline = chunk.indexOf(NEWLINE); newline !== -1; newline = chunk.indexOf(NEWLINE, start)) {
-        const bytes = partial.length === 0 ? chunk.subarray(start, newline) : Buffer.concat([...partial, chunk.subarray(start, newline)]);
+        // A line within the chunk is decoded from it in place: a subarray per line cost as much as the decoding.
+        let line: string;
+        if (partial.length === 0) {
+          line = decodeLine(chunk, start, newline);
+        } else {
+          const bytes = Buffer.concat([...partial, chunk.subarray(start, newline)]);
+          line = decodeLine(bytes, 0, bytes.length);
+        }
         partial = [];
         if (pending !== undefined) yield { line: pending, last: false };
-        pending = bytes.toString('utf8', 0, bytes.at(-1) === CARRIAGE_RETURN ? bytes.length - 1 : bytes.length);
+        pending = line;
         start = newline + 1;
       }
       // A copy: a slice of the chunk would keep all of it alive until the line ends.
@@ -63,6 +70,11 @@ export async function* fileLines(path: string, what: string): AsyncGenerator<{ l
 
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
+
+/** The bytes from `from` to `end` as text, without a `\r` that ends them. */
+function decodeLine(bytes: Buffer, from: number, end: number): string {
+  return bytes.toString('utf8', from, end > from && bytes[end - 1] === CARRIAGE_RETURN ? end - 1 : end);
+}
 
 /**
  * Reads an export line by line through `checker`, handing on its event rows
