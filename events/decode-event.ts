@@ -1,10 +1,7 @@
 import { decodeTrustedEvent, type DecodeResult, type EventCheck } from './decode-trusted-event.js';
 import { EventMetadata } from './event-metadata.js';
-import { fastEventBodyOk, fastMetadataOk } from './fast-event-check.js';
 import { LedgerEvent } from './ledger-event.js';
-import { jsonDepth, MAX_JSON_DEPTH } from './limits.js';
-
-const envelopeFields = ['position', 'eventId', 'stream', 'streamVersion', 'recordedAt'] as const;
+import { eventCheckWith } from './plain-event-check.js';
 
 /**
  * Turns a parsed hashed payload plus its chain link into a typed event:
@@ -33,38 +30,16 @@ export function decodeEvent(
  * @example
  * decodeTrustedEvent(payload, link, checkEventSchema)
  */
-export const checkEventSchema: EventCheck = (raw, type, up) => {
-  for (const field of envelopeFields) {
-    if (raw[field] === undefined) return `${type} lacks ${field}`;
-  }
-  if (!Number.isSafeInteger(raw['position']) || (raw['position'] as number) < 1) return `${type} has an invalid position`;
-  // The plain checks settle the common case; zod decides (and words the reason) whenever they do not.
-  if (!fastEventBodyOk(type, up.schemaVersion, up.data)) {
-    const body = LedgerEvent.safeParse({ type, schemaVersion: up.schemaVersion, data: up.data });
-    if (!body.success) return `${type}: ${firstIssue(body.error.issues)}`;
-  }
-  if (!fastMetadataOk(raw['metadata'])) {
-    const meta = EventMetadata.safeParse(raw['metadata']);
-    if (!meta.success) return `${type} metadata: ${firstIssue(meta.error.issues)}`;
-  }
-  return freeJsonProblem(type, up.data);
-};
-
-/**
- * The free-form JSON an event carries (a success's metrics, a redefinition's old and new values) nests
- * at most as deep as runledger lets anyone write it. Deeper, it was not written by runledger, and reading
- * it back would overflow the stack of every later `runs --json` (metrics 20,000 deep did).
- */
-function freeJsonProblem(type: string, data: unknown): string | null {
-  const d = data as Record<string, unknown>;
-  if (type === 'RunSucceeded' && jsonDepth(d['metrics'], MAX_JSON_DEPTH) > MAX_JSON_DEPTH) return `${type}: data.metrics nests deeper than ${MAX_JSON_DEPTH} levels`;
-  if (type === 'PipelineRedefined' && Array.isArray(d['changes'])) {
-    for (const change of d['changes'] as Array<Record<string, unknown>>) {
-      if (jsonDepth(change, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) return `${type}: data.changes nests deeper than ${MAX_JSON_DEPTH} levels`;
-    }
-  }
-  return null;
-}
+export const checkEventSchema: EventCheck = eventCheckWith({
+  body(type, schemaVersion, data) {
+    const body = LedgerEvent.safeParse({ type, schemaVersion, data });
+    return body.success ? null : `${type}: ${firstIssue(body.error.issues)}`;
+  },
+  metadata(type, metadata) {
+    const meta = EventMetadata.safeParse(metadata);
+    return meta.success ? null : `${type} metadata: ${firstIssue(meta.error.issues)}`;
+  },
+});
 
 function firstIssue(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {
   const issue = issues[0];

@@ -1,4 +1,4 @@
-import { decodeEvent } from '../../events/decode-event.js';
+import { decodeTrustedEvent, type EventCheck } from '../../events/decode-trusted-event.js';
 import { chainHash, GENESIS_HASH, type Sha256Hex } from '../../events/hash-chain.js';
 import { LedgerError } from '../errors.js';
 import { CompactKeyTable } from './compact-key-table.js';
@@ -68,12 +68,12 @@ const HEX64 = /^[0-9a-f]{64}$/;
  * `input.badExport` naming the line.
  *
  * @example
- * const parsed = parseExport(readFileSync('ledger.jsonl', 'utf8'), 'ledger.jsonl', sha256Hex);
+ * const parsed = parseExport(readFileSync('ledger.jsonl', 'utf8'), 'ledger.jsonl', sha256Hex, checkEventSchema);
  */
-export function parseExport(text: string, source: string, sha256: Sha256Hex): ParsedExport {
+export function parseExport(text: string, source: string, sha256: Sha256Hex, check: EventCheck): ParsedExport {
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
-  const checker = new ExportChecker(source, sha256);
+  const checker = new ExportChecker(source, sha256, check);
   const rows: RawEvent[] = [];
   lines.forEach((line, i) => {
     const row = checker.line(line, i === lines.length - 1);
@@ -91,10 +91,11 @@ export function parseExport(text: string, source: string, sha256: Sha256Hex): Pa
  * trailer (count and head, and the header's ledger head for a full export).
  * A filtered export is checked the same way except that positions only have
  * to increase and links are per line. The first problem throws
- * `input.badExport` naming the line.
+ * `input.badExport` naming the line. Each event is checked with `check`
+ * (`checkEventSchema`; passed in, so that this module does not load zod).
  *
  * @example
- * const checker = new ExportChecker('ledger.jsonl', sha256Hex);
+ * const checker = new ExportChecker('ledger.jsonl', sha256Hex, checkEventSchema);
  * for (const line of lines) { const row = checker.line(line); if (row) store(row); }
  * const { header, trailer } = checker.end();
  */
@@ -113,10 +114,13 @@ export class ExportChecker {
   handOnChecked = false;
   /** Called with each decoded event, for callers that gather facts while checking (replay's pipeline names). */
   onEvent: ((event: RecordedEvent) => void) | undefined;
+  /** The check of each decoded event; it may be replaced between lines (see `retakeLine`). */
+  eventCheck: EventCheck;
 
-  constructor(source: string, sha256: Sha256Hex) {
+  constructor(source: string, sha256: Sha256Hex, check: EventCheck) {
     this.#source = source;
     this.#sha256 = sha256;
+    this.eventCheck = check;
   }
 
   get header(): ExportHeader | null {
@@ -176,7 +180,7 @@ export class ExportChecker {
       }
     }
     if (chainHash(row.prevHash, row.payload, this.#sha256) !== row.hash) fail(n, "the event's hash does not match its content; the event was altered");
-    const decoded = decodeEvent(payload, { prevHash: row.prevHash, hash: row.hash }, { validate: true });
+    const decoded = decodeTrustedEvent(payload, { prevHash: row.prevHash, hash: row.hash }, this.eventCheck);
     if (!decoded.ok) return fail(n, decoded.reason);
     const event = decoded.event;
     row.position = event.position;
@@ -199,6 +203,16 @@ export class ExportChecker {
     // Hash, JSON and schema are checked above: the store need not check them again (see `RawEvent.checked`).
     if (this.handOnChecked) row.checked = event;
     return row;
+  }
+
+  /**
+   * Takes the line that the last `line` call threw on again, as if for the first time: for an `eventCheck`
+   * that threw because it could not decide (import's worker, before it has loaded zod). Such a throw comes
+   * before the line changed anything but the line count.
+   */
+  retakeLine(text: string, last = false): RawEvent | null {
+    this.#n -= 1;
+    return this.line(text, last);
   }
 
   /** After the last line: the header and trailer, or `input.badExport` when the file is empty or has no trailer. */

@@ -1,4 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import type { EventCheck } from '../../events/decode-trusted-event.js';
+import { eventCheckWith } from '../../events/plain-event-check.js';
 import { isLedgerError } from '../errors.js';
 import { sha256Hex } from '../store/seal-events.js';
 import { ExportChecker } from './export-format.js';
@@ -30,12 +32,29 @@ async function send(values: unknown[]): Promise<void> {
   port?.postMessage({ kind: 'rows', values } satisfies WorkerMessage);
 }
 
+// Loading zod and the event schemas was most of this thread's start-up, before its first line, and the plain
+// checks settle every event runledger writes. So the event check starts without zod: on an event the plain
+// checks cannot settle it gives up before the line changed anything, the schemas are loaded, and the line is
+// taken again with the full check (`checkEventSchema`), which words every rejection as the in-thread path does.
+const UNDECIDED = Symbol('needs the zod schemas');
+const undecided = (): never => {
+  throw UNDECIDED;
+};
+const plainCheck: EventCheck = eventCheckWith({ body: undecided, metadata: undecided });
+
 async function check(): Promise<void> {
-  const checker = new ExportChecker(path, sha256Hex);
+  const checker = new ExportChecker(path, sha256Hex, plainCheck);
   checker.handOnChecked = true;
   let values: unknown[] = [];
   for await (const { line, last } of fileLines(path, 'export file')) {
-    const row = checker.line(line, last);
+    let row;
+    try {
+      row = checker.line(line, last);
+    } catch (error) {
+      if (error !== UNDECIDED) throw error;
+      checker.eventCheck = (await import('../../events/decode-event.js')).checkEventSchema;
+      row = checker.retakeLine(line, last);
+    }
     if (!row) continue;
     const event = row.checked;
     if (!event) throw new Error('import-worker: the checker handed on a row without its event');

@@ -1,0 +1,55 @@
+import type { EventCheck } from './decode-trusted-event.js';
+import type { EventType } from './ledger-event.js';
+import { fastEventBodyOk, fastMetadataOk } from './fast-event-check.js';
+import { jsonDepth, MAX_JSON_DEPTH } from './limits.js';
+
+const envelopeFields = ['position', 'eventId', 'stream', 'streamVersion', 'recordedAt'] as const;
+
+/** What decides an event's body or metadata when the plain checks cannot (the zod schemas): the reason it fails, or null. */
+export type SchemaFallback = {
+  body(type: EventType, schemaVersion: number, data: Record<string, unknown>): string | null;
+  metadata(type: EventType, metadata: unknown): string | null;
+};
+
+/**
+ * The checks of `checkEventSchema` (envelope, body, metadata, the depth of
+ * free JSON) with the schemas behind the plain checks passed in: this module
+ * does not load zod, so a thread that checks only valid events never does.
+ *
+ * @example
+ * const check = eventCheckWith({ body: zodBody, metadata: zodMetadata });
+ */
+export function eventCheckWith(fallback: SchemaFallback): EventCheck {
+  return (raw, type, up) => {
+    for (const field of envelopeFields) {
+      if (raw[field] === undefined) return `${type} lacks ${field}`;
+    }
+    if (!Number.isSafeInteger(raw['position']) || (raw['position'] as number) < 1) return `${type} has an invalid position`;
+    // The plain checks settle the common case; the fallback decides (and words the reason) whenever they do not.
+    if (!fastEventBodyOk(type, up.schemaVersion, up.data)) {
+      const problem = fallback.body(type, up.schemaVersion, up.data);
+      if (problem !== null) return problem;
+    }
+    if (!fastMetadataOk(raw['metadata'])) {
+      const problem = fallback.metadata(type, raw['metadata']);
+      if (problem !== null) return problem;
+    }
+    return freeJsonProblem(type, up.data);
+  };
+}
+
+/**
+ * The free-form JSON an event carries (a success's metrics, a redefinition's old and new values) nests
+ * at most as deep as runledger lets anyone write it. Deeper, it was not written by runledger, and reading
+ * it back would overflow the stack of every later `runs --json` (metrics 20,000 deep did).
+ */
+function freeJsonProblem(type: string, data: unknown): string | null {
+  const d = data as Record<string, unknown>;
+  if (type === 'RunSucceeded' && jsonDepth(d['metrics'], MAX_JSON_DEPTH) > MAX_JSON_DEPTH) return `${type}: data.metrics nests deeper than ${MAX_JSON_DEPTH} levels`;
+  if (type === 'PipelineRedefined' && Array.isArray(d['changes'])) {
+    for (const change of d['changes'] as Array<Record<string, unknown>>) {
+      if (jsonDepth(change, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) return `${type}: data.changes nests deeper than ${MAX_JSON_DEPTH} levels`;
+    }
+  }
+  return null;
+}
