@@ -28,9 +28,9 @@ export async function* fileLines(path: string, what: string): AsyncGenerator<{ l
 }
 
 /**
- * The same lines as `fileLines`, as the lines of each read chunk at once, for
- * a caller that takes every line of a large file: one `await` per line (an
- * async generator's step) cost more than decoding the line. `last` marks the
+ * The same lines as `fileLines`, up to 64 at once, for a caller that takes
+ * every line of a large file: one `await` per line (an async generator's
+ * step) cost more than decoding the line. `last` marks the
  * batch that ends the file (its one line is the file's last line); no batch is
  * empty, and lines come in the same order and at the same point of the reading.
  *
@@ -53,26 +53,36 @@ export async function* fileLineBatches(path: string, what: string): AsyncGenerat
   try {
     // One line of look-ahead, so the checker can tell a cut-off last line from a garbled one.
     let pending: string | undefined;
+    let lines: string[] = [];
     // The bytes of a line not yet ended, as pieces: a long line is joined once, not once per chunk.
     let partial: Buffer[] = [];
     for await (const chunk of stream as AsyncIterable<Buffer>) {
-      const lines: string[] = pending === undefined ? [] : [pending];
       let start = 0;
       for (let newline = chunk.indexOf(NEWLINE); newline !== -1; newline = chunk.indexOf(NEWLINE, start)) {
         // A line within the chunk is decoded from it in place: a subarray per line cost as much as the decoding.
+        let line: string;
         if (partial.length === 0) {
-          lines.push(decodeLine(chunk, start, newline));
+          line = decodeLine(chunk, start, newline);
         } else {
           const bytes = Buffer.concat([...partial, chunk.subarray(start, newline)]);
-          lines.push(decodeLine(bytes, 0, bytes.length));
+          line = decodeLine(bytes, 0, bytes.length);
           partial = [];
         }
+        if (pending !== undefined) lines.push(pending);
+        pending = line;
         start = newline + 1;
+        // Not the whole chunk at once: a reader of the first line alone (the header) would decode 1 MB of lines.
+        if (lines.length === LINE_BATCH) {
+          yield { lines, last: false };
+          lines = [];
+        }
       }
       // A copy: a slice of the chunk would keep all of it alive until the line ends.
       if (start < chunk.length) partial.push(Buffer.from(chunk.subarray(start)));
-      pending = lines.pop();
-      if (lines.length > 0) yield { lines, last: false };
+      if (lines.length > 0) {
+        yield { lines, last: false };
+        lines = [];
+      }
     }
     if (partial.length > 0) {
       if (pending !== undefined) yield { lines: [pending], last: false };
@@ -86,6 +96,8 @@ export async function* fileLineBatches(path: string, what: string): AsyncGenerat
 
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
+/** Lines per batch of `fileLineBatches` at most. */
+const LINE_BATCH = 64;
 
 /** The bytes from `from` to `end` as text, without a `\r` that ends them. */
 function decodeLine(bytes: Buffer, from: number, end: number): string {
