@@ -8,7 +8,8 @@
  *
  * @example
  * const seen = new CompactKeyTable();
- * seen.set('01J…', 1); seen.get('01J…') // 1
+ * seen.swap('01J…', 1) // 0, the value it had
+ * seen.swap('01J…', 1) // 1
  */
 export class CompactKeyTable {
   #hi = new Uint32Array(1024);
@@ -20,23 +21,21 @@ export class CompactKeyTable {
     return this.#size;
   }
 
-  /** The value of a key, or 0 when it was never set (so set values start at 1). */
-  get(key: string): number {
-    const [hi, lo] = hash64(key);
-    const slot = this.#find(hi, lo);
-    return this.#hi[slot] === 0 && this.#lo[slot] === 0 ? 0 : (this.#values[slot] as number);
-  }
-
-  set(key: string, value: number): void {
+  /** Sets a key and returns the value it had, 0 when it had none (so values start at 1): a get and a set in one, the key hashed once. */
+  swap(key: string, value: number): number {
     if ((this.#size + 1) * 2 > this.#hi.length) this.#grow();
     const [hi, lo] = hash64(key);
     const slot = this.#find(hi, lo);
+    let before = 0;
     if (this.#hi[slot] === 0 && this.#lo[slot] === 0) {
       this.#hi[slot] = hi;
       this.#lo[slot] = lo;
       this.#size += 1;
+    } else {
+      before = this.#values[slot] as number;
     }
     this.#values[slot] = value;
+    return before;
   }
 
   /** The slot holding (hi, lo), or the empty slot where it would go (linear probing). */

@@ -1,7 +1,8 @@
-import { decodeEvent } from '../../events/decode-event.js';
+import { decodeTrustedEvent, type EventCheck } from '../../events/decode-trusted-event.js';
 import { chainHash, GENESIS_HASH, type Sha256Hex } from '../../events/hash-chain.js';
 import { LedgerError } from '../errors.js';
 import { CompactKeyTable } from './compact-key-table.js';
+import { matchEventLine } from './match-event-line.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { ChainHead, RawEvent } from '../store/event-store.js';
 
@@ -67,12 +68,12 @@ const HEX64 = /^[0-9a-f]{64}$/;
  * `input.badExport` naming the line.
  *
  * @example
- * const parsed = parseExport(readFileSync('ledger.jsonl', 'utf8'), 'ledger.jsonl', sha256Hex);
+ * const parsed = parseExport(readFileSync('ledger.jsonl', 'utf8'), 'ledger.jsonl', sha256Hex, checkEventSchema);
  */
-export function parseExport(text: string, source: string, sha256: Sha256Hex): ParsedExport {
+export function parseExport(text: string, source: string, sha256: Sha256Hex, check: EventCheck): ParsedExport {
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
-  const checker = new ExportChecker(source, sha256);
+  const checker = new ExportChecker(source, sha256, check);
   const rows: RawEvent[] = [];
   lines.forEach((line, i) => {
     const row = checker.line(line, i === lines.length - 1);
@@ -90,10 +91,11 @@ export function parseExport(text: string, source: string, sha256: Sha256Hex): Pa
  * trailer (count and head, and the header's ledger head for a full export).
  * A filtered export is checked the same way except that positions only have
  * to increase and links are per line. The first problem throws
- * `input.badExport` naming the line.
+ * `input.badExport` naming the line. Each event is checked with `check`
+ * (`checkEventSchema`; passed in, so that this module does not load zod).
  *
  * @example
- * const checker = new ExportChecker('ledger.jsonl', sha256Hex);
+ * const checker = new ExportChecker('ledger.jsonl', sha256Hex, checkEventSchema);
  * for (const line of lines) { const row = checker.line(line); if (row) store(row); }
  * const { header, trailer } = checker.end();
  */
@@ -112,10 +114,13 @@ export class ExportChecker {
   handOnChecked = false;
   /** Called with each decoded event, for callers that gather facts while checking (replay's pipeline names). */
   onEvent: ((event: RecordedEvent) => void) | undefined;
+  /** The check of each decoded event; it may be replaced between lines (see `retakeLine`). */
+  eventCheck: EventCheck;
 
-  constructor(source: string, sha256: Sha256Hex) {
+  constructor(source: string, sha256: Sha256Hex, check: EventCheck) {
     this.#source = source;
     this.#sha256 = sha256;
+    this.eventCheck = check;
   }
 
   get header(): ExportHeader | null {
@@ -141,13 +146,13 @@ export class ExportChecker {
     if (line.trim() === '') fail(n, 'the line is empty; the file was altered');
     // The common case parses once: a line in the exported form is valid JSON exactly when its payload is, so
     // only lines that are not (the trailer, damage) take the slower path with its precise messages.
-    const fast = EVENT_LINE.exec(line);
+    const fast = matchEventLine(line);
     let payload: unknown;
     let row: RawEvent | null = null;
     if (fast) {
       try {
-        payload = JSON.parse(fast[4] as string);
-        row = { position: 0, payload: fast[4] as string, prevHash: fast[1] as string, hash: fast[2] as string, signature: fast[3] ?? null };
+        payload = JSON.parse(fast.payload);
+        row = { position: 0, payload: fast.payload, prevHash: fast.prevHash, hash: fast.hash, signature: fast.signature };
       } catch {
         row = null;
       }
@@ -175,7 +180,7 @@ export class ExportChecker {
       }
     }
     if (chainHash(row.prevHash, row.payload, this.#sha256) !== row.hash) fail(n, "the event's hash does not match its content; the event was altered");
-    const decoded = decodeEvent(payload, { prevHash: row.prevHash, hash: row.hash }, { validate: true });
+    const decoded = decodeTrustedEvent(payload, { prevHash: row.prevHash, hash: row.hash }, this.eventCheck);
     if (!decoded.ok) return fail(n, decoded.reason);
     const event = decoded.event;
     row.position = event.position;
@@ -188,17 +193,26 @@ export class ExportChecker {
       }
       if (row.prevHash !== prev.hash) fail(n, 'its prevHash is not the hash of the line before; lines are missing, inserted or out of order');
     }
-    if (this.#eventIds.get(event.eventId) !== 0) fail(n, `event id ${event.eventId} appears twice`);
-    this.#eventIds.set(event.eventId, 1);
-    const version = this.#streamVersions.get(event.stream) + 1;
+    // Each key hashed once (a swap, not a get and a set). A failed line ends the check, so what it left in the tables does not matter.
+    if (this.#eventIds.swap(event.eventId, 1) !== 0) fail(n, `event id ${event.eventId} appears twice`);
+    const version = this.#streamVersions.swap(event.stream, event.streamVersion) + 1;
     if (event.streamVersion !== version) fail(n, `stream ${event.stream} is at version ${event.streamVersion} where ${version} was expected; lines are missing or out of order`);
-    this.#streamVersions.set(event.stream, version);
     this.#count += 1;
     this.#prev = { position: row.position, hash: row.hash };
     this.onEvent?.(event);
     // Hash, JSON and schema are checked above: the store need not check them again (see `RawEvent.checked`).
     if (this.handOnChecked) row.checked = event;
     return row;
+  }
+
+  /**
+   * Takes the line that the last `line` call threw on again, as if for the first time: for an `eventCheck`
+   * that threw because it could not decide (import's worker, before it has loaded zod). Such a throw comes
+   * before the line changed anything but the line count.
+   */
+  retakeLine(text: string, last = false): RawEvent | null {
+    this.#n -= 1;
+    return this.line(text, last);
   }
 
   /** After the last line: the header and trailer, or `input.badExport` when the file is empty or has no trailer. */

@@ -1,3 +1,4 @@
+import { checkEventSchema } from '../../events/decode-event.js';
 import { LedgerError } from '../errors.js';
 import type { ChainHead, EventStore } from '../store/event-store.js';
 import { sha256Hex } from '../store/seal-events.js';
@@ -31,7 +32,7 @@ export async function importExportFile(store: EventStore, path: string, options:
     const file = exportBatchesInWorker(path, worker);
     return sameHead(await store.importSealed(file.batches), file.head());
   }
-  const checker = new ExportChecker(path, sha256Hex);
+  const checker = new ExportChecker(path, sha256Hex, checkEventSchema);
   // Each line is parsed, hashed and validated once, here; the store then checks only the links.
   checker.handOnChecked = true;
   const head = await store.importSealed(checkedExportBatches(path, checker));

@@ -1,8 +1,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import type { EventCheck } from '../../events/decode-trusted-event.js';
+import { eventSchemaCheck } from '../../events/event-schema-check.js';
 import { isLedgerError } from '../errors.js';
 import { sha256Hex } from '../store/seal-events.js';
 import { ExportChecker } from './export-format.js';
-import { fileLines } from './read-export-file.js';
+import { fileLineBatches } from './read-export-file.js';
 import { IMPORT_BATCH_ROWS, IMPORT_BATCHES_IN_FLIGHT, type WorkerMessage } from './worker-protocol.js';
 
 // The worker thread of `import`: it reads the export file and checks every line (JSON, hash over the
@@ -30,20 +32,41 @@ async function send(values: unknown[]): Promise<void> {
   port?.postMessage({ kind: 'rows', values } satisfies WorkerMessage);
 }
 
+// Loading zod and the event schemas was most of this thread's start-up, before its first line, and the plain
+// checks settle every event runledger writes. So the event check starts without zod: on an event the plain
+// checks cannot settle it gives up before the line changed anything, the schemas are loaded, and the line is
+// taken again with the full check (`checkEventSchema`), which words every rejection as the in-thread path does.
+const UNDECIDED = Symbol('needs the zod schemas');
+const undecided = (): never => {
+  throw UNDECIDED;
+};
+const plainCheck: EventCheck = eventSchemaCheck({ body: undecided, metadata: undecided });
+
 async function check(): Promise<void> {
-  const checker = new ExportChecker(path, sha256Hex);
+  const checker = new ExportChecker(path, sha256Hex, plainCheck);
   checker.handOnChecked = true;
   let values: unknown[] = [];
-  for await (const { line, last } of fileLines(path, 'export file')) {
-    const row = checker.line(line, last);
-    if (!row) continue;
-    const event = row.checked;
-    if (!event) throw new Error('import-worker: the checker handed on a row without its event');
-    const runId = 'runId' in event.data ? event.data.runId : null;
-    values.push(row.position, row.payload, row.prevHash, row.hash, row.signature ?? null, event.eventId, event.stream, event.streamVersion, event.data.pipeline, runId, event.type, event.recordedAt);
-    if (values.length >= IMPORT_BATCH_ROWS * 12) {
-      await send(values);
-      values = [];
+  for await (const { lines, last } of fileLineBatches(path, 'export file')) {
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i] as string;
+      const lastLine = last && i === lines.length - 1;
+      let row;
+      try {
+        row = checker.line(line, lastLine);
+      } catch (error) {
+        if (error !== UNDECIDED) throw error;
+        checker.eventCheck = (await import('../../events/decode-event.js')).checkEventSchema;
+        row = checker.retakeLine(line, lastLine);
+      }
+      if (!row) continue;
+      const event = row.checked;
+      if (!event) throw new Error('import-worker: the checker handed on a row without its event');
+      const runId = 'runId' in event.data ? event.data.runId : null;
+      values.push(row.position, row.payload, row.prevHash, row.hash, row.signature ?? null, event.eventId, event.stream, event.streamVersion, event.data.pipeline, runId, event.type, event.recordedAt);
+      if (values.length >= IMPORT_BATCH_ROWS * 12) {
+        await send(values);
+        values = [];
+      }
     }
   }
   // As in the in-thread path, a file without its trailer fails before its last batch is handed on.

@@ -1,3 +1,4 @@
+import { checkEventSchema } from '../../events/decode-event.js';
 import { LedgerError } from '../errors.js';
 import { Ledger } from '../ledger/ledger.js';
 import type { AsOf, StateView } from '../ledger/ledger-types.js';
@@ -23,7 +24,7 @@ export type ReplayOptions = {
  * document is the one `state --json` prints, built by the same code.
  *
  * @example
- * const view = await replayExport(parseExport(text, 'ledger.jsonl', sha256Hex), { pipeline: 'etl_orders' });
+ * const view = await replayExport(parseExport(text, 'ledger.jsonl', sha256Hex, checkEventSchema), { pipeline: 'etl_orders' });
  */
 export async function replayExport(parsed: ParsedExport, options: ReplayOptions = {}): Promise<StateView> {
   const store = MemoryEventStore.fromRows(parsed.rows);
@@ -54,7 +55,7 @@ function onlyName(names: string[]): string {
  * const view = await replayExportFile('ledger.jsonl', { pipeline: 'etl_orders' });
  */
 export async function replayExportFile(path: string, options: ReplayOptions = {}): Promise<StateView> {
-  const checker = new ExportChecker(path, sha256Hex);
+  const checker = new ExportChecker(path, sha256Hex, checkEventSchema);
   const names = new Set<string>();
   checker.onEvent = (event) => {
     if (event.type === 'PipelineDefined') names.add(event.data.pipeline);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { MemoryEventStore } from '../audit/memory-event-store.js';
 import { EXPORT_FORMAT, parseExport } from '../audit/export-format.js';
 import { replayExport } from '../audit/replay-export.js';
+import { checkEventSchema } from '../../events/decode-event.js';
 import { LedgerError } from '../errors.js';
 import { Ledger } from '../ledger/ledger.js';
 import type { AsOf, StateView } from '../ledger/ledger-types.js';
@@ -39,7 +40,7 @@ export async function replayFixture(path: string, options: ReplayFixtureOptions 
   const expected = JSON.parse(readFileSync(expectedPath, 'utf8')) as unknown;
   const nowMs = options.now === undefined ? undefined : Date.parse(options.now);
   const view = isExport(text)
-    ? await replayExport(parseExport(text, path, sha256Hex), { ...pick(options), ...(nowMs === undefined ? {} : { nowMs }) })
+    ? await replayExport(parseExport(text, path, sha256Hex, checkEventSchema), { ...pick(options), ...(nowMs === undefined ? {} : { nowMs }) })
     : await replayEventLines(text, path, options, nowMs);
   return { actual: JSON.parse(JSON.stringify(view)) as StateView, expected };
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, test } from 'vitest';
-import { fileLines } from '../../src/audit/read-export-file.js';
+import { fileLineBatches, fileLines } from '../../src/audit/read-export-file.js';
 import { tempDir } from '../audit/cli-session.js';
 
 async function linesOf(path: string): Promise<Array<{ line: string; last: boolean }>> {
@@ -30,6 +30,19 @@ describe('fileLines', () => {
     const read = await linesOf(fileWith(text));
     expect(read.map((l) => l.line)).toEqual(lines);
     expect(read.map((l) => l.last)).toEqual(lines.map((_, i) => i === lines.length - 1));
+  });
+
+  test('fileLineBatches gives the same lines, none in an empty batch, the last one alone in the batch marked last', async () => {
+    // About 2.6 MB of short CRLF lines (three read chunks), the last line without its newline.
+    const text = `${Array.from({ length: 200_000 }, (_, i) => `line ${i}`).join('\r\n')}\ntail`;
+    const path = fileWith(text);
+    const batches: Array<{ lines: string[]; last: boolean }> = [];
+    for await (const batch of fileLineBatches(path, 'test file')) batches.push(batch);
+    expect(batches.length).toBeGreaterThan(2);
+    expect(batches.every((b) => b.lines.length > 0)).toBe(true);
+    expect(batches.map((b) => b.last)).toEqual(batches.map((_, i) => i === batches.length - 1));
+    expect(batches.at(-1)?.lines).toEqual(['tail']);
+    expect(batches.flatMap((b) => b.lines)).toEqual((await linesOf(path)).map((l) => l.line));
   });
 
   test('a line longer than a read chunk, and a multi-byte character cut by a chunk boundary, come back whole', async () => {
