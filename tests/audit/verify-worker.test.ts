@@ -20,17 +20,21 @@ const PROBE = new URL('./verify-worker-probe.mjs', import.meta.url);
 const LIAR = new URL('./verify-worker-liar.mjs', import.meta.url);
 
 /** Resolves when a worker started from PROBE or LIAR has loaded; `close` once the walk is over. */
-function workerLoaded(): { loaded: Promise<void>; close(): void } {
-  const channel = new BroadcastChannel('verify-worker-loaded');
+function workerLoaded(name = 'verify-worker-loaded'): { loaded: Promise<void>; close(): void } {
+  const channel = new BroadcastChannel(name);
   channel.unref();
   const loaded = new Promise<void>((resolve) => (channel.onmessage = () => resolve()));
   return { loaded, close: () => channel.close() };
 }
 
-/** The rows in batches as `readRaw` gives them; the first batch after the worker started waits for `loaded`, so it goes to the worker. */
-async function* batchesOf(rows: RawEvent[], loaded: Promise<void> | null): AsyncGenerator<RawEvent[]> {
+/**
+ * The rows in batches as `readRaw` gives them; the first batch after the worker started waits for `loaded`, so
+ * it goes to the worker, and the batch after it for `answered` when given, so the worker's verdict is in by then.
+ */
+async function* batchesOf(rows: RawEvent[], loaded: Promise<void> | null, answered?: Promise<void>): AsyncGenerator<RawEvent[]> {
   for (let i = 0, n = 0; i < rows.length; i += VERIFY_BATCH_ROWS, n++) {
     if (n === WORKER_AFTER_BATCHES + 1 && loaded) await loaded;
+    if (n === WORKER_AFTER_BATCHES + 2 && answered) await answered;
     yield rows.slice(i, i + VERIFY_BATCH_ROWS);
   }
 }
@@ -166,12 +170,14 @@ describe('verify with its payload checks in a worker thread', () => {
 
   test('the batches read once the worker has loaded are judged there', async () => {
     const liar = workerLoaded();
+    const answer = workerLoaded('verify-worker-answered');
     try {
-      const report = await verifyChain(batchesOf(rows, liar.loaded), { sha256: sha256Hex, worker: LIAR });
+      const report = await verifyChain(batchesOf(rows, liar.loaded, answer.loaded), { sha256: sha256Hex, worker: LIAR });
       const first = (WORKER_AFTER_BATCHES + 1) * VERIFY_BATCH_ROWS;
       expect(report).toMatchObject({ ok: false, events: first, firstBadPosition: first + 1, problem: 'judged in the worker' });
     } finally {
       liar.close();
+      answer.close();
     }
   }, 60_000);
 
