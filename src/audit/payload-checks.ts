@@ -69,8 +69,13 @@ export function payloadChecks(worker: URL | null, hashes: boolean): PayloadCheck
     start(rows) {
       batches += 1;
       if (worker && batches === WORKER_AFTER_BATCHES + 1) {
-        thread = new Worker(worker, { workerData: { progress } satisfies VerifyWorkerData });
-        inbox = workerInbox<VerifyWorkerMessage>(thread, (code) => `the verify worker stopped (exit code ${code}) before it checked the whole chain; run verify again`);
+        try {
+          thread = new Worker(worker, { workerData: { progress } satisfies VerifyWorkerData });
+        } catch {
+          // No thread to be had (Node's permission model without --allow-worker, a thread limit): every batch is checked here.
+          thread = null;
+        }
+        if (thread) inbox = workerInbox<VerifyWorkerMessage>(thread, (code) => `the verify worker stopped (exit code ${code}) before it checked the whole chain; run verify again`);
       }
       // Until the worker has loaded, while it is behind, and for a batch it could not be sent as it is, the check runs here.
       if (!thread || Atomics.load(progress, VERIFY_READY) !== 1 || sent - Atomics.load(progress, VERIFY_ANSWERED) >= WORKER_BATCHES_AHEAD) {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { BroadcastChannel } from 'node:worker_threads';
+import { BroadcastChannel, Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { buildFixture } from '../../bench/ledger-fixture.js';
@@ -179,6 +179,14 @@ describe('verify with its payload checks in a worker thread', () => {
       liar.close();
       answer.close();
     }
+  }, 60_000);
+
+  test('when no worker thread can be started then every batch is checked in this thread and the report is the same', async () => {
+    // Node refuses a worker module that is not a file synchronously, as it refuses any worker under --permission.
+    const unstartable = new URL('http://127.0.0.1/verify-worker.js');
+    expect(() => new Worker(unstartable)).toThrow();
+    const sequential = JSON.stringify(await sequentialVerify(batchesOf(rows, null), { sha256: sha256Hex }));
+    expect(JSON.stringify(await verifyChain(batchesOf(rows, null), { sha256: sha256Hex, worker: unstartable }))).toBe(sequential);
   }, 60_000);
 
   test('every kind of tampering, alone or with others, gives the same report in the worker as one row at a time', async () => {
