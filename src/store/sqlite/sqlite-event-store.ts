@@ -69,12 +69,18 @@ export function openSqliteStore(options: SqliteStoreOptions): EventStore {
   let db: Database.Database;
   try {
     db = new Database(path);
+  } catch (error) {
+    throw asLedgerError(error, path);
+  }
+  try {
     const busyTimeoutMs = options.busyTimeoutMs ?? 15_000;
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     checkOrCreateSchema(db, path, options.create, options.migrate ?? options.create, busyTimeoutMs);
     enterWal(db, busyTimeoutMs);
     db.pragma('synchronous = FULL');
   } catch (error) {
+    // A refused file (not a ledger, a newer one, locked) is not held open until the handle is collected.
+    db.close();
     throw asLedgerError(error, path);
   }
   return new SqliteEventStore(db, path, options.signer ?? null);
