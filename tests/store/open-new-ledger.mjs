@@ -7,9 +7,13 @@
 import { openStore } from '../../dist/src/index.js';
 
 const [db, at] = process.argv.slice(2);
-// Everything is loaded before the wait, so the processes reach the file within microseconds of each other.
+// Everything is loaded before the wait, so the processes reach the file within microseconds of each other:
+// asleep until 10 ms before the instant (six spinning processes would take CPU from tests beside them), then a
+// spin, since a timer would add its own jitter.
+const sleep = Number(at) - 10 - Date.now();
+if (sleep > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, sleep);
 while (Date.now() < Number(at)) {
-  // busy-wait: a timer would add its own jitter
+  // spin
 }
 try {
   const store = await openStore(db, { create: true });
