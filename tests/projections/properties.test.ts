@@ -68,6 +68,8 @@ function simulate(commands: Command[]): RecordedEvent[] {
 }
 
 const fold = (events: RecordedEvent[], from: PipelineState = initialState(P)) => events.reduce(evolve, from);
+/** Where the chunks of a log end when it is cut at `cuts` (taken modulo its length, sorted, once each): the last end is the log's. */
+const chunkEnds = (log: RecordedEvent[], cuts: number[]) => [...[...new Set(cuts.map((c) => c % (log.length + 1)))].sort((a, b) => a - b), log.length];
 const view = (s: PipelineState) => ({
   watermark: s.watermark,
   dates: [...s.dates.values()].map((d) => ({ date: d.date, status: d.status, runId: d.runId, attempt: d.attempt, metrics: d.metrics, error: d.error })),
@@ -96,10 +98,9 @@ describe('properties of the pure core', () => {
     fc.assert(
       fc.property(logs, fc.array(fc.nat(), { maxLength: 6 }), (log, cuts) => {
         const whole = fold(log);
-        const bounds = [...new Set(cuts.map((c) => c % (log.length + 1)))].sort((a, b) => a - b);
         let state = initialState(P);
         let at = 0;
-        for (const bound of [...bounds, log.length]) {
+        for (const bound of chunkEnds(log, cuts)) {
           // A checkpoint is a copy taken between chunks, as a stored snapshot would be.
           state = fold(log.slice(at, bound), structuredClone(state));
           at = bound;
@@ -115,10 +116,9 @@ describe('properties of the pure core', () => {
     fc.assert(
       fc.property(logs, fc.array(fc.nat(), { maxLength: 6 }), (log, cuts) => {
         const whole = fold(log);
-        const bounds = [...new Set(cuts.map((c) => c % (log.length + 1)))].sort((a, b) => a - b);
         let state = initialState(P);
         let at = 0;
-        for (const bound of [...bounds, log.length]) {
+        for (const bound of chunkEnds(log, cuts)) {
           const given = structuredClone(state);
           const fields = { ...given, dates: null };
           state = evolveAll(given, log.slice(at, bound));
