@@ -68,8 +68,11 @@ function simulate(commands: Command[]): RecordedEvent[] {
 }
 
 const fold = (events: RecordedEvent[], from: PipelineState = initialState(P)) => events.reduce(evolve, from);
-/** Where the chunks of a log end when it is cut at `cuts` (taken modulo its length, sorted, once each): the last end is the log's. */
-const chunkEnds = (log: RecordedEvent[], cuts: number[]) => [...[...new Set(cuts.map((c) => c % (log.length + 1)))].sort((a, b) => a - b), log.length];
+/** The chunks of a log cut at `cuts` (taken modulo its length, sorted, once each), in order; together they are the log. */
+function chunksOf(log: RecordedEvent[], cuts: number[]): RecordedEvent[][] {
+  const ends = [...[...new Set(cuts.map((c) => c % (log.length + 1)))].sort((a, b) => a - b), log.length];
+  return ends.map((end, i) => log.slice(i === 0 ? 0 : ends[i - 1], end));
+}
 const view = (s: PipelineState) => ({
   watermark: s.watermark,
   dates: [...s.dates.values()].map((d) => ({ date: d.date, status: d.status, runId: d.runId, attempt: d.attempt, metrics: d.metrics, error: d.error })),
@@ -99,12 +102,8 @@ describe('properties of the pure core', () => {
       fc.property(logs, fc.array(fc.nat(), { maxLength: 6 }), (log, cuts) => {
         const whole = fold(log);
         let state = initialState(P);
-        let at = 0;
-        for (const bound of chunkEnds(log, cuts)) {
-          // A checkpoint is a copy taken between chunks, as a stored snapshot would be.
-          state = fold(log.slice(at, bound), structuredClone(state));
-          at = bound;
-        }
+        // A checkpoint is a copy taken between chunks, as a stored snapshot would be.
+        for (const chunk of chunksOf(log, cuts)) state = fold(chunk, structuredClone(state));
         expect(state).toEqual(whole);
       }),
       { numRuns: 300 },
@@ -117,14 +116,12 @@ describe('properties of the pure core', () => {
       fc.property(logs, fc.array(fc.nat(), { maxLength: 6 }), (log, cuts) => {
         const whole = fold(log);
         let state = initialState(P);
-        let at = 0;
-        for (const bound of chunkEnds(log, cuts)) {
+        for (const chunk of chunksOf(log, cuts)) {
           const given = structuredClone(state);
           const fields = { ...given, dates: null };
-          state = evolveAll(given, log.slice(at, bound));
+          state = evolveAll(given, chunk);
           // Like evolve, it updates the dates map it is given, but not the state record.
           expect({ ...given, dates: null }).toEqual(fields);
-          at = bound;
         }
         expect(state).toEqual(whole);
         expect(text(state)).toBe(text(whole));
