@@ -52,3 +52,16 @@ function freeJsonProblem(type: string, data: unknown): string | null {
   }
   return null;
 }
+
+/** Thrown by `plainEventCheck` for an event its plain checks do not settle: check it again with `checkEventSchema`. */
+export const UNSETTLED: unique symbol = Symbol('an event the plain checks do not settle');
+
+const unsettled = (): never => {
+  throw UNSETTLED;
+};
+
+/**
+ * `checkEventSchema` without zod, for a worker thread that should not load it: the same answer for every event
+ * the plain checks settle (every event runledger writes), and UNSETTLED thrown for any other.
+ */
+export const plainEventCheck: EventCheck = eventSchemaCheck({ body: unsettled, metadata: unsettled });

@@ -1,6 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { EventCheck } from '../../events/decode-trusted-event.js';
-import { eventSchemaCheck } from '../../events/event-schema-check.js';
+import { plainEventCheck, UNSETTLED } from '../../events/event-schema-check.js';
 import { isLedgerError } from '../errors.js';
 import { sha256Hex } from '../store/seal-events.js';
 import { ExportChecker } from './export-format.js';
@@ -36,14 +35,9 @@ async function send(values: unknown[]): Promise<void> {
 // checks settle every event runledger writes. So the event check starts without zod: on an event the plain
 // checks cannot settle it gives up before the line changed anything, the schemas are loaded, and the line is
 // taken again with the full check (`checkEventSchema`), which words every rejection as the in-thread path does.
-const UNDECIDED = Symbol('needs the zod schemas');
-const undecided = (): never => {
-  throw UNDECIDED;
-};
-const plainCheck: EventCheck = eventSchemaCheck({ body: undecided, metadata: undecided });
 
 async function check(): Promise<void> {
-  const checker = new ExportChecker(path, sha256Hex, plainCheck);
+  const checker = new ExportChecker(path, sha256Hex, plainEventCheck);
   checker.handOnChecked = true;
   let values: unknown[] = [];
   for await (const { lines, last } of fileLineBatches(path, 'export file')) {
@@ -54,7 +48,7 @@ async function check(): Promise<void> {
       try {
         row = checker.line(line, lastLine);
       } catch (error) {
-        if (error !== UNDECIDED) throw error;
+        if (error !== UNSETTLED) throw error;
         checker.eventCheck = (await import('../../events/decode-event.js')).checkEventSchema;
         row = checker.retakeLine(line, lastLine);
       }

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { eventSchemaCheck } from '../../events/event-schema-check.js';
+import { plainEventCheck, UNSETTLED } from '../../events/event-schema-check.js';
 import { sha256Hex } from '../store/seal-events.js';
 import { firstPayloadProblem } from './check-payload.js';
 import { rowsOfVerifyRows, type VerifyRows } from './verify-rows.js';
@@ -15,18 +15,13 @@ const { progress } = workerData as VerifyWorkerData;
 
 // The plain checks of every event runledger writes, without zod (loading it took most of the worker's start):
 // an event they do not settle sends its batch back to be checked where zod is loaded.
-const UNSURE = new Error('verify-worker: an event the plain checks do not settle');
-const unsure = (): never => {
-  throw UNSURE;
-};
-const check = eventSchemaCheck({ body: unsure, metadata: unsure });
 
 port.on('message', (batch: VerifyRows) => {
   let reply: VerifyWorkerMessage;
   try {
-    reply = { kind: 'checked', verdict: firstPayloadProblem(rowsOfVerifyRows(batch), check, batch.links ? sha256Hex : undefined) };
+    reply = { kind: 'checked', verdict: firstPayloadProblem(rowsOfVerifyRows(batch), plainEventCheck, batch.links ? sha256Hex : undefined) };
   } catch (error) {
-    reply = error === UNSURE ? { kind: 'unsure' } : { kind: 'error', message: error instanceof Error ? error.message : String(error) };
+    reply = error === UNSETTLED ? { kind: 'unsure' } : { kind: 'error', message: error instanceof Error ? error.message : String(error) };
   }
   port.postMessage(reply);
   Atomics.add(progress, VERIFY_ANSWERED, 1);
