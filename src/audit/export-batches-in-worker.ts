@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { LedgerError } from '../errors.js';
 import type { ChainHead, RawEvent } from '../store/event-store.js';
 import { workerInbox } from './worker-inbox.js';
-import type { WorkerMessage } from './worker-protocol.js';
+import { storedColumnsAt, type WorkerMessage } from './worker-protocol.js';
 
 /**
  * The checked event rows of an export file, read and checked in a worker
@@ -57,15 +57,7 @@ function rowsOf(v: unknown[]): RawEvent[] {
       prevHash: v[i + 2] as string,
       hash: v[i + 3] as string,
       signature: v[i + 4] as string | null,
-      checkedColumns: {
-        event_id: v[i + 5] as string,
-        stream: v[i + 6] as string,
-        stream_version: v[i + 7] as number,
-        pipeline: v[i + 8] as string,
-        run_id: v[i + 9] as string | null,
-        type: v[i + 10] as string,
-        recorded_at: v[i + 11] as string,
-      },
+      checkedColumns: storedColumnsAt(v, i + 5),
     };
   }
   return rows;

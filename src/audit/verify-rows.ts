@@ -1,4 +1,5 @@
-import type { RawEvent, StoredColumns } from '../store/event-store.js';
+import type { RawEvent } from '../store/event-store.js';
+import { storedColumnsAt } from './worker-protocol.js';
 
 /**
  * `verify`'s batches as posted to its worker: per row its position, payload and the stored columns
@@ -48,15 +49,7 @@ export function rowsOfVerifyRows({ values: v, links }: VerifyRows): RawEvent[] {
   for (let i = 0, r = 0; i < v.length; i += ROW_VALUES, r++) {
     const row: RawEvent = { position: v[i] as number, payload: v[i + 1] as string, prevHash: links ? (links[2 * r] as string) : '', hash: links ? (links[2 * r + 1] as string) : '' };
     if (v[i + 2] !== undefined) {
-      row.columns = {
-        event_id: v[i + 2] as string,
-        stream: v[i + 3] as string,
-        stream_version: v[i + 4] as number,
-        pipeline: v[i + 5] as string,
-        run_id: v[i + 6] as string | null,
-        type: v[i + 7] as string,
-        recorded_at: v[i + 8] as string,
-      } satisfies StoredColumns;
+      row.columns = storedColumnsAt(v, i + 2);
     }
     rows[r] = row;
   }

@@ -1,5 +1,5 @@
 import type { LedgerErrorCode } from '../errors.js';
-import type { ChainHead } from '../store/event-store.js';
+import type { ChainHead, StoredColumns } from '../store/event-store.js';
 import type { PayloadVerdict } from './check-payload.js';
 
 /** Event rows per batch the import worker posts. */
@@ -34,3 +34,16 @@ export const VERIFY_ANSWERED = 1;
  * batch itself); or an `error`.
  */
 export type VerifyWorkerMessage = { kind: 'checked'; verdict: PayloadVerdict } | { kind: 'unsure' } | { kind: 'error'; message: string };
+
+/** The seven stored columns a worker posts flat, in `StoredColumns` order, from `values[at]` on. */
+export function storedColumnsAt(values: readonly unknown[], at: number): StoredColumns {
+  return {
+    event_id: values[at] as string,
+    stream: values[at + 1] as string,
+    stream_version: values[at + 2] as number,
+    pipeline: values[at + 3] as string,
+    run_id: values[at + 4] as string | null,
+    type: values[at + 5] as string,
+    recorded_at: values[at + 6] as string,
+  };
+}
