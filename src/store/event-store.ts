@@ -1,6 +1,7 @@
 import type { EventMetadata } from '../../events/event-metadata.js';
 import type { LedgerEvent } from '../../events/ledger-event.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
+import type { ReadModels } from './read-models.js';
 
 /** An event to append: the domain event plus the envelope fields the caller decides. */
 export type NewEvent = LedgerEvent & {
@@ -96,6 +97,8 @@ export interface EventStore {
   readMeta?(): Promise<LedgerMeta>;
   /** Persisted projection checkpoints, when the store keeps them (SQLite and PostgreSQL do). */
   readonly checkpoints?: CheckpointStore;
+  /** The read models kept in the append's own transaction (see read-models.ts); absent where the store keeps none. */
+  readonly readModels?: ReadModels;
   close(): Promise<void>;
 }
 

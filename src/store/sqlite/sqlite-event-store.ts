@@ -12,6 +12,7 @@ import { sealEvent, type SealedEvent } from '../seal-events.js';
 import { sqliteConsumers } from './sqlite-consumers.js';
 import type { EventSigner } from '../event-signer.js';
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA, SQLITE_SCHEMA_VERSION } from './sqlite-schema.js';
+import { createSqliteReadModelTables, sqliteReadModels, type SqliteReadModels } from './sqlite-read-models.js';
 
 export type SqliteStoreOptions = {
   /** A file path, or `:memory:`. */
@@ -36,6 +37,7 @@ type Statements = {
   findRun: Database.Statement;
   firstAfter: Database.Statement;
   append: Database.Transaction<(requests: AppendRequest[], all: NewEvent[], checkIds: boolean) => AppendResult | typeof RETRY_CHECKING_IDS>;
+  readModels: SqliteReadModels;
 };
 /** Returned or thrown inside the fast append transaction when the append must run again looking its ids up. */
 const RETRY_CHECKING_IDS = Symbol('retry checking event ids');
@@ -126,6 +128,7 @@ function checkOrCreateSchema(db: Database.Database, path: string, create: boolea
       if (db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table'`).get() !== undefined) return false;
       db.exec(SQLITE_SCHEMA);
       db.prepare(`INSERT INTO runledger_meta (key, value) VALUES ('format', 'runledger'), ('schemaVersion', ?)`).run(String(SQLITE_SCHEMA_VERSION));
+      createSqliteReadModelTables(db);
       return true;
     }).immediate();
     // The file the other process wrote is checked like any existing one.
@@ -171,6 +174,7 @@ class SqliteEventStore implements EventStore {
   readonly #path: string;
   readonly #statements: Statements | null;
   readonly checkpoints?: CheckpointStore;
+  readonly readModels?: SqliteReadModels;
   readonly #signer: EventSigner | null;
   /** False for a version-1 ledger opened by a query command (not migrated): it has no signature column. */
   readonly #hasSignatureColumn: boolean;
@@ -184,6 +188,7 @@ class SqliteEventStore implements EventStore {
     this.#hasSignatureColumn = hasSchema && (db.pragma('table_info(events)') as Array<{ name: string }>).some((c) => c.name === 'signature');
     this.#statements = hasSchema ? this.#prepare() : null;
     if (hasSchema) this.checkpoints = sqliteCheckpoints(db);
+    if (this.#statements) this.readModels = this.#statements.readModels;
     this.consumers = sqliteConsumers(db);
   }
 
@@ -207,8 +212,10 @@ class SqliteEventStore implements EventStore {
     };
     // Made once: better-sqlite3 builds a wrapper per transaction() call.
     const signed = this.#hasSignatureColumn;
-    const append = db.transaction((requests: AppendRequest[], all: NewEvent[], checkIds: boolean) => appendIn(statements, this.#signer, signed, requests, all, checkIds));
-    return { ...statements, append };
+    const readModels = sqliteReadModels(db);
+    const withModels = { ...statements, readModels };
+    const append = db.transaction((requests: AppendRequest[], all: NewEvent[], checkIds: boolean) => appendIn(withModels, this.#signer, signed, requests, all, checkIds));
+    return { ...withModels, append };
   }
 
   #ready() {
@@ -285,6 +292,8 @@ class SqliteEventStore implements EventStore {
         }
       };
       for await (const batch of batchesOf(rows)) insertAll(await unsealer.nextColumns(batch));
+      // The read models of the imported chain, in the same transaction: the ledger opens with them right.
+      st.readModels.rebuildInTransaction();
       const last = headOf(st.head.get() as Row | undefined);
       db.exec('COMMIT');
       return last;
@@ -410,6 +419,13 @@ function appendIn(st: Omit<Statements, 'append'>, signer: EventSigner | null, si
     // Only a stored event id can collide here (versions and positions were read in this transaction).
     if (!checkIds && (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw RETRY_CHECKING_IDS;
     throw error;
+  }
+  if (st.readModels.ready) {
+    // The table writer folds the events as they were stored (decoded from their canonical payload, as any reader sees them).
+    st.readModels.apply(
+      sealed.map((s) => decodeStoredRow({ position: s.event.position, payload: s.payload, prevHash: s.event.prevHash, hash: s.event.hash })),
+      head ? head[0] : 0,
+    );
   }
   return { ok: true, events: sealed.map((s) => s.event), head: { position, hash }, alreadyAppended: false };
 }
