@@ -90,7 +90,7 @@ describe('upgrading a ledger of the previous release', () => {
     const { path, pipelines, nowMs } = await previousReleaseLedger(fixture);
     // What the previous release answered: the fold (the tables are gone, so a read-only look folds).
     const before = openSqliteStore({ path, create: false });
-    expect(before.readModels?.ready).toBe(false);
+    expect((before.readModels as { ready?: boolean } | undefined)?.ready).toBe(false);
     const expected = await everyAnswer(new Ledger(folding(before), () => nowMs, 'fixture', { checkpointAfter: 0 }), pipelines, nowMs);
     await before.close();
 

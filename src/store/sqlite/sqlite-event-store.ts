@@ -421,7 +421,7 @@ function appendIn(st: Omit<Statements, 'append'>, signer: EventSigner | null, si
     throw error;
   }
   if (st.readModels.ready) {
-    // The table writer folds the events as they were stored (decoded from their canonical payload, as any reader sees them).
+    // The table writer folds the events as they were stored (decoded from their canonical payload, as every reader sees them).
     st.readModels.apply(
       sealed.map((s) => decodeStoredRow({ position: s.event.position, payload: s.payload, prevHash: s.event.prevHash, hash: s.event.hash })),
       head ? head[0] : 0,
