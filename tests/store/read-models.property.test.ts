@@ -7,7 +7,7 @@ import { isLedgerError } from '../../src/errors.js';
 import { Ledger, openLedger } from '../../src/ledger/ledger.js';
 import type { EventStore, RawEvent } from '../../src/store/event-store.js';
 import { openStore } from '../../src/store/open-store.js';
-import { pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
+import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { tempDir } from '../support/run-cli.js';
 
 // The read models are the fold: any sequence of starts, successes, failures, clears, stale completions,
@@ -164,13 +164,34 @@ async function runScenario(fresh: () => Promise<string>, actions: Action[]): Pro
   }
 }
 
-const adapters: Array<{ name: string; fresh: () => Promise<string>; cleanup: () => Promise<void>; runs: number }> = [];
+type Adapter = { name: string; fresh: () => Promise<string>; cleanup: () => Promise<void>; runs: number; sql: (db: string, statement: string) => Promise<void> };
+const adapters: Adapter[] = [];
 {
   const dir = tempDir('runledger-read-models-');
   let n = 0;
-  adapters.push({ name: 'sqlite', fresh: async () => join(dir, `ledger-${++n}.db`), cleanup: async () => rmSync(dir, { recursive: true, force: true }), runs: 60 });
+  const sql = async (db: string, statement: string) => {
+    const Database = (await import('better-sqlite3')).default;
+    const raw = new Database(db);
+    raw.exec(statement);
+    raw.close();
+  };
+  adapters.push({ name: 'sqlite', fresh: async () => join(dir, `ledger-${++n}.db`), cleanup: async () => rmSync(dir, { recursive: true, force: true }), runs: 60, sql });
 }
-if (TEST_PG_URL === undefined) console.log(pgSkipMessage('read-model property test'));
+if (TEST_PG_URL !== undefined) {
+  const schemas = pgSchemas(TEST_PG_URL);
+  const sql = async (db: string, statement: string) => {
+    const pg = (await import('pg')).default;
+    const schema = new URL(db).searchParams.get('schema') ?? 'public';
+    const client = new pg.Client({ connectionString: db.replace(/\?.*$/, '') });
+    await client.connect();
+    await client.query(`SET search_path TO "${schema}"`);
+    await client.query(statement);
+    await client.end();
+  };
+  adapters.push({ name: 'postgres', fresh: () => schemas.fresh(), cleanup: () => schemas.dropAll(), runs: 12, sql });
+} else {
+  console.log(pgSkipMessage('read-model property test'));
+}
 
 afterAll(async () => {
   for (const adapter of adapters) await adapter.cleanup();
@@ -192,10 +213,7 @@ describe.each(adapters)('read models on $name', (adapter) => {
     await ledger.succeed({ runId: run.runId, metrics: { rows: 3 } });
     expect((await verifyProjections(ledger.store)).ok).toBe(true);
     await ledger.close();
-    const Database = (await import('better-sqlite3')).default;
-    const raw = new Database(db);
-    raw.prepare(`UPDATE rm_dates SET status = 'failed' WHERE date = '2026-01-02'`).run();
-    raw.close();
+    await adapter.sql(db, `UPDATE rm_dates SET status = 'failed' WHERE date = '2026-01-02'`);
     const reopened = await openLedger({ db, clock: () => START, actor: 'prop' });
     const check = await verifyProjections(reopened.store);
     expect(check.difference).toMatchObject({ pipeline: 'alpha', table: 'date', key: '2026-01-02', field: 'status', stored: 'failed', folded: 'success' });
