@@ -20,6 +20,10 @@ import { listPipelines, loadPipeline, readPipeline } from './load-pipeline.js';
 import { measureMetrics, metricsSizeProblem } from './metrics-problem.js';
 import { keysFor, slotFor } from './resolve-keys.js';
 import type { TaskInput, TaskResult } from './task-types.js';
+import { readModelsFor, tableView, withDates } from './read-model-views.js';
+import type { PipelineState } from '../../projections/pipeline-state.js';
+import { evolveTaskRuns, initialTaskRuns, type TaskRuns } from '../../projections/task-runs.js';
+import type { Timetable } from '../timetable/timetable.js';
 
 /** What `Ledger.define` answers. */
 export type DefineResult = { pipeline: string; outcome: 'defined' | 'redefined' | 'unchanged'; definition: PipelineDefinition; changes: Array<{ field: string; from: unknown; to: unknown }> };
@@ -33,7 +37,9 @@ export type DefineResult = { pipeline: string; outcome: 'defined' | 'redefined' 
 export async function definePipeline(core: LedgerCore, input: DefineChanges & { reason?: string }): Promise<DefineResult> {
   checkPipelineName(input.pipeline);
   for (let retry = 0; ; retry++) {
-    const { state } = await loadPipeline(core, input.pipeline);
+    const models = await readModelsFor(core, undefined);
+    const summary = models === null ? undefined : await models.summary(input.pipeline);
+    const state = summary === undefined ? (await loadPipeline(core, input.pipeline)).state : { definition: summary?.definition ?? null, version: summary?.version ?? 0 };
     const before = state.definition;
     const { reason: _reason, ...requested } = input;
     const definition = buildDefinition(completeDefinitionInput(before, requested));
@@ -61,7 +67,7 @@ export async function startRun(core: LedgerCore, input: StartInput): Promise<Sta
   const runId = input.runId ?? core.newId();
   if (input.runId !== undefined) await refuseTakenRunId(core, input.runId);
   for (let retry = 0; ; retry++) {
-    const { definition, timetable, state } = await readPipeline(core, input.pipeline);
+    const { definition, timetable, state } = (await decidingView(core, input.pipeline, (timetable) => [slotFor(timetable, input, runType).slot.date])) ?? (await readPipeline(core, input.pipeline));
     const { slot, onSchedule } = slotFor(timetable, input, runType);
     const seen = state.dates.get(slot.date)?.attempts ?? 0;
     if (input.expectAttempts !== undefined && seen !== input.expectAttempts) {
@@ -191,7 +197,8 @@ export async function recordTask(core: LedgerCore, input: TaskInput): Promise<Ta
   const date = found.stream.slice(found.pipeline.length + 1);
   const bytes = input.error == null ? 0 : errorBytes(input.error, "task's error text");
   for (let retry = 0; ; retry++) {
-    const { definition, state, tasks } = await readPipeline(core, found.pipeline);
+    const view = await decidingView(core, found.pipeline, () => [date]);
+    const { definition, state, tasks } = view === null ? await readPipeline(core, found.pipeline) : { ...view, tasks: await tasksOfStream(core, found.stream) };
     requireTask(definition, input.taskId);
     checkErrorSize(bytes, definition, "task's error text");
     const command = { runId: input.runId, date, taskId: input.taskId, state: taskState, tryNumber, error: input.error ?? null };
@@ -211,7 +218,10 @@ async function completeRun(core: LedgerCore, runId: string, command: (date: stri
   if (!found) throw new LedgerError('notFound.run', `no run ${runId} in this ledger; list runs with \`runledger runs <pipeline>\``);
   const date = found.stream.slice(found.pipeline.length + 1);
   for (let retry = 0; ; retry++) {
-    const { definition, state, tasks } = await readPipeline(core, found.pipeline);
+    const view = await decidingView(core, found.pipeline, () => [date]);
+    // Task states matter only to a pipeline that records them; they are folded from the key's own stream.
+    const tasksOf = async () => (view?.definition.tasks ? tasksOfStream(core, found.stream) : initialTaskRuns());
+    const { definition, state, tasks } = view === null ? await readPipeline(core, found.pipeline) : { ...view, tasks: await tasksOf() };
     const cmd = command(date, definition);
     const decision = decideCompletion(state, cmd, { nowMs: core.clock() });
     if (!decision.ok) throw refusalError(decision.refusal);
@@ -298,4 +308,25 @@ function checkRunLog(log: RunLog | undefined): { log?: RunLog } {
     throw new LedgerError('input.invalidRunLog', 'a run\'s log is { path, sha256 }: a non-empty file path and the 64 lowercase hex digits of the file\'s sha256');
   }
   return { log: { path, sha256 } };
+}
+
+/**
+ * What a write decides on, read from the read models when the ledger keeps them: the summary row and
+ * only the date rows the decision looks at (the deciders read `state.dates.get(key)` and the
+ * definition), so a write costs the same on the millionth event as on the first. Null without read
+ * models: the caller folds, as before.
+ */
+async function decidingView(core: LedgerCore, pipeline: string, keys: (timetable: Timetable) => readonly string[]): Promise<{ definition: PipelineDefinition; timetable: Timetable; state: PipelineState } | null> {
+  const models = await readModelsFor(core, undefined);
+  if (models === null) return null;
+  const view = await tableView(models, pipeline);
+  withDates(view, await models.dates(pipeline, { keys: keys(view.timetable), light: true }));
+  return view;
+}
+
+/** The task states of one date key's runs, folded from that key's own stream (no other event can change them). */
+async function tasksOfStream(core: LedgerCore, stream: string): Promise<TaskRuns> {
+  let tasks = initialTaskRuns();
+  for await (const batch of core.store.read({ stream })) for (const event of batch) tasks = evolveTaskRuns(tasks, event);
+  return tasks;
 }

@@ -176,6 +176,8 @@ class SqliteEventStore implements EventStore {
   readonly checkpoints?: CheckpointStore;
   readonly readModels?: SqliteReadModels;
   readonly #signer: EventSigner | null;
+  /** The statements `read` has prepared, by their SQL (a handful of filter shapes). */
+  readonly #reads = new Map<string, Database.Statement>();
   /** False for a version-1 ledger opened by a query command (not migrated): it has no signature column. */
   readonly #hasSignatureColumn: boolean;
 
@@ -326,10 +328,13 @@ class SqliteEventStore implements EventStore {
     if (filter.pipeline !== undefined) where.push('pipeline = @pipeline');
     if (filter.stream !== undefined) where.push('stream = @stream');
     if (filter.runId !== undefined) where.push('run_id = @runId');
-    const statement = this.#db.prepare(
-      `SELECT position, payload, prev_hash, hash${withColumns ? `, ${this.#hasSignatureColumn ? 'signature' : 'NULL AS signature'}, ${STORED_COLUMNS}` : ''} FROM events WHERE ${where.join(' AND ')} ORDER BY position LIMIT @limit`,
-    );
-    statement.raw(true);
+    const sql = `SELECT position, payload, prev_hash, hash${withColumns ? `, ${this.#hasSignatureColumn ? 'signature' : 'NULL AS signature'}, ${STORED_COLUMNS}` : ''} FROM events WHERE ${where.join(' AND ')} ORDER BY position LIMIT @limit`;
+    // Prepared once per shape of filter: a library calling start + succeed in a loop prepared one per read.
+    let statement = this.#reads.get(sql);
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql).raw(true);
+      this.#reads.set(sql, statement);
+    }
     const limit = filter.batchSize ?? 1000;
     let from = filter.fromPosition ?? 1;
     const to = filter.toPosition ?? Number.MAX_SAFE_INTEGER;
