@@ -77,6 +77,11 @@ export interface EventStore {
   listenForAppends?(onAppend: () => void): Promise<() => Promise<void>>;
   append(requests: AppendRequest[]): Promise<AppendResult>;
   read(filter?: ReadFilter): AsyncIterable<RecordedEvent[]>;
+  /**
+   * `read` from the newest event back (each batch newest first), so the last n events of a pipeline or
+   * run cost n rows by index (`log --limit`); absent where a store cannot, and callers read forward.
+   */
+  readBackward?(filter?: ReadFilter): AsyncIterable<RecordedEvent[]>;
   /** The stored text of each event (the exact bytes that were hashed), in position order. */
   readRaw(filter?: Pick<ReadFilter, 'fromPosition' | 'toPosition' | 'batchSize'>): AsyncIterable<RawEvent[]>;
   /** The pipeline and stream of a run, from its `RunStarted`, or null. */

@@ -40,6 +40,7 @@ function crashingCheckpoints(store: EventStore): EventStore {
     checkpoints: { ...checkpoints, save: () => Promise.reject(new Error('killed before the checkpoint write')) },
     append: store.append.bind(store),
     read: store.read.bind(store),
+    readBackward: store.readBackward?.bind(store),
     readRaw: store.readRaw.bind(store),
     head: store.head.bind(store),
     findRun: store.findRun.bind(store),

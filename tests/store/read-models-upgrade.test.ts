@@ -60,6 +60,8 @@ function folding(store: EventStore): EventStore {
   return Object.assign(Object.create(store) as EventStore, {
     readModels: undefined,
     checkpoints: undefined,
+    // Read forward, as the previous release did: \`log --limit\` read backward must give the same events.
+    readBackward: undefined,
     read: store.read.bind(store),
     readRaw: store.readRaw.bind(store),
     head: store.head.bind(store),

@@ -44,6 +44,8 @@ function foldOnly(store: EventStore): EventStore {
   return Object.assign(Object.create(store) as EventStore, {
     readModels: undefined,
     checkpoints: undefined,
+    // Read forward, as the previous release did: \`log --limit\` read backward must give the same events.
+    readBackward: undefined,
     append: store.append.bind(store),
     read: store.read.bind(store),
     readRaw: store.readRaw.bind(store),
@@ -66,6 +68,8 @@ async function answers(ledger: Ledger, nowMs: number): Promise<unknown> {
       lastTwoRuns: await ledger.runs({ pipeline, limit: 2 }),
       runsOfADate: await ledger.runs({ pipeline, date: '2026-01-02' }),
       watermark: await ledger.watermark({ pipeline }),
+      lastEvents: await ledger.log({ pipeline, limit: 3 }),
+      lastFailures: await ledger.log({ pipeline, types: ['RunFailed'], limit: 2 }),
       status: await ledger.pipelineStatus({ pipeline, nowMs }),
     };
   }

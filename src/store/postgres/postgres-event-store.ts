@@ -485,6 +485,11 @@ class PostgresEventStore implements EventStore {
     }
   }
 
+  async *readBackward(filter: ReadFilter = {}): AsyncIterable<RecordedEvent[]> {
+    const check = await readCheck(filter.validate);
+    for await (const rows of this.#rows(filter, false, true)) yield rows.map((r) => decodeRow(r, check));
+  }
+
   async *readRaw(filter: ReadFilter = {}): AsyncIterable<RawEvent[]> {
     for await (const rows of this.#rows(filter, true)) {
       yield rows.map(rawEventOf);
@@ -496,24 +501,26 @@ class PostgresEventStore implements EventStore {
    * snapshot is held while the caller folds a batch, and an abandoned
    * iteration leaks nothing.
    */
-  async *#rows(filter: ReadFilter, withColumns = false): AsyncIterable<Row[]> {
+  async *#rows(filter: ReadFilter, withColumns = false, backward = false): AsyncIterable<Row[]> {
     if (!this.#hasLedger) return;
     const where = ['position >= $1', 'position <= $2'];
     const params: unknown[] = [];
     if (filter.pipeline !== undefined) where.push(`pipeline = $${params.push(filter.pipeline) + 3}`);
     if (filter.stream !== undefined) where.push(`stream = $${params.push(filter.stream) + 3}`);
     if (filter.runId !== undefined) where.push(`run_id = $${params.push(filter.runId) + 3}`);
-    const sql = `SELECT position, payload, prev_hash, hash${withColumns ? `, ${this.#hasSignatureColumn ? 'signature' : 'NULL AS signature'}, ${STORED_COLUMNS}` : ''} FROM ${this.#events} WHERE ${where.join(' AND ')} ORDER BY position LIMIT $3`;
+    const sql = `SELECT position, payload, prev_hash, hash${withColumns ? `, ${this.#hasSignatureColumn ? 'signature' : 'NULL AS signature'}, ${STORED_COLUMNS}` : ''} FROM ${this.#events} WHERE ${where.join(' AND ')} ORDER BY position${backward ? ' DESC' : ''} LIMIT $3`;
     const limit = filter.batchSize ?? 1000;
     let from = filter.fromPosition ?? 1;
-    const to = filter.toPosition ?? Number.MAX_SAFE_INTEGER;
+    let to = filter.toPosition ?? Number.MAX_SAFE_INTEGER;
     for (;;) {
       // Each page is its own statement, so a page whose connection is lost is read again from the same position.
       const rows = await this.#read<Row>(sql, [from, to, limit, ...params]);
       if (rows.length === 0) return;
       yield rows;
       if (rows.length < limit) return;
-      from = Number((rows.at(-1) as Row).position) + 1;
+      const last = Number((rows.at(-1) as Row).position);
+      if (backward) to = last - 1;
+      else from = last + 1;
     }
   }
 
