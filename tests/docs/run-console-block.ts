@@ -1,0 +1,131 @@
+// Runs a console block as a reader would type it into a terminal, and says how its output differs from the doc.
+// See docs/contributing.md, "Console blocks are tests", for the convention this implements.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
+import { BIN } from '../support/run-cli.js';
+import { trimLines, type ConsoleBlock } from './console-blocks.js';
+import type { BlockChain } from './doc-files.js';
+
+/** The terminal the blocks run in: wide enough for the docs' tables, as wide as the docs say. */
+export const TERMINAL_COLUMNS = 120;
+const TIMEOUT_MS = 90_000;
+const ULID = /\b[0-9A-HJKMNP-TV-Z]{26}\b/g;
+const SHA256 = /\b[0-9a-f]{64}\b/g;
+
+/**
+ * What a terminal shows, as text: colours and other escape sequences dropped, and a line redrawn after a carriage
+ * return shows only its last drawing. Trailing spaces and trailing blank lines do not count.
+ */
+export function terminalText(text: string): string {
+  const lines = stripVTControlCharacters(text.replace(/\r+\n/g, '\n'))
+    .split('\n')
+    .map((line) => line.slice(line.lastIndexOf('\r') + 1));
+  return trimLines(lines.join('\n'));
+}
+
+/** Run ids (ULIDs) and sha256 hashes differ on every run: they compare as `<ULID>` and `<HASH>`. */
+export function normalize(text: string): string {
+  return trimLines(text).replace(ULID, '<ULID>').replace(SHA256, '<HASH>');
+}
+
+/**
+ * Runs every `$ ` command of the block, in order, in one bash in a pseudo-terminal (stdout and stderr merged, as on
+ * a screen), in `dir`. `npx runledger` and `runledger` are this checkout's built CLI. The shell variables the block
+ * leaves are written to `shellState`, and read back first when the block continues another. Returns what the
+ * terminal showed after each command.
+ */
+export async function runConsoleBlock(block: ConsoleBlock, dir: string, shellState: string): Promise<string[]> {
+  const marker = `@@doc-test-${randomBytes(8).toString('hex')}@@`;
+  const script = join(shellState + '.sh');
+  const node = JSON.stringify(process.execPath);
+  const bin = JSON.stringify(BIN);
+  writeFileSync(
+    script,
+    [
+      `stty cols ${TERMINAL_COLUMNS} rows 50 2>/dev/null`,
+      `npx() { if [ "$1" = runledger ]; then shift; ${node} ${bin} "$@"; else command npx "$@"; fi; }`,
+      `runledger() { ${node} ${bin} "$@"; }`,
+      // The variables a continued block sees are the ones the blocks before it set, as in the reader's own shell.
+      `__rl_vars=$(compgen -v)`,
+      block.continues ? `[ -f ${JSON.stringify(shellState)} ] && . ${JSON.stringify(shellState)}` : '',
+      `trap '__rl_save' EXIT`,
+      `__rl_save() { for __rl_v in $(compgen -v); do case "$__rl_v" in __rl_*|BASH*|FUNCNAME|PIPESTATUS|_) continue;; esac; case $'\\n'"$__rl_vars"$'\\n' in *$'\\n'"$__rl_v"$'\\n'*) ;; *) declare -p "$__rl_v";; esac; done > ${JSON.stringify(shellState)} 2>/dev/null; }`,
+      ...block.steps.flatMap((step) => [step.command, `printf '\\n%s\\n' '${marker}'`]),
+    ].join('\n') + '\n',
+  );
+  const argv = process.platform === 'darwin' ? ['-q', '/dev/null', 'bash', script] : ['-q', '-e', '-c', `bash ${JSON.stringify(script)}`, '/dev/null'];
+  const transcript = await new Promise<string>((resolve, reject) => {
+    const child = spawn('script', argv, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const timer = setTimeout(() => {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      reject(new Error(`${block.file}:${block.line}: the block still ran after ${TIMEOUT_MS / 1000} s (a command waiting for input, or a server?); mark it <!-- doc-test: skip: <reason> --> if it cannot end`));
+    }, TIMEOUT_MS);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(new Error(`cannot run the doc tests' terminal (util-linux script): ${error.message}`));
+    });
+    child.on('close', () => {
+      clearTimeout(timer);
+      resolve(out);
+    });
+  });
+  const chunks = transcript.replace(/\r+\n/g, '\n').split(new RegExp(`\\n?${marker}\\n`));
+  return block.steps.map((_, i) => terminalText(chunks[i] ?? ''));
+}
+
+/** The block as the doc shows it, and as it ran: `$ command` lines each followed by their output. */
+export function transcripts(block: ConsoleBlock, outputs: string[]): { expected: string; actual: string } {
+  const show = (output: (i: number) => string) =>
+    block.steps.map((step, i) => [`$ ${step.command}`, output(i)].filter((part) => part !== '').join('\n')).join('\n');
+  return { expected: show((i) => normalize(block.steps[i]?.output ?? '')), actual: show((i) => normalize(outputs[i] ?? '')) };
+}
+
+/** A block that printed something else than its doc shows: where, and both transcripts (the test shows their diff). */
+export type Drift = { block: ConsoleBlock; outputs: string[]; where: string; expected: string; actual: string };
+
+/** Undefined when the block printed what the doc shows. */
+export function driftOf(block: ConsoleBlock, outputs: string[]): Drift | undefined {
+  const { expected, actual } = transcripts(block, outputs);
+  if (expected === actual) return undefined;
+  const first = block.steps.find((step, i) => normalize(step.output) !== normalize(outputs[i] ?? ''));
+  const where = `${block.file}:${first?.line ?? block.line}: the console block at line ${block.line} prints something else than the doc shows, first at \`$ ${first?.command.split('\n')[0] ?? ''}\``;
+  return { block, outputs, where, expected, actual };
+}
+
+/** Runs a chain of blocks in one fresh directory; the drift of every block that printed something else. */
+export async function driftsOfChain(chain: BlockChain): Promise<Drift[]> {
+  const root = mkdtempSync(join(tmpdir(), 'runledger-doc-'));
+  try {
+    const dir = join(root, 'work');
+    mkdirSync(dir);
+    const drifts: Drift[] = [];
+    for (const block of chain.blocks) {
+      const drift = driftOf(block, await runConsoleBlock(block, dir, join(root, 'shell-state')));
+      if (drift) drifts.push(drift);
+    }
+    return drifts;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+
+/**
+ * The file with each drifted block's outputs replaced by what ran (`DOC_TEST_WRITE=1`): the doc then shows what the
+ * commands print, real run ids included. Review the diff before committing it.
+ */
+export function rewritten(markdown: string, drifts: Drift[]): string {
+  const lines = markdown.split('\n');
+  const edits = drifts.flatMap(({ block, outputs }) =>
+    block.steps.map((step, i) => ({ ...step.outputLines, text: (outputs[i] ?? '').split('\n').filter((l, _, all) => all.length > 1 || l !== '').map((l) => (l === '' ? '' : block.indent + l)) })),
+  );
+  for (const edit of edits.sort((a, b) => b.from - a.from)) lines.splice(edit.from - 1, edit.to - edit.from, ...edit.text);
+  return lines.join('\n');
+}
