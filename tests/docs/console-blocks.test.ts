@@ -38,7 +38,7 @@ for (const file of files) {
         test.skip(title(chain), () => {});
         continue;
       }
-      test.concurrent(title(chain), async () => {
+      test.concurrent(title(chain), async ({ expect }) => {
         for (const drift of await driftsOfChain(chain)) {
           drifted.push(drift);
           expect.soft(drift.actual, drift.where).toBe(drift.expected);
