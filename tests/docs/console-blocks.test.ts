@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { chainsOfFile, docFiles, ROOT, type BlockChain } from './doc-files.js';
-import { driftsOfChain, rewritten, type Drift } from './run-console-block.js';
+import { BLOCK_TIMEOUT_MS, driftsOfChain, rewritten, type Drift } from './run-console-block.js';
 
 // Every ```console block of README.md and docs/*.md is run as the doc says, in a terminal, and must print what the
 // doc shows (docs/contributing.md, "Console blocks are tests"). Each block runs in a fresh temp dir, so with a fresh
@@ -38,12 +38,13 @@ for (const file of files) {
         test.skip(title(chain), () => {});
         continue;
       }
+      // Each block of a chain runs in turn: the test's time is the blocks' hang guards together.
       test.concurrent(title(chain), async ({ expect }) => {
         for (const drift of await driftsOfChain(chain)) {
           drifted.push(drift);
           expect.soft(drift.actual, drift.where).toBe(drift.expected);
         }
-      });
+      }, BLOCK_TIMEOUT_MS * chain.blocks.length + 10_000);
     }
   });
 }

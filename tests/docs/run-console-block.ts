@@ -12,7 +12,8 @@ import type { BlockChain } from './doc-files.js';
 
 /** The terminal the blocks run in: wide enough for the docs' tables, as wide as the docs say. */
 export const TERMINAL_COLUMNS = 120;
-const TIMEOUT_MS = 90_000;
+/** A hang guard for one block (a command waiting for input, a server), not a speed check. */
+export const BLOCK_TIMEOUT_MS = 110_000;
 const ULID = /\b[0-9A-HJKMNP-TV-Z]{26}\b/g;
 const SHA256 = /\b[0-9a-f]{64}\b/g;
 
@@ -40,9 +41,10 @@ export function normalize(text: string): string {
  */
 export async function runConsoleBlock(block: ConsoleBlock, dir: string, shellState: string): Promise<string[]> {
   const marker = `@@doc-test-${randomBytes(8).toString('hex')}@@`;
-  const script = join(shellState + '.sh');
-  const node = JSON.stringify(process.execPath);
-  const bin = JSON.stringify(BIN);
+  const script = `${shellState}.sh`;
+  const node = shellQuote(process.execPath);
+  const bin = shellQuote(BIN);
+  const state = shellQuote(shellState);
   writeFileSync(
     script,
     [
@@ -51,33 +53,42 @@ export async function runConsoleBlock(block: ConsoleBlock, dir: string, shellSta
       `runledger() { ${node} ${bin} "$@"; }`,
       // The variables a continued block sees are the ones the blocks before it set, as in the reader's own shell.
       `__rl_vars=$(compgen -v)`,
-      block.continues ? `[ -f ${JSON.stringify(shellState)} ] && . ${JSON.stringify(shellState)}` : '',
+      block.continues ? `[ -f ${state} ] && . ${state}` : '',
       `trap '__rl_save' EXIT`,
-      `__rl_save() { for __rl_v in $(compgen -v); do case "$__rl_v" in __rl_*|BASH*|FUNCNAME|PIPESTATUS|_) continue;; esac; case $'\\n'"$__rl_vars"$'\\n' in *$'\\n'"$__rl_v"$'\\n'*) ;; *) declare -p "$__rl_v";; esac; done > ${JSON.stringify(shellState)} 2>/dev/null; }`,
+      `__rl_save() { for __rl_v in $(compgen -v); do case "$__rl_v" in __rl_*|BASH*|FUNCNAME|PIPESTATUS|_) continue;; esac; case $'\\n'"$__rl_vars"$'\\n' in *$'\\n'"$__rl_v"$'\\n'*) ;; *) declare -p "$__rl_v";; esac; done > ${state} 2>/dev/null; }`,
       ...block.steps.flatMap((step) => [step.command, `printf '\\n%s\\n' '${marker}'`]),
     ].join('\n') + '\n',
   );
-  const argv = process.platform === 'darwin' ? ['-q', '/dev/null', 'bash', script] : ['-q', '-e', '-c', `bash ${JSON.stringify(script)}`, '/dev/null'];
+  const argv = process.platform === 'darwin' ? ['-q', '/dev/null', 'bash', script] : ['-q', '-e', '-c', `bash ${shellQuote(script)}`, '/dev/null'];
   const transcript = await new Promise<string>((resolve, reject) => {
     const child = spawn('script', argv, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    // Decoded once at the end: a chunk may end inside a character (the calendar's glyphs are 3 bytes).
+    const out: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => out.push(d));
     const timer = setTimeout(() => {
-      if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      reject(new Error(`${block.file}:${block.line}: the block still ran after ${TIMEOUT_MS / 1000} s (a command waiting for input, or a server?); mark it <!-- doc-test: skip: <reason> --> if it cannot end`));
-    }, TIMEOUT_MS);
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+      reject(new Error(`${block.file}:${block.line}: the block still ran after ${BLOCK_TIMEOUT_MS / 1000} s (a command waiting for input, or a server?); mark it <!-- doc-test: skip: <reason> --> if it cannot end`));
+    }, BLOCK_TIMEOUT_MS);
     child.on('error', (error) => {
       clearTimeout(timer);
       reject(new Error(`cannot run the doc tests' terminal (util-linux script): ${error.message}`));
     });
     child.on('close', () => {
       clearTimeout(timer);
-      resolve(out);
+      resolve(Buffer.concat(out).toString('utf8'));
     });
   });
   const chunks = transcript.replace(/\r+\n/g, '\n').split(new RegExp(`\\n?${marker}\\n`));
   return block.steps.map((_, i) => terminalText(chunks[i] ?? ''));
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 /** The block as the doc shows it, and as it ran: `$ command` lines each followed by their output. */
