@@ -61,7 +61,9 @@ export async function runConsoleBlock(block: ConsoleBlock, dir: string, shellSta
   );
   const argv = process.platform === 'darwin' ? ['-q', '/dev/null', 'bash', script] : ['-q', '-e', '-c', `bash ${shellQuote(script)}`, '/dev/null'];
   const transcript = await new Promise<string>((resolve, reject) => {
-    const child = spawn('script', argv, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    // A startup file named by BASH_ENV would run before the block and could print.
+    const { BASH_ENV: _bashEnv, ENV: _env, ...env } = process.env;
+    const child = spawn('script', argv, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     // Decoded once at the end: a chunk may end inside a character (the calendar's glyphs are 3 bytes).
     const out: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => out.push(d));
