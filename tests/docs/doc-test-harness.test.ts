@@ -60,8 +60,10 @@ describe('what counts as the same output', () => {
     expect(terminalText('\u001b[32mok\u001b[39m  \r\n\rprogress 1/2\r\u001b[2Kdone\r\n\r\n')).toBe('ok\ndone');
   });
 
-  test('run ids and sha256 hashes are normalized, nothing else', () => {
-    expect(normalize(`run 01M6KVFG80GBHFVAXB9VY34HVY head 5:${'ab'.repeat(32)} at 2026-11-05T01:00:00+07:00`)).toBe('run <ULID> head 5:<HASH> at 2026-11-05T01:00:00+07:00');
+  test('run ids, sha256 hashes and elapsed seconds are normalized, nothing else', () => {
+    expect(normalize(`run 01M6KVFG80GBHFVAXB9VY34HVY head 5:${'ab'.repeat(32)} at 2026-11-05T01:00:00+07:00 in 0.31s, lease 1h, 17.1 s`)).toBe(
+      'run <ULID> head 5:<HASH> at 2026-11-05T01:00:00+07:00 in <ELAPSED>, lease 1h, 17.1 s',
+    );
   });
 });
 

@@ -16,6 +16,8 @@ export const TERMINAL_COLUMNS = 120;
 export const BLOCK_TIMEOUT_MS = 110_000;
 const ULID = /\b[0-9A-HJKMNP-TV-Z]{26}\b/g;
 const SHA256 = /\b[0-9a-f]{64}\b/g;
+/** How long a command took, as backfill and catchup print it (`0.31s`, `12.3s`). */
+const ELAPSED = /\b\d+\.\d{1,2}s\b/g;
 
 /**
  * What a terminal shows, as text: colours and other escape sequences dropped, and a line redrawn after a carriage
@@ -28,9 +30,12 @@ export function terminalText(text: string): string {
   return trimLines(lines.join('\n'));
 }
 
-/** Run ids (ULIDs) and sha256 hashes differ on every run: they compare as `<ULID>` and `<HASH>`. */
+/**
+ * Run ids (ULIDs), sha256 hashes and how long a command took differ on every run: they compare as `<ULID>`, `<HASH>`
+ * and `<ELAPSED>`.
+ */
 export function normalize(text: string): string {
-  return trimLines(text).replace(ULID, '<ULID>').replace(SHA256, '<HASH>');
+  return trimLines(text).replace(ULID, '<ULID>').replace(SHA256, '<HASH>').replace(ELAPSED, '<ELAPSED>');
 }
 
 /**
