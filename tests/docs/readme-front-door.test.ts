@@ -28,8 +28,11 @@ describe('the README', () => {
   });
 
   test('its first session uses npx runledger and sets the clock per command, never exporting RUNLEDGER_NOW', () => {
-    const session = consoleBlocks('README.md', README).find((b) => b.line > README.slice(0, README.indexOf('\n## A first session\n')).split('\n').length);
-    const commands = session?.steps.map((s) => s.command) ?? [];
+    const lineOf = (heading: string) => README.slice(0, README.indexOf(`\n${heading}\n`)).split('\n').length;
+    const session = consoleBlocks('README.md', README).filter((b) => b.line > lineOf('## A first session') && b.line < lineOf('## Commands'));
+    // One session: every block after the first continues it.
+    expect(session.slice(1).every((b) => b.continues)).toBe(true);
+    const commands = session.flatMap((b) => b.steps.map((s) => s.command));
     expect(commands.length).toBeGreaterThan(10);
     expect(commands.join('\n')).not.toMatch(/RUNLEDGER_NOW/);
     for (const command of commands.filter((c) => /runledger/.test(c))) expect(command).toMatch(/^(RUN=\$\()?npx runledger --now \$NOW /);
