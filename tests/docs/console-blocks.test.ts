@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
+import { promptsOutsideConsole } from './console-blocks.js';
 import { chainsOfFile, docFiles, ROOT, type BlockChain } from './doc-files.js';
 import { BLOCK_TIMEOUT_MS, driftsOfChain, rewritten, type Drift } from './run-console-block.js';
 
@@ -23,6 +24,10 @@ test('the doc files are README.md and docs/*.md, and they hold console blocks', 
   expect(files[0]).toBe('README.md');
   expect(files.some((f) => f.startsWith('docs/'))).toBe(true);
   expect(files.flatMap((f) => chainsOfFile(f)).length).toBeGreaterThan(10);
+});
+
+test('an example with a `$ ` prompt is a console block, so it runs (```sh holds commands without output)', () => {
+  expect(files.flatMap((f) => promptsOutsideConsole(f, readFileSync(join(ROOT, f), 'utf8')))).toEqual([]);
 });
 
 for (const file of files) {

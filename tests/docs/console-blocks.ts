@@ -117,3 +117,18 @@ export function trimLines(text: string): string {
     .join('\n')
     .replace(/\n+$/, '');
 }
+
+/**
+ * Lines that look like a terminal session (`$ command`) inside a fence other than ```` ```console ````: an example
+ * with a prompt shows output, so it must be a console block, which runs. `file:line` for each.
+ */
+export function promptsOutsideConsole(file: string, markdown: string): string[] {
+  const found: string[] = [];
+  let fence: string | undefined;
+  markdown.split('\n').forEach((text, i) => {
+    const open = /^\s*```(\S*)/.exec(text);
+    if (open) fence = fence === undefined ? open[1] ?? '' : undefined;
+    else if (fence !== undefined && fence !== 'console' && text.trimStart().startsWith('$ ')) found.push(`${file}:${i + 1}: ${text.trim()}`);
+  });
+  return found;
+}

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { consoleBlocks } from './console-blocks.js';
+import { consoleBlocks, promptsOutsideConsole } from './console-blocks.js';
 import { chainsOf } from './doc-files.js';
 import { driftsOfChain, normalize, rewritten, terminalText } from './run-console-block.js';
 
@@ -40,6 +40,10 @@ describe('reading console blocks', () => {
       [[9], 'a server that stays up'],
       [[13], 'continues the skipped block at line 9'],
     ]);
+  });
+
+  test('a prompt in a sh or unlabelled block is found: that example shows output nothing checks', () => {
+    expect(promptsOutsideConsole('guide.md', md('```sh', 'runledger verify', '```', '```', '$ runledger verify', 'ok', '```', '```console', '$ true', '```'))).toEqual(['guide.md:5: $ runledger verify']);
   });
 
   test.each([
