@@ -9,7 +9,7 @@ import { accept, refuse, type Decision, type Refusal } from './refusal.js';
 import type { TaskRun, TaskRuns } from './task-runs.js';
 
 /** `tryNumber: null` lets the ledger count tries (see `nextTryNumber`). The task must be one of the definition's. */
-export type TaskStateCommand = { runId: string; date: string; taskId: string; state: TaskState; tryNumber: number | null; error: string | null };
+export type TaskStateCommand = { runId: string; date: string; taskId: string; state: TaskState; tryNumber: number | null; error: string | null; at?: string };
 
 /** `events` is empty for a repeat; when the task was the last to finish, they end with the run's derived outcome. */
 export type TaskStateDecision = {
@@ -57,7 +57,9 @@ export function decideTaskState(state: PipelineState, tasks: TaskRuns, command: 
   if (repeated) return accept({ events: [], repeated: true, tryNumber, outcome: deriveRunOutcome(definitionTasks, run) });
 
   const ref = { pipeline, date: command.date, runId: command.runId };
-  const changed: TaskStateChanged = { type: 'TaskStateChanged', schemaVersion: 1, data: { ...ref, taskId: command.taskId, state: command.state, tryNumber, error: command.error } };
+  // The producer's time of this change is also when a run it ends ended.
+  const at = command.at === undefined ? {} : { at: command.at };
+  const changed: TaskStateChanged = { type: 'TaskStateChanged', schemaVersion: 1, data: { ...ref, taskId: command.taskId, state: command.state, tryNumber, error: command.error, ...at } };
   const after = new Map<string, { state: TaskState }>(run);
   after.set(command.taskId, { state: command.state });
   const outcome = deriveRunOutcome(definitionTasks, after);
@@ -65,10 +67,10 @@ export function decideTaskState(state: PipelineState, tasks: TaskRuns, command: 
     case 'running':
       return accept({ events: [changed], repeated: false, tryNumber, outcome });
     case 'success':
-      return accept({ events: [changed, { type: 'RunSucceeded', schemaVersion: 1, data: { ...ref, metrics: {}, outputs: [] } }], repeated: false, tryNumber, outcome });
+      return accept({ events: [changed, { type: 'RunSucceeded', schemaVersion: 1, data: { ...ref, metrics: {}, outputs: [], ...at } }], repeated: false, tryNumber, outcome });
     case 'failed':
       return accept({
-        events: [changed, { type: 'RunFailed', schemaVersion: 1, data: { ...ref, error: describeRunOutcome(outcome), code: DERIVED_FAILURE_CODE } }],
+        events: [changed, { type: 'RunFailed', schemaVersion: 1, data: { ...ref, error: describeRunOutcome(outcome), code: DERIVED_FAILURE_CODE, ...at } }],
         repeated: false,
         tryNumber,
         outcome,
