@@ -2,7 +2,7 @@ import type { PipelineDefinition } from '../events/pipeline-definition.js';
 import type { RunFailed } from '../events/run-failed.js';
 import type { RunSucceeded } from '../events/run-succeeded.js';
 import type { TaskState, TaskStateChanged } from '../events/task-state-changed.js';
-import { isTerminalTaskState } from '../events/task-states.js';
+import { isTaskState, isTerminalTaskState } from '../events/task-states.js';
 import { deriveRunOutcome, describeRunOutcome, type RunOutcome } from './derive-run-outcome.js';
 import type { PipelineState } from './pipeline-state.js';
 import { accept, refuse, type Decision, type Refusal } from './refusal.js';
@@ -122,4 +122,47 @@ export function refuseUnfinishedTasks(
       `run ${command.runId} of ${definition.pipeline} records task-level state and has ${describeRunOutcome(outcome)}; its ${what} is not recorded. ` +
       `Report each task with \`runledger task ${command.runId} <task> <state>\` and the run's outcome follows from its leaf tasks, or clear the date`,
   };
+}
+
+/** The tasks a producer's verdict settled (each with its `TaskStateChanged`) and the ones it left unreported. */
+export type Settlement = { events: TaskStateChanged[]; unreported: string[] };
+
+/**
+ * A producer's verdict on a run of a task-level pipeline (an Airflow DAG
+ * run's COMPLETE or FAIL): Airflow sends no event for a task that ends
+ * `upstream_failed` or is skipped without running, so the verdict settles
+ * every declared task that has no finished state yet. A task the producer
+ * names in a finished state (`reported`, e.g. the `airflowState` facet's
+ * `tasksState`) gets that state, at the verdict's time; any other is left
+ * `unreported`, and the run's outcome is the verdict either way. Tasks already
+ * finished keep their state. With every task settled from the producer's
+ * states, the outcome `deriveRunOutcome` gives is the one Airflow computes by
+ * the same leaf rule, so the masking lint's warnings hold for such runs too.
+ *
+ * @example
+ * settleUnfinishedTasks(definition, tasks, { pipeline, date, runId }, new Map([['load', 'upstream_failed']]))
+ * // { events: [TaskStateChanged load upstream_failed], unreported: [] }
+ */
+export function settleUnfinishedTasks(
+  definition: PipelineDefinition,
+  tasks: TaskRuns,
+  ref: { pipeline: string; date: string; runId: string },
+  reported: ReadonlyMap<string, string> | null,
+  at?: string,
+): Settlement {
+  const run = tasks.runs.get(ref.runId) ?? new Map<string, TaskRun>();
+  const events: TaskStateChanged[] = [];
+  const unreported: string[] = [];
+  for (const task of definition.tasks ?? []) {
+    const previous = run.get(task.id);
+    if (previous && isTerminalTaskState(previous.state)) continue;
+    const state = reported?.get(task.id);
+    if (!isTaskState(state) || !isTerminalTaskState(state)) {
+      unreported.push(task.id);
+      continue;
+    }
+    const tryNumber = nextTryNumber(previous, state);
+    events.push({ type: 'TaskStateChanged', schemaVersion: 1, data: { ...ref, taskId: task.id, state, tryNumber, error: null, ...(at === undefined ? {} : { at }) } });
+  }
+  return { events, unreported };
 }

@@ -7,7 +7,7 @@ import { formatBytes, MAX_SIZE_CAP_BYTES, recordedTextLimits, utf8Bytes } from '
 import { decideClear } from '../../projections/decide-clear.js';
 import { decideCompletion, type CompletionCommand } from '../../projections/decide-completion.js';
 import { decideStart } from '../../projections/decide-start.js';
-import { decideTaskState, refuseUnfinishedTasks } from '../../projections/decide-task-state.js';
+import { decideTaskState, refuseUnfinishedTasks, settleUnfinishedTasks } from '../../projections/decide-task-state.js';
 import type { Refusal } from '../../projections/refusal.js';
 import { checkDurationMs } from '../duration.js';
 import { LedgerError } from '../errors.js';
@@ -126,7 +126,7 @@ async function refuseTakenRunId(core: LedgerCore, runId: string): Promise<void> 
  * @example
  * await succeedRun(core, { runId, metrics: { rows: 42 } });
  */
-export async function succeedRun(core: LedgerCore, input: { runId: string; metrics?: Record<string, unknown>; outputs?: RunOutput[]; log?: RunLog; at?: string }): Promise<CompletionResult> {
+export async function succeedRun(core: LedgerCore, input: { runId: string; metrics?: Record<string, unknown>; outputs?: RunOutput[]; log?: RunLog; at?: string; settleTasks?: Record<string, string> }): Promise<CompletionResult> {
   const metrics = input.metrics ?? {};
   const at = atField(input.at);
   const outputs = checkOutputs(input.outputs ?? []);
@@ -137,7 +137,7 @@ export async function succeedRun(core: LedgerCore, input: { runId: string; metri
     const tooLarge = metricsSizeProblem(bytes, recordedTextLimits(definition).metricsBytes);
     if (tooLarge !== null) throw new LedgerError('input.invalidMetrics', `metrics cannot be recorded: ${tooLarge}`);
     return { kind: 'succeed', runId: input.runId, date, metrics, outputs, ...log, ...at };
-  });
+  }, input.settleTasks);
 }
 
 /**
@@ -146,7 +146,7 @@ export async function succeedRun(core: LedgerCore, input: { runId: string; metri
  * @example
  * await failRun(core, { runId, error: 'raw file missing' });
  */
-export async function failRun(core: LedgerCore, input: { runId: string; error: string; code?: string | null; log?: RunLog; at?: string }): Promise<CompletionResult> {
+export async function failRun(core: LedgerCore, input: { runId: string; error: string; code?: string | null; log?: RunLog; at?: string; settleTasks?: Record<string, string> }): Promise<CompletionResult> {
   const at = atField(input.at);
   if (input.error.trim() === '') throw new LedgerError('input.emptyError', 'a failure needs an error message that says what went wrong, e.g. --error "raw file missing" (library: error)');
   const bytes = errorBytes(input.error, 'error message');
@@ -154,7 +154,7 @@ export async function failRun(core: LedgerCore, input: { runId: string; error: s
   return completeRun(core, input.runId, (date, definition) => {
     checkErrorSize(bytes, definition, 'error message');
     return { kind: 'fail', runId: input.runId, date, error: input.error, code: input.code ?? null, ...log, ...at };
-  });
+  }, input.settleTasks);
 }
 
 /**
@@ -215,7 +215,17 @@ export async function recordTask(core: LedgerCore, input: TaskInput): Promise<Ta
   }
 }
 
-async function completeRun(core: LedgerCore, runId: string, command: (date: string, definition: PipelineDefinition) => CompletionCommand): Promise<CompletionResult> {
+/**
+ * `settleTasks`: the completion is the producer's verdict on a task-level run (an Airflow DAG run's end):
+ * instead of refusing while tasks are unfinished, it settles them from these states (`settleUnfinishedTasks`)
+ * and records the outcome with the tasks it could not settle as unreported.
+ */
+async function completeRun(
+  core: LedgerCore,
+  runId: string,
+  command: (date: string, definition: PipelineDefinition) => CompletionCommand,
+  settleTasks?: Record<string, string>,
+): Promise<CompletionResult> {
   const found = await core.store.findRun(runId);
   if (!found) throw new LedgerError('notFound.run', `no run ${runId} in this ledger; list runs with \`runledger runs <pipeline>\``);
   const date = found.stream.slice(found.pipeline.length + 1);
@@ -226,13 +236,25 @@ async function completeRun(core: LedgerCore, runId: string, command: (date: stri
     if (!decision.ok) throw refusalError(decision.refusal);
     // A task-level run's outcome follows from its leaves; a repeat (no events) needs no check.
     // An interruption is about the runner, not the outcome, so unfinished tasks do not hold it back.
-    const unfinished = decision.value.events.length === 0 || cmd.kind === 'interrupt' ? null : refuseUnfinishedTasks(definition, tasks, cmd);
+    let events: LedgerEvent[] = decision.value.events;
+    const verdict = settleTasks !== undefined && definition.tasks !== undefined && events.length > 0 && (cmd.kind === 'succeed' || cmd.kind === 'fail');
+    if (verdict) {
+      const settled = settleUnfinishedTasks(definition, tasks, { pipeline: found.pipeline, date, runId }, new Map(Object.entries(settleTasks)), cmd.at);
+      const unreported = settled.unreported.length > 0 ? { unreportedTasks: settled.unreported } : {};
+      const marked = events.map((e): LedgerEvent => {
+        if (e.type === 'RunSucceeded') return { ...e, data: { ...e.data, ...unreported } };
+        if (e.type === 'RunFailed') return { ...e, data: { ...e.data, ...unreported } };
+        return e;
+      });
+      events = [...settled.events, ...marked];
+    }
+    const unfinished = verdict || decision.value.events.length === 0 || cmd.kind === 'interrupt' ? null : refuseUnfinishedTasks(definition, tasks, cmd);
     if (unfinished) throw refusalError(unfinished);
     const status = ({ succeed: 'success', fail: 'failed', interrupt: 'interrupted', heartbeat: 'running' } as const)[cmd.kind];
     const result: CompletionResult = { runId, pipeline: found.pipeline, date, status, repeated: decision.value.repeated };
     if (decision.value.events.length === 0) return result;
     const expected = state.dates.get(date)?.version ?? 0;
-    if (await appendEvents(core, [{ stream: found.stream, expectedVersion: expected, events: decision.value.events }])) {
+    if (await appendEvents(core, [{ stream: found.stream, expectedVersion: expected, events }])) {
       const event = decision.value.events[0];
       return event?.type === 'RunHeartbeat' ? { ...result, leaseExpiresAt: event.data.leaseExpiresAt } : result;
     }
