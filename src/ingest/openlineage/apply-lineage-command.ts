@@ -237,7 +237,7 @@ async function applyTask(ctx: ApplyContext, pipeline: string, command: TaskComma
       outcome: 'ignored',
       status: 200,
       code: null,
-      message: `${jobText(command.taskJob)} is a task of ${pipeline}, which records no task-level state, so the ${command.eventType} of task ${command.taskId} is not kept; redefine it with --tasks to keep task states`,
+      message: `${jobText(command.taskJob)} is bound to no pipeline; it runs inside run ${command.runId} of ${jobText(command.job)} (pipeline ${pipeline}), which records no task-level state, so this ${command.eventType} is not kept; redefine ${pipeline} with --tasks to keep the states of its tasks`,
     };
   }
   if (!definition.tasks.some((t) => t.id === command.taskId)) {
