@@ -93,7 +93,7 @@ function printReport(ctx: CliContext, report: IngestReport, label: (index: numbe
  * The events of a file: a JSON document (one event or an array) or JSON
  * Lines, with how to name each one (its line number). Each event is checked
  * against the schema on its own; a line that is not JSON is refused on its
- * own too. With `allOrNothing`, either refuses the whole file at once, as any
+ * own too. With `allOrNothing`, either refuses the whole file at once, like every
  * bad input: nothing is written.
  */
 function readEvents(file: string, allOrNothing: boolean): { entries: LineageEntry[]; label: (index: number) => string } {
