@@ -237,6 +237,21 @@ describe('task-level pipelines: the DAG run\'s end is Airflow\'s verdict', () =>
     expect(grid.outcome).toMatchObject({ status: 'success' });
   });
 
+  test('runs --run shows the tasks a verdict left unreported as not reported, not as unfinished', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'ledger.db');
+    const setup = await openLedger({ db, clock: () => NOW, actor: 'test' });
+    await define(setup, airflow3UpstreamFailed);
+    await ingestLineage(setup, new BindingIndex(setup.store), parseEachLineageEvent(fixture(airflow3UpstreamFailed)), { auto: false });
+    await setup.close();
+    const runId = Object.keys(airflow3UpstreamFailed.tasks?.['orders_tasks'] ?? {})[1] as string;
+    let stdout = '';
+    const code = await runCli(['--db', db, 'runs', 'orders_tasks', '--run', runId], { stdout: (t) => (stdout += t), stderr: () => undefined, env: {}, clock: () => NOW, isTTY: false }, extraCommands);
+    expect(code).toBe(0);
+    expect(stdout).toContain(`run ${runId} of orders_tasks 2026-11-03, attempt 1: failed; ended by the producer's verdict; not reported: load`);
+    expect(stdout).toMatch(/\nload\s+not reported\s+0\s+-/);
+  });
+
   test('a task event that arrives after the verdict recorded it as not reported changes nothing', async () => {
     const ledger = await freshLedger(airflow3UpstreamFailed);
     const events = fixture(airflow3UpstreamFailed);
