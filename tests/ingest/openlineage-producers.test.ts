@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { runCli } from '../../src/cli/create-program.js';
 import { extraCommands } from '../../src/cli/extra-commands.js';
 import { BindingIndex } from '../../src/ingest/openlineage/binding-index.js';
-import { exportOpenLineage } from '../../src/ingest/openlineage/export-openlineage.js';
+import { datasetOf, exportOpenLineage } from '../../src/ingest/openlineage/export-openlineage.js';
 import { ingestLineage, parseEachLineageEvent, type IngestReport } from '../../src/ingest/openlineage/ingest-lineage.js';
 import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
 import { collectMetrics } from '../../src/ops/collect-metrics.js';
@@ -195,6 +195,26 @@ describe("the producer's clock", () => {
     // The ledger's own record of when it heard of them stays the ingest time.
     const log = await ledger.log({ pipeline: 'spark_orders', types: ['RunStarted'] });
     expect(log.events.map((e) => e.recordedAt)).toEqual([new Date(NOW).toISOString(), new Date(NOW).toISOString()]);
+  });
+
+  test('library callers pass the producer\'s time as `at`: the run\'s start, end and duration follow it; a time without a zone is refused', async () => {
+    const ledger = openMemoryLedger({ clock: () => NOW });
+    await ledger.define({ pipeline: 'etl', schedule: '0 0 * * *', start: '2026-11-01' });
+    const run = await ledger.start({ pipeline: 'etl', date: '2026-11-02', at: '2026-11-03T01:00:00+01:00' });
+    await expect(ledger.succeed({ runId: run.runId, at: '2026-11-03T00:30:00' })).rejects.toMatchObject({ code: 'input.invalidInstant' });
+    await ledger.succeed({ runId: run.runId, at: '2026-11-03T00:30:00Z', outputs: [{ namespace: 's3://lake', name: 'orders/2026-11-02' }] });
+    const [row] = (await ledger.runs({ pipeline: 'etl' })).runs;
+    expect(row).toMatchObject({ startedAt: '2026-11-03T00:00:00.000Z', finishedAt: '2026-11-03T00:30:00.000Z', outputs: [{ namespace: 's3://lake', name: 'orders/2026-11-02' }] });
+    const [event] = (await ledger.log({ pipeline: 'etl', types: ['RunSucceeded'] })).events;
+    expect(event?.recordedAt).toBe(new Date(NOW).toISOString());
+  });
+
+  test('outputs recorded as text (succeed --output, older ingests) are exported split after the URI authority, else at the first /', () => {
+    expect(datasetOf('postgres://db:5432/public.orders')).toEqual({ namespace: 'postgres://db:5432', name: 'public.orders' });
+    expect(datasetOf('s3://bucket/orders/2026-11-02.csv')).toEqual({ namespace: 's3://bucket', name: 'orders/2026-11-02.csv' });
+    expect(datasetOf('dbfs//user/hive/warehouse/temp')).toEqual({ namespace: 'dbfs', name: '/user/hive/warehouse/temp' });
+    expect(datasetOf('orders_table')).toEqual({ namespace: 'runledger', name: 'orders_table' });
+    expect(datasetOf({ namespace: 'dbfs', name: '/user/hive/warehouse/temp' })).toEqual({ namespace: 'dbfs', name: '/user/hive/warehouse/temp' });
   });
 
   test('the last failure of a dbt project is the one that failed last at the source, whatever order the events came in', async () => {
