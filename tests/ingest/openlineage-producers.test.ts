@@ -209,6 +209,25 @@ describe("the producer's clock", () => {
     expect(event?.recordedAt).toBe(new Date(NOW).toISOString());
   });
 
+  test('the CLI takes it too: start --at and succeed --at record a run that ran elsewhere with its own times', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'ledger.db');
+    const cli = async (args: string[]) => {
+      let stdout = '';
+      let stderr = '';
+      const code = await runCli(['--db', db, '--now', '2026-11-10T12:00:00Z', ...args], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: {}, clock: () => NOW, isTTY: false }, extraCommands);
+      return { code, stdout, stderr };
+    };
+    expect((await cli(['define', 'etl', '--schedule', '0 0 * * *', '--start', '2026-11-01'])).code).toBe(0);
+    const run = (await cli(['start', 'etl', '2026-11-02', '--at', '2026-11-03T00:00:00Z'])).stdout.trim();
+    const bad = await cli(['succeed', run, '--at', 'yesterday']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("'yesterday' is not an instant");
+    expect((await cli(['succeed', run, '--at', '2026-11-03T00:12:30Z'])).code).toBe(0);
+    const runs = JSON.parse((await cli(['runs', 'etl', '--json'])).stdout) as { runs: Array<{ startedAt: string; finishedAt: string }> };
+    expect(runs.runs.map((r) => [r.startedAt, r.finishedAt])).toEqual([['2026-11-03T00:00:00.000Z', '2026-11-03T00:12:30.000Z']]);
+  });
+
   test('outputs recorded as text (succeed --output, older ingests) are exported split after the URI authority, else at the first /', () => {
     expect(datasetOf('postgres://db:5432/public.orders')).toEqual({ namespace: 'postgres://db:5432', name: 'public.orders' });
     expect(datasetOf('s3://bucket/orders/2026-11-02.csv')).toEqual({ namespace: 's3://bucket', name: 'orders/2026-11-02.csv' });
