@@ -287,6 +287,18 @@ describe('task-level events', () => {
   });
 });
 
+describe('unbound DAGs', () => {
+  test("a task event of an unbound DAG is ignored, advising to bind the DAG (its parent), not the task", async () => {
+    const { app } = await setup({ bind: false });
+    const res = await post(app, taskEvent({ eventType: 'START', taskId: 'extract', taskRunId: runIdOf(2), runId: runIdOf(1), ...dayInterval('2026-11-02'), eventTime: '2026-11-03T00:00:10Z' }));
+    expect(res.statusCode).toBe(200);
+    expect(res.json().results[0]).toMatchObject({
+      outcome: 'ignored',
+      message: expect.stringContaining('no pipeline is bound to the OpenLineage job default/airflow_orders.extract (nor to its parent default/airflow_orders), so this START is not kept; bind one with `runledger define <pipeline> --openlineage default/airflow_orders`'),
+    });
+  });
+});
+
 describe('--openlineage-auto', () => {
   test("defines an unbound DAG from its dag facet's cron timetable and zone, once", async () => {
     const { app, ledger } = await setup({ bind: false, auto: true });

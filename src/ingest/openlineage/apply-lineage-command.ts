@@ -115,10 +115,12 @@ async function routeOf(ctx: ApplyContext, command: RunCommand): Promise<Route> {
     return { kind: 'ignored', pipeline: rootPipeline, reason: `${jobText(command.job)} is bound to no pipeline; it runs inside run ${root.runId} of ${jobText(root.job)} (pipeline ${rootPipeline}), which records that run, so this ${command.eventType} is not kept` };
   }
   const job = jobText(command.job);
+  // An Airflow task's pipeline is its DAG's: advise binding the DAG, not the task.
+  const target = parent && dag?.dagId === parent.job.job ? jobText(parent.job) : job;
   const hint = dag ? ', or let serve/ingest define it with --openlineage-auto' : '';
-  const bind = `bind one with \`runledger define <pipeline> --openlineage ${job}\`${hint}`;
-  if (ctx.strict) throw new LedgerError('notFound.openlineageJob', `no pipeline is bound to the OpenLineage job ${job}; ${bind}`);
+  const bind = `bind one with \`runledger define <pipeline> --openlineage ${target}\`${hint}`;
   const parentNote = parent ? ` (nor to its parent ${jobText(parent.job)})` : '';
+  if (ctx.strict) throw new LedgerError('notFound.openlineageJob', `no pipeline is bound to the OpenLineage job ${job}${parentNote}; ${bind}`);
   return { kind: 'ignored', reason: `no pipeline is bound to the OpenLineage job ${job}${parentNote}, so this ${command.eventType} is not kept; ${bind}` };
 }
 
