@@ -71,6 +71,7 @@ export const LEDGER_ERROR_CODES = [
   'input.invalidNumber',
   'input.invalidOpenLineageEvent',
   'input.invalidOpenLineageJob',
+  'input.invalidOutputs',
   'input.invalidPipelineName',
   'input.invalidPosition',
   'input.invalidQuery',

@@ -1,4 +1,4 @@
-import type { RunLog } from '../../events/common.js';
+import type { RunLog, RunOutput } from '../../events/common.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
@@ -142,13 +142,19 @@ export class Ledger {
   /**
    * Records the success of the current run of its key (a cleared or superseded run is refused); a repeat is a no-op.
    * `log`: the path and sha256 of the run's log file, when one was kept (`succeed`, `fail` and `interrupt` alike).
+   * `at`: when the run really ended, if not now (a producer's own clock, e.g. an OpenLineage `eventTime`): the
+   * run's `finishedAt` and duration follow it, while the event's `recordedAt` stays the time it was recorded.
+   * `outputs`: dataset names, or `{ namespace, name }` kept apart. `settleTasks` (succeed and fail): the
+   * completion is the producer's verdict on a task-level run, so tasks with no finished state are settled
+   * from these states (e.g. `{ load: 'upstream_failed' }`) and the rest recorded as not reported, instead of
+   * the completion being refused while tasks are unfinished.
    */
-  async succeed(input: { runId: string; metrics?: Record<string, unknown>; outputs?: string[]; log?: RunLog }): Promise<CompletionResult> {
+  async succeed(input: { runId: string; metrics?: Record<string, unknown>; outputs?: RunOutput[]; log?: RunLog; at?: string; settleTasks?: Record<string, string> }): Promise<CompletionResult> {
     return succeedRun(this.#core, input);
   }
 
   /** Records the failure of the current run of its key (a cleared or superseded run is refused); a repeat is a no-op. */
-  async fail(input: { runId: string; error: string; code?: string | null; log?: RunLog }): Promise<CompletionResult> {
+  async fail(input: { runId: string; error: string; code?: string | null; log?: RunLog; at?: string; settleTasks?: Record<string, string> }): Promise<CompletionResult> {
     return failRun(this.#core, input);
   }
 
@@ -160,12 +166,12 @@ export class Ledger {
    * @example
    * await ledger.interrupt({ runId, by: 'SIGINT', message: 'stopped while loading' });
    */
-  async interrupt(input: { runId: string; by: string; message?: string; log?: RunLog }): Promise<CompletionResult> {
+  async interrupt(input: { runId: string; by: string; message?: string; log?: RunLog; at?: string }): Promise<CompletionResult> {
     return interruptRun(this.#core, input);
   }
 
   /** Extends the lease of a running run. */
-  async heartbeat(input: { runId: string; leaseMs?: number }): Promise<CompletionResult> {
+  async heartbeat(input: { runId: string; leaseMs?: number; at?: string }): Promise<CompletionResult> {
     return heartbeatRun(this.#core, input);
   }
 

@@ -44,6 +44,7 @@ export async function createServer(options: ServeOptions): Promise<FastifyInstan
     ...(options.writeToken ? { writeToken: options.writeToken } : {}),
     ...(options.watchIntervalMs ? { watchIntervalMs: options.watchIntervalMs } : {}),
     ...(options.openlineageAuto ? { openlineageAuto: true } : {}),
+    ...(options.strictLineage ? { strictLineage: true } : {}),
   };
 
   app.addHook('onRequest', async (request, reply) => authorize(request, reply, deps));
