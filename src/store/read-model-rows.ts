@@ -168,7 +168,7 @@ export function dateRow(pipeline: string, date: DateState, refs: Refs): DateRow 
 /** The long fields a row points to, read from their events. */
 export type Payloads = {
   /** `RunSucceeded`'s metrics and outputs. */
-  result(position: number): { metrics: Record<string, unknown> | null; outputs: string[] };
+  result(position: number): { metrics: Record<string, unknown> | null; outputs: DateState['outputs'] };
   /** The whole error text of the event at `position`, as the fold would have set it for `kind` (`excerpt`: what the row holds). */
   error(position: number, kind: 'date' | 'run', excerpt: string): string;
 };
