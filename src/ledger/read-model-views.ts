@@ -1,8 +1,10 @@
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { DateState } from '../../projections/date-state.js';
 import { initialState, type PipelineState } from '../../projections/pipeline-state.js';
-import type { Slot } from '../../projections/slot.js';
-import { pipelineStatus, type PipelineStatus } from '../../projections/views/pipeline-status.js';
+import { leaseExpired } from '../../projections/date-state.js';
+import type { PendingReason } from '../../projections/pending.js';
+import { formatLag } from '../../projections/views/format-lag.js';
+import { pipelineStatus, type LastFailure, type PendingCounts, type PipelineStatus } from '../../projections/views/pipeline-status.js';
 import type { PipelineSummary } from '../store/read-model-rows.js';
 import type { ReadModels } from '../store/read-models.js';
 import type { Timetable } from '../timetable/timetable.js';
@@ -66,35 +68,74 @@ export function withDates(view: TableView, dates: readonly DateState[]): TableVi
 }
 
 /**
- * A pipeline's `status` row from its summary: the slots are walked from its complete-through date on
- * (every slot before it is a success, so none is pending), looking each date up among the rows read
- * from there, plus the runs in flight. What `pipelineStatus` computes over the whole fold, read in
- * what the answer costs.
+ * A pipeline's `status` row from its summary: what `pipelineStatus` computes over the whole fold, read
+ * in what the answer costs. Every slot up to complete-through is a success, so only the due slots after
+ * it are walked (by the timetable's allocation-free walk), each looked up among the compact (key,
+ * status, lease) tuples of the dates after it; the runs in flight are read by their own index.
  *
  * @example
- * const row = await statusFromTables(models, 'etl_orders', Date.now());
+ * const { status } = await statusFromTables(models, 'etl_orders', Date.now());
  */
 export async function statusFromTables(models: ReadModels, pipeline: string, nowMs: number): Promise<{ status: PipelineStatus; view: TableView }> {
   const view = await tableView(models, pipeline);
-  const { summary, timetable } = view;
-  let slots: Iterable<Slot> = slotsFrom(timetable);
-  if (summary.completeThrough !== null) {
-    const [through] = await models.dates(pipeline, { keys: [summary.completeThrough] });
-    const slot = through === undefined ? undefined : timetable.slotAt(Date.parse(through.logicalDate));
-    if (through !== undefined && slot !== undefined) {
-      withDates(view, await models.dates(pipeline, { fromMs: Date.parse(through.logicalDate), light: true }));
-      slots = slotsFromSlot(timetable, slot);
-    } else {
-      withDates(view, await models.dates(pipeline, { light: true }));
-    }
-  } else {
+  const { summary, timetable, definition } = view;
+  const throughSlot = summary.completeThrough === null ? undefined : timetable.slotAt(timetable.parseDate(summary.completeThrough));
+  if (summary.completeThrough !== null && throughSlot === undefined) {
+    // A complete-through key the timetable cannot place (never expected): the plain walk over the rows.
     withDates(view, await models.dates(pipeline, { light: true }));
+    const lastFailure = lastFailureOf(summary);
+    return { status: pipelineStatus({ state: view.state, lastFailure, slots: slotsFrom(timetable), nowMs }), view };
   }
-  withDates(view, await models.dates(pipeline, { status: 'running', light: true }));
-  const lastFailure = summary.lastFailure === null ? null : { date: summary.lastFailure.date, runId: summary.lastFailure.runId, at: summary.lastFailure.at, error: summary.lastFailure.error ?? '' };
-  return { status: pipelineStatus({ state: view.state, lastFailure, slots, nowMs }), view };
+  if (throughSlot !== undefined) withDates(view, await models.dates(pipeline, { keys: [throughSlot.date], light: true }));
+  const afterMs = throughSlot === undefined ? Number.MIN_SAFE_INTEGER : Date.parse(throughSlot.logicalDate);
+  const known = new Map<string, [string, string]>();
+  for (const [date, status, lease] of await models.statuses(pipeline, afterMs)) known.set(date, [status, lease]);
+  const pending: PendingCounts = { total: 0, missing: 0, failed: 0, interrupted: 0, cleared: 0, stalled: 0 };
+  let behind = 0;
+  const last = timetable.lastDue(nowMs);
+  if (last !== undefined) {
+    timetable.eachSlot(afterMs + 1, Date.parse(last.logicalDate), (date) => {
+      behind += 1;
+      const row = known.get(date);
+      let reason: PendingReason | null;
+      if (row === undefined) reason = 'missing';
+      else if (row[0] === 'running') reason = Date.parse(row[1]) <= nowMs ? 'stalled' : null;
+      else if (row[0] === 'success') reason = null;
+      else reason = row[0] as PendingReason;
+      if (reason !== null) {
+        pending[reason] = (pending[reason] ?? 0) + 1;
+        pending.total += 1;
+      }
+    });
+  }
+  const running = await models.dates(pipeline, { status: 'running', light: true });
+  withDates(view, running);
+  const inFlight: PipelineStatus['inFlight'] = [];
+  const stalled: PipelineStatus['stalled'] = [];
+  for (const date of running) (leaseExpired(date, nowMs) ? stalled : inFlight).push({ date: date.date, runId: date.runId, leaseExpiresAt: date.leaseExpiresAt });
+  const completeUntil = throughSlot?.dataInterval.end ?? null;
+  const lagFrom = completeUntil ?? timetable.first()?.dataInterval.start ?? null;
+  const lagMs = last !== undefined || throughSlot !== undefined ? Math.max(0, nowMs - Date.parse(lagFrom ?? '')) : null;
+  const status: PipelineStatus = {
+    pipeline,
+    schedule: definition.schedule,
+    timezone: definition.timezone,
+    watermark: summary.watermark?.date ?? null,
+    completeThrough: throughSlot?.date ?? null,
+    completeUntil,
+    lagSeconds: lagMs !== null && Number.isFinite(lagMs) ? lagMs / 1000 : null,
+    lag: lagMs !== null && Number.isFinite(lagMs) ? formatLag(lagMs) : '-',
+    behind,
+    pending,
+    inFlight,
+    stalled,
+    lastFailure: lastFailureOf(summary),
+    freshnessSeconds: definition.freshnessMs === undefined ? null : definition.freshnessMs / 1000,
+  };
+  return { status, view };
 }
 
-function* slotsFromSlot(timetable: Timetable, first: Slot): Generator<Slot> {
-  for (let slot: Slot | undefined = first; slot; slot = timetable.next(slot)) yield slot;
+function lastFailureOf(summary: PipelineSummary): LastFailure | null {
+  const last = summary.lastFailure;
+  return last === null ? null : { date: last.date, runId: last.runId, at: last.at, error: last.error ?? '' };
 }

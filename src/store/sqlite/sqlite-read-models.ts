@@ -350,6 +350,9 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       // Paged from the newest back, listed oldest first.
       return rows.reverse().map((row) => runOfRow(row, payloads));
     },
+    async statuses(pipeline, afterMs) {
+      return readStatements().statuses.all(pipeline, afterMs) as Array<[string, string, string]>;
+    },
     async run(runId) {
       const s = readStatements();
       const row = s.run.get(runId) as RunRow | undefined;
@@ -377,6 +380,7 @@ function prepare(db: Database.Database) {
     date: db.prepare('SELECT * FROM rm_dates WHERE pipeline = ? AND date = ?'),
     status: db.prepare('SELECT status FROM rm_dates WHERE pipeline = ? AND date = ?').pluck(),
     datesBetween: db.prepare('SELECT * FROM rm_dates WHERE pipeline = ? AND logical_ms BETWEEN ? AND ? ORDER BY logical_ms'),
+    statuses: db.prepare('SELECT date, status, lease_expires_at FROM rm_dates WHERE pipeline = ? AND logical_ms > ?').raw(true),
     runningDates: db.prepare(`SELECT * FROM rm_dates WHERE pipeline = ? AND status = 'running' ORDER BY logical_ms`),
     allDates: db.prepare('SELECT * FROM rm_dates WHERE pipeline = ? ORDER BY date'),
     run: db.prepare('SELECT * FROM rm_runs WHERE run_id = ?'),
