@@ -2,15 +2,18 @@ import { completeThrough } from '../../projections/complete-through.js';
 import { leaseExpired } from '../../projections/date-state.js';
 import { deriveRunOutcome } from '../../projections/derive-run-outcome.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
+import type { RunRecord } from '../../projections/run-history.js';
 import type { Slot } from '../../projections/slot.js';
 import { taskGrid } from '../../projections/task-grid.js';
 import { LedgerError } from '../errors.js';
 import type { Timetable } from '../timetable/timetable.js';
 import type { LedgerCore } from './ledger-core.js';
-import type { AsOf, DateRow, PendingView, RangeInput, RunsView, StateView, WatermarkView } from './ledger-types.js';
+import type { AsOf, DateRow, PendingView, RangeInput, RunsInput, RunsView, StateInput, StateView, WatermarkView } from './ledger-types.js';
+import { cursorFrom, pageOfRows, type Timed } from './page-rows.js';
 import { nowFor, readPipeline } from './load-pipeline.js';
 import { keyOf, rangeOf } from './resolve-keys.js';
 import { boundedSlots, duePending, slotsFrom } from './slots.js';
+import { parseRangeEnd, parseRangeStart } from '../timetable/parse-range-end.js';
 import type { TaskGridInput, TaskGridView } from './task-types.js';
 
 /**
@@ -19,42 +22,48 @@ import type { TaskGridInput, TaskGridView } from './task-types.js';
  * @example
  * const view = await stateView(core, { pipeline: 'etl_orders', from: '2026-11-02' });
  */
-export async function stateView(core: LedgerCore, input: RangeInput): Promise<StateView> {
+export async function stateView(core: LedgerCore, input: StateInput): Promise<StateView> {
   // "Now" first: after the load, nothing may await until the view is built, or a concurrent call could advance the shared state mid-view.
   const nowMs = await nowFor(core, input.asOf);
   const { timetable, state } = await readPipeline(core, input.pipeline, input.asOf);
   const [fromMs, toMs] = rangeOf(timetable, input, nowMs);
-  const rows = new Map<string, DateRow>();
-  for (const slot of boundedSlots(timetable, fromMs, toMs)) rows.set(slot.date, missingRow(slot));
+  const recorded: Array<Timed<DateRow>> = [];
   for (const date of state.dates.values()) {
     const at = Date.parse(date.logicalDate);
     if (at < fromMs || at > toMs) continue;
-    rows.set(date.date, {
-      date: date.date,
-      status: date.status,
-      runId: date.runId,
-      attempt: date.attempt,
-      attempts: date.attempts,
-      runType: date.runType,
-      logicalDate: date.logicalDate,
-      dataInterval: date.dataInterval,
-      startedAt: date.startedAt,
-      finishedAt: date.finishedAt,
-      leaseExpiresAt: date.leaseExpiresAt,
-      metrics: date.metrics,
-      outputs: date.outputs,
-      error: date.error?.message ?? null,
-      errorCode: date.error?.code ?? null,
-      offSchedule: date.offSchedule,
-      stalled: leaseExpired(date, nowMs),
+    recorded.push({
+      at,
+      key: date.date,
+      row: {
+        date: date.date,
+        status: date.status,
+        runId: date.runId,
+        attempt: date.attempt,
+        attempts: date.attempts,
+        runType: date.runType,
+        logicalDate: date.logicalDate,
+        dataInterval: date.dataInterval,
+        startedAt: date.startedAt,
+        finishedAt: date.finishedAt,
+        leaseExpiresAt: date.leaseExpiresAt,
+        metrics: date.metrics,
+        outputs: date.outputs,
+        error: date.error?.message ?? null,
+        errorCode: date.error?.code ?? null,
+        offSchedule: date.offSchedule,
+        stalled: leaseExpired(date, nowMs),
+      },
     });
   }
-  // Each logical date parsed once, not once per comparison.
-  const dates = [...rows.values()]
-    .map((row) => ({ at: Date.parse(row.logicalDate), row }))
-    .sort((a, b) => a.at - b.at)
-    .map(({ row }) => row);
-  return { pipeline: input.pipeline, watermark: state.watermark?.date ?? null, completeThrough: completeThroughOf(timetable, state), position: state.position, dates };
+  recorded.sort((a, b) => a.at - b.at);
+  // The slots are walked lazily: a page of a long range builds only its own rows.
+  const slots = (function* () {
+    for (const slot of boundedSlots(timetable, fromMs, toMs)) yield { at: Date.parse(slot.logicalDate), key: slot.date, row: missingRow(slot) };
+  })();
+  const { rows, next } = pageOfRows(slots, recorded, input.limit);
+  const view: StateView = { pipeline: input.pipeline, watermark: state.watermark?.date ?? null, completeThrough: completeThroughOf(timetable, state), position: state.position, dates: rows };
+  if (input.limit !== undefined) view.nextFrom = next === null ? null : cursorFrom(timetable, next.key, next.at, next.row.logicalDate);
+  return view;
 }
 
 /**
@@ -86,16 +95,46 @@ export async function pendingView(core: LedgerCore, input: RangeInput): Promise<
 }
 
 /**
- * Every run (attempt) of a pipeline, oldest first.
+ * Every run (attempt) of a pipeline, oldest first (or newest first), or one page of them.
  *
  * @example
  * const { runs } = await runsView(core, { pipeline: 'etl_orders', date: '2026-11-03' });
  */
-export async function runsView(core: LedgerCore, input: { pipeline: string; date?: string; asOf?: AsOf }): Promise<RunsView> {
+export async function runsView(core: LedgerCore, input: RunsInput): Promise<RunsView> {
   const { timetable, state, history } = await readPipeline(core, input.pipeline, input.asOf);
   const key = input.date === undefined ? undefined : keyOf(timetable, input.date, state);
-  const runs = [...history.runs.values()].filter((run) => key === undefined || run.date === key);
-  return { pipeline: input.pipeline, runs };
+  const fromMs = input.from === undefined ? Number.NEGATIVE_INFINITY : parseRangeStart(timetable, input.from);
+  const toMs = input.to === undefined ? Number.POSITIVE_INFINITY : parseRangeEnd(timetable, input.to);
+  if (fromMs > toMs) throw new LedgerError('input.invalidRange', `--from ${input.from} is after --to ${input.to}; give the earlier date first`);
+  const matches = (run: RunRecord) => {
+    if (key !== undefined && run.date !== key) return false;
+    if (fromMs === Number.NEGATIVE_INFINITY && toMs === Number.POSITIVE_INFINITY) return true;
+    const at = Date.parse(run.logicalDate);
+    return at >= fromMs && at <= toMs;
+  };
+  const all = [...history.runs.values()];
+  if (input.order === 'newest') all.reverse();
+  let start = 0;
+  if (input.after !== undefined) {
+    const at = all.findIndex((run) => run.runId === input.after);
+    if (at < 0) throw new LedgerError('notFound.run', `no run ${input.after} of ${input.pipeline} to continue after; start the listing again without after`);
+    start = at + 1;
+  }
+  const runs: RunRecord[] = [];
+  const limit = input.limit ?? Number.POSITIVE_INFINITY;
+  let more = false;
+  for (let i = start; i < all.length; i++) {
+    const run = all[i] as RunRecord;
+    if (!matches(run)) continue;
+    if (runs.length >= limit) {
+      more = true;
+      break;
+    }
+    runs.push(run);
+  }
+  const view: RunsView = { pipeline: input.pipeline, runs };
+  if (input.limit !== undefined) view.nextAfter = more ? (runs.at(-1)?.runId ?? null) : null;
+  return view;
 }
 
 /**

@@ -110,7 +110,11 @@ export type DateRow = {
   stalled: boolean;
 };
 
-export type StateView = { pipeline: string; watermark: string | null; completeThrough: string | null; position: number; dates: DateRow[] };
+/**
+ * `nextFrom`: present when the query had a `limit`; the `from` that continues the listing where this page
+ * stopped (pass it back with the same `to`), or null when the range ends on this page.
+ */
+export type StateView = { pipeline: string; watermark: string | null; completeThrough: string | null; position: number; dates: DateRow[]; nextFrom?: string | null };
 export type WatermarkView = { pipeline: string; watermark: string | null; completeThrough: string | null };
 export type PendingView = {
   pipeline: string;
@@ -119,5 +123,22 @@ export type PendingView = {
   pending: Array<{ date: string; reason: PendingReason; logicalDate: string; runAfter: string; dataInterval: DataInterval; error?: string }>;
   inFlight: Array<{ date: string; runId: string; leaseExpiresAt: string }>;
 };
-export type RunsView = { pipeline: string; runs: RunRecord[] };
+/**
+ * `nextAfter`: present when the query had a `limit`; the run id to pass as `after` for the next page (in the
+ * same order), or null when no run is left.
+ */
+export type RunsView = { pipeline: string; runs: RunRecord[]; nextAfter?: string | null };
 export type RangeInput = { pipeline: string; from?: string; to?: string; asOf?: AsOf };
+
+/**
+ * `state` over a range, a page at a time: `limit` rows at most (oldest first); the view's `nextFrom` is the
+ * `from` of the next page.
+ */
+export type StateInput = RangeInput & { limit?: number };
+
+/**
+ * `runs` of a pipeline: every attempt in start order (`order: 'newest'` for the newest first), narrowed to
+ * one `date` or to the dates of `from`..`to` (inclusive, as `state` reads them); `limit` runs at most, and
+ * `after`: the run id the previous page ended with (its `nextAfter`).
+ */
+export type RunsInput = { pipeline: string; date?: string; from?: string; to?: string; limit?: number; after?: string; order?: 'oldest' | 'newest'; asOf?: AsOf };

@@ -24,8 +24,10 @@ import type {
   LogInput,
   PendingView,
   RangeInput,
+  RunsInput,
   RunsView,
   StartInput,
+  StateInput,
   StartResult,
   StateView,
   WatermarkView,
@@ -180,8 +182,15 @@ export class Ledger {
     return clearKeys(this.#core, input);
   }
 
-  /** Per-date state from the latest run of each date, with the watermark (greatest date ever successful) and complete-through (every date up to it successful now). */
-  async state(input: RangeInput): Promise<StateView> {
+  /**
+   * Per-date state from the latest run of each date, with the watermark (greatest date ever successful) and complete-through (every date up to it successful now).
+   * With `limit`, one page of the range: `nextFrom` continues it.
+   *
+   * @example
+   * const page = await ledger.state({ pipeline: 'etl_orders', limit: 1000 });
+   * if (page.nextFrom) await ledger.state({ pipeline: 'etl_orders', from: page.nextFrom, limit: 1000 });
+   */
+  async state(input: StateInput): Promise<StateView> {
     return stateView(this.#core, input);
   }
 
@@ -195,8 +204,14 @@ export class Ledger {
     return pendingView(this.#core, input);
   }
 
-  /** Every run (attempt) of a pipeline, oldest first. */
-  async runs(input: { pipeline: string; date?: string; asOf?: AsOf }): Promise<RunsView> {
+  /**
+   * Every run (attempt) of a pipeline, oldest first, or a page of them.
+   *
+   * @example
+   * const page = await ledger.runs({ pipeline: 'etl_orders', order: 'newest', limit: 50 });
+   * const older = await ledger.runs({ pipeline: 'etl_orders', order: 'newest', limit: 50, after: page.nextAfter ?? undefined });
+   */
+  async runs(input: RunsInput): Promise<RunsView> {
     return runsView(this.#core, input);
   }
 
