@@ -7,11 +7,11 @@ export type PageCap = { default: number; max: number };
 export const STATE_PAGE: PageCap = { default: 1000, max: 10_000 };
 /** `GET /api/pipelines/:p/runs`: runs per page. */
 export const RUNS_PAGE: PageCap = { default: 100, max: 1000 };
-/** The pipeline page's runs table: runs per page. */
-export const PAGE_RUNS: PageCap = { default: 100, max: 1000 };
-/** The pipeline page's calendar: rows (months of days, or days of hours) per page. */
-export const CALENDAR_MONTHS: PageCap = { default: 120, max: 240 };
-export const CALENDAR_DAYS: PageCap = { default: 31, max: 92 };
+/**
+ * The pipeline page's calendar: rows per page, months of days (default 120) or days of hours (default 31;
+ * the defaults come with the layout), at most 240 either way.
+ */
+export const CALENDAR_ROWS: PageCap = { default: 120, max: 240 };
 
 /**
  * `?limit=` of a paged listing: its default when absent, refused over the

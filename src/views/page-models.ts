@@ -30,9 +30,15 @@ export type PipelinePage = {
   watermark: string | null;
   completeThrough: string | null;
   calendar: CalendarView;
+  /** The calendar pages beside this one (`to` of each; `newer.to` null: the latest), and the `from` and `limit` the page was asked with. */
+  calendarPages: { older: { rows: number; to: string } | null; newer: { to: string | null } | null; from?: string; limit?: number };
   pending: PendingView;
+  /** A page of runs, newest first. */
   runs: RunRow[];
-  totalRuns: number;
+  /** The run id the next (older) page of runs continues after, or null when this page ends them. */
+  olderRuns: string | null;
+  /** The run this page of runs continues after, or null for the newest runs. */
+  runsAfter: string | null;
   hasTasks: boolean;
   points: HistoryPoint[];
   audit: AuditEntry[];
