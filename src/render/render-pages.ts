@@ -83,6 +83,8 @@ export type ShellOptions = {
   /** Where "back to now" points. */
   nowHref?: string;
   generatedAt?: string;
+  /** The pipeline a pipeline or run page shows: its live updates follow that pipeline only. */
+  pipeline?: string;
 };
 
 /**
@@ -103,7 +105,7 @@ export function pageShell(body: Html, options: ShellOptions): string {
   const footer = html`<footer>Ledger position ${options.time.position} · ${past ? 'as of' : 'now'} ${new Date(options.time.nowMs).toISOString()}${options.generatedAt ? ` · report written ${options.generatedAt}` : ''}</footer>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${html`${options.title}`.html}</title>${head.html}</head>
-<body data-live="${served && !past ? '1' : '0'}" data-position="${options.time.position}">${nav.html}${banner.html}<main id="main">${body.html}</main>${footer.html}</body></html>
+<body data-live="${served && !past ? '1' : '0'}" data-position="${options.time.position}"${options.pipeline === undefined ? '' : html` data-pipeline="${options.pipeline}"`.html}>${nav.html}${banner.html}<main id="main">${body.html}</main>${footer.html}</body></html>
 `;
 }
 
@@ -125,7 +127,7 @@ function overviewBody(page: OverviewPage, links: Links): Html {
 <td>${s.lastFailure ? html`<span class="mono">${s.lastFailure.date}</span> <span class="err">${s.lastFailure.error}</span>` : html`<span class="muted">none</span>`}</td></tr>`;
   });
   return html`<h1>Pipelines</h1>
-<table class="overview"><thead><tr><th>Pipeline</th><th>Last slots</th><th>Watermark</th><th>Complete through</th><th>Lag</th><th>Pending</th><th>In flight</th><th>Last failure</th></tr></thead><tbody>${rows}</tbody></table>`;
+<table class="overview" data-part="overview"><thead><tr><th>Pipeline</th><th>Last slots</th><th>Watermark</th><th>Complete through</th><th>Lag</th><th>Pending</th><th>In flight</th><th>Last failure</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** Pending dates listed on a pipeline page; the rest are counted. */
@@ -149,14 +151,15 @@ function pipelineBody(page: PipelinePage, links: Links): Html {
         return html`<tr><td class="mono">${href ? html`<a href="${href}">${r.runId}</a>` : r.runId}</td><td class="mono">${r.date}</td><td class="num">${r.attempt}</td><td>${r.runType}${r.forced ? ' (forced)' : ''}${r.offSchedule ? ' (off-schedule)' : ''}</td><td>${badge(r.status)}</td><td class="mono">${inZone(r.startedAt, d.timezone)}</td><td class="num">${r.durationMs === null ? '—' : formatDuration(r.durationMs)}</td><td>${r.actor}</td><td>${r.error ? html`<span class="err">${r.error}</span>` : html`<span class="mono">${formatMetrics(r.metrics)}</span>`}</td></tr>`;
       })}</tbody></table>${runsNav(page, links)}`
     : html`<p>No runs yet.</p>`;
+  // Each data-part is a unit the live page replaces on its own when its markup changed.
   return html`<section class="pipeline" id="pipeline-${d.pipeline}"><h1>${d.pipeline}</h1>
-<div class="facts"><span><b>Schedule</b> ${d.schedule} (${d.timetable})</span><span><b>Zone</b> ${d.timezone}</span><span><b>Start</b> ${d.start}</span>${d.end ? html`<span><b>End</b> ${d.end}</span>` : html``}<span><b>Catchup</b> ${d.catchup ? 'on' : 'off'}</span></div>
-<div class="facts"><span><b>Watermark</b> <span class="mono" data-fact="watermark">${page.watermark ?? 'none'}</span></span><span><b>Complete through</b> <span class="mono" data-fact="complete-through">${page.completeThrough ?? 'none'}</span></span><span><b>Pending</b> ${page.pending.pending.length}</span><span><b>In flight</b> ${page.pending.inFlight.length}</span></div>
-<h2>Calendar</h2>${calendarHtml(page.calendar, calendarNav(page, links))}
-<h2>Watermark and complete-through over time</h2>${watermarkChart(page.points, page.time.nowMs)}
-<h2>Pending</h2>${pending}${inFlight}
-<h2>Runs</h2>${runs}
-<h2>Audit timeline</h2>${auditTable(page.audit, links, false, () => d.timezone)}</section>`;
+<div data-part="definition" class="facts"><span><b>Schedule</b> ${d.schedule} (${d.timetable})</span><span><b>Zone</b> ${d.timezone}</span><span><b>Start</b> ${d.start}</span>${d.end ? html`<span><b>End</b> ${d.end}</span>` : html``}<span><b>Catchup</b> ${d.catchup ? 'on' : 'off'}</span></div>
+<div data-part="summary" class="facts"><span><b>Watermark</b> <span class="mono" data-fact="watermark">${page.watermark ?? 'none'}</span></span><span><b>Complete through</b> <span class="mono" data-fact="complete-through">${page.completeThrough ?? 'none'}</span></span><span><b>Pending</b> ${page.pending.pending.length}</span><span><b>In flight</b> ${page.pending.inFlight.length}</span></div>
+<h2>Calendar</h2><div data-part="calendar">${calendarHtml(page.calendar, calendarNav(page, links))}</div>
+<h2>Watermark and complete-through over time</h2><div data-part="chart">${watermarkChart(page.points, page.time.nowMs)}</div>
+<h2>Pending</h2><div data-part="pending">${pending}${inFlight}</div>
+<h2>Runs</h2><div data-part="runs">${runs}</div>
+<h2>Audit timeline</h2><div data-part="audit">${auditTable(page.audit, links, false, () => d.timezone)}</div></section>`;
 }
 
 /** The links to the calendar pages beside this one; they keep the page's `from` and rows per page. */

@@ -34,6 +34,7 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
       mode: 'served',
       asOfText: asOfText === null ? null : /^\d+$/.test(asOfText) ? `event position ${asOfText}` : asOfText,
       nowHref: path,
+      ...(page.kind === 'pipeline' ? { pipeline: page.definition.pipeline } : page.kind === 'run' ? { pipeline: page.grid.pipeline } : {}),
     });
   };
   const send = (reply: FastifyReply, text: string) => reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(text);
