@@ -93,6 +93,12 @@ export type ShellOptions = {
  * with the ledger position the page reflects.
  */
 export function pageShell(body: Html, options: ShellOptions): string {
+  const { start, end } = pageShellParts(options);
+  return `${start}${body.html}${end}`;
+}
+
+/** The page around a body as the text before it and the text after it, for output written as it is made (`report --html`). */
+export function pageShellParts(options: ShellOptions): { start: string; end: string } {
   const served = options.mode === 'served';
   const past = options.time.asOf !== null;
   const head = served
@@ -103,10 +109,13 @@ export function pageShell(body: Html, options: ShellOptions): string {
     : html``;
   const nav = html`<header><span class="brand">runledger</span><a href="${options.links.overview()}">Overview</a><a href="${options.links.audit()}">Audit</a><a href="${options.links.verify()}">Verify</a>${served ? html`<span id="live">${past ? 'past view' : 'connecting…'}</span>` : html``}</header>`;
   const footer = html`<footer>Ledger position ${options.time.position} · ${past ? 'as of' : 'now'} ${new Date(options.time.nowMs).toISOString()}${options.generatedAt ? ` · report written ${options.generatedAt}` : ''}</footer>`;
-  return `<!doctype html>
+  return {
+    start: `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${html`${options.title}`.html}</title>${head.html}</head>
-<body data-live="${served && !past ? '1' : '0'}" data-position="${options.time.position}"${options.pipeline === undefined ? '' : html` data-pipeline="${options.pipeline}"`.html}>${nav.html}${banner.html}<main id="main">${body.html}</main>${footer.html}</body></html>
-`;
+<body data-live="${served && !past ? '1' : '0'}" data-position="${options.time.position}"${options.pipeline === undefined ? '' : html` data-pipeline="${options.pipeline}"`.html}>${nav.html}${banner.html}<main id="main">`,
+    end: `</main>${footer.html}</body></html>
+`,
+  };
 }
 
 function badge(status: string): Html {

@@ -130,6 +130,15 @@ const CALENDAR_CELLS = 50_000;
  * (newest first), watermark over time, audit timeline.
  */
 export async function loadPipelinePage(ledger: Ledger, pipeline: string, asOf: AsOf | undefined, limits: PageLimits = {}, input: PipelinePageInput = {}): Promise<PipelinePage> {
+  return (await loadPipelineSection(ledger, pipeline, asOf, limits, input)).page;
+}
+
+/**
+ * The pipeline page and its whole audit timeline (the page keeps the most
+ * recent entries), from one fold of its events: `report` builds its audit
+ * section from these instead of folding every pipeline a second time.
+ */
+export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf: AsOf | undefined, limits: PageLimits = {}, input: PipelinePageInput = {}): Promise<{ page: PipelinePage; audit: AuditEntry[] }> {
   const time = await pageTime(ledger, asOf);
   const { definition, timetable } = await ledger.pipeline(pipeline, time.asOf ?? undefined);
   const window = calendarWindow(timetable, time.nowMs, input, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? 31));
@@ -141,7 +150,7 @@ export async function loadPipelinePage(ledger: Ledger, pipeline: string, asOf: A
   // runRows lists oldest-first input newest first.
   const runs = runRows([...runsPage.runs].reverse(), runsLimit);
   const calendar = calendarOf(timetable, state, time.nowMs, undefined, !window.latest);
-  return {
+  const page: PipelinePage = {
     kind: 'pipeline',
     time,
     definition,
@@ -157,6 +166,7 @@ export async function loadPipelinePage(ledger: Ledger, pipeline: string, asOf: A
     points: folded.points,
     audit: folded.audit.slice(-(limits.audit ?? 200)).reverse(),
   };
+  return { page, audit: folded.audit };
 }
 
 /** A run page: the run, its task grid (pipelines with tasks) and its events. */
