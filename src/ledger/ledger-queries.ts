@@ -2,18 +2,16 @@ import { completeThrough } from '../../projections/complete-through.js';
 import { leaseExpired } from '../../projections/date-state.js';
 import { deriveRunOutcome } from '../../projections/derive-run-outcome.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
-import type { RunRecord } from '../../projections/run-history.js';
 import type { Slot } from '../../projections/slot.js';
 import { taskGrid } from '../../projections/task-grid.js';
 import { LedgerError } from '../errors.js';
 import type { Timetable } from '../timetable/timetable.js';
 import type { LedgerCore } from './ledger-core.js';
-import type { AsOf, DateRow, PendingView, RangeInput, RunsInput, RunsView, StateInput, StateView, WatermarkView } from './ledger-types.js';
-import { cursorFrom, pageOfRows, type Timed } from './page-rows.js';
+import type { AsOf, DateRow, PendingView, RangeInput, RunsView, StateInput, StateView, WatermarkView } from './ledger-types.js';
+import { cursorFrom, pageEnd, pageOfRows, type Timed } from './page-rows.js';
 import { nowFor, readPipeline } from './load-pipeline.js';
 import { keyOf, rangeOf } from './resolve-keys.js';
 import { boundedSlots, duePending, slotsFrom } from './slots.js';
-import { parseRangeEnd, parseRangeStart } from '../timetable/parse-range-end.js';
 import type { TaskGridInput, TaskGridView } from './task-types.js';
 
 /**
@@ -26,11 +24,16 @@ export async function stateView(core: LedgerCore, input: StateInput): Promise<St
   // "Now" first: after the load, nothing may await until the view is built, or a concurrent call could advance the shared state mid-view.
   const nowMs = await nowFor(core, input.asOf);
   const { timetable, state } = await readPipeline(core, input.pipeline, input.asOf);
-  const [fromMs, toMs] = rangeOf(timetable, input, nowMs);
+  const [fromMs, rangeEndMs] = rangeOf(timetable, input, nowMs);
+  // A page reads only as far as it can reach.
+  const toMs = pageEnd(timetable, fromMs, rangeEndMs, input.limit);
   const recorded: Array<Timed<DateRow>> = [];
+  const stated = new Set<string>();
   for (const date of state.dates.values()) {
     const at = Date.parse(date.logicalDate);
-    if (at < fromMs || at > toMs) continue;
+    if (at < fromMs || at > rangeEndMs) continue;
+    stated.add(date.date);
+    if (at > toMs) continue;
     recorded.push({
       at,
       key: date.date,
@@ -60,7 +63,7 @@ export async function stateView(core: LedgerCore, input: StateInput): Promise<St
   const slots = (function* () {
     for (const slot of boundedSlots(timetable, fromMs, toMs)) yield { at: Date.parse(slot.logicalDate), key: slot.date, row: missingRow(slot) };
   })();
-  const { rows, next } = pageOfRows(slots, recorded, input.limit);
+  const { rows, next } = pageOfRows(slots, recorded, input.limit, stated);
   const view: StateView = { pipeline: input.pipeline, watermark: state.watermark?.date ?? null, completeThrough: completeThroughOf(timetable, state), position: state.position, dates: rows };
   if (input.limit !== undefined) view.nextFrom = next === null ? null : cursorFrom(timetable, next.key, next.at, next.row.logicalDate);
   return view;
@@ -95,7 +98,7 @@ export async function pendingView(core: LedgerCore, input: RangeInput): Promise<
 }
 
 /**
- * Every run (attempt) of a pipeline, oldest first (or newest first), or one page of them.
+ * Every run (attempt) of a pipeline, oldest first; `limit` keeps the last n, `before` (a run id) pages back.
  *
  * @example
  * const { runs } = await runsView(core, { pipeline: 'etl_orders', date: '2026-11-03' });
@@ -103,39 +106,37 @@ export async function pendingView(core: LedgerCore, input: RangeInput): Promise<
 export async function runsView(core: LedgerCore, input: RunsInput): Promise<RunsView> {
   const { timetable, state, history } = await readPipeline(core, input.pipeline, input.asOf);
   const key = input.date === undefined ? undefined : keyOf(timetable, input.date, state);
-  const fromMs = input.from === undefined ? Number.NEGATIVE_INFINITY : parseRangeStart(timetable, input.from);
-  const toMs = input.to === undefined ? Number.POSITIVE_INFINITY : parseRangeEnd(timetable, input.to);
-  if (fromMs > toMs) throw new LedgerError('input.invalidRange', `--from ${input.from} is after --to ${input.to}; give the earlier date first`);
-  const matches = (run: RunRecord) => {
-    if (key !== undefined && run.date !== key) return false;
-    if (fromMs === Number.NEGATIVE_INFINITY && toMs === Number.POSITIVE_INFINITY) return true;
-    const at = Date.parse(run.logicalDate);
-    return at >= fromMs && at <= toMs;
-  };
-  const all = [...history.runs.values()];
-  if (input.order === 'newest') all.reverse();
-  let start = 0;
-  if (input.after !== undefined) {
-    const at = all.findIndex((run) => run.runId === input.after);
-    if (at < 0) throw new LedgerError('notFound.run', `no run ${input.after} of ${input.pipeline} to continue after; start the listing again without after`);
-    start = at + 1;
-  }
-  const runs: RunRecord[] = [];
-  const limit = input.limit ?? Number.POSITIVE_INFINITY;
-  let more = false;
-  for (let i = start; i < all.length; i++) {
-    const run = all[i] as RunRecord;
-    if (!matches(run)) continue;
-    if (runs.length >= limit) {
-      more = true;
-      break;
-    }
-    runs.push(run);
-  }
-  const view: RunsView = { pipeline: input.pipeline, runs };
-  if (input.limit !== undefined) view.nextAfter = more ? (runs.at(-1)?.runId ?? null) : null;
-  return view;
+  const runs = [...history.runs.values()].filter((run) => key === undefined || run.date === key);
+  return { pipeline: input.pipeline, runs: pageOf(runs, input) };
 }
+
+/** The runs a page asks for: the last `limit` of those started before the run `before`. */
+function pageOf(runs: RunsView['runs'], input: RunsInput): RunsView['runs'] {
+  if (input.limit === undefined && input.before === undefined) return runs;
+  let until = runs.length;
+  if (input.before !== undefined) {
+    until = runs.findIndex((run) => run.runId === input.before);
+    if (until === -1) throw unknownRun(input.pipeline, input.before);
+  }
+  const from = input.limit === undefined ? 0 : Math.max(0, until - input.limit);
+  return runs.slice(from, until);
+}
+
+function unknownRun(pipeline: string, runId: string): LedgerError {
+  return new LedgerError('notFound.run', `no run ${runId} of ${pipeline}; list its runs with \`runledger runs ${pipeline}\``);
+}
+
+/**
+ * Which runs `Ledger.runs` lists: every run of the pipeline (or of one date), oldest first; `limit` keeps
+ * the last n, `before` (a run id) pages back to the runs started before that one.
+ */
+export type RunsInput = {
+  pipeline: string;
+  date?: string;
+  asOf?: AsOf;
+  limit?: number;
+  before?: string;
+};
 
 /**
  * The task grid of one run: every declared task with its latest state and try, and the outcome they imply.

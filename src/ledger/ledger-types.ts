@@ -123,11 +123,7 @@ export type PendingView = {
   pending: Array<{ date: string; reason: PendingReason; logicalDate: string; runAfter: string; dataInterval: DataInterval; error?: string }>;
   inFlight: Array<{ date: string; runId: string; leaseExpiresAt: string }>;
 };
-/**
- * `nextAfter`: present when the query had a `limit`; the run id to pass as `after` for the next page (in the
- * same order), or null when no run is left.
- */
-export type RunsView = { pipeline: string; runs: RunRecord[]; nextAfter?: string | null };
+export type RunsView = { pipeline: string; runs: RunRecord[] };
 export type RangeInput = { pipeline: string; from?: string; to?: string; asOf?: AsOf };
 
 /**
@@ -135,10 +131,3 @@ export type RangeInput = { pipeline: string; from?: string; to?: string; asOf?: 
  * `from` of the next page.
  */
 export type StateInput = RangeInput & { limit?: number };
-
-/**
- * `runs` of a pipeline: every attempt in start order (`order: 'newest'` for the newest first), narrowed to
- * one `date` or to the dates of `from`..`to` (inclusive, as `state` reads them); `limit` runs at most, and
- * `after`: the run id the previous page ended with (its `nextAfter`).
- */
-export type RunsInput = { pipeline: string; date?: string; from?: string; to?: string; limit?: number; after?: string; order?: 'oldest' | 'newest'; asOf?: AsOf };

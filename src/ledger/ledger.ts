@@ -13,7 +13,7 @@ import type { Timetable } from '../timetable/timetable.js';
 import type { DefineChanges } from './build-definition.js';
 import { CHECKPOINT_AFTER, createLedgerCore, type LedgerCore } from './ledger-core.js';
 import { logEventBatches } from './ledger-log.js';
-import { pendingView, runsView, runTasksView, stateView, watermarkView } from './ledger-queries.js';
+import { pendingView, runsView, runTasksView, stateView, watermarkView, type RunsInput } from './ledger-queries.js';
 import { clearKeys, definePipeline, failRun, heartbeatRun, interruptRun, recordTask, startRun, succeedRun } from './ledger-writes.js';
 import { listPipelines, readPipeline } from './load-pipeline.js';
 import type {
@@ -24,7 +24,6 @@ import type {
   LogInput,
   PendingView,
   RangeInput,
-  RunsInput,
   RunsView,
   StartInput,
   StateInput,
@@ -205,11 +204,10 @@ export class Ledger {
   }
 
   /**
-   * Every run (attempt) of a pipeline, oldest first, or a page of them.
+   * Every run (attempt) of a pipeline, oldest first; `limit` keeps the last n, `before` (a run id) pages back.
    *
    * @example
-   * const page = await ledger.runs({ pipeline: 'etl_orders', order: 'newest', limit: 50 });
-   * const older = await ledger.runs({ pipeline: 'etl_orders', order: 'newest', limit: 50, after: page.nextAfter ?? undefined });
+   * const older = await ledger.runs({ pipeline: 'etl_orders', limit: 50, before: page.runs[0]?.runId });
    */
   async runs(input: RunsInput): Promise<RunsView> {
     return runsView(this.#core, input);

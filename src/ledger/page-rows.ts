@@ -8,7 +8,10 @@ export type Timed<Row> = { at: number; key: string; row: Row };
  * One page of a range listed from two sorted sources: the timetable's slots
  * (lazily: the walk stops once the page is full, so a page of an endless range
  * costs its own length) and the rows that have a state, which replace the slot
- * of the same key. Oldest first; ties keep slots first.
+ * of the same key (`stated`: the keys with a state anywhere in the range,
+ * default those of `recorded`; a key kept from an earlier timetable may sit
+ * at another instant than its slot, past the page). Oldest first; ties keep
+ * slots first.
  *
  * A page never ends between two rows of the same instant (an off-schedule key
  * beside a slot of an earlier timetable): it ends before them, unless they
@@ -18,9 +21,9 @@ export type Timed<Row> = { at: number; key: string; row: Row };
  * @example
  * const { rows, next } = pageOfRows(slotRows, recordedRows, 1000); // next: the first row of the next page, or null
  */
-export function pageOfRows<Row>(slots: Iterable<Timed<Row>>, recorded: readonly Timed<Row>[], limit: number | undefined): { rows: Row[]; next: Timed<Row> | null } {
+export function pageOfRows<Row>(slots: Iterable<Timed<Row>>, recorded: readonly Timed<Row>[], limit: number | undefined, stated: ReadonlySet<string> = new Set(recorded.map((r) => r.key))): { rows: Row[]; next: Timed<Row> | null } {
   const page: Timed<Row>[] = [];
-  for (const row of mergeByInstant(slots, recorded)) {
+  for (const row of mergeByInstant(slots, recorded, stated)) {
     const last = page.at(-1);
     if (limit !== undefined && page.length >= limit && last) {
       if (row.at !== last.at) return { rows: page.map((t) => t.row), next: row };
@@ -33,8 +36,7 @@ export function pageOfRows<Row>(slots: Iterable<Timed<Row>>, recorded: readonly 
   return { rows: page.map((t) => t.row), next: null };
 }
 
-function* mergeByInstant<Row>(slots: Iterable<Timed<Row>>, recorded: readonly Timed<Row>[]): Generator<Timed<Row>> {
-  const keys = new Set(recorded.map((r) => r.key));
+function* mergeByInstant<Row>(slots: Iterable<Timed<Row>>, recorded: readonly Timed<Row>[], keys: ReadonlySet<string>): Generator<Timed<Row>> {
   let i = 0;
   for (const slot of slots) {
     if (keys.has(slot.key)) continue;
@@ -59,4 +61,21 @@ export function cursorFrom(timetable: Timetable, key: string, at: number, logica
     // A key the current timetable cannot read: the instant says it.
   }
   return logicalDate;
+}
+
+/**
+ * The last instant a page of `limit` rows starting at `fromMs` can reach: the
+ * logical date of the range's (limit+1)-th slot (every slot is a row, and
+ * rows with a state only add), or `toMs` when the range holds fewer. A
+ * page's dates with a state are read up to it, so a page of a long range
+ * reads its own rows, not the range's.
+ *
+ * @example
+ * pageEnd(hourly, Date.parse('2026-11-02T00:00:00Z'), Date.parse('2040-01-01T00:00:00Z'), 24) // Date.parse('2026-11-03T00:00:00Z')
+ */
+export function pageEnd(timetable: Timetable, fromMs: number, toMs: number, limit: number | undefined): number {
+  if (limit === undefined) return toMs;
+  let count = 0;
+  for (const slot of timetable.slotsBetween(fromMs, toMs)) if (++count > limit) return Date.parse(slot.logicalDate);
+  return toMs;
 }

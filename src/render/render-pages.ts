@@ -182,8 +182,8 @@ function calendarNav(page: PipelinePage, links: Links): CalendarNav {
 /** Below the runs table: a link to the older runs (or a note in a report), and back to the newest. */
 function runsNav(page: PipelinePage, links: Links): Html {
   const name = page.definition.pipeline;
-  const older = page.olderRuns === null ? null : links.pipelinePage(name, { runs_after: page.olderRuns });
-  const newest = page.runsAfter === null ? null : links.pipelinePage(name, {});
+  const older = page.olderRuns === null ? null : links.pipelinePage(name, { runs_before: page.olderRuns });
+  const newest = page.runsBefore === null ? null : links.pipelinePage(name, {});
   if (page.olderRuns !== null && older === null) return html`<p class="muted">The ${page.runs.length} most recent runs; older runs are not shown.</p>`;
   const parts = [newest ? html`<a href="${newest}" data-page="newest-runs">Newest runs</a>` : html``, older ? html`<a href="${older}" rel="next" data-page="older-runs">Older runs</a>` : html``];
   return older || newest ? html`<p class="pager">${join(parts, ' · ')}</p>` : html``;

@@ -118,8 +118,8 @@ export function calendarOf(timetable: Timetable, state: StateView, nowMs: number
   });
 }
 
-/** Where a pipeline page stands in its calendar and runs: the calendar window and the run the runs table continues after. */
-export type PipelinePageInput = CalendarWindowInput & { runsAfter?: string };
+/** Where a pipeline page stands in its calendar and runs: the calendar window, and the run the runs table lists the runs before. */
+export type PipelinePageInput = CalendarWindowInput & { runsBefore?: string };
 
 /** Cells a calendar page reads at most (31 days of minutes fit). */
 const CALENDAR_CELLS = 50_000;
@@ -146,9 +146,11 @@ export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf
   const pending = await ledger.pending({ pipeline, ...asOfInput(time) });
   const folded = await loadHistory(ledger, pipeline, time.position);
   const runsLimit = limits.runs ?? 100;
-  const runsPage = await ledger.runs({ pipeline, order: 'newest', limit: runsLimit, ...(input.runsAfter === undefined ? {} : { after: input.runsAfter }), ...asOfInput(time) });
-  // runRows lists oldest-first input newest first.
-  const runs = runRows([...runsPage.runs].reverse(), runsLimit);
+  // One run more than the page tells whether older runs are left.
+  const runsPage = await ledger.runs({ pipeline, limit: runsLimit + 1, ...(input.runsBefore === undefined ? {} : { before: input.runsBefore }), ...asOfInput(time) });
+  const olderRuns = runsPage.runs.length > runsLimit;
+  // runRows lists the runs (oldest first) newest first.
+  const runs = runRows(olderRuns ? runsPage.runs.slice(1) : runsPage.runs, runsLimit);
   const calendar = calendarOf(timetable, state, time.nowMs, undefined, !window.latest);
   const page: PipelinePage = {
     kind: 'pipeline',
@@ -160,8 +162,8 @@ export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf
     calendarPages: { older: window.older, newer: window.newer, ...(input.from === undefined ? {} : { from: input.from }), ...(input.rows === undefined ? {} : { limit: input.rows }) },
     pending,
     runs: runs.rows,
-    olderRuns: runsPage.nextAfter ?? null,
-    runsAfter: input.runsAfter ?? null,
+    olderRuns: olderRuns ? (runs.rows.at(-1)?.runId ?? null) : null,
+    runsBefore: input.runsBefore ?? null,
     hasTasks: (definition.tasks?.length ?? 0) > 0,
     points: folded.points,
     audit: folded.audit.slice(-(limits.audit ?? 200)).reverse(),

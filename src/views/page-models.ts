@@ -35,10 +35,10 @@ export type PipelinePage = {
   pending: PendingView;
   /** A page of runs, newest first. */
   runs: RunRow[];
-  /** The run id the next (older) page of runs continues after, or null when this page ends them. */
+  /** The oldest run shown, when older runs are left (their page lists the runs before it), else null. */
   olderRuns: string | null;
-  /** The run this page of runs continues after, or null for the newest runs. */
-  runsAfter: string | null;
+  /** The run this page lists the runs before, or null for the newest runs. */
+  runsBefore: string | null;
   hasTasks: boolean;
   points: HistoryPoint[];
   audit: AuditEntry[];

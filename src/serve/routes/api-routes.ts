@@ -19,8 +19,9 @@ type PipelineParams = { pipeline: string };
  * - `GET /api/pipelines/:p/state?from&to&limit&as_of` = `runledger state p --json`, a page of `limit` dates
  *   (default 1,000, at most 10,000) with `next`: the address of the next page, or null
  * - `GET /api/pipelines/:p/pending?from&to&as_of` = `runledger pending p --json`
- * - `GET /api/pipelines/:p/runs?date&from&to&order&limit&after&as_of` = `runledger runs p --json`, a page of
- *   `limit` runs (default 100, at most 1,000) in start order (`order=newest`: newest first) with `next`
+ * - `GET /api/pipelines/:p/runs?date&limit&before&as_of` = `runledger runs p --json`, the most recent `limit`
+ *   runs (default 100, at most 1,000) started before the run `before`, oldest first, with `next`: the page of
+ *   the runs before them
  * - `GET /api/pipelines/:p/runs/:runId?as_of` = `runledger runs p --run <id> --json`
  * - `GET /api/pipelines/:p/watermark?as_of` = `runledger watermark p --json`
  * - `GET /api/log?pipeline&date&run&type&actor&since&until&limit&as_of` = `runledger log --json`
@@ -53,17 +54,12 @@ export function apiRoutes(app: FastifyInstance, deps: ServeDeps): void {
   app.get<{ Params: PipelineParams }>('/api/pipelines/:pipeline/runs', async (request) => {
     const query = queryOf(request.url);
     const limit = limitOf(query, RUNS_PAGE);
-    const order = query.get('order');
-    if (order !== undefined && order !== 'oldest' && order !== 'newest') throw new LedgerError('input.invalidQuery', `order must be oldest or newest, not '${order.slice(0, 40)}'`);
     const asOf = asOfOf(query);
-    const { nextAfter, ...view } = await ledger.runs({
-      pipeline: request.params.pipeline,
-      ...pick(query, ['date', 'from', 'to', 'after'] as const),
-      ...(order === undefined ? {} : { order }),
-      limit,
-      ...(asOf ? { asOf } : {}),
-    });
-    return { ...view, next: nextAfter ? nextHref(request.url, { after: nextAfter }) : null };
+    // One run more than the page tells whether older runs are left.
+    const view = await ledger.runs({ pipeline: request.params.pipeline, ...pick(query, ['date', 'before'] as const), limit: limit + 1, ...(asOf ? { asOf } : {}) });
+    const more = view.runs.length > limit;
+    const runs = more ? view.runs.slice(1) : view.runs;
+    return { ...view, runs, next: more && runs[0] ? nextHref(request.url, { before: runs[0].runId }) : null };
   });
 
   app.get<{ Params: PipelineParams & { runId: string } }>('/api/pipelines/:pipeline/runs/:runId', async (request) => {

@@ -55,7 +55,7 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
     return send(reply, await overviewCache.html);
   });
 
-  // `?from&to&limit`: the calendar page (limit: rows, months or days); `?runs_after=<runId>`: the runs table's page.
+  // `?from&to&limit`: the calendar page (limit: rows, months or days); `?runs_before=<runId>`: the runs table's page of the runs before that one.
   app.get<{ Params: PipelineParams }>('/pipelines/:pipeline', async (request, reply) => {
     const input = pipelinePageInput(queryOf(request.url));
     return render(request, reply, `runledger: ${request.params.pipeline}`, (asOf) => loadPipelinePage(ledger, request.params.pipeline, asOf, {}, input));
@@ -77,6 +77,6 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
 /** A pipeline page's paging parameters, the calendar's `limit` checked against its cap before any work. */
 function pipelinePageInput(query: Map<string, string>): PipelinePageInput {
   const rows = query.has('limit') ? limitOf(query, CALENDAR_ROWS) : undefined;
-  const { from, to, runs_after: runsAfter } = pick(query, ['from', 'to', 'runs_after'] as const);
-  return { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }), ...(rows === undefined ? {} : { rows }), ...(runsAfter === undefined ? {} : { runsAfter }) };
+  const { from, to, runs_before: runsBefore } = pick(query, ['from', 'to', 'runs_before'] as const);
+  return { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }), ...(rows === undefined ? {} : { rows }), ...(runsBefore === undefined ? {} : { runsBefore }) };
 }
