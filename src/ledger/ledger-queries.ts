@@ -1,5 +1,5 @@
 import { completeThrough } from '../../projections/complete-through.js';
-import { leaseExpired } from '../../projections/date-state.js';
+import { leaseExpired, type DateState } from '../../projections/date-state.js';
 import { deriveRunOutcome } from '../../projections/derive-run-outcome.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
 import type { Slot } from '../../projections/slot.js';
@@ -25,14 +25,18 @@ export async function stateView(core: LedgerCore, input: StateInput): Promise<St
   const nowMs = await nowFor(core, input.asOf);
   const { timetable, state } = await readPipeline(core, input.pipeline, input.asOf);
   const [fromMs, rangeEndMs] = rangeOf(timetable, input, nowMs);
-  // A page reads only as far as it can reach.
-  const toMs = pageEnd(timetable, fromMs, rangeEndMs, input.limit);
-  const recorded: Array<Timed<DateRow>> = [];
+  const inRange: Array<[number, DateState]> = [];
   const stated = new Set<string>();
   for (const date of state.dates.values()) {
     const at = Date.parse(date.logicalDate);
     if (at < fromMs || at > rangeEndMs) continue;
     stated.add(date.date);
+    inRange.push([at, date]);
+  }
+  // A page reads only as far as it can reach.
+  const toMs = pageEnd(timetable, fromMs, rangeEndMs, input.limit, stated);
+  const recorded: Array<Timed<DateRow>> = [];
+  for (const [at, date] of inRange) {
     if (at > toMs) continue;
     recorded.push({
       at,
