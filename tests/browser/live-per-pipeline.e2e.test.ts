@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -62,6 +62,16 @@ describe.skipIf(!haveBrowser)('live pages per pipeline, in Chromium', () => {
     }
   });
 
+  /** CPU time the server process has used (Linux /proc; 0 elsewhere, where the figure is only not printed right). */
+  function serverCpuMs(): number {
+    try {
+      const fields = readFileSync(`/proc/${server.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    } catch {
+      return 0;
+    }
+  }
+
   /** A tab with its navigations and its fetches of its own address counted, and a mark a reload would erase. */
   async function watchedTab(path: string): Promise<{ page: Page; navigations: () => number; refetches: () => number }> {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -88,6 +98,7 @@ describe.skipIf(!haveBrowser)('live pages per pipeline, in Chromium', () => {
     for (const { page } of tabs) expect(await page.locator('.cal [data-date="2026-11-03"]').getAttribute('class')).toMatch(/\bs-running\b/);
 
     // Another process: 100 appends to etl_b, one every 100 ms.
+    const cpuBefore = serverCpuMs();
     const started = Date.now();
     let appended = 0;
     let hour = Date.parse('2026-11-01T00:00:00+07:00');
@@ -104,6 +115,7 @@ describe.skipIf(!haveBrowser)('live pages per pipeline, in Chromium', () => {
       await new Promise((done) => setTimeout(done, Math.max(0, started + appended * 100 - Date.now())));
     }
     const seconds = (Date.now() - started) / 1000;
+    const cpuShare = (serverCpuMs() - cpuBefore) / (seconds * 1000);
     // Long enough for any refresh those appends could have caused to have happened.
     await new Promise((done) => setTimeout(done, 1500));
 
@@ -116,7 +128,9 @@ describe.skipIf(!haveBrowser)('live pages per pipeline, in Chromium', () => {
     expect(overview.navigations()).toBe(0);
     expect(overview.refetches()).toBeGreaterThan(0);
     expect(overview.refetches()).toBeLessThanOrEqual(Math.ceil(seconds) + 2);
-    console.log(`etl_b: ${appended} appends in ${seconds.toFixed(1)} s; etl_a's tabs fetched ${tabs.map((t) => t.refetches()).join(', ')} times; the overview ${overview.refetches()} times`);
+    console.log(
+      `etl_b: ${appended} appends in ${seconds.toFixed(1)} s; etl_a's tabs fetched ${tabs.map((t) => t.refetches()).join(', ')} times; the overview ${overview.refetches()} times; the server used ${(cpuShare * 100).toFixed(0)}% of a core`,
+    );
 
     await writer.succeed({ runId: runA });
     const succeeded = Date.now();
