@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -26,10 +26,12 @@ describe.skipIf(!haveBrowser)('live pages per pipeline, in Chromium', () => {
   let writer: Ledger;
   let base = '';
   let runA = '';
+  let dir = '';
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    const db = join(tempDir('runledger-live-'), 'runledger.db');
+    dir = tempDir('runledger-live-');
+    const db = join(dir, 'runledger.db');
     writer = await openLedger({ db, clock: () => Date.parse(NOW), actor: 'other-process' });
     await writer.define({ pipeline: 'etl_a', schedule: '@daily', start: '2026-11-01', timezone: 'Asia/Jakarta' });
     await writer.define({ pipeline: 'etl_b', schedule: '@hourly', start: '2026-11-01', timezone: 'Asia/Jakarta' });
@@ -60,6 +62,7 @@ describe.skipIf(!haveBrowser)('live pages per pipeline, in Chromium', () => {
       server.kill('SIGTERM');
       await exited;
     }
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   /** CPU time the server process has used (Linux /proc; 0 elsewhere, where the figure is only not printed right). */

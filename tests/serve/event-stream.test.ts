@@ -1,10 +1,13 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { Ledger } from '../../src/ledger/ledger.js';
 import { createServer } from '../../src/serve/create-server.js';
 import { openMemoryLedger } from '../../src/testing/open-memory-ledger.js';
+import { cli, tempDir } from '../support/run-cli.js';
 
 /**
  * `GET /api/stream`: a notice per head move naming the pipelines that
@@ -111,5 +114,13 @@ describe('a cap on open streams', () => {
       if (status === 503) await new Promise((done) => setTimeout(done, 20));
     }
     expect(status).toBe(200);
+  });
+
+  test('serve --max-streams takes a whole number of at least 1; 0 is refused before anything starts', () => {
+    const dir = tempDir('runledger-streams-');
+    const refused = cli(['--db', join(dir, 'ledger.db'), 'serve', '--max-streams', '0']);
+    rmSync(dir, { recursive: true, force: true });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe("runledger: --max-streams must be a whole number of 1 or more, not '0'\n");
   });
 });
