@@ -11,6 +11,7 @@ import type { AsOf, DateRow, PendingView, RangeInput, RunsView, StateInput, Stat
 import { cursorFrom, pageEnd, pageOfRows, type Timed } from './page-rows.js';
 import { nowFor, readPipeline } from './load-pipeline.js';
 import { keyOf, rangeOf } from './resolve-keys.js';
+import { parseRangeStart } from '../timetable/parse-range-end.js';
 import { boundedSlots, duePending, slotsFrom } from './slots.js';
 import type { TaskGridInput, TaskGridView } from './task-types.js';
 
@@ -25,52 +26,61 @@ export async function stateView(core: LedgerCore, input: StateInput): Promise<St
   const nowMs = await nowFor(core, input.asOf);
   const { timetable, state } = await readPipeline(core, input.pipeline, input.asOf);
   const [fromMs, rangeEndMs] = rangeOf(timetable, input, nowMs);
-  const inRange: Array<[number, DateState]> = [];
-  const stated = new Set<string>();
+  // Keys whose state sits at another instant than their slot (kept from an earlier zone): their slot is no row.
+  const moved = new Set<string>();
   for (const date of state.dates.values()) {
     const at = Date.parse(date.logicalDate);
-    if (at < fromMs || at > rangeEndMs) continue;
-    stated.add(date.date);
-    inRange.push([at, date]);
+    if (at >= fromMs && at <= rangeEndMs && isMoved(timetable, date.date, at)) moved.add(date.date);
   }
   // A page reads only as far as it can reach.
-  const toMs = pageEnd(timetable, fromMs, rangeEndMs, input.limit, stated);
+  const toMs = pageEnd(timetable, fromMs, rangeEndMs, input.limit, moved);
   const recorded: Array<Timed<DateRow>> = [];
-  for (const [at, date] of inRange) {
-    if (at > toMs) continue;
-    recorded.push({
-      at,
-      key: date.date,
-      row: {
-        date: date.date,
-        status: date.status,
-        runId: date.runId,
-        attempt: date.attempt,
-        attempts: date.attempts,
-        runType: date.runType,
-        logicalDate: date.logicalDate,
-        dataInterval: date.dataInterval,
-        startedAt: date.startedAt,
-        finishedAt: date.finishedAt,
-        leaseExpiresAt: date.leaseExpiresAt,
-        metrics: date.metrics,
-        outputs: date.outputs,
-        error: date.error?.message ?? null,
-        errorCode: date.error?.code ?? null,
-        offSchedule: date.offSchedule,
-        stalled: leaseExpired(date, nowMs),
-      },
-    });
+  for (const date of state.dates.values()) {
+    const at = Date.parse(date.logicalDate);
+    if (at < fromMs || at > toMs) continue;
+    recorded.push({ at, key: date.date, row: dateRow(date, nowMs) });
   }
   recorded.sort((a, b) => a.at - b.at);
   // The slots are walked lazily: a page of a long range builds only its own rows.
   const slots = (function* () {
     for (const slot of boundedSlots(timetable, fromMs, toMs)) yield { at: Date.parse(slot.logicalDate), key: slot.date, row: missingRow(slot) };
   })();
-  const { rows, next } = pageOfRows(slots, recorded, input.limit, stated);
+  const { rows, next } = pageOfRows(slots, recorded, input.limit, new Set([...recorded.map((r) => r.key), ...moved]));
   const view: StateView = { pipeline: input.pipeline, watermark: state.watermark?.date ?? null, completeThrough: completeThroughOf(timetable, state), position: state.position, dates: rows };
   if (input.limit !== undefined) view.nextFrom = next === null ? null : cursorFrom(timetable, next.key, next.at, next.row.logicalDate);
   return view;
+}
+
+/** True for a key that names a slot of the timetable at another instant than its own (a day key kept from an earlier zone). */
+function isMoved(timetable: Timetable, key: string, at: number): boolean {
+  if (!timetable.dailyKeys) return false;
+  try {
+    return parseRangeStart(timetable, key) !== at;
+  } catch {
+    return false;
+  }
+}
+
+function dateRow(date: DateState, nowMs: number): DateRow {
+  return {
+    date: date.date,
+    status: date.status,
+    runId: date.runId,
+    attempt: date.attempt,
+    attempts: date.attempts,
+    runType: date.runType,
+    logicalDate: date.logicalDate,
+    dataInterval: date.dataInterval,
+    startedAt: date.startedAt,
+    finishedAt: date.finishedAt,
+    leaseExpiresAt: date.leaseExpiresAt,
+    metrics: date.metrics,
+    outputs: date.outputs,
+    error: date.error?.message ?? null,
+    errorCode: date.error?.code ?? null,
+    offSchedule: date.offSchedule,
+    stalled: leaseExpired(date, nowMs),
+  };
 }
 
 /**

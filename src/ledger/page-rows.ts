@@ -65,20 +65,22 @@ export function cursorFrom(timetable: Timetable, key: string, at: number, logica
 
 /**
  * The last instant a page of `limit` rows starting at `fromMs` can reach: the
- * logical date of the range's (limit+1)-th slot whose key has no state
- * (`stated`: the keys with a state anywhere in the range), or `toMs` when the
- * range holds fewer. Each such slot is a row of its own and the dates with a
- * state only add rows, so the page ends by then: its dates with a state are
- * read up to it, and a page of a long range reads its own rows, not the range's.
+ * logical date of the range's (limit+1)-th slot, leaving out the slots of
+ * `moved` keys (a day key kept from an earlier zone, whose state sits at
+ * another instant), or `toMs` when the range holds fewer. Every other slot
+ * is a row at its own instant, with or without a state, and the other dates
+ * with a state only add rows, so the page ends by then: its dates with a
+ * state are read up to it, and a page of a long range reads its own rows,
+ * not the range's.
  *
  * @example
  * pageEnd(hourly, Date.parse('2026-11-02T00:00:00Z'), Date.parse('2040-01-01T00:00:00Z'), 24, new Set()) // Date.parse('2026-11-03T00:00:00Z')
  */
-export function pageEnd(timetable: Timetable, fromMs: number, toMs: number, limit: number | undefined, stated: ReadonlySet<string>): number {
+export function pageEnd(timetable: Timetable, fromMs: number, toMs: number, limit: number | undefined, moved: ReadonlySet<string>): number {
   if (limit === undefined) return toMs;
   let count = 0;
   for (const slot of timetable.slotsBetween(fromMs, toMs)) {
-    if (stated.has(slot.date)) continue;
+    if (moved.has(slot.date)) continue;
     if (++count > limit) return Date.parse(slot.logicalDate);
   }
   return toMs;

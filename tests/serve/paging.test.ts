@@ -1,7 +1,10 @@
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Ledger } from '../../src/ledger/ledger.js';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
+import { tempDir } from '../support/run-cli.js';
 import { createServer } from '../../src/serve/create-server.js';
 import { openMemoryLedger } from '../../src/testing/open-memory-ledger.js';
 
@@ -71,8 +74,9 @@ describe('GET /api/pipelines/:p/state, page by page', () => {
     );
   });
 
-  test('a pipeline whose keys were recorded under an earlier timetable pages exactly like its whole state', async () => {
-    const moved = openMemoryLedger({ clock: () => NOW });
+  test.each(['memory', 'sqlite'] as const)('a pipeline whose keys were recorded under an earlier timetable pages exactly like its whole state (%s)', async (kind) => {
+    const dir = tempDir('runledger-paging-');
+    const moved = kind === 'memory' ? openMemoryLedger({ clock: () => NOW }) : await openLedger({ db: join(dir, 'ledger.db'), clock: () => NOW });
     await moved.define({ pipeline: 'moved', schedule: '@daily', start: '2026-10-20', timezone: 'America/New_York' });
     for (const date of ['2026-10-21', '2026-10-25', '2026-10-26', '2026-11-01']) {
       const run = await moved.start({ pipeline: 'moved', date });
@@ -93,6 +97,7 @@ describe('GET /api/pipelines/:p/state, page by page', () => {
       expect(listed, `limit ${limit}`).toEqual(whole);
     }
     await moved.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   test('without a limit one page holds 1,000 dates, and the next one starts where it ended', async () => {
