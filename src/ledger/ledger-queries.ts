@@ -10,6 +10,8 @@ import type { LedgerCore } from './ledger-core.js';
 import type { AsOf, DateRow, PendingView, RangeInput, RunsView, StateInput, StateView, WatermarkView } from './ledger-types.js';
 import { cursorFrom, pageEnd, pageOfRows, type Timed } from './page-rows.js';
 import { nowFor, readPipeline } from './load-pipeline.js';
+import { readModelsFor, statusFromTables, tableView, withDates } from './read-model-views.js';
+import { pipelineStatus, type PipelineStatus } from '../../projections/views/pipeline-status.js';
 import { keyOf, rangeOf } from './resolve-keys.js';
 import { parseRangeStart } from '../timetable/parse-range-end.js';
 import { boundedSlots, duePending, slotsFrom } from './slots.js';
@@ -24,16 +26,47 @@ import type { TaskGridInput, TaskGridView } from './task-types.js';
 export async function stateView(core: LedgerCore, input: StateInput): Promise<StateView> {
   // "Now" first: after the load, nothing may await until the view is built, or a concurrent call could advance the shared state mid-view.
   const nowMs = await nowFor(core, input.asOf);
-  const { timetable, state } = await readPipeline(core, input.pipeline, input.asOf);
-  const [fromMs, rangeEndMs] = rangeOf(timetable, input, nowMs);
+  const models = await readModelsFor(core, input.asOf);
+  let timetable: Timetable;
+  let state: PipelineState;
+  let fromMs: number;
+  let rangeEndMs: number;
+  let toMs: number;
+  let through: () => string | null;
   // Keys whose state sits at another instant than their slot (kept from an earlier zone): their slot is no row.
   const moved = new Set<string>();
-  for (const date of state.dates.values()) {
-    const at = Date.parse(date.logicalDate);
-    if (at >= fromMs && at <= rangeEndMs && isMoved(timetable, date.date, at)) moved.add(date.date);
+  if (models !== null) {
+    // The summary row, then only the dates of the range (of the page, with a limit), by their logical dates' index.
+    const view = await tableView(models, input.pipeline);
+    timetable = view.timetable;
+    [fromMs, rangeEndMs] = rangeOf(timetable, input, nowMs);
+    toMs = pageEnd(timetable, fromMs, rangeEndMs, input.limit, moved);
+    // Only day keys can name a slot and sit elsewhere; those of the page's slots are looked up by key.
+    for (let round = 0; timetable.dailyKeys && input.limit !== undefined && round < 16; round++) {
+      const keys: string[] = [];
+      for (const slot of boundedSlots(timetable, fromMs, toMs)) if (!moved.has(slot.date)) keys.push(slot.date);
+      const before = moved.size;
+      for (const date of await models.dates(input.pipeline, { keys, light: true })) {
+        const at = Date.parse(date.logicalDate);
+        if (at >= fromMs && at <= rangeEndMs && isMoved(timetable, date.date, at)) moved.add(date.date);
+      }
+      if (moved.size === before) break;
+      toMs = pageEnd(timetable, fromMs, rangeEndMs, input.limit, moved);
+    }
+    state = withDates(view, await models.dates(input.pipeline, { fromMs, toMs })).state;
+    through = () => view.summary.completeThrough;
+  } else {
+    ({ timetable, state } = await readPipeline(core, input.pipeline, input.asOf));
+    [fromMs, rangeEndMs] = rangeOf(timetable, input, nowMs);
+    for (const date of state.dates.values()) {
+      const at = Date.parse(date.logicalDate);
+      if (at >= fromMs && at <= rangeEndMs && isMoved(timetable, date.date, at)) moved.add(date.date);
+    }
+    // A page reads only as far as it can reach.
+    toMs = pageEnd(timetable, fromMs, rangeEndMs, input.limit, moved);
+    const folded = timetable;
+    through = () => completeThroughOf(folded, state);
   }
-  // A page reads only as far as it can reach.
-  const toMs = pageEnd(timetable, fromMs, rangeEndMs, input.limit, moved);
   const recorded: Array<Timed<DateRow>> = [];
   for (const date of state.dates.values()) {
     const at = Date.parse(date.logicalDate);
@@ -46,7 +79,7 @@ export async function stateView(core: LedgerCore, input: StateInput): Promise<St
     for (const slot of boundedSlots(timetable, fromMs, toMs)) yield { at: Date.parse(slot.logicalDate), key: slot.date, row: missingRow(slot) };
   })();
   const { rows, next } = pageOfRows(slots, recorded, input.limit, new Set([...recorded.map((r) => r.key), ...moved]));
-  const view: StateView = { pipeline: input.pipeline, watermark: state.watermark?.date ?? null, completeThrough: completeThroughOf(timetable, state), position: state.position, dates: rows };
+  const view: StateView = { pipeline: input.pipeline, watermark: state.watermark?.date ?? null, completeThrough: through(), position: state.position, dates: rows };
   if (input.limit !== undefined) view.nextFrom = next === null ? null : cursorFrom(timetable, next.key, next.at, next.row.logicalDate);
   return view;
 }
@@ -90,6 +123,12 @@ function dateRow(date: DateState, nowMs: number): DateRow {
  * const { watermark } = await watermarkView(core, { pipeline: 'etl_orders' });
  */
 export async function watermarkView(core: LedgerCore, input: { pipeline: string; asOf?: AsOf }): Promise<WatermarkView> {
+  const models = await readModelsFor(core, input.asOf);
+  if (models !== null) {
+    // One summary row: no date is read.
+    const { summary } = await tableView(models, input.pipeline);
+    return { pipeline: input.pipeline, watermark: summary.watermark?.date ?? null, completeThrough: summary.completeThrough };
+  }
   const { timetable, state } = await readPipeline(core, input.pipeline, input.asOf);
   return { pipeline: input.pipeline, watermark: state.watermark?.date ?? null, completeThrough: completeThroughOf(timetable, state) };
 }
@@ -103,8 +142,21 @@ export async function watermarkView(core: LedgerCore, input: { pipeline: string;
 export async function pendingView(core: LedgerCore, input: RangeInput): Promise<PendingView> {
   // "Now" first: after the load, nothing may await until the view is built, or a concurrent call could advance the shared state mid-view.
   const nowMs = await nowFor(core, input.asOf);
-  const { timetable, state } = await readPipeline(core, input.pipeline, input.asOf);
-  const [fromMs, toMs] = rangeOf(timetable, input, nowMs);
+  const models = await readModelsFor(core, input.asOf);
+  let timetable: Timetable;
+  let state: PipelineState;
+  let fromMs: number;
+  let toMs: number;
+  if (models !== null) {
+    // The timetable is walked over the range; the dates that had events are read by index, the rest are missing.
+    const view = await tableView(models, input.pipeline);
+    timetable = view.timetable;
+    [fromMs, toMs] = rangeOf(timetable, input, nowMs);
+    state = withDates(view, await models.dates(input.pipeline, { fromMs, toMs })).state;
+  } else {
+    ({ timetable, state } = await readPipeline(core, input.pipeline, input.asOf));
+    [fromMs, toMs] = rangeOf(timetable, input, nowMs);
+  }
   // Pending means due: an explicit --to past now must not list tomorrow as missing.
   // A slot already started early (a manual run) keeps its state visible.
   const { from, to, pending, inFlight } = duePending(timetable, fromMs, toMs, nowMs, state);
@@ -118,10 +170,39 @@ export async function pendingView(core: LedgerCore, input: RangeInput): Promise<
  * const { runs } = await runsView(core, { pipeline: 'etl_orders', date: '2026-11-03' });
  */
 export async function runsView(core: LedgerCore, input: RunsInput): Promise<RunsView> {
+  const models = await readModelsFor(core, input.asOf);
+  if (models !== null) {
+    const view = await tableView(models, input.pipeline);
+    let key: string | undefined;
+    if (input.date !== undefined) {
+      // A key recorded under an earlier timetable still names itself, as in the fold.
+      withDates(view, await models.dates(input.pipeline, { keys: [input.date], light: true }));
+      key = keyOf(view.timetable, input.date, view.state);
+    }
+    const before = input.before === undefined ? undefined : await models.run(input.before);
+    if (input.before !== undefined && (before === null || before === undefined || before.pipeline !== input.pipeline)) throw unknownRun(input.pipeline, input.before);
+    const page = { ...(key === undefined ? {} : { date: key }), ...(input.limit === undefined ? {} : { limit: input.limit }), ...(before ? { before: before.seq } : {}), ...(input.light ? { light: true } : {}) };
+    return { pipeline: input.pipeline, runs: await models.runs(input.pipeline, page) };
+  }
   const { timetable, state, history } = await readPipeline(core, input.pipeline, input.asOf);
   const key = input.date === undefined ? undefined : keyOf(timetable, input.date, state);
   const runs = [...history.runs.values()].filter((run) => key === undefined || run.date === key);
   return { pipeline: input.pipeline, runs: pageOf(runs, input) };
+}
+
+/**
+ * The task grid of one run: every declared task with its latest state and try, and the outcome they imply.
+ *
+ * @example
+ * const { tasks } = await runTasksView(core, { pipeline: 'etl_orders', runId });
+ */
+export async function runTasksView(core: LedgerCore, input: TaskGridInput): Promise<TaskGridView> {
+  const { definition, history, tasks } = await readPipeline(core, input.pipeline, input.asOf);
+  const run = history.runs.get(input.runId);
+  if (!run) throw new LedgerError('notFound.run', `no run ${input.runId} of ${input.pipeline}${input.asOf ? ' at that point' : ''}; list its runs with \`runledger runs ${input.pipeline}\``);
+  const reported = tasks.runs.get(input.runId) ?? new Map();
+  const outcome = definition.tasks ? deriveRunOutcome(definition.tasks, reported) : null;
+  return { pipeline: input.pipeline, run, tasks: taskGrid(definition.tasks ?? [], reported), outcome };
 }
 
 /** The runs a page asks for: the last `limit` of those started before the run `before`. */
@@ -150,22 +231,9 @@ export type RunsInput = {
   asOf?: AsOf;
   limit?: number;
   before?: string;
+  /** Metrics only as "some were recorded" (`{}`) and long errors as excerpts: enough for outcomes and durations, and no event is read. */
+  light?: boolean;
 };
-
-/**
- * The task grid of one run: every declared task with its latest state and try, and the outcome they imply.
- *
- * @example
- * const { tasks } = await runTasksView(core, { pipeline: 'etl_orders', runId });
- */
-export async function runTasksView(core: LedgerCore, input: TaskGridInput): Promise<TaskGridView> {
-  const { definition, history, tasks } = await readPipeline(core, input.pipeline, input.asOf);
-  const run = history.runs.get(input.runId);
-  if (!run) throw new LedgerError('notFound.run', `no run ${input.runId} of ${input.pipeline}${input.asOf ? ' at that point' : ''}; list its runs with \`runledger runs ${input.pipeline}\``);
-  const reported = tasks.runs.get(input.runId) ?? new Map();
-  const outcome = definition.tasks ? deriveRunOutcome(definition.tasks, reported) : null;
-  return { pipeline: input.pipeline, run, tasks: taskGrid(definition.tasks ?? [], reported), outcome };
-}
 
 function completeThroughOf(timetable: Timetable, state: PipelineState): string | null {
   return completeThrough(state, slotsFrom(timetable));
@@ -191,4 +259,27 @@ function missingRow(slot: Slot): DateRow {
     offSchedule: false,
     stalled: false,
   };
+}
+
+/** A pipeline's `status` row, with the logical dates of its watermark and complete-through (for the metrics). */
+export type PipelineStatusView = { status: PipelineStatus; watermarkLogicalDate: string | null; completeThroughLogicalDate: string | null };
+
+/**
+ * A pipeline's `status` row at `nowMs`: from its summary row and the dates after its complete-through
+ * when the ledger keeps read models, else from the fold.
+ *
+ * @example
+ * const { status } = await pipelineStatusView(core, 'etl_orders', Date.now());
+ */
+export async function pipelineStatusView(core: LedgerCore, pipeline: string, nowMs: number): Promise<PipelineStatusView> {
+  const models = await readModelsFor(core, undefined);
+  if (models !== null) {
+    const { status, view } = await statusFromTables(models, pipeline, nowMs);
+    const through = status.completeThrough === null ? undefined : view.state.dates.get(status.completeThrough);
+    return { status, watermarkLogicalDate: view.summary.watermark?.logicalDate ?? null, completeThroughLogicalDate: through?.logicalDate ?? null };
+  }
+  const { timetable, state, history } = await readPipeline(core, pipeline);
+  const status = pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs });
+  const through = status.completeThrough === null ? undefined : state.dates.get(status.completeThrough);
+  return { status, watermarkLogicalDate: state.watermark?.logicalDate ?? null, completeThroughLogicalDate: through?.logicalDate ?? null };
 }

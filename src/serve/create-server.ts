@@ -45,6 +45,7 @@ export async function createServer(options: ServeOptions): Promise<FastifyInstan
     ...(options.watchIntervalMs ? { watchIntervalMs: options.watchIntervalMs } : {}),
     ...(options.maxStreams ? { maxStreams: options.maxStreams } : {}),
     ...(options.openlineageAuto ? { openlineageAuto: true } : {}),
+    ...(options.strictLineage ? { strictLineage: true } : {}),
   };
 
   app.addHook('onRequest', async (request, reply) => authorize(request, reply, deps));
@@ -69,7 +70,7 @@ export async function createServer(options: ServeOptions): Promise<FastifyInstan
     return sendError(reply, 500, 'unexpected', `unexpected error: ${oneLine(error instanceof Error ? error.message : String(error))}`);
   });
   app.setNotFoundHandler(async (request, reply) =>
-    sendError(reply, 404, 'notFound.route', `no route ${request.method} ${request.url.split('?')[0]}; see the README's HTTP API section`),
+    sendError(reply, 404, 'notFound.route', `no route ${request.method} ${request.url.split('?')[0]}; see 'HTTP API' in docs/web.md`),
   );
 
   for (const register of options.routes ?? serveRoutes) await register(app, deps);
