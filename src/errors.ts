@@ -85,6 +85,7 @@ export const LEDGER_ERROR_CODES = [
   'input.invalidTasks',
   'input.invalidTimetable',
   'input.invalidTryNumber',
+  'input.limitTooLarge',
   'input.memoryDb',
   'input.missingCommand',
   'input.missingOption',

@@ -4,9 +4,13 @@ import type { PipelineState } from '../pipeline-state.js';
 import type { RunHistory } from '../run-history.js';
 import type { Slot } from '../slot.js';
 import { formatLag } from './format-lag.js';
+import { runOutcome } from './run-outcome.js';
 
 /** How many due slots are pending, by reason (stalled runs count as pending, as `pending` lists them). */
 export type PendingCounts = Record<PendingReason, number> & { total: number };
+
+/** The last run that succeeded, whether or not its date was cleared since. */
+export type LastSuccess = { date: string; runId: string; at: string };
 
 /** The last run that failed (or was abandoned), whether or not its date was retried since. */
 export type LastFailure = { date: string; runId: string; at: string; error: string };
@@ -34,6 +38,8 @@ export type PipelineStatus = {
   /** Runs still `running` whose lease expired: nobody is working on them. */
   stalled: Array<{ date: string; runId: string; leaseExpiresAt: string }>;
   lastFailure: LastFailure | null;
+  /** The run that succeeded last (by when its success was recorded), or null. */
+  lastSuccess: LastSuccess | null;
   /** The freshness the pipeline was defined with (`define --freshness`), in seconds, or null. */
   freshnessSeconds: number | null;
 };
@@ -46,6 +52,8 @@ export type PipelineStatusInput = {
    */
   history?: RunHistory;
   lastFailure?: LastFailure | null;
+  /** The last success, when the caller has it (the summary row keeps it too). */
+  lastSuccess?: LastSuccess | null;
   /**
    * The pipeline's slots from its first, ascending; may be endless (it is read
    * only until the slots stop being due and complete-through has stopped).
@@ -124,6 +132,7 @@ export function pipelineStatus(input: PipelineStatusInput): PipelineStatus {
     inFlight,
     stalled,
     lastFailure: input.lastFailure !== undefined ? input.lastFailure : lastFailure(input.history ?? { runs: new Map() }),
+    lastSuccess: input.lastSuccess !== undefined ? input.lastSuccess : lastSuccess(input.history ?? { runs: new Map() }),
     freshnessSeconds: definition?.freshnessMs === undefined ? null : definition.freshnessMs / 1000,
   };
 }
@@ -142,6 +151,17 @@ function lastFailure(history: RunHistory): LastFailure | null {
     if (run.error === null || run.finishedAt === null) continue;
     if (last && Date.parse(run.finishedAt) < Date.parse(last.at)) continue;
     last = { date: run.date, runId: run.runId, at: run.finishedAt, error: firstLine(run.error) };
+  }
+  return last;
+}
+
+/** The run that succeeded last (by when its success was recorded); a later clear does not hide it. */
+function lastSuccess(history: RunHistory): LastSuccess | null {
+  let last: LastSuccess | null = null;
+  for (const run of history.runs.values()) {
+    if (run.finishedAt === null || runOutcome(run) !== 'success') continue;
+    if (last && Date.parse(run.finishedAt) < Date.parse(last.at)) continue;
+    last = { date: run.date, runId: run.runId, at: run.finishedAt };
   }
   return last;
 }

@@ -1,5 +1,5 @@
 import { completeThrough } from '../../projections/complete-through.js';
-import { leaseExpired } from '../../projections/date-state.js';
+import { leaseExpired, type DateState } from '../../projections/date-state.js';
 import { deriveRunOutcome } from '../../projections/derive-run-outcome.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
 import type { Slot } from '../../projections/slot.js';
@@ -7,11 +7,13 @@ import { taskGrid } from '../../projections/task-grid.js';
 import { LedgerError } from '../errors.js';
 import type { Timetable } from '../timetable/timetable.js';
 import type { LedgerCore } from './ledger-core.js';
-import type { AsOf, DateRow, PendingView, RangeInput, RunsView, StateView, WatermarkView } from './ledger-types.js';
+import type { AsOf, DateRow, PendingView, RangeInput, RunsView, StateInput, StateView, WatermarkView } from './ledger-types.js';
+import { cursorFrom, pageEnd, pageOfRows, type Timed } from './page-rows.js';
 import { nowFor, readPipeline } from './load-pipeline.js';
 import { readModelsFor, statusFromTables, tableView, withDates } from './read-model-views.js';
 import { pipelineStatus, type PipelineStatus } from '../../projections/views/pipeline-status.js';
 import { keyOf, rangeOf } from './resolve-keys.js';
+import { parseRangeStart } from '../timetable/parse-range-end.js';
 import { boundedSlots, duePending, slotsFrom } from './slots.js';
 import type { TaskGridInput, TaskGridView } from './task-types.js';
 
@@ -21,58 +23,97 @@ import type { TaskGridInput, TaskGridView } from './task-types.js';
  * @example
  * const view = await stateView(core, { pipeline: 'etl_orders', from: '2026-11-02' });
  */
-export async function stateView(core: LedgerCore, input: RangeInput): Promise<StateView> {
+export async function stateView(core: LedgerCore, input: StateInput): Promise<StateView> {
   // "Now" first: after the load, nothing may await until the view is built, or a concurrent call could advance the shared state mid-view.
   const nowMs = await nowFor(core, input.asOf);
   const models = await readModelsFor(core, input.asOf);
   let timetable: Timetable;
   let state: PipelineState;
   let fromMs: number;
+  let rangeEndMs: number;
   let toMs: number;
   let through: () => string | null;
+  // Keys whose state sits at another instant than their slot (kept from an earlier zone): their slot is no row.
+  const moved = new Set<string>();
   if (models !== null) {
-    // The summary row, then only the dates of the range, by their logical dates' index.
+    // The summary row, then only the dates of the range (of the page, with a limit), by their logical dates' index.
     const view = await tableView(models, input.pipeline);
     timetable = view.timetable;
-    [fromMs, toMs] = rangeOf(timetable, input, nowMs);
+    [fromMs, rangeEndMs] = rangeOf(timetable, input, nowMs);
+    toMs = pageEnd(timetable, fromMs, rangeEndMs, input.limit, moved);
+    // Only day keys can name a slot and sit elsewhere; those of the page's slots are looked up by key.
+    for (let round = 0; timetable.dailyKeys && input.limit !== undefined && round < 16; round++) {
+      const keys: string[] = [];
+      for (const slot of boundedSlots(timetable, fromMs, toMs)) if (!moved.has(slot.date)) keys.push(slot.date);
+      const before = moved.size;
+      for (const date of await models.dates(input.pipeline, { keys, light: true })) {
+        const at = Date.parse(date.logicalDate);
+        if (at >= fromMs && at <= rangeEndMs && isMoved(timetable, date.date, at)) moved.add(date.date);
+      }
+      if (moved.size === before) break;
+      toMs = pageEnd(timetable, fromMs, rangeEndMs, input.limit, moved);
+    }
     state = withDates(view, await models.dates(input.pipeline, { fromMs, toMs })).state;
     through = () => view.summary.completeThrough;
   } else {
     ({ timetable, state } = await readPipeline(core, input.pipeline, input.asOf));
-    [fromMs, toMs] = rangeOf(timetable, input, nowMs);
-    through = () => completeThroughOf(timetable, state);
+    [fromMs, rangeEndMs] = rangeOf(timetable, input, nowMs);
+    for (const date of state.dates.values()) {
+      const at = Date.parse(date.logicalDate);
+      if (at >= fromMs && at <= rangeEndMs && isMoved(timetable, date.date, at)) moved.add(date.date);
+    }
+    // A page reads only as far as it can reach.
+    toMs = pageEnd(timetable, fromMs, rangeEndMs, input.limit, moved);
+    const folded = timetable;
+    through = () => completeThroughOf(folded, state);
   }
-  const rows = new Map<string, DateRow>();
-  for (const slot of boundedSlots(timetable, fromMs, toMs)) rows.set(slot.date, missingRow(slot));
+  const recorded: Array<Timed<DateRow>> = [];
   for (const date of state.dates.values()) {
     const at = Date.parse(date.logicalDate);
     if (at < fromMs || at > toMs) continue;
-    rows.set(date.date, {
-      date: date.date,
-      status: date.status,
-      runId: date.runId,
-      attempt: date.attempt,
-      attempts: date.attempts,
-      runType: date.runType,
-      logicalDate: date.logicalDate,
-      dataInterval: date.dataInterval,
-      startedAt: date.startedAt,
-      finishedAt: date.finishedAt,
-      leaseExpiresAt: date.leaseExpiresAt,
-      metrics: date.metrics,
-      outputs: date.outputs,
-      error: date.error?.message ?? null,
-      errorCode: date.error?.code ?? null,
-      offSchedule: date.offSchedule,
-      stalled: leaseExpired(date, nowMs),
-    });
+    recorded.push({ at, key: date.date, row: dateRow(date, nowMs) });
   }
-  // Each logical date parsed once, not once per comparison.
-  const dates = [...rows.values()]
-    .map((row) => ({ at: Date.parse(row.logicalDate), row }))
-    .sort((a, b) => a.at - b.at)
-    .map(({ row }) => row);
-  return { pipeline: input.pipeline, watermark: state.watermark?.date ?? null, completeThrough: through(), position: state.position, dates };
+  recorded.sort((a, b) => a.at - b.at);
+  // The slots are walked lazily: a page of a long range builds only its own rows.
+  const slots = (function* () {
+    for (const slot of boundedSlots(timetable, fromMs, toMs)) yield { at: Date.parse(slot.logicalDate), key: slot.date, row: missingRow(slot) };
+  })();
+  const { rows, next } = pageOfRows(slots, recorded, input.limit, new Set([...recorded.map((r) => r.key), ...moved]));
+  const view: StateView = { pipeline: input.pipeline, watermark: state.watermark?.date ?? null, completeThrough: through(), position: state.position, dates: rows };
+  if (input.limit !== undefined) view.nextFrom = next === null ? null : cursorFrom(timetable, next.key, next.at, next.row.logicalDate);
+  return view;
+}
+
+/** True for a key that names a slot of the timetable at another instant than its own (a day key kept from an earlier zone). */
+function isMoved(timetable: Timetable, key: string, at: number): boolean {
+  if (!timetable.dailyKeys) return false;
+  try {
+    return parseRangeStart(timetable, key) !== at;
+  } catch {
+    return false;
+  }
+}
+
+function dateRow(date: DateState, nowMs: number): DateRow {
+  return {
+    date: date.date,
+    status: date.status,
+    runId: date.runId,
+    attempt: date.attempt,
+    attempts: date.attempts,
+    runType: date.runType,
+    logicalDate: date.logicalDate,
+    dataInterval: date.dataInterval,
+    startedAt: date.startedAt,
+    finishedAt: date.finishedAt,
+    leaseExpiresAt: date.leaseExpiresAt,
+    metrics: date.metrics,
+    outputs: date.outputs,
+    error: date.error?.message ?? null,
+    errorCode: date.error?.code ?? null,
+    offSchedule: date.offSchedule,
+    stalled: leaseExpired(date, nowMs),
+  };
 }
 
 /**
@@ -123,7 +164,7 @@ export async function pendingView(core: LedgerCore, input: RangeInput): Promise<
 }
 
 /**
- * Every run (attempt) of a pipeline, oldest first.
+ * Every run (attempt) of a pipeline, oldest first; `limit` keeps the last n, `before` (a run id) pages back.
  *
  * @example
  * const { runs } = await runsView(core, { pipeline: 'etl_orders', date: '2026-11-03' });

@@ -112,7 +112,11 @@ export type DateRow = {
   stalled: boolean;
 };
 
-export type StateView = { pipeline: string; watermark: string | null; completeThrough: string | null; position: number; dates: DateRow[] };
+/**
+ * `nextFrom`: present when the query had a `limit`; the `from` that continues the listing where this page
+ * stopped (pass it back with the same `to`), or null when the range ends on this page.
+ */
+export type StateView = { pipeline: string; watermark: string | null; completeThrough: string | null; position: number; dates: DateRow[]; nextFrom?: string | null };
 export type WatermarkView = { pipeline: string; watermark: string | null; completeThrough: string | null };
 export type PendingView = {
   pipeline: string;
@@ -123,3 +127,9 @@ export type PendingView = {
 };
 export type RunsView = { pipeline: string; runs: RunRecord[] };
 export type RangeInput = { pipeline: string; from?: string; to?: string; asOf?: AsOf };
+
+/**
+ * `state` over a range, a page at a time: `limit` rows at most (oldest first); the view's `nextFrom` is the
+ * `from` of the next page.
+ */
+export type StateInput = RangeInput & { limit?: number };

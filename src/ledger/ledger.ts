@@ -28,6 +28,7 @@ import type {
   RangeInput,
   RunsView,
   StartInput,
+  StateInput,
   StartResult,
   StateView,
   WatermarkView,
@@ -193,8 +194,15 @@ export class Ledger {
     return clearKeys(this.#core, input);
   }
 
-  /** Per-date state from the latest run of each date, with the watermark (greatest date ever successful) and complete-through (every date up to it successful now). */
-  async state(input: RangeInput): Promise<StateView> {
+  /**
+   * Per-date state from the latest run of each date, with the watermark (greatest date ever successful) and complete-through (every date up to it successful now).
+   * With `limit`, one page of the range: `nextFrom` continues it.
+   *
+   * @example
+   * const page = await ledger.state({ pipeline: 'etl_orders', limit: 1000 });
+   * if (page.nextFrom) await ledger.state({ pipeline: 'etl_orders', from: page.nextFrom, limit: 1000 });
+   */
+  async state(input: StateInput): Promise<StateView> {
     return stateView(this.#core, input);
   }
 

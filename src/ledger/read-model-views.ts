@@ -4,7 +4,7 @@ import { initialState, type PipelineState } from '../../projections/pipeline-sta
 import { leaseExpired } from '../../projections/date-state.js';
 import type { PendingReason } from '../../projections/pending.js';
 import { formatLag } from '../../projections/views/format-lag.js';
-import { pipelineStatus, type LastFailure, type PendingCounts, type PipelineStatus } from '../../projections/views/pipeline-status.js';
+import { pipelineStatus, type LastFailure, type LastSuccess, type PendingCounts, type PipelineStatus } from '../../projections/views/pipeline-status.js';
 import type { PipelineSummary } from '../store/read-model-rows.js';
 import type { ReadModels } from '../store/read-models.js';
 import type { Timetable } from '../timetable/timetable.js';
@@ -84,7 +84,7 @@ export async function statusFromTables(models: ReadModels, pipeline: string, now
     // A complete-through key the timetable cannot place (never expected): the plain walk over the rows.
     withDates(view, await models.dates(pipeline, { light: true }));
     const lastFailure = lastFailureOf(summary);
-    return { status: pipelineStatus({ state: view.state, lastFailure, slots: slotsFrom(timetable), nowMs }), view };
+    return { status: pipelineStatus({ state: view.state, lastFailure, lastSuccess: lastSuccessOf(summary), slots: slotsFrom(timetable), nowMs }), view };
   }
   if (throughSlot !== undefined) withDates(view, await models.dates(pipeline, { keys: [throughSlot.date], light: true }));
   const afterMs = throughSlot === undefined ? Number.MIN_SAFE_INTEGER : Date.parse(throughSlot.logicalDate);
@@ -130,9 +130,15 @@ export async function statusFromTables(models: ReadModels, pipeline: string, now
     inFlight,
     stalled,
     lastFailure: lastFailureOf(summary),
+    lastSuccess: lastSuccessOf(summary),
     freshnessSeconds: definition.freshnessMs === undefined ? null : definition.freshnessMs / 1000,
   };
   return { status, view };
+}
+
+function lastSuccessOf(summary: PipelineSummary): LastSuccess | null {
+  const last = summary.lastSuccess;
+  return last === null ? null : { date: last.date, runId: last.runId, at: last.at };
 }
 
 function lastFailureOf(summary: PipelineSummary): LastFailure | null {

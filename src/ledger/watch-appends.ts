@@ -61,3 +61,25 @@ export async function watchAppends(store: EventStore, onAppend: (head: ChainHead
     await unlisten?.();
   };
 }
+
+/** Which pipelines changed in a span of positions: each with the position of its last event there; null when the span was too long to read. */
+export type PipelineChanges = Record<string, number> | null;
+
+/**
+ * The pipelines whose events lie in (`afterPosition`, `toPosition`], each
+ * with the position of its last event there, read from the events' streams
+ * (`<pipeline>` or `<pipeline>/<date>`). A span longer than `maxEvents` (an
+ * import) is not read: null says "any pipeline may have changed".
+ *
+ * @example
+ * await changedPipelines(ledger.store, 41, 44) // { etl_orders: 44, etl_users: 42 }
+ */
+export async function changedPipelines(store: EventStore, afterPosition: number, toPosition: number, maxEvents = 10_000): Promise<PipelineChanges> {
+  if (toPosition - afterPosition > maxEvents) return null;
+  const changes: Record<string, number> = {};
+  if (toPosition <= afterPosition) return changes;
+  for await (const batch of store.read({ fromPosition: afterPosition + 1, toPosition, batchSize: 1000 })) {
+    for (const event of batch) changes[event.stream.split('/', 1)[0] ?? event.stream] = event.position;
+  }
+  return changes;
+}

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { runOutcome, type RunOutcome } from '../../projections/views/run-outcome.js';
 import type { Ledger } from '../ledger/ledger.js';
+import { toolVersion } from '../runtime.js';
 import type { VerifyResult } from './chain-verifier.js';
 
 /** Buckets of the run duration histogram, in seconds: a second up to a day. */
@@ -13,8 +14,9 @@ const REASONS = ['missing', 'failed', 'interrupted', 'cleared', 'stalled'] as co
  * of its own for each scrape, so nothing is global and every number is read
  * from the ledger at `nowMs`: per pipeline the watermark and complete-through
  * (logical dates as Unix timestamps), lag, pending by reason, running,
- * stalled, runs by outcome and their durations; the ledger's head position
- * and the last chain verification.
+ * stalled, runs by outcome and their durations, when the last success and the
+ * last failure were recorded, and the definition as an info metric; the
+ * ledger's head position, the last chain verification and the build.
  *
  * Counters and the histogram are cumulative over the whole ledger (every run
  * ever recorded), so they only grow and `rate()` works across restarts.
@@ -37,6 +39,10 @@ export async function collectMetrics(ledger: Ledger, options: { nowMs: number; v
   const behind = gauge('runledger_pipeline_dates_behind', 'Due dates after the complete-through date.', ['pipeline']);
   const runs = new Counter({ name: 'runledger_runs_total', help: 'Finished runs by outcome (a later clear does not change how a run ended).', labelNames: ['pipeline', 'outcome'], registers });
   const duration = new Histogram({ name: 'runledger_run_duration_seconds', help: 'Duration of finished runs, from start to success, failure or abandonment.', labelNames: ['pipeline', 'outcome'], buckets: DURATION_BUCKETS, registers });
+  const lastSuccess = gauge('runledger_last_success_timestamp_seconds', 'When the run that succeeded last recorded its success, as a Unix timestamp (a later clear of its date does not change it); absent before any success.', ['pipeline']);
+  const lastFailure = gauge('runledger_last_failure_timestamp_seconds', 'When the run that failed (or was abandoned) last recorded its failure, as a Unix timestamp (a later retry does not change it); absent before any failure.', ['pipeline']);
+  const info = gauge('runledger_pipeline_info', "A pipeline's definition as labels, always 1: its schedule, zone, timetable and the OpenLineage job bound to it (namespace/name, empty when none).", ['pipeline', 'schedule', 'timezone', 'timetable', 'openlineage_job']);
+  const build = gauge('runledger_build_info', 'The runledger version and Node.js version that answer, always 1.', ['version', 'node_version']);
   const head = gauge('runledger_ledger_head_position', 'Position of the last event in the ledger.');
   const consumerPosition = gauge('runledger_consumer_position', 'The last position a durable consumer (follow --consumer) acknowledged.', ['consumer']);
   const consumerBehind = gauge('runledger_consumer_behind_events', 'Events between the head and what a durable consumer acknowledged.', ['consumer']);
@@ -51,6 +57,9 @@ export async function collectMetrics(ledger: Ledger, options: { nowMs: number; v
     const { status, watermarkLogicalDate, completeThroughLogicalDate } = await ledger.pipelineStatus({ pipeline: name, nowMs: options.nowMs });
     const history = await ledger.runs({ pipeline: name, light: true });
     const labels = { pipeline: name };
+    info.set({ pipeline: name, schedule: definition.schedule, timezone: definition.timezone, timetable: definition.timetable, openlineage_job: definition.openlineage ? `${definition.openlineage.namespace}/${definition.openlineage.job}` : '' }, 1);
+    if (status.lastSuccess) lastSuccess.set(labels, Date.parse(status.lastSuccess.at) / 1000);
+    if (status.lastFailure) lastFailure.set(labels, Date.parse(status.lastFailure.at) / 1000);
     if (watermarkLogicalDate !== null) watermark.set(labels, Date.parse(watermarkLogicalDate) / 1000);
     if (completeThroughLogicalDate !== null) completeThrough.set(labels, Date.parse(completeThroughLogicalDate) / 1000);
     if (status.completeUntil !== null) completeUntil.set(labels, Date.parse(status.completeUntil) / 1000);
@@ -71,6 +80,7 @@ export async function collectMetrics(ledger: Ledger, options: { nowMs: number; v
       }
     }
   }
+  build.set({ version: toolVersion, node_version: process.version }, 1);
   head.set(ledgerHead.position);
   for (const consumer of await ledger.store.consumers.list()) {
     consumerPosition.set({ consumer: consumer.name }, consumer.position);

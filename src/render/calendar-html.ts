@@ -33,11 +33,15 @@ export function legendHtml(): Html {
   return html`<div class="legend">${CELL_STATUSES.map((s) => html`<span><i class="c s-${s}"></i>${STATUS_WORDS[s]}</span>`)}<span><i class="c s-none wm"></i>watermark</span><span><i class="c s-none ct"></i>complete through</span></div>`;
 }
 
+/** Links to the calendar pages beside the one shown (null where there is none, or the output cannot link). */
+export type CalendarNav = { older: string | null; newer: string | null; latest: string | null };
+
 /**
  * The calendar as HTML: a row per month (31 day columns) or per local day (24
- * hour columns); a slot-less column is an empty cell so days line up.
+ * hour columns); a slot-less column is an empty cell so days line up. Older
+ * rows left out are counted, and linked to when `nav` has their page.
  */
-export function calendarHtml(calendar: CalendarView): Html {
+export function calendarHtml(calendar: CalendarView, nav: CalendarNav = { older: null, newer: null, latest: null }): Html {
   const head = Array.from({ length: calendar.columns }, (_, i) => {
     const label = calendar.layout === 'month' ? i + 1 : i;
     return html`<span>${label % 5 === 0 || (calendar.layout === 'month' && label === 1) ? String(label) : ''}</span>`;
@@ -52,6 +56,13 @@ export function calendarHtml(calendar: CalendarView): Html {
     }
     return html`<div class="cal-row"><span class="lbl">${row.label}</span>${cells}</div>`;
   });
-  const hidden = calendar.hiddenRows > 0 ? html`<p class="muted">${calendar.hiddenRows} older ${calendar.layout === 'month' ? 'month' : 'day'}${calendar.hiddenRows === 1 ? '' : 's'} not shown.</p>` : html``;
-  return html`<div class="cal cal-${calendar.layout}">${hidden}<div class="cal-row cal-head"><span class="lbl">${calendar.layout === 'month' ? 'month / day' : 'day / hour'}</span>${head}</div>${join(rows)}</div>${legendHtml()}`;
+  const olderText = `${calendar.hiddenRows} older ${calendar.layout === 'month' ? 'month' : 'day'}${calendar.hiddenRows === 1 ? '' : 's'} not shown`;
+  const hidden =
+    calendar.hiddenRows > 0
+      ? html`<p class="muted pager">${nav.older ? html`<a href="${nav.older}" rel="prev" data-page="older">${olderText}: show them</a>` : `${olderText}.`}</p>`
+      : html``;
+  const newer = nav.newer || nav.latest
+    ? html`<p class="pager">${nav.newer ? html`<a href="${nav.newer}" rel="next" data-page="newer">Newer ${calendar.layout === 'month' ? 'months' : 'days'}</a>` : html``}${nav.newer && nav.latest ? ' · ' : ''}${nav.latest ? html`<a href="${nav.latest}" data-page="latest">Latest</a>` : html``}</p>`
+    : html``;
+  return html`<div class="cal cal-${calendar.layout}">${hidden}<div class="cal-row cal-head"><span class="lbl">${calendar.layout === 'month' ? 'month / day' : 'day / hour'}</span>${head}</div>${join(rows)}${newer}</div>${legendHtml()}`;
 }

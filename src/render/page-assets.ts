@@ -54,41 +54,70 @@ footer{padding:1em 1.2em;color:var(--mute);font-size:12px;border-top:1px solid v
 
 /**
  * The one script of served pages (`/assets/app.js`): it listens to the
- * server's event stream and, on each append, fetches the same address and
- * swaps the page's main element, so an open page follows the ledger without a
- * reload. Pages that show the past do not listen: the past does not change.
+ * server's event stream and follows the ledger without a reload. A pipeline
+ * or run page (`data-pipeline` on its body) listens only to its own
+ * pipeline's changes; other pages to every change. After a change it fetches
+ * the same address at most once a second and replaces, in place, only the
+ * parts of the page (`data-part`) whose markup changed, so the rest of the
+ * page, its scroll position and anything a reader opened stay as they are.
+ * Pages that show the past do not listen: the past does not change.
  */
 export const APP_JS = `(() => {
   const body = document.body;
   const live = document.getElementById('live');
   if (body.dataset.live !== '1' || !('EventSource' in window)) return;
-  let busy = false, again = false;
+  const mine = body.dataset.pipeline || null;
+  const MIN_GAP_MS = 1000;
+  let busy = false, again = false, timer = null, last = 0;
+  function swap(doc) {
+    const next = doc.getElementById('main');
+    const current = document.getElementById('main');
+    if (!next || !current) return;
+    const parts = Array.from(next.querySelectorAll('[data-part]'));
+    const find = (name) => Array.from(current.querySelectorAll('[data-part]')).find((el) => el.dataset.part === name);
+    const same = parts.length > 0 && parts.length === current.querySelectorAll('[data-part]').length && parts.every((p) => find(p.dataset.part));
+    if (!same) {
+      if (current.innerHTML !== next.innerHTML) current.replaceWith(document.importNode(next, true));
+      return;
+    }
+    for (const part of parts) {
+      const old = find(part.dataset.part);
+      if (old && old.outerHTML !== part.outerHTML) old.replaceWith(document.importNode(part, true));
+    }
+  }
   async function refresh() {
     if (busy) { again = true; return; }
     busy = true;
+    last = Date.now();
     try {
       const res = await fetch(location.href, { cache: 'no-store', credentials: 'same-origin' });
       if (res.ok) {
         const doc = new DOMParser().parseFromString(await res.text(), 'text/html');
-        const next = doc.getElementById('main');
-        const current = document.getElementById('main');
-        if (next && current) current.replaceWith(document.importNode(next, true));
+        swap(doc);
         const foot = doc.querySelector('footer');
-        if (foot) document.querySelector('footer')?.replaceWith(document.importNode(foot, true));
+        const oldFoot = document.querySelector('footer');
+        if (foot && oldFoot && oldFoot.outerHTML !== foot.outerHTML) oldFoot.replaceWith(document.importNode(foot, true));
         body.dataset.position = doc.body.dataset.position || body.dataset.position;
       }
     } catch (e) {
-      /* the next append tries again */
+      /* the next change tries again */
     } finally {
       busy = false;
-      if (again) { again = false; refresh(); }
+      if (again) { again = false; schedule(); }
     }
   }
+  function schedule() {
+    if (timer !== null) return;
+    timer = setTimeout(() => { timer = null; refresh(); }, Math.max(0, last + MIN_GAP_MS - Date.now()));
+  }
   function connect() {
-    const source = new EventSource('/api/stream?after=' + encodeURIComponent(body.dataset.position || '0'));
+    const query = 'after=' + encodeURIComponent(body.dataset.position || '0') + (mine ? '&pipeline=' + encodeURIComponent(mine) : '');
+    const source = new EventSource('/api/stream?' + query);
     source.addEventListener('append', (e) => {
-      try { body.dataset.position = String(JSON.parse(e.data).position); } catch (err) { /* keep the old one */ }
-      refresh();
+      let notice = null;
+      try { notice = JSON.parse(e.data); } catch (err) { /* an unreadable notice still means a change */ }
+      if (mine && notice && notice.pipelines && !Object.prototype.hasOwnProperty.call(notice.pipelines, mine)) return;
+      schedule();
     });
     source.onopen = () => { if (live) { live.textContent = 'live'; live.className = 'on'; } };
     source.onerror = () => { if (live) { live.textContent = 'reconnecting…'; live.className = ''; } };

@@ -3,7 +3,7 @@ import { formatDuration } from '../../projections/views/run-rows.js';
 import { formatMetrics } from '../cli/format-table.js';
 import { inZone } from '../cli/zoned-instant.js';
 import type { AuditPage, OverviewPage, Page, PageTime, PipelinePage, RunPage, VerifyPage } from '../views/page-models.js';
-import { calendarHtml, STATUS_WORDS } from './calendar-html.js';
+import { calendarHtml, STATUS_WORDS, type CalendarNav } from './calendar-html.js';
 import { html, join, type Html } from './escape-html.js';
 import { APP_CSS } from './page-assets.js';
 import { watermarkChart } from './watermark-chart.js';
@@ -12,6 +12,8 @@ import { watermarkChart } from './watermark-chart.js';
 export type Links = {
   overview(): string;
   pipeline(name: string): string;
+  /** The pipeline page with these query parameters (a calendar or runs page), or null when the output has one page per pipeline (a report). */
+  pipelinePage(name: string, params: Record<string, string>): string | null;
   /** Null when the target is not part of the output (a report has no run pages). */
   run(pipeline: string, runId: string): string | null;
   audit(): string;
@@ -26,6 +28,12 @@ export function servedLinks(asOfParam: string | null, currentPath: string): Link
   return {
     overview: () => `/${q}`,
     pipeline: (name) => `/pipelines/${encodeURIComponent(name)}${q}`,
+    pipelinePage: (name, params) => {
+      const search = new URLSearchParams(asOfParam === null ? {} : { as_of: asOfParam });
+      for (const [key, value] of Object.entries(params)) search.set(key, value);
+      const text = search.toString();
+      return `/pipelines/${encodeURIComponent(name)}${text ? `?${text}` : ''}`;
+    },
     run: (pipeline, runId) => `/pipelines/${encodeURIComponent(pipeline)}/runs/${encodeURIComponent(runId)}${q}`,
     audit: () => `/audit${q}`,
     verify: () => `/verify`,
@@ -37,6 +45,7 @@ export function servedLinks(asOfParam: string | null, currentPath: string): Link
 export const reportLinks: Links = {
   overview: () => '#overview',
   pipeline: (name) => `#pipeline-${name}`,
+  pipelinePage: () => null,
   run: () => null,
   audit: () => '#audit',
   verify: () => '#verify',
@@ -74,6 +83,8 @@ export type ShellOptions = {
   /** Where "back to now" points. */
   nowHref?: string;
   generatedAt?: string;
+  /** The pipeline a pipeline or run page shows: its live updates follow that pipeline only. */
+  pipeline?: string;
 };
 
 /**
@@ -82,6 +93,12 @@ export type ShellOptions = {
  * with the ledger position the page reflects.
  */
 export function pageShell(body: Html, options: ShellOptions): string {
+  const { start, end } = pageShellParts(options);
+  return `${start}${body.html}${end}`;
+}
+
+/** The page around a body as the text before it and the text after it, for output written as it is made (`report --html`). */
+export function pageShellParts(options: ShellOptions): { start: string; end: string } {
   const served = options.mode === 'served';
   const past = options.time.asOf !== null;
   const head = served
@@ -92,10 +109,13 @@ export function pageShell(body: Html, options: ShellOptions): string {
     : html``;
   const nav = html`<header><span class="brand">runledger</span><a href="${options.links.overview()}">Overview</a><a href="${options.links.audit()}">Audit</a><a href="${options.links.verify()}">Verify</a>${served ? html`<span id="live">${past ? 'past view' : 'connecting…'}</span>` : html``}</header>`;
   const footer = html`<footer>Ledger position ${options.time.position} · ${past ? 'as of' : 'now'} ${new Date(options.time.nowMs).toISOString()}${options.generatedAt ? ` · report written ${options.generatedAt}` : ''}</footer>`;
-  return `<!doctype html>
+  return {
+    start: `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${html`${options.title}`.html}</title>${head.html}</head>
-<body data-live="${served && !past ? '1' : '0'}" data-position="${options.time.position}">${nav.html}${banner.html}<main id="main">${body.html}</main>${footer.html}</body></html>
-`;
+<body data-live="${served && !past ? '1' : '0'}" data-position="${options.time.position}"${options.pipeline === undefined ? '' : html` data-pipeline="${options.pipeline}"`.html}>${nav.html}${banner.html}<main id="main">`,
+    end: `</main>${footer.html}</body></html>
+`,
+  };
 }
 
 function badge(status: string): Html {
@@ -116,7 +136,7 @@ function overviewBody(page: OverviewPage, links: Links): Html {
 <td>${s.lastFailure ? html`<span class="mono">${s.lastFailure.date}</span> <span class="err">${s.lastFailure.error}</span>` : html`<span class="muted">none</span>`}</td></tr>`;
   });
   return html`<h1>Pipelines</h1>
-<table class="overview"><thead><tr><th>Pipeline</th><th>Last slots</th><th>Watermark</th><th>Complete through</th><th>Lag</th><th>Pending</th><th>In flight</th><th>Last failure</th></tr></thead><tbody>${rows}</tbody></table>`;
+<table class="overview" data-part="overview"><thead><tr><th>Pipeline</th><th>Last slots</th><th>Watermark</th><th>Complete through</th><th>Lag</th><th>Pending</th><th>In flight</th><th>Last failure</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** Pending dates listed on a pipeline page; the rest are counted. */
@@ -138,16 +158,35 @@ function pipelineBody(page: PipelinePage, links: Links): Html {
     ? html`<table class="runs"><thead><tr><th>Run</th><th>Date</th><th>Attempt</th><th>Type</th><th>Status</th><th>Started</th><th>Duration</th><th>Actor</th><th>Metrics / error</th></tr></thead><tbody>${page.runs.map((r) => {
         const href = links.run(d.pipeline, r.runId);
         return html`<tr><td class="mono">${href ? html`<a href="${href}">${r.runId}</a>` : r.runId}</td><td class="mono">${r.date}</td><td class="num">${r.attempt}</td><td>${r.runType}${r.forced ? ' (forced)' : ''}${r.offSchedule ? ' (off-schedule)' : ''}</td><td>${badge(r.status)}</td><td class="mono">${inZone(r.startedAt, d.timezone)}</td><td class="num">${r.durationMs === null ? '—' : formatDuration(r.durationMs)}</td><td>${r.actor}</td><td>${r.error ? html`<span class="err">${r.error}</span>` : html`<span class="mono">${formatMetrics(r.metrics)}</span>`}</td></tr>`;
-      })}</tbody></table>${page.totalRuns > page.runs.length ? html`<p class="muted">The ${page.runs.length} most recent of ${page.totalRuns} runs.</p>` : html``}`
+      })}</tbody></table>${runsNav(page, links)}`
     : html`<p>No runs yet.</p>`;
+  // Each data-part is a unit the live page replaces on its own when its markup changed.
   return html`<section class="pipeline" id="pipeline-${d.pipeline}"><h1>${d.pipeline}</h1>
-<div class="facts"><span><b>Schedule</b> ${d.schedule} (${d.timetable})</span><span><b>Zone</b> ${d.timezone}</span><span><b>Start</b> ${d.start}</span>${d.end ? html`<span><b>End</b> ${d.end}</span>` : html``}<span><b>Catchup</b> ${d.catchup ? 'on' : 'off'}</span></div>
-<div class="facts"><span><b>Watermark</b> <span class="mono" data-fact="watermark">${page.watermark ?? 'none'}</span></span><span><b>Complete through</b> <span class="mono" data-fact="complete-through">${page.completeThrough ?? 'none'}</span></span><span><b>Pending</b> ${page.pending.pending.length}</span><span><b>In flight</b> ${page.pending.inFlight.length}</span></div>
-<h2>Calendar</h2>${calendarHtml(page.calendar)}
-<h2>Watermark and complete-through over time</h2>${watermarkChart(page.points, page.time.nowMs)}
-<h2>Pending</h2>${pending}${inFlight}
-<h2>Runs</h2>${runs}
-<h2>Audit timeline</h2>${auditTable(page.audit, links, false, () => d.timezone)}</section>`;
+<div data-part="definition" class="facts"><span><b>Schedule</b> ${d.schedule} (${d.timetable})</span><span><b>Zone</b> ${d.timezone}</span><span><b>Start</b> ${d.start}</span>${d.end ? html`<span><b>End</b> ${d.end}</span>` : html``}<span><b>Catchup</b> ${d.catchup ? 'on' : 'off'}</span></div>
+<div data-part="summary" class="facts"><span><b>Watermark</b> <span class="mono" data-fact="watermark">${page.watermark ?? 'none'}</span></span><span><b>Complete through</b> <span class="mono" data-fact="complete-through">${page.completeThrough ?? 'none'}</span></span><span><b>Pending</b> ${page.pending.pending.length}</span><span><b>In flight</b> ${page.pending.inFlight.length}</span></div>
+<h2>Calendar</h2><div data-part="calendar">${calendarHtml(page.calendar, calendarNav(page, links))}</div>
+<h2>Watermark and complete-through over time</h2><div data-part="chart">${watermarkChart(page.points, page.time.nowMs)}</div>
+<h2>Pending</h2><div data-part="pending">${pending}${inFlight}</div>
+<h2>Runs</h2><div data-part="runs">${runs}</div>
+<h2>Audit timeline</h2><div data-part="audit">${auditTable(page.audit, links, false, () => d.timezone)}</div></section>`;
+}
+
+/** The links to the calendar pages beside this one; they keep the page's `from` and rows per page. */
+function calendarNav(page: PipelinePage, links: Links): CalendarNav {
+  const { older, newer, limit, from } = page.calendarPages;
+  const at = (to: string | null) =>
+    links.pipelinePage(page.definition.pipeline, { ...(from === undefined ? {} : { from }), ...(to === null ? {} : { to }), ...(limit === undefined ? {} : { limit: String(limit) }) });
+  return { older: older ? at(older.to) : null, newer: newer ? at(newer.to) : null, latest: newer ? at(null) : null };
+}
+
+/** Below the runs table: a link to the older runs (or a note in a report), and back to the newest. */
+function runsNav(page: PipelinePage, links: Links): Html {
+  const name = page.definition.pipeline;
+  const older = page.olderRuns === null ? null : links.pipelinePage(name, { runs_before: page.olderRuns });
+  const newest = page.runsBefore === null ? null : links.pipelinePage(name, {});
+  if (page.olderRuns !== null && older === null) return html`<p class="muted">The ${page.runs.length} most recent runs; older runs are not shown.</p>`;
+  const parts = [newest ? html`<a href="${newest}" data-page="newest-runs">Newest runs</a>` : html``, older ? html`<a href="${older}" rel="next" data-page="older-runs">Older runs</a>` : html``];
+  return older || newest ? html`<p class="pager">${join(parts, ' · ')}</p>` : html``;
 }
 
 /** `zoneOf`: the zone in which an entry's time is shown (its pipeline's). */

@@ -1,8 +1,12 @@
-import type { Ledger } from '../ledger/ledger.js';
+import type { PipelineDefinition } from '../../events/pipeline-definition.js';
+import { compareWorstFirst } from '../../projections/views/pipeline-status.js';
+import { Ledger } from '../ledger/ledger.js';
+import type { OverviewRow } from '../views/page-models.js';
 import type { AsOf } from '../ledger/ledger-types.js';
-import { definitionsAt, type PageLimits, loadAuditPage, loadOverview, loadPipelinePage, loadVerifyPage, pageTime } from '../views/load-pages.js';
-import { html, join } from './escape-html.js';
-import { pageBody, pageShell, reportLinks } from './render-pages.js';
+import type { AuditEntry } from '../../projections/views/pipeline-history.js';
+import { definitionsAt, type PageLimits, loadOverview, loadPipelineSection, loadVerifyPage, pageTime } from '../views/load-pages.js';
+import { html } from './escape-html.js';
+import { pageBody, pageShellParts, reportLinks } from './render-pages.js';
 
 export type ReportOptions = {
   /** Only these pipelines (default: every pipeline). */
@@ -16,26 +20,19 @@ export type ReportOptions = {
  * `report --html`: the overview, each pipeline's page, the audit timeline and
  * the verify result in one self-contained HTML file (styles inlined, no
  * script, no network), from the same renderer as `serve`, keeping of each
- * pipeline what `reportLimits` allows.
+ * pipeline what `reportLimits` allows. The document is yielded a section at
+ * a time, so the caller writes each to the file as it comes and holds one
+ * pipeline's page at a time, never the whole report.
  *
  * @example
- * writeFileSync('out.html', await renderReport(ledger, { pipelines: ['etl_orders'] }));
+ * await writeFileAtomically('out.html', reportChunks(ledger, { pipelines: ['etl_orders'] }), { flag: '--html', example: 'out.html' });
  */
-export async function renderReport(ledger: Ledger, options: ReportOptions = {}): Promise<string> {
+export async function* reportChunks(ledger: Ledger, options: ReportOptions = {}): AsyncGenerator<string> {
   const time = await pageTime(ledger, options.asOf);
-  const all = await definitionsAt(ledger, time.position);
-  const chosen = options.pipelines && options.pipelines.length > 0 ? options.pipelines : all.map((d) => d.pipeline);
+  const chosen = options.pipelines && options.pipelines.length > 0 ? options.pipelines : (options.asOf ? await definitionsAt(ledger, time.position) : await ledger.pipelines()).map((d) => d.pipeline);
   const definitions = [];
-  for (const name of chosen) definitions.push((await ledger.pipeline(name, options.asOf)).definition);
-  const overview = await loadOverview(ledger, options.asOf, definitions);
-  const sections = [html`<section id="overview">${pageBody(overview, reportLinks)}</section>`];
-  const limits = reportLimits(definitions.length);
-  for (const definition of definitions) sections.push(pageBody(await loadPipelinePage(ledger, definition.pipeline, options.asOf, limits), reportLinks));
-  const audit = await loadAuditPage(ledger, options.asOf, 500);
-  const names = new Set(chosen);
-  sections.push(pageBody({ ...audit, entries: audit.entries.filter((e) => names.has(e.pipeline)) }, reportLinks));
-  sections.push(pageBody(await loadVerifyPage(ledger), reportLinks));
-  return pageShell(join(sections), {
+  for (const name of chosen) definitions.push((await scopedDefinition(ledger, name, options.asOf)));
+  const { start, end } = pageShellParts({
     title: `runledger report: ${chosen.join(', ') || 'no pipelines'}`,
     links: reportLinks,
     time,
@@ -43,6 +40,52 @@ export async function renderReport(ledger: Ledger, options: ReportOptions = {}):
     asOfText: options.asOfText ?? null,
     generatedAt: new Date(ledger.now()).toISOString(),
   });
+  yield start;
+  // Each pipeline is read through a ledger of its own over the same store, dropped when its part is written: a
+  // ledger keeps every pipeline it folded, and a report reads them all (three hourly pipelines over two years
+  // held 100 MB at once).
+  const scoped = () => new Ledger(ledger.store, () => ledger.now(), 'report');
+  const rows: OverviewRow[] = [];
+  for (const definition of definitions) rows.push(...(await loadOverview(scoped(), options.asOf, [definition])).rows);
+  rows.sort((a, b) => compareWorstFirst(a.status, b.status));
+  yield html`<section id="overview">${pageBody({ kind: 'overview', time, head: await ledger.store.head(), rows }, reportLinks)}</section>`.html;
+  const limits = reportLimits(definitions.length);
+  // The audit section is the most recent entries of every chosen pipeline: kept from each pipeline's own fold.
+  const audit: AuditEntry[] = [];
+  const zones: Record<string, string> = {};
+  let total = 0;
+  for (const definition of definitions) {
+    const section = await loadPipelineSection(scoped(), definition.pipeline, options.asOf, limits);
+    yield pageBody(section.page, reportLinks).html;
+    zones[definition.pipeline] = definition.timezone;
+    total += section.audit.length;
+    audit.push(...section.audit);
+    audit.sort((a, b) => b.position - a.position);
+    audit.length = Math.min(audit.length, AUDIT_ENTRIES);
+  }
+  yield pageBody({ kind: 'audit', time, entries: audit, total, zones }, reportLinks).html;
+  yield pageBody(await loadVerifyPage(ledger), reportLinks).html;
+  yield end;
+}
+
+/** A pipeline's definition, read without keeping its fold in `ledger` (`notFound.pipeline` for an unknown name). */
+async function scopedDefinition(ledger: Ledger, name: string, asOf: AsOf | undefined): Promise<PipelineDefinition> {
+  return (await new Ledger(ledger.store, () => ledger.now(), 'report').pipeline(name, asOf)).definition;
+}
+
+/** The audit entries a report lists, newest first. */
+const AUDIT_ENTRIES = 500;
+
+/**
+ * The whole report as one string (tests, small ledgers); `reportChunks` is what `report --html` writes.
+ *
+ * @example
+ * const text = await renderReport(ledger, { pipelines: ['etl_orders'] });
+ */
+export async function renderReport(ledger: Ledger, options: ReportOptions = {}): Promise<string> {
+  let text = '';
+  for await (const chunk of reportChunks(ledger, options)) text += chunk;
+  return text;
 }
 
 /**

@@ -43,6 +43,7 @@ export async function createServer(options: ServeOptions): Promise<FastifyInstan
     ...(options.readToken ? { readToken: options.readToken } : {}),
     ...(options.writeToken ? { writeToken: options.writeToken } : {}),
     ...(options.watchIntervalMs ? { watchIntervalMs: options.watchIntervalMs } : {}),
+    ...(options.maxStreams ? { maxStreams: options.maxStreams } : {}),
     ...(options.openlineageAuto ? { openlineageAuto: true } : {}),
     ...(options.strictLineage ? { strictLineage: true } : {}),
   };

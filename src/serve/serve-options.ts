@@ -15,6 +15,8 @@ export type ServeDeps = {
   writeToken?: string;
   /** How often live pages' event stream looks at the head when the store cannot notify (default 250 ms). */
   watchIntervalMs?: number;
+  /** Event streams (`GET /api/stream`) open at a time; past it a new one is answered 503 with Retry-After (default 100). */
+  maxStreams?: number;
   /** Define unbound Airflow DAGs from the OpenLineage events' `dag` facet (`serve --openlineage-auto`). */
   openlineageAuto?: boolean;
   /** On POST /api/v1/lineage, refuse (404) an event whose job and parent are bound to no pipeline (`serve --strict-lineage`); default: ignored with the reason. */

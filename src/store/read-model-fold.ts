@@ -118,7 +118,6 @@ export function rowFolder(pipeline: string, touched: TouchedRows): RowFolder {
           if (dateAfter.metrics !== dateBefore?.metrics || dateAfter.outputs !== dateBefore?.outputs) refs.result = event.position;
           if (dateAfter.error !== dateBefore?.error) refs.error = event.position;
           dateRefs.set(key, refs);
-          if (event.type === 'RunSucceeded' && dateAfter.status === 'success') lastSuccess = { date: key, runId: dateAfter.runId, at: event.recordedAt, seq: event.position };
         }
       }
       if (runId !== null) {
@@ -129,6 +128,10 @@ export function rowFolder(pipeline: string, touched: TouchedRows): RowFolder {
           if (runAfter.metrics !== runBefore?.metrics) refs.result = event.position;
           if (runAfter.error !== runBefore?.error) refs.error = event.position;
           runRefs.set(runId, refs);
+          // As the fold's status finds them: the latest recorded success or failure, ties to the later start.
+          if (event.type === 'RunSucceeded' && runAfter.status === 'success' && runAfter.finishedAt !== null && runBefore?.status !== 'success') {
+            lastSuccess = laterFailure(lastSuccess, { date: runAfter.date, runId, at: runAfter.finishedAt, seq: refs.seq });
+          }
           if (runAfter.error !== null && runAfter.finishedAt !== null && runAfter.error !== runBefore?.error) {
             lastFailure = laterFailure(lastFailure, { date: runAfter.date, runId, at: runAfter.finishedAt, seq: refs.seq, error: firstLine(runAfter.error) });
           }

@@ -12,6 +12,7 @@ import type { AsOf, StateView } from '../ledger/ledger-types.js';
 import { sha256Hex } from '../store/seal-events.js';
 import { createTimetable } from '../timetable/create-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
+import { calendarWindow, type CalendarWindowInput } from './calendar-window.js';
 import type { AuditPage, OverviewPage, OverviewRow, PageTime, PipelinePage, RunPage, VerifyPage } from './page-models.js';
 
 export type PageLimits = {
@@ -117,29 +118,57 @@ export function calendarOf(timetable: Timetable, state: StateView, nowMs: number
   });
 }
 
-/** The pipeline page: calendar, pending with reasons, runs, watermark over time, audit timeline. */
-export async function loadPipelinePage(ledger: Ledger, pipeline: string, asOf: AsOf | undefined, limits: PageLimits = {}): Promise<PipelinePage> {
+/** Where a pipeline page stands in its calendar and runs: the calendar window, and the run the runs table lists the runs before. */
+export type PipelinePageInput = CalendarWindowInput & { runsBefore?: string };
+
+/** Cells a calendar page reads at most (31 days of minutes fit). */
+const CALENDAR_CELLS = 50_000;
+
+/**
+ * The pipeline page: one window of its calendar (the most recent rows by
+ * default, older ones page by page), pending with reasons, a page of runs
+ * (newest first), watermark over time, audit timeline.
+ */
+export async function loadPipelinePage(ledger: Ledger, pipeline: string, asOf: AsOf | undefined, limits: PageLimits = {}, input: PipelinePageInput = {}): Promise<PipelinePage> {
+  return (await loadPipelineSection(ledger, pipeline, asOf, limits, input)).page;
+}
+
+/**
+ * The pipeline page and its whole audit timeline (the page keeps the most
+ * recent entries), from one fold of its events: `report` builds its audit
+ * section from these instead of folding every pipeline a second time.
+ */
+export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf: AsOf | undefined, limits: PageLimits = {}, input: PipelinePageInput = {}): Promise<{ page: PipelinePage; audit: AuditEntry[] }> {
   const time = await pageTime(ledger, asOf);
-  const { definition, timetable, history } = await ledger.pipeline(pipeline, time.asOf ?? undefined);
-  const state = await ledger.state({ pipeline, ...asOfInput(time) });
+  const { definition, timetable } = await ledger.pipeline(pipeline, time.asOf ?? undefined);
+  const window = calendarWindow(timetable, time.nowMs, input, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? 31));
+  const state = await ledger.state({ pipeline, ...(window.from === null || window.to === null ? {} : { from: window.from, to: window.to }), limit: CALENDAR_CELLS, ...asOfInput(time) });
   const pending = await ledger.pending({ pipeline, ...asOfInput(time) });
   const folded = await loadHistory(ledger, pipeline, time.position);
-  const runs = runRows(history.runs.values(), limits.runs ?? 100);
-  const maxRows = timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? 31);
-  return {
+  const runsLimit = limits.runs ?? 100;
+  // One run more than the page tells whether older runs are left.
+  const runsPage = await ledger.runs({ pipeline, limit: runsLimit + 1, ...(input.runsBefore === undefined ? {} : { before: input.runsBefore }), ...asOfInput(time) });
+  const olderRuns = runsPage.runs.length > runsLimit;
+  // runRows lists the runs (oldest first) newest first.
+  const runs = runRows(olderRuns ? runsPage.runs.slice(1) : runsPage.runs, runsLimit);
+  const calendar = calendarOf(timetable, state, time.nowMs, undefined, !window.latest);
+  const page: PipelinePage = {
     kind: 'pipeline',
     time,
     definition,
     watermark: state.watermark,
     completeThrough: state.completeThrough,
-    calendar: calendarOf(timetable, state, time.nowMs, maxRows, false),
+    calendar: { ...calendar, hiddenRows: window.older?.rows ?? 0 },
+    calendarPages: { older: window.older, newer: window.newer, ...(input.from === undefined ? {} : { from: input.from }), ...(input.rows === undefined ? {} : { limit: input.rows }) },
     pending,
     runs: runs.rows,
-    totalRuns: runs.total,
+    olderRuns: olderRuns ? (runs.rows.at(-1)?.runId ?? null) : null,
+    runsBefore: input.runsBefore ?? null,
     hasTasks: (definition.tasks?.length ?? 0) > 0,
     points: folded.points,
     audit: folded.audit.slice(-(limits.audit ?? 200)).reverse(),
   };
+  return { page, audit: folded.audit };
 }
 
 /** A run page: the run, its task grid (pipelines with tasks) and its events. */

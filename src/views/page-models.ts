@@ -30,9 +30,15 @@ export type PipelinePage = {
   watermark: string | null;
   completeThrough: string | null;
   calendar: CalendarView;
+  /** The calendar pages beside this one (`to` of each; `newer.to` null: the latest), and the `from` and `limit` the page was asked with. */
+  calendarPages: { older: { rows: number; to: string } | null; newer: { to: string | null } | null; from?: string; limit?: number };
   pending: PendingView;
+  /** A page of runs, newest first. */
   runs: RunRow[];
-  totalRuns: number;
+  /** The oldest run shown, when older runs are left (their page lists the runs before it), else null. */
+  olderRuns: string | null;
+  /** The run this page lists the runs before, or null for the newest runs. */
+  runsBefore: string | null;
   hasTasks: boolean;
   points: HistoryPoint[];
   audit: AuditEntry[];

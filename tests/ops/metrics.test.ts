@@ -4,6 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { createServer } from '../../src/serve/create-server.js';
 import { openMemoryLedger } from '../../src/testing/open-memory-ledger.js';
 import type { Ledger } from '../../src/ledger/ledger.js';
+import { collectMetrics } from '../../src/ops/collect-metrics.js';
+import { toolVersion } from '../../src/runtime.js';
 
 const apps: FastifyInstance[] = [];
 afterEach(async () => {
@@ -123,6 +125,46 @@ describe('GET /metrics', () => {
     expect(value(after, 'runledger_runs_total', { pipeline: 'etl_orders', outcome: 'failed' })).toBe(value(before, 'runledger_runs_total', { pipeline: 'etl_orders', outcome: 'failed' }) + 1);
     expect(value(after, 'runledger_ledger_verified_position')).toBe(value(before, 'runledger_ledger_verified_position') + 2);
     expect(value(after, 'runledger_ledger_verify_ok')).toBe(1);
+  });
+
+  test('per pipeline when the last success and the last failure were recorded, the definition as an info metric, and the build', async () => {
+    const clock = { now: 0 };
+    const ledger = await story(clock);
+    await ledger.define({ pipeline: 'etl_orders', schedule: '@daily', start: '2026-11-02', timezone: 'Asia/Jakarta', freshnessMs: 86_400_000, openlineage: { namespace: 'airflow', job: 'orders.load' } });
+    clock.now += 60_000;
+    const retry = await ledger.start({ pipeline: 'etl_orders', date: '2026-11-05', runType: 'backfill' });
+    clock.now += 5_000;
+    await ledger.succeed({ runId: retry.runId });
+    const app = await createServer({ ledger, clock: () => clock.now });
+    apps.push(app);
+    const f = parsePrometheusTextFormat((await app.inject({ url: '/metrics' })).body);
+    const orders = { pipeline: 'etl_orders' };
+    expect(family(f, 'runledger_last_success_timestamp_seconds').type).toBe('GAUGE');
+    expect(value(f, 'runledger_last_success_timestamp_seconds', orders)).toBe(clock.now / 1000);
+    // The failure of 2026-11-05 was recorded 4 s after its start; the successful retry does not erase it.
+    expect(value(f, 'runledger_last_failure_timestamp_seconds', orders)).toBe(Date.parse('2026-11-07T01:00:04+07:00') / 1000);
+    // Neither exists for a pipeline that never finished a run.
+    expect(family(f, 'runledger_last_success_timestamp_seconds').metrics.map((m) => m.labels?.['pipeline'])).toEqual(['etl_orders']);
+    expect(family(f, 'runledger_pipeline_info').metrics).toEqual([
+      { labels: { pipeline: 'etl_orders', schedule: '@daily', timezone: 'Asia/Jakarta', timetable: 'interval', openlineage_job: 'airflow/orders.load' }, value: '1' },
+      { labels: { pipeline: 'hourly', schedule: '@hourly', timezone: 'UTC', timetable: 'interval', openlineage_job: '' }, value: '1' },
+    ]);
+    expect(family(f, 'runledger_build_info').metrics).toEqual([{ labels: { version: toolVersion, node_version: process.version }, value: '1' }]);
+  });
+
+  test("serve adds the process's own metrics (prom-client's default collectors); runledger metrics does not", async () => {
+    const clock = { now: Date.parse('2026-11-05T00:00:00Z') };
+    const ledger = openMemoryLedger({ clock: () => clock.now });
+    const app = await createServer({ ledger, clock: () => clock.now });
+    apps.push(app);
+    const served = parsePrometheusTextFormat((await app.inject({ url: '/metrics' })).body);
+    expect(family(served, 'process_cpu_user_seconds_total').type).toBe('COUNTER');
+    expect(value(served, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(family(served, 'nodejs_eventloop_lag_seconds').type).toBe('GAUGE');
+    expect(value(served, 'runledger_ledger_head_position')).toBe(0);
+    const printed = parsePrometheusTextFormat((await collectMetrics(ledger, { nowMs: clock.now, verify: null })).text);
+    expect(printed.filter((f) => f.name.startsWith('process_') || f.name.startsWith('nodejs_'))).toEqual([]);
+    expect(family(printed, 'runledger_build_info').metrics).toHaveLength(1);
   });
 
   test('needs the read token when the server has one', async () => {

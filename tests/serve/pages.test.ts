@@ -152,7 +152,9 @@ describe('serve: the JSON API answers exactly as the CLI --json', () => {
     const cli = await cliJson(args);
     expect(cli.code).toBe(0);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual(cli.json);
+    // The paged listings add the address of their next page: null, as these fit one page.
+    const paged = /\/(state|runs)(\?|$)/.test(url);
+    expect(res.json()).toEqual(paged ? { ...(cli.json as object), next: null } : cli.json);
   });
 
   test('a run task grid matches runs --run', async () => {

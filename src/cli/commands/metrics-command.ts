@@ -12,7 +12,9 @@ export function registerMetricsCommand(program: Command, ctx: CliContext): void 
     .description(
       'Prints the metrics `serve` answers on GET /metrics (Prometheus text format): per pipeline the watermark and ' +
         'complete-through as Unix timestamps, lag seconds, pending dates by reason, running and stalled runs, runs by ' +
-        "outcome and their durations; the ledger's head position and a full verification of its hash chain. " +
+        'outcome and their durations, when the last success and the last failure were recorded, the definition as ' +
+        "runledger_pipeline_info labels; the ledger's head position, a full verification of its hash chain and " +
+        "runledger_build_info. (serve adds its own process_* and nodejs_* metrics, which a one-shot command has no use for.) " +
         "With --textfile, writes them to a temporary file beside the target and renames it over the target, so " +
         "node_exporter's textfile collector never reads half a file.",
     )

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { LedgerError } from '../../errors.js';
-import { renderReport } from '../../render/render-report.js';
+import { reportChunks } from '../../render/render-report.js';
 import { parseAsOf, type CliContext } from '../cli-context.js';
 import { writeFileAtomically } from '../write-file-atomically.js';
 
@@ -30,8 +30,19 @@ export function registerReportCommand(program: Command, ctx: CliContext): void {
       const file = opts.html;
       if (statSync(file, { throwIfNoEntry: false })?.isDirectory()) throw new LedgerError('input.unwritableFile', `cannot write ${file}: it is a directory; pass a file path, e.g. --html out.html`);
       const asOf = parseAsOf(opts.asOf);
-      const text = await ctx.withLedger(false, (ledger) => renderReport(ledger, { pipelines, ...(asOf ? { asOf } : {}), ...(opts.asOf ? { asOfText: opts.asOf } : {}) }));
-      await writeFileAtomically(file, [text], { flag: '--html', example: 'out.html' });
-      ctx.note(`wrote ${file} (${Math.ceil(Buffer.byteLength(text) / 1024)} KiB, ${pipelines.length > 0 ? pipelines.join(', ') : 'every pipeline'})`);
+      // Each section goes to the file as it is rendered: the report is never whole in memory.
+      let bytes = 0;
+      await ctx.withLedger(false, async (ledger) => {
+        const chunks = reportChunks(ledger, { pipelines, ...(asOf ? { asOf } : {}), ...(opts.asOf ? { asOfText: opts.asOf } : {}) });
+        await writeFileAtomically(file, counted(chunks, (n) => (bytes += n)), { flag: '--html', example: 'out.html' });
+      });
+      ctx.note(`wrote ${file} (${Math.ceil(bytes / 1024)} KiB, ${pipelines.length > 0 ? pipelines.join(', ') : 'every pipeline'})`);
     });
+}
+
+async function* counted(chunks: AsyncIterable<string>, add: (bytes: number) => void): AsyncGenerator<string> {
+  for await (const chunk of chunks) {
+    add(Buffer.byteLength(chunk));
+    yield chunk;
+  }
 }

@@ -4,7 +4,7 @@ import { createServer } from '../../serve/create-server.js';
 import type { CliContext } from '../cli-context.js';
 import { parseByteSize, parseWholeNumber } from '../parse-options.js';
 
-type ServeOpts = { host: string; port: string; token?: string; writeToken?: string; openlineageAuto?: boolean; strictLineage?: boolean; log?: boolean; bodyLimit: string };
+type ServeOpts = { host: string; port: string; token?: string; writeToken?: string; openlineageAuto?: boolean; strictLineage?: boolean; log?: boolean; bodyLimit: string; maxStreams: string };
 
 /** A request body may be as small as a lineage event and as large as a success under the largest metrics cap (16 MB) with its envelope. */
 const BODY_LIMIT = { min: 1024, max: 64 * 1024 * 1024 };
@@ -31,6 +31,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .option('--strict-lineage', 'on POST /api/v1/lineage, refuse with 404 an event whose job (and its parent\'s) is bound to no pipeline, instead of answering it ignored')
     .option('--log', 'log one line per request on stderr')
     .option('--body-limit <size>', "the largest request body taken, e.g. 4MB; a larger one is refused with 413 (raise it for pipelines whose --max-metrics-bytes is over 1MB; at most 64MB)", '1MB')
+    .option('--max-streams <n>', 'event streams (the live updates of open pages) kept open at a time; past it a new one is answered 503 with Retry-After', '100')
     .addHelpText(
       'after',
       '\nExamples:\n  runledger serve --db ./ledger.db\n  RUNLEDGER_TOKEN=s3cret runledger serve --host 0.0.0.0 --port 8080\n  runledger serve --write-token "$WRITE_TOKEN"\n  runledger serve --write-token s3cret --openlineage-auto   # Airflow: OPENLINEAGE_URL=http://127.0.0.1:8080',
@@ -42,6 +43,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
       if (bodyLimit < BODY_LIMIT.min || bodyLimit > BODY_LIMIT.max) {
         throw new LedgerError('input.invalidSizeCap', `--body-limit must be between 1KB and 64MB, not '${opts.bodyLimit}'`);
       }
+      const maxStreams = parseWholeNumber(opts.maxStreams, '--max-streams', 1);
       const readToken = opts.token ?? (ctx.deps.env['RUNLEDGER_TOKEN'] || undefined);
       const writeToken = opts.writeToken ?? (ctx.deps.env['RUNLEDGER_WRITE_TOKEN'] || undefined);
       if (!isLoopback(opts.host) && !readToken) {
@@ -52,6 +54,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
           ledger,
           clock: ctx.clock(),
           bodyLimit,
+          maxStreams,
           ...(readToken ? { readToken } : {}),
           ...(writeToken ? { writeToken } : {}),
           ...(opts.log ? { logRequests: true } : {}),

@@ -4,6 +4,7 @@ import { verifyLedger } from '../../audit/verify-ledger.js';
 import { logInput } from '../../cli/commands/query-commands.js';
 import { logDocument } from '../../cli/log-document.js';
 import { LedgerError } from '../../errors.js';
+import { nextHref, limitOf, RUNS_PAGE, STATE_PAGE } from '../page-params.js';
 import { asOfOf, pick, queryOf } from '../parse-query.js';
 import type { ServeDeps } from '../serve-options.js';
 
@@ -15,9 +16,12 @@ type PipelineParams = { pipeline: string };
  * message (as the HTTP status of the CLI's exit code).
  *
  * - `GET /api/pipelines` = `runledger pipelines --json`
- * - `GET /api/pipelines/:p/state?from&to&as_of` = `runledger state p --json`
+ * - `GET /api/pipelines/:p/state?from&to&limit&as_of` = `runledger state p --json`, a page of `limit` dates
+ *   (default 1,000, at most 10,000) with `next`: the address of the next page, or null
  * - `GET /api/pipelines/:p/pending?from&to&as_of` = `runledger pending p --json`
- * - `GET /api/pipelines/:p/runs?date&as_of` = `runledger runs p --json`
+ * - `GET /api/pipelines/:p/runs?date&limit&before&as_of` = `runledger runs p --json`, the most recent `limit`
+ *   runs (default 100, at most 1,000) started before the run `before`, oldest first, with `next`: the page of
+ *   the runs before them
  * - `GET /api/pipelines/:p/runs/:runId?as_of` = `runledger runs p --run <id> --json`
  * - `GET /api/pipelines/:p/watermark?as_of` = `runledger watermark p --json`
  * - `GET /api/log?pipeline&date&run&type&actor&since&until&limit&as_of` = `runledger log --json`
@@ -33,7 +37,12 @@ export function apiRoutes(app: FastifyInstance, deps: ServeDeps): void {
 
   app.get('/api/pipelines', async () => ({ pipelines: await ledger.pipelines() }));
 
-  app.get<{ Params: PipelineParams }>('/api/pipelines/:pipeline/state', async (request) => ledger.state(range(request.url, request.params.pipeline)));
+  app.get<{ Params: PipelineParams }>('/api/pipelines/:pipeline/state', async (request) => {
+    // The cap is checked before anything is read.
+    const limit = limitOf(queryOf(request.url), STATE_PAGE);
+    const { nextFrom, ...view } = await ledger.state({ ...range(request.url, request.params.pipeline), limit });
+    return { ...view, next: nextFrom ? nextHref(request.url, { from: nextFrom }) : null };
+  });
 
   app.get<{ Params: PipelineParams }>('/api/pipelines/:pipeline/pending', async (request) => ledger.pending(range(request.url, request.params.pipeline)));
 
@@ -44,8 +53,13 @@ export function apiRoutes(app: FastifyInstance, deps: ServeDeps): void {
 
   app.get<{ Params: PipelineParams }>('/api/pipelines/:pipeline/runs', async (request) => {
     const query = queryOf(request.url);
+    const limit = limitOf(query, RUNS_PAGE);
     const asOf = asOfOf(query);
-    return ledger.runs({ pipeline: request.params.pipeline, ...pick(query, ['date'] as const), ...(asOf ? { asOf } : {}) });
+    // One run more than the page tells whether older runs are left.
+    const view = await ledger.runs({ pipeline: request.params.pipeline, ...pick(query, ['date', 'before'] as const), limit: limit + 1, ...(asOf ? { asOf } : {}) });
+    const more = view.runs.length > limit;
+    const runs = more ? view.runs.slice(1) : view.runs;
+    return { ...view, runs, next: more && runs[0] ? nextHref(request.url, { before: runs[0].runId }) : null };
   });
 
   app.get<{ Params: PipelineParams & { runId: string } }>('/api/pipelines/:pipeline/runs/:runId', async (request) => {

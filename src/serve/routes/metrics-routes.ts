@@ -1,19 +1,26 @@
 import type { FastifyInstance } from 'fastify';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import { chainVerifier } from '../../ops/chain-verifier.js';
 import { collectMetrics } from '../../ops/collect-metrics.js';
 import type { ServeDeps } from '../serve-options.js';
 
 /**
- * `GET /metrics`: the ledger in Prometheus text format, read at each scrape.
- * It needs the read token when the server has one (Prometheus sends it with
- * `authorization: { credentials: … }`). The hash chain is verified in full at
- * the first scrape and, at each later one, from where the last check ended.
+ * `GET /metrics`: the ledger in Prometheus text format, read at each scrape,
+ * followed by the server process's own metrics (prom-client's default
+ * collectors: CPU, memory, event loop lag, heap, GC, handles; `process_*` and
+ * `nodejs_*`), which only a long-running server has. It needs the read token
+ * when the server has one (Prometheus sends it with `authorization: {
+ * credentials: … }`). The hash chain is verified in full at the first scrape
+ * and, at each later one, from where the last check ended.
  */
 export function metricsRoutes(app: FastifyInstance, deps: ServeDeps): void {
   const verifier = chainVerifier(deps.ledger.store, deps.clock);
+  // One registry per server, not prom-client's global one: two servers in one process (tests) stay apart.
+  const processMetrics = new Registry();
+  collectDefaultMetrics({ register: processMetrics });
   app.get('/metrics', async (_request, reply) => {
     const verify = await verifier.check();
     const { text, contentType } = await collectMetrics(deps.ledger, { nowMs: deps.clock(), verify });
-    return reply.type(contentType).send(text);
+    return reply.type(contentType).send(`${text}${text.endsWith('\n') ? '' : '\n'}${await processMetrics.metrics()}`);
   });
 }

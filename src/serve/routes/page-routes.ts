@@ -2,9 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AsOf } from '../../ledger/ledger-types.js';
 import { APP_CSS, APP_JS } from '../../render/page-assets.js';
 import { pageBody, pageShell, servedLinks } from '../../render/render-pages.js';
-import { loadAuditPage, loadOverview, loadPipelinePage, loadRunPage, loadVerifyPage } from '../../views/load-pages.js';
+import { loadAuditPage, loadOverview, loadPipelinePage, loadRunPage, loadVerifyPage, type PipelinePageInput } from '../../views/load-pages.js';
 import type { Page } from '../../views/page-models.js';
-import { asOfOf, queryOf } from '../parse-query.js';
+import { CALENDAR_ROWS, limitOf } from '../page-params.js';
+import { asOfOf, pick, queryOf } from '../parse-query.js';
 import type { ServeDeps } from '../serve-options.js';
 
 type PipelineParams = { pipeline: string };
@@ -33,6 +34,7 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
       mode: 'served',
       asOfText: asOfText === null ? null : /^\d+$/.test(asOfText) ? `event position ${asOfText}` : asOfText,
       nowHref: path,
+      ...(page.kind === 'pipeline' ? { pipeline: page.definition.pipeline } : page.kind === 'run' ? { pipeline: page.grid.pipeline } : {}),
     });
   };
   const send = (reply: FastifyReply, text: string) => reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(text);
@@ -53,9 +55,11 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
     return send(reply, await overviewCache.html);
   });
 
-  app.get<{ Params: PipelineParams }>('/pipelines/:pipeline', async (request, reply) =>
-    render(request, reply, `runledger: ${request.params.pipeline}`, (asOf) => loadPipelinePage(ledger, request.params.pipeline, asOf)),
-  );
+  // `?from&to&limit`: the calendar page (limit: rows, months or days); `?runs_before=<runId>`: the runs table's page of the runs before that one.
+  app.get<{ Params: PipelineParams }>('/pipelines/:pipeline', async (request, reply) => {
+    const input = pipelinePageInput(queryOf(request.url));
+    return render(request, reply, `runledger: ${request.params.pipeline}`, (asOf) => loadPipelinePage(ledger, request.params.pipeline, asOf, {}, input));
+  });
 
   app.get<{ Params: PipelineParams & { runId: string } }>('/pipelines/:pipeline/runs/:runId', async (request, reply) =>
     render(request, reply, `runledger: run ${request.params.runId}`, (asOf) => loadRunPage(ledger, request.params.pipeline, request.params.runId, asOf)),
@@ -68,4 +72,11 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
   // Assets are public: they hold no ledger data, and a page opened with ?token= must load them before its cookie is used.
   app.get('/assets/app.css', { config: { scope: 'public' } }, async (_request, reply) => reply.header('cache-control', 'no-cache').type('text/css; charset=utf-8').send(APP_CSS));
   app.get('/assets/app.js', { config: { scope: 'public' } }, async (_request, reply) => reply.header('cache-control', 'no-cache').type('text/javascript; charset=utf-8').send(APP_JS));
+}
+
+/** A pipeline page's paging parameters, the calendar's `limit` checked against its cap before any work. */
+function pipelinePageInput(query: Map<string, string>): PipelinePageInput {
+  const rows = query.has('limit') ? limitOf(query, CALENDAR_ROWS) : undefined;
+  const { from, to, runs_before: runsBefore } = pick(query, ['from', 'to', 'runs_before'] as const);
+  return { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }), ...(rows === undefined ? {} : { rows }), ...(runsBefore === undefined ? {} : { runsBefore }) };
 }
