@@ -12,11 +12,33 @@ const MAX_SLOTS = 200_000;
  * minutes (a typo like `--start 0206-11-02` on an hourly pipeline is 16 million slots).
  */
 export function* boundedSlots(timetable: Timetable, fromMs: number, toMs: number): Generator<Slot> {
+  refuseLongRange(timetable, fromMs, toMs);
   let count = 0;
   for (const slot of timetable.slotsBetween(fromMs, toMs)) {
     if (++count > MAX_SLOTS) throw rangeTooLarge(timetable, fromMs);
     yield slot;
   }
+}
+
+const YEAR_MS = 366 * 24 * 3600 * 1000;
+
+/**
+ * Refuses a range that holds far more slots than the limit before walking it:
+ * the slots of its first year are counted (a schedule repeats yearly to within
+ * a leap day), and the range's years multiply them. `0001-01-01..9999-12-31`
+ * on an hourly pipeline is refused after 8,784 slots rather than 200,000.
+ */
+export function refuseLongRange(timetable: Timetable, fromMs: number, toMs: number): void {
+  const endMs = timetable.spec.end === null ? toMs : Math.min(toMs, Date.parse(timetable.spec.end));
+  const startMs = Math.max(fromMs, Date.parse(timetable.spec.start));
+  if (!(endMs - startMs > YEAR_MS)) return;
+  let inYear = 0;
+  timetable.eachSlot(startMs, startMs + YEAR_MS - 1, () => {
+    // The range is longer than this year, so it holds more than the limit too.
+    if (++inYear > MAX_SLOTS) throw rangeTooLarge(timetable, fromMs);
+  });
+  // 0.9: a year of the range may hold a few slots fewer than the first (a leap day, a weekday pattern).
+  if (inYear * 0.9 * Math.floor((endMs - startMs) / YEAR_MS) > MAX_SLOTS) throw rangeTooLarge(timetable, fromMs);
 }
 
 function rangeTooLarge(timetable: Timetable, fromMs: number): LedgerError {
@@ -37,6 +59,7 @@ function rangeTooLarge(timetable: Timetable, fromMs: number): LedgerError {
 export function duePending(timetable: Timetable, fromMs: number, toMs: number, nowMs: number, state: PipelineState): PendingReport & { from: string | null; to: string | null } {
   const last = timetable.lastDue(nowMs);
   const lastTick = last === undefined ? Number.NEGATIVE_INFINITY : Date.parse(last.logicalDate);
+  refuseLongRange(timetable, fromMs, toMs);
   const report: PendingReport = { pending: [], inFlight: [] };
   let from: string | null = null;
   let to: string | null = null;

@@ -33,10 +33,10 @@ describe('runledger serve', () => {
     cli(['--db', db, 'define', 'p', '--schedule', '@daily', '--start', '2026-11-01', '--max-metrics-bytes', '4MB']);
     const body = JSON.stringify({ metrics: { blob: 'x'.repeat(2 * 1024 * 1024) } });
     for (const [args, status] of [[[], 413], [['--body-limit', '4MB'], 200]] as const) {
-      const child = spawn(process.execPath, [BIN, '--db', db, 'serve', '--port', '0', '--write-token', 'w', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [BIN, '--db', db, 'serve', '--port', '0', '--write-token', 'w-0123456789abcdef', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
       try {
         const address = await servingAddress(child);
-        const headers = { authorization: 'Bearer w', 'content-type': 'application/json' };
+        const headers = { authorization: 'Bearer w-0123456789abcdef', 'content-type': 'application/json' };
         const started = await fetch(`${address}/api/pipelines/p/runs`, { method: 'POST', headers, body: JSON.stringify({ date: '2026-11-01', type: 'manual', lease: '1h' }) });
         expect(started.status).toBe(201);
         const { runId } = (await started.json()) as { runId: string };
