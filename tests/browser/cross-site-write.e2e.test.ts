@@ -100,7 +100,7 @@ describe.skipIf(!haveBrowser)('a cross-site write from another loopback port', (
       const page = await context.newPage();
       await page.goto(`${base}/pipelines/etl_orders?token=${token}`);
       await page.goto(`${attackerBase}/`);
-      await page.waitForFunction(() => document.title === 'done', undefined, { timeout: 15_000 });
+      await page.waitForFunction('document.title === "done"', undefined, { timeout: 15_000 });
       expect(await runStatus()).toBe('running');
       const cookies = await context.cookies(base);
       expect(cookies.some((c) => c.name === 'runledger_token')).toBe(cookieSet);
