@@ -1,4 +1,5 @@
 import type { PipelineState } from '../../projections/pipeline-state.js';
+import { leaseExpired } from '../../projections/date-state.js';
 import { addPendingSlot, type PendingReport } from '../../projections/pending.js';
 import type { Slot } from '../../projections/slot.js';
 import { LedgerError } from '../errors.js';
@@ -82,7 +83,25 @@ export function duePending(timetable: Timetable, fromMs: number, toMs: number, n
       addPendingSlot(report, state, nowMs, date, logicalDate, end);
     });
   }
+  // Off-schedule running runs are in flight too (the overview counts them); their keys are no slot, so no walk meets them.
+  // Without an explicit end (the range ends at the last due slot), a manual run since then counts too.
+  const extra = offScheduleInFlight(timetable, fromMs, toMs === lastTick ? Math.max(toMs, nowMs) : toMs, nowMs, state);
+  if (extra.length > 0) {
+    const tick = (date: string) => Date.parse(state.dates.get(date)?.logicalDate ?? '');
+    report.inFlight = [...report.inFlight, ...extra].sort((a, b) => tick(a.date) - tick(b.date));
+  }
   return { ...report, from, to };
+}
+
+function offScheduleInFlight(timetable: Timetable, fromMs: number, toMs: number, nowMs: number, state: PipelineState): PendingReport['inFlight'] {
+  const out: PendingReport['inFlight'] = [];
+  for (const date of state.dates.values()) {
+    if (date.status !== 'running' || !date.offSchedule || leaseExpired(date, nowMs)) continue;
+    const tick = Date.parse(date.logicalDate);
+    if (tick < fromMs || tick > toMs || timetable.slotAt(tick)) continue;
+    out.push({ date: date.date, runId: date.runId, leaseExpiresAt: date.leaseExpiresAt });
+  }
+  return out;
 }
 
 /** Every slot from the pipeline's first, lazily. */

@@ -1,5 +1,5 @@
 import type { AuditEntry } from '../../projections/views/pipeline-history.js';
-import { formatDuration } from '../../projections/views/run-rows.js';
+import { formatDuration, shownRunStatus } from '../../projections/views/run-rows.js';
 import { formatMetrics } from '../cli/format-table.js';
 import { inZone } from '../cli/zoned-instant.js';
 import type { AuditPage, OverviewPage, Page, PageTime, PipelinePage, RunPage, VerifyPage } from '../views/page-models.js';
@@ -137,7 +137,7 @@ function pipelineBody(page: PipelinePage, links: Links): Html {
   const runs = page.runs.length
     ? html`<table class="runs"><thead><tr><th>Run</th><th>Date</th><th>Attempt</th><th>Type</th><th>Status</th><th>Started</th><th>Duration</th><th>Actor</th><th>Metrics / error</th></tr></thead><tbody>${page.runs.map((r) => {
         const href = links.run(d.pipeline, r.runId);
-        return html`<tr><td class="mono">${href ? html`<a href="${href}">${r.runId}</a>` : r.runId}</td><td class="mono">${r.date}</td><td class="num">${r.attempt}</td><td>${r.runType}${r.forced ? ' (forced)' : ''}${r.offSchedule ? ' (off-schedule)' : ''}</td><td>${badge(r.status)}</td><td class="mono">${inZone(r.startedAt, d.timezone)}</td><td class="num">${r.durationMs === null ? '—' : formatDuration(r.durationMs)}</td><td>${r.actor}</td><td>${r.error ? html`<span class="err">${r.error}</span>` : html`<span class="mono">${formatMetrics(r.metrics)}</span>`}</td></tr>`;
+        return html`<tr><td class="mono">${href ? html`<a href="${href}">${r.runId}</a>` : r.runId}</td><td class="mono">${r.date}</td><td class="num">${r.attempt}</td><td>${r.runType}${r.forced ? ' (forced)' : ''}${r.offSchedule ? ' (off-schedule)' : ''}</td><td>${badge(r.shownStatus)}</td><td class="mono">${inZone(r.startedAt, d.timezone)}</td><td class="num">${r.durationMs === null ? '—' : formatDuration(r.durationMs)}</td><td>${r.actor}</td><td>${r.error ? html`<span class="err">${r.error}</span>` : html`<span class="mono">${formatMetrics(r.metrics)}</span>`}</td></tr>`;
       })}</tbody></table>${page.totalRuns > page.runs.length ? html`<p class="muted">The ${page.runs.length} most recent of ${page.totalRuns} runs.</p>` : html``}`
     : html`<p>No runs yet.</p>`;
   return html`<section class="pipeline" id="pipeline-${d.pipeline}"><h1>${d.pipeline}</h1>
@@ -174,7 +174,7 @@ function runBody(page: RunPage, links: Links): Html {
     (e) => html`<tr><td class="num">${e.position}</td><td class="mono">${inZone(e.recordedAt, page.timeZone)}</td><td>${e.metadata.actor}</td><td>${e.type}</td><td class="mono err-wrap">${JSON.stringify(e.data)}${e.metadata.reason ? html` — ${e.metadata.reason}` : html``}</td></tr>`,
   )}</tbody></table>`;
   return html`<h1>Run <span class="mono">${run.runId}</span></h1>
-<p><a href="${links.pipeline(page.grid.pipeline)}">${page.grid.pipeline}</a> · <span class="mono">${run.date}</span> · attempt ${run.attempt} · ${run.runType} · ${badge(run.status)}${outcome ? html` · tasks say: ${outcome.status}` : html``}</p>
+<p><a href="${links.pipeline(page.grid.pipeline)}">${page.grid.pipeline}</a> · <span class="mono">${run.date}</span> · attempt ${run.attempt} · ${run.runType} · ${badge(shownRunStatus(run, page.time.nowMs))}${outcome ? html` · tasks say: ${outcome.status}` : html``}</p>
 <div class="facts"><span><b>Started</b> ${inZone(run.startedAt, page.timeZone)}</span><span><b>Finished</b> ${run.finishedAt ? inZone(run.finishedAt, page.timeZone) : '—'}</span><span><b>Actor</b> ${run.actor}</span><span><b>Data interval</b> ${run.dataInterval.start} → ${run.dataInterval.end}</span></div>
 ${run.error ? html`<p class="err">${run.error}</p>` : html``}${run.metrics ? html`<p class="mono">${formatMetrics(run.metrics)}</p>` : html``}
 <h2>Tasks</h2>${grid}<h2>Events</h2>${events}`;

@@ -124,7 +124,7 @@ export async function loadPipelinePage(ledger: Ledger, pipeline: string, asOf: A
   const state = await ledger.state({ pipeline, ...asOfInput(time) });
   const pending = await ledger.pending({ pipeline, ...asOfInput(time) });
   const folded = await loadHistory(ledger, pipeline, time.position);
-  const runs = runRows(history.runs.values(), limits.runs ?? 100);
+  const runs = runRows(history.runs.values(), limits.runs ?? 100, time.nowMs);
   const maxRows = timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? 31);
   return {
     kind: 'pipeline',
