@@ -51,8 +51,8 @@ function calendarCellHtml(cell: CalendarCell, dateHref: ((date: string) => strin
   const href = dateHref?.(cell.date) ?? null;
   const classes = `c s-${cell.status}${marks ? ` ${marks}` : ''}`;
   return href
-    ? html`<a class="${classes}" href="${href}" data-date="${cell.date}" data-extras="${String(cell.extras.length)}" title="${title}">${mark}</a>`
-    : html`<i class="${classes}" data-date="${cell.date}" data-extras="${String(cell.extras.length)}" title="${title}">${mark}</i>`;
+    ? html`<a class="${classes}" data-date="${cell.date}" title="${title}" data-extras="${String(cell.extras.length)}" href="${href}">${mark}</a>`
+    : html`<i class="${classes}" data-date="${cell.date}" title="${title}" data-extras="${String(cell.extras.length)}">${mark}</i>`;
 }
 
 /** The legend: a swatch per status, and how the watermark and complete-through are marked. */

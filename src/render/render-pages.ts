@@ -144,7 +144,7 @@ function pipelineBody(page: PipelinePage, links: Links): Html {
 <div class="facts"><span><b>Schedule</b> ${d.schedule} (${d.timetable})</span><span><b>Zone</b> ${d.timezone}</span><span><b>Start</b> ${d.start}</span>${d.end ? html`<span><b>End</b> ${d.end}</span>` : html``}<span><b>Catchup</b> ${d.catchup ? 'on' : 'off'}</span></div>
 <div class="facts"><span><b>Watermark</b> <span class="mono" data-fact="watermark">${page.watermark ?? 'none'}</span></span><span><b>Complete through</b> <span class="mono" data-fact="complete-through">${page.completeThrough ?? 'none'}</span></span><span><b>Pending</b> ${page.pending.pending.length}</span><span><b>In flight</b> ${page.pending.inFlight.length}</span></div>
 <h2>Calendar</h2>${calendarHtml(page.calendar)}
-<h2>Watermark and complete-through over time</h2>${watermarkChart(page.points, page.time.nowMs)}
+<h2>Watermark and complete-through by logical date</h2>${watermarkChart(page.points, d.timezone)}
 <h2>Pending</h2>${pending}${inFlight}
 <h2>Runs</h2>${runs}
 <h2>Audit timeline</h2>${auditTable(page.audit, links, false, () => d.timezone)}</section>`;
