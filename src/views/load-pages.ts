@@ -1,5 +1,7 @@
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
-import { buildCalendar } from '../../projections/views/calendar.js';
+import { buildCalendar, cellStatus } from '../../projections/views/calendar.js';
+import { historyStrip } from '../../projections/views/history-strip.js';
+import { taskDateGrid } from '../../projections/views/task-date-grid.js';
 import { compareWorstFirst, pipelineStatus } from '../../projections/views/pipeline-status.js';
 import { statusStrip } from '../../projections/views/status-strip.js';
 import { historyFold, type AuditEntry, type PipelineHistory } from '../../projections/views/pipeline-history.js';
@@ -117,11 +119,22 @@ export function calendarOf(timetable: Timetable, state: StateView, nowMs: number
   });
 }
 
-/** The pipeline page: calendar, pending with reasons, runs, watermark over time, audit timeline. */
-export async function loadPipelinePage(ledger: Ledger, pipeline: string, asOf: AsOf | undefined, limits: PageLimits = {}): Promise<PipelinePage> {
+/** Columns of the whole-history strip. */
+const STRIP_COLUMNS = 600;
+/** Dates of the task × date grid (the most recent with a run). */
+const TASK_GRID_DATES = 30;
+
+/**
+ * The pipeline page: calendar (narrowed to `range` when given: the history
+ * strip's links), the whole history as a strip, pending with reasons, the task
+ * × date grid, runs, watermark by logical date, audit timeline.
+ */
+export async function loadPipelinePage(ledger: Ledger, pipeline: string, asOf: AsOf | undefined, limits: PageLimits = {}, range?: { from: string; to: string }): Promise<PipelinePage> {
   const time = await pageTime(ledger, asOf);
-  const { definition, timetable, history } = await ledger.pipeline(pipeline, time.asOf ?? undefined);
+  const { definition, timetable, history, tasks } = await ledger.pipeline(pipeline, time.asOf ?? undefined);
   const state = await ledger.state({ pipeline, ...asOfInput(time) });
+  const shown = range ? await ledger.state({ pipeline, ...range, ...asOfInput(time) }) : state;
+  const withRuns = state.dates.filter((d) => d.runId !== null).slice(-TASK_GRID_DATES);
   const pending = await ledger.pending({ pipeline, ...asOfInput(time) });
   const folded = await loadHistory(ledger, pipeline, time.position);
   const runs = runRows(history.runs.values(), limits.runs ?? 100, time.nowMs);
@@ -132,7 +145,10 @@ export async function loadPipelinePage(ledger: Ledger, pipeline: string, asOf: A
     definition,
     watermark: state.watermark,
     completeThrough: state.completeThrough,
-    calendar: calendarOf(timetable, state, time.nowMs, maxRows, false),
+    calendar: range ? calendarOf(timetable, shown, time.nowMs, undefined, true) : calendarOf(timetable, state, time.nowMs, maxRows, false),
+    calendarRange: range ? { from: shown.dates[0]?.date ?? range.from, to: shown.dates.at(-1)?.date ?? range.to } : null,
+    strip: historyStrip(state.dates.map((d) => ({ date: d.date, status: cellStatus(d) })), STRIP_COLUMNS),
+    taskGrid: (definition.tasks?.length ?? 0) > 0 ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], withRuns, tasks) : null,
     pending,
     runs: runs.rows,
     totalRuns: runs.total,

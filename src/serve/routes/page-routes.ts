@@ -3,14 +3,41 @@ import type { AsOf } from '../../ledger/ledger-types.js';
 import { APP_CSS, APP_JS } from '../../render/page-assets.js';
 import { pageBody, pageShell, servedLinks } from '../../render/render-pages.js';
 import { loadAuditPage, loadOverview, loadPipelinePage, loadRunPage, loadVerifyPage } from '../../views/load-pages.js';
-import type { Page } from '../../views/page-models.js';
+import { loadDatePage } from '../../views/load-date-page.js';
+import type { OverviewPage, Page } from '../../views/page-models.js';
+import { filterOverview, HEALTHS, type Health, type OverviewFilter } from '../../../projections/views/overview-filter.js';
+import { LedgerError } from '../../errors.js';
 import { asOfOf, queryOf } from '../parse-query.js';
 import type { ServeDeps } from '../serve-options.js';
 
 type PipelineParams = { pipeline: string };
 
+/** `?status=<health>&q=<text>` of the overview, or null when neither narrows it. */
+function overviewFilterOf(query: Map<string, string>): OverviewFilter | null {
+  const status = query.get('status') ?? '';
+  const name = query.get('q') ?? '';
+  if (status === '' && name.trim() === '') return null;
+  if (status !== '' && !(HEALTHS as readonly string[]).includes(status)) {
+    throw new LedgerError('input.invalidQuery', `status '${status}' is not one of ${HEALTHS.join(', ')}`);
+  }
+  return { health: status === '' ? null : (status as Health), name };
+}
+
+/** `?from=&to=` of a pipeline page: the calendar narrowed to a history-strip bucket. */
+function calendarRangeOf(query: Map<string, string>): { from: string; to: string } | undefined {
+  const from = query.get('from') ?? '';
+  const to = query.get('to') ?? '';
+  if (from === '' && to === '') return undefined;
+  if (from === '' || to === '') throw new LedgerError('input.invalidRange', 'give both from and to to narrow the calendar, e.g. ?from=2026-11-01&to=2026-11-30');
+  return { from, to };
+}
+
+function narrowed(page: OverviewPage, filter: OverviewFilter | null): OverviewPage {
+  return filter ? { ...page, rows: filterOverview(page.rows, filter), filter, total: page.rows.length } : page;
+}
+
 /**
- * The web view: overview, pipeline, run, audit and verify pages, each taking
+ * The web view: overview, pipeline, date, run, audit and verify pages, each taking
  * `?as_of=<instant|position>`, plus the one stylesheet and the one script the
  * CSP allows (`/assets/app.css`, `/assets/app.js`).
  */
@@ -40,8 +67,10 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
     send(reply, await renderHtml(request, title, asOfOf(queryOf(request.url)), load));
 
   app.get('/', async (request, reply) => {
-    const asOf = asOfOf(queryOf(request.url));
-    if (asOf) return send(reply, await renderHtml(request, 'runledger: pipelines', asOf, (a) => loadOverview(ledger, a)));
+    const query = queryOf(request.url);
+    const asOf = asOfOf(query);
+    const filter = overviewFilterOf(query);
+    if (asOf || filter) return send(reply, await renderHtml(request, 'runledger: pipelines', asOf, async (a) => narrowed(await loadOverview(ledger, a), filter)));
     const key = `${(await ledger.store.head()).position}:${Math.floor(ledger.now() / 1000)}`;
     if (overviewCache?.key !== key) {
       const html = renderHtml(request, 'runledger: pipelines', undefined, () => loadOverview(ledger, undefined));
@@ -54,11 +83,15 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
   });
 
   app.get<{ Params: PipelineParams }>('/pipelines/:pipeline', async (request, reply) =>
-    render(request, reply, `runledger: ${request.params.pipeline}`, (asOf) => loadPipelinePage(ledger, request.params.pipeline, asOf)),
+    render(request, reply, `runledger: ${request.params.pipeline}`, (asOf) => loadPipelinePage(ledger, request.params.pipeline, asOf, {}, calendarRangeOf(queryOf(request.url)))),
   );
 
   app.get<{ Params: PipelineParams & { runId: string } }>('/pipelines/:pipeline/runs/:runId', async (request, reply) =>
     render(request, reply, `runledger: run ${request.params.runId}`, (asOf) => loadRunPage(ledger, request.params.pipeline, request.params.runId, asOf)),
+  );
+
+  app.get<{ Params: PipelineParams & { date: string } }>('/pipelines/:pipeline/dates/:date', async (request, reply) =>
+    render(request, reply, `runledger: ${request.params.pipeline} ${request.params.date}`, (asOf) => loadDatePage(ledger, request.params.pipeline, request.params.date, asOf)),
   );
 
   app.get('/audit', async (request, reply) => render(request, reply, 'runledger: audit timeline', (asOf) => loadAuditPage(ledger, asOf)));
