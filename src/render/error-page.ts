@@ -14,7 +14,7 @@ export function errorPage(status: number, code: string, message: string): string
 <p class="muted">HTTP ${String(status)} · <code>${code}</code></p>
 <p><a href="/">Back to the overview</a></p>`;
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${html`runledger: ${message}`.html}</title><link rel="stylesheet" href="/assets/app.css"></head>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="data:,"><title>${html`runledger: ${message}`.html}</title><link rel="stylesheet" href="/assets/app.css"></head>
 <body><header><span class="brand">runledger</span><a href="/">Overview</a><a href="/audit">Audit</a><a href="/verify">Verify</a></header><main id="main">${body.html}</main></body></html>
 `;
 }

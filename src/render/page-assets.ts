@@ -62,7 +62,7 @@ a.c{text-decoration:none}
 .hstrip a,.hstrip i{flex:1 1 0;min-width:0;display:block}
 .hstrip a:hover{outline:2px solid var(--ink);outline-offset:-2px}
 .small{font-size:12px;margin:.2em 0 .6em}
-.range{background:#ddf4ff;border:1px solid #54aeff;border-radius:6px;padding:.3em .8em;display:inline-block}
+.range{background:#ddf4ff;border:1px solid #54aeff;border-radius:6px;padding:.3em .8em;width:fit-content;max-width:100%}
 .tgrid-wrap{overflow-x:auto;max-width:100%}
 table.tgrid td{padding:1px 2px;border:0}
 table.tgrid th.d{font:10px ui-monospace,monospace;writing-mode:vertical-rl;transform:rotate(180deg);padding:2px;white-space:nowrap}

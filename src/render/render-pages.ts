@@ -113,7 +113,7 @@ export function pageShell(body: Html, options: ShellOptions): string {
   const nav = html`<header><span class="brand">runledger</span><a href="${options.links.overview()}">Overview</a><a href="${options.links.audit()}">Audit</a><a href="${options.links.verify()}">Verify</a>${served ? html`<span id="live">${past ? 'past view' : 'connecting…'}</span><button id="zone" type="button" hidden>Times: pipeline zone</button>` : html``}</header>`;
   const footer = html`<footer>Ledger position ${options.time.position} · ${past ? 'as of' : 'now'} ${new Date(options.time.nowMs).toISOString()}${options.generatedAt ? ` · report written ${options.generatedAt}` : ''}</footer>`;
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${html`${options.title}`.html}</title>${head.html}</head>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="data:,"><title>${html`${options.title}`.html}</title>${head.html}</head>
 <body data-live="${served && !past ? '1' : '0'}" data-position="${options.time.position}">${nav.html}${banner.html}<main id="main">${body.html}</main>${footer.html}</body></html>
 `;
 }
