@@ -20,12 +20,7 @@ export const EXTRA_WORDS: Record<ExtraKind, string> = {
   'same-hour': 'another slot in this hour',
 };
 
-/** One cell: its status as a class, the date as a data attribute, and a tooltip (kept short: a report holds thousands). */
-export function cellHtml(cell: { date: string; status: CellStatus; watermark?: boolean; completeThrough?: boolean; attempts?: number; error?: string | null }): Html {
-  const marks = [cell.watermark ? 'wm' : '', cell.completeThrough ? 'ct' : ''].filter(Boolean).join(' ');
-  return html`<i class="c s-${cell.status}${marks ? ` ${marks}` : ''}" data-date="${cell.date}" title="${cellTitle(cell)}"></i>`;
-}
-
+/** A cell's tooltip (kept short: a report holds thousands). */
 function cellTitle(cell: { date: string; status: CellStatus; watermark?: boolean; completeThrough?: boolean; attempts?: number; error?: string | null }): string {
   return [
     `${cell.date}: ${STATUS_WORDS[cell.status]}`,

@@ -4,7 +4,7 @@ import type { DatePage } from '../views/page-models.js';
 import { badge } from './badge.js';
 import { STATUS_WORDS } from './calendar-html.js';
 import { html, type Html } from './escape-html.js';
-import type { Links } from './render-pages.js';
+import type { Links } from './links.js';
 import { timeHtml } from './time-html.js';
 
 /**

@@ -52,7 +52,7 @@ section.pipeline{margin-bottom:2.5em}
 footer{padding:1em 1.2em;color:var(--mute);font-size:12px;border-top:1px solid var(--line);margin-top:2em}
 h1,.wrap{overflow-wrap:anywhere}
 a.c{text-decoration:none}
-.c .x{position:absolute;right:-2px;top:-2px;width:8px;height:8px;border-radius:50%;border:1px solid #fff}
+.c .x{position:absolute;right:-3px;top:-3px;width:9px;height:9px;border-radius:50%;border:1px solid #fff;box-shadow:0 0 0 1px var(--ink)}
 .c.off{outline:1px dashed var(--ink);outline-offset:1px}
 .overview td.name{max-width:22em;overflow-wrap:anywhere}
 .overview td.last-failure{max-width:28em}
@@ -78,6 +78,7 @@ header{gap:.6em;flex-wrap:wrap;padding:.5em .6em}
 .overview td.name{max-width:11em}
 .overview th,.overview td{padding:.25em .35em}
 table:not(.overview){display:block;overflow-x:auto;max-width:100%}
+table:not(.overview) .err-wrap{min-width:22em;word-break:break-word}
 svg.chart{width:100%}
 }
 `;

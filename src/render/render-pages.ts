@@ -5,6 +5,7 @@ import { formatMetrics } from '../cli/format-table.js';
 import { inZone } from '../cli/zoned-instant.js';
 import type { AuditPage, OverviewPage, Page, PageTime, PipelinePage, RunPage, VerifyPage } from '../views/page-models.js';
 import { badge } from './badge.js';
+import type { Links } from './links.js';
 import { calendarHtml, STATUS_WORDS } from './calendar-html.js';
 import { dateBody } from './date-page.js';
 import { historyStripHtml, taskGridHtml } from './history-views.js';
@@ -18,21 +19,7 @@ function firstLine(text: string): string {
   return text.split('\n').find((l) => l.trim() !== '') ?? text;
 }
 
-/** Where links point: the server's addresses, or anchors inside one report file. */
-export type Links = {
-  overview(): string;
-  pipeline(name: string): string;
-  /** Null when the target is not part of the output (a report has no run pages). */
-  run(pipeline: string, runId: string): string | null;
-  /** A date page; null when the output has none (a report). */
-  date(pipeline: string, date: string): string | null;
-  /** The pipeline page with its calendar narrowed to [from, to]; null when the output cannot. */
-  pipelineRange(name: string, from: string, to: string): string | null;
-  audit(): string;
-  verify(): string;
-  /** The same page as of a position, or null when the output cannot travel in time. */
-  asOf(position: number): string | null;
-};
+export type { Links } from './links.js';
 
 /** Links of `serve`: real addresses, keeping the page's as-of point. */
 export function servedLinks(asOfParam: string | null, currentPath: string): Links {

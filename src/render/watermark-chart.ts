@@ -30,21 +30,24 @@ export type ChartModel = {
  */
 export function chartModel(points: readonly HistoryPoint[], timeZone: string): ChartModel | null {
   const shown = thinPoints(points, 400);
-  const times = shown.map((p) => Date.parse(p.at));
-  const byPosition = times.length > 0 && Math.max(...times) - Math.min(...times) < 60_000;
-  const yOf = (p: HistoryPoint) => (byPosition ? p.position : Date.parse(p.at));
-  const series = (pick: (p: HistoryPoint) => string | null): Array<[number, number]> => {
-    const out: Array<[number, number]> = [];
+  const series = (pick: (p: HistoryPoint) => string | null): HistoryPoint[] => {
+    const out: HistoryPoint[] = [];
     let last: string | null = null;
     for (const p of shown) {
       const value = pick(p);
-      if (value !== null && value !== last) out.push([Date.parse(value), yOf(p)]);
+      if (value !== null && value !== last) out.push(p);
       last = value;
     }
     return out;
   };
-  const watermark = series((p) => p.watermarkAt);
-  const completeThrough = series((p) => p.completeThroughAt);
+  const movedWatermark = series((p) => p.watermarkAt);
+  const movedComplete = series((p) => p.completeThroughAt);
+  // Moves recorded within a minute of each other (a scripted backfill, a fixed --now) would sit on one y: then y is the event position.
+  const times = [...movedWatermark, ...movedComplete].map((p) => Date.parse(p.at));
+  const byPosition = times.length > 0 && Math.max(...times) - Math.min(...times) < 60_000;
+  const yOf = (p: HistoryPoint) => (byPosition ? p.position : Date.parse(p.at));
+  const watermark = movedWatermark.map((p): [number, number] => [Date.parse(p.watermarkAt ?? ''), yOf(p)]);
+  const completeThrough = movedComplete.map((p): [number, number] => [Date.parse(p.completeThroughAt ?? ''), yOf(p)]);
   const all = [...watermark, ...completeThrough];
   if (all.length === 0) return null;
   const xs = all.map(([x]) => x);
