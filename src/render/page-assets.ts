@@ -79,6 +79,10 @@ header{gap:.6em;flex-wrap:wrap;padding:.5em .6em}
 .overview th,.overview td{padding:.25em .35em}
 table:not(.overview){display:block;overflow-x:auto;max-width:100%}
 table:not(.overview) .err-wrap{min-width:22em;word-break:break-word}
+.cal{display:block;overflow-x:auto;max-width:100%}
+.cal-row .lbl{width:6em;flex:none;font-size:11px}
+.cal .c,.cal-head span{width:9px;height:9px;flex:none}
+.cal-head span{font-size:8px;height:auto}
 svg.chart{width:100%}
 }
 `;
