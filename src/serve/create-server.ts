@@ -79,6 +79,7 @@ export async function createServer(options: ServeOptions): Promise<FastifyInstan
     writeTokens: writers,
     ...(options.watchIntervalMs ? { watchIntervalMs: options.watchIntervalMs } : {}),
     ...(options.openlineageAuto ? { openlineageAuto: true } : {}),
+    ...(options.strictLineage ? { strictLineage: true } : {}),
   };
 
   app.decorateRequest('writer', null);
@@ -131,9 +132,9 @@ export async function createServer(options: ServeOptions): Promise<FastifyInstan
     const allow = methods.allowed(path);
     if (allow.length > 0) {
       reply.header('allow', allow.join(', '));
-      return sendError(reply, 405, 'input.methodNotAllowed', `${path} takes ${allow.join(', ')}, not ${request.method}; see docs/web-security.md and the HTTP API section`);
+      return sendError(reply, 405, 'input.methodNotAllowed', `${path} takes ${allow.join(', ')}, not ${request.method}; see 'HTTP API' in docs/web.md`);
     }
-    return sendError(reply, 404, 'notFound.route', `no route ${request.method} ${path}; see the README's HTTP API section`);
+    return sendError(reply, 404, 'notFound.route', `no route ${request.method} ${path}; see 'HTTP API' in docs/web.md`);
   });
 
   for (const register of options.routes ?? serveRoutes) await register(app, deps);

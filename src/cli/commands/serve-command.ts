@@ -7,7 +7,7 @@ import { createServer } from '../../serve/create-server.js';
 import type { CliContext } from '../cli-context.js';
 import { parseByteSize, parseWholeNumber } from '../parse-options.js';
 
-type ServeOpts = { host: string; port: string; token?: string; writeToken: string[]; allowedHost: string[]; openlineageAuto?: boolean; log?: boolean; bodyLimit: string };
+type ServeOpts = { host: string; port: string; token?: string; writeToken: string[]; allowedHost: string[]; openlineageAuto?: boolean; strictLineage?: boolean; log?: boolean; bodyLimit: string };
 
 /** A request body may be as small as a lineage event and as large as a success under the largest metrics cap (16 MB) with its envelope. */
 const BODY_LIMIT = { min: 1024, max: 64 * 1024 * 1024 };
@@ -39,6 +39,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .option('--write-token <[name=]token>', 'a token writes need, as a bearer header (default: $RUNLEDGER_WRITE_TOKEN); NAME= names the writer, recorded as http:NAME; repeatable; without one, writes are refused', collect, [])
     .option('--allowed-host <name>', 'another host name requests may carry, e.g. the name of a reverse proxy in front (repeatable)', collect, [])
     .option('--openlineage-auto', "on POST /api/v1/lineage, define unbound Airflow DAGs from the events' dag facet (cron timetable and zone)")
+    .option('--strict-lineage', 'on POST /api/v1/lineage, refuse with 404 an event whose job (and its parent\'s) is bound to no pipeline, instead of answering it ignored')
     .option('--log', 'log one line per request on stderr')
     .option('--body-limit <size>', "the largest request body taken, e.g. 4MB; a larger one is refused with 413 (raise it for pipelines whose --max-metrics-bytes is over 1MB; at most 64MB)", '1MB')
     .addHelpText(
@@ -70,6 +71,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
           allowedHosts,
           ...(opts.log ? { logRequests: true } : {}),
           ...(opts.openlineageAuto ? { openlineageAuto: true } : {}),
+          ...(opts.strictLineage ? { strictLineage: true } : {}),
         });
         let address: string;
         try {
