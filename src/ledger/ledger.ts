@@ -98,11 +98,24 @@ export function ledgerSettings(options: LedgerOptions): { checkpointAfter: numbe
  */
 export class Ledger {
   readonly store: EventStore;
-  readonly #core: LedgerCore;
+  #core: LedgerCore;
 
   constructor(store: EventStore, clock: () => number, actor: string, options: { checkpointAfter?: number; secrets?: readonly string[]; rebuildProgress?: RebuildProgress } = {}) {
     this.store = store;
     this.#core = createLedgerCore(store, clock, actor, options);
+  }
+
+  /**
+   * The same ledger (store, clock, cache) recording `actor` as who wrote: `serve`
+   * records each named HTTP writer as `http:<name>`. Close the original, not this view.
+   *
+   * @example
+   * await ledger.withActor('http:airflow').succeed({ runId })
+   */
+  withActor(actor: string): Ledger {
+    const view = new Ledger(this.store, this.#core.clock, actor, { checkpointAfter: this.#core.checkpointAfter, secrets: this.#core.secrets });
+    view.#core = { ...this.#core, actor };
+    return view;
   }
 
   /** Milliseconds since the epoch, from the ledger's clock. */
