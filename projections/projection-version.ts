@@ -6,5 +6,6 @@
  * rebuilt from the events.
  *
  * 2: a run records the log file its outcome named (`RunRecord.log`).
+ * 3: a key cleared by a cascade keeps its cause (`DateState.clearCause`).
  */
-export const PROJECTION_VERSION = 2;
+export const PROJECTION_VERSION = 3;

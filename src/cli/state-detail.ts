@@ -1,3 +1,4 @@
+import { clearedBecause, waitsForText } from '../../projections/views/cleared-because.js';
 import type { StateView } from '../ledger/ledger-types.js';
 
 type DateRow = StateView['dates'][number];
@@ -11,7 +12,13 @@ type DateRow = StateView['dates'][number];
  * stateDetail({ ...row, metrics: { rows: 7, output: '/tmp/gold.csv', rejectsOutput: null } }, 40) // 'rows=7'
  */
 export function stateDetail(d: DateRow, width: number): string {
-  const parts = [d.offSchedule ? 'off-schedule' : '', d.error ?? '', d.error ? '' : shortMetrics(d.metrics)].filter(Boolean);
+  const parts = [
+    d.offSchedule ? 'off-schedule' : '',
+    d.clearCause ? clearedBecause(d.clearCause) : '',
+    d.blockedBy ? waitsForText(d.blockedBy) : '',
+    d.error ?? '',
+    d.error ? '' : shortMetrics(d.metrics),
+  ].filter(Boolean);
   return cut(parts.join(' '), width);
 }
 

@@ -11,6 +11,8 @@ import type { AsOf, DateRow, PendingView, RangeInput, RunsView, StateView, Water
 import { nowFor, readPipeline } from './load-pipeline.js';
 import { keyOf, rangeOf } from './resolve-keys.js';
 import { boundedSlots, duePending, slotsFrom } from './slots.js';
+import { blockingRule, loadUpstreams } from './load-upstreams.js';
+import { markBlocked } from '../../projections/pending.js';
 import type { TaskGridInput, TaskGridView } from './task-types.js';
 
 /**
@@ -22,6 +24,7 @@ import type { TaskGridInput, TaskGridView } from './task-types.js';
 export async function stateView(core: LedgerCore, input: RangeInput): Promise<StateView> {
   // "Now" first: after the load, nothing may await until the view is built, or a concurrent call could advance the shared state mid-view.
   const nowMs = await nowFor(core, input.asOf);
+  const blocked = await blockingFor(core, input);
   const { timetable, state } = await readPipeline(core, input.pipeline, input.asOf);
   const [fromMs, toMs] = rangeOf(timetable, input, nowMs);
   const rows = new Map<string, DateRow>();
@@ -47,7 +50,15 @@ export async function stateView(core: LedgerCore, input: RangeInput): Promise<St
       errorCode: date.error?.code ?? null,
       offSchedule: date.offSchedule,
       stalled: leaseExpired(date, nowMs),
+      ...(date.clearCause === undefined ? {} : { clearCause: date.clearCause }),
     });
+  }
+  if (blocked !== undefined) {
+    for (const [key, row] of rows) {
+      if (row.status === 'success' || (row.status === 'running' && !row.stalled)) continue;
+      const by = blocked(row.dataInterval);
+      if (by !== null) rows.set(key, { ...row, blockedBy: by });
+    }
   }
   // Each logical date parsed once, not once per comparison.
   const dates = [...rows.values()]
@@ -77,11 +88,13 @@ export async function watermarkView(core: LedgerCore, input: { pipeline: string;
 export async function pendingView(core: LedgerCore, input: RangeInput): Promise<PendingView> {
   // "Now" first: after the load, nothing may await until the view is built, or a concurrent call could advance the shared state mid-view.
   const nowMs = await nowFor(core, input.asOf);
+  const blocked = await blockingFor(core, input);
   const { timetable, state } = await readPipeline(core, input.pipeline, input.asOf);
   const [fromMs, toMs] = rangeOf(timetable, input, nowMs);
   // Pending means due: an explicit --to past now must not list tomorrow as missing.
   // A slot already started early (a manual run) keeps its state visible.
   const { from, to, pending, inFlight } = duePending(timetable, fromMs, toMs, nowMs, state);
+  markBlocked(pending, state, blocked === undefined ? () => null : (slot) => blocked(slot.dataInterval));
   return { pipeline: input.pipeline, from, to, pending, inFlight };
 }
 
@@ -111,6 +124,16 @@ export async function runTasksView(core: LedgerCore, input: TaskGridInput): Prom
   const reported = tasks.runs.get(input.runId) ?? new Map();
   const outcome = definition.tasks ? deriveRunOutcome(definition.tasks, reported) : null;
   return { pipeline: input.pipeline, run, tasks: taskGrid(definition.tasks ?? [], reported), outcome };
+}
+
+/**
+ * The blocking rule of a pipeline's upstreams as they stand at the query's point, or undefined when it
+ * has none. Read before the pipeline's own final load, so nothing awaits between that load and the view.
+ */
+async function blockingFor(core: LedgerCore, input: { pipeline: string; asOf?: AsOf }) {
+  const { definition } = await readPipeline(core, input.pipeline, input.asOf);
+  if (!definition.upstreams) return undefined;
+  return blockingRule(await loadUpstreams(definition, (name) => readPipeline(core, name, input.asOf)));
 }
 
 function completeThroughOf(timetable: Timetable, state: PipelineState): string | null {

@@ -1,6 +1,8 @@
 import type { RunType } from '../../events/common.js';
 import type { EventType } from '../../events/ledger-event.js';
-import type { PendingReason } from '../../projections/pending.js';
+import type { ClearedBecause } from '../../projections/date-state.js';
+import type { PendingSlot } from '../../projections/pending.js';
+import type { BlockedBy } from '../../projections/upstream-slots.js';
 import type { RunRecord } from '../../projections/run-history.js';
 import type { DataInterval } from '../../projections/slot.js';
 
@@ -108,6 +110,10 @@ export type DateRow = {
   errorCode: string | null;
   offSchedule: boolean;
   stalled: boolean;
+  /** A date not done that waits for an upstream slot that is not done: the first such slot. */
+  blockedBy?: BlockedBy;
+  /** A date a cascade cleared: the upstream clear it came from, who made it and why. */
+  clearCause?: ClearedBecause;
 };
 
 export type StateView = { pipeline: string; watermark: string | null; completeThrough: string | null; position: number; dates: DateRow[] };
@@ -116,7 +122,7 @@ export type PendingView = {
   pipeline: string;
   from: string | null;
   to: string | null;
-  pending: Array<{ date: string; reason: PendingReason; logicalDate: string; runAfter: string; dataInterval: DataInterval; error?: string }>;
+  pending: PendingSlot[];
   inFlight: Array<{ date: string; runId: string; leaseExpiresAt: string }>;
 };
 export type RunsView = { pipeline: string; runs: RunRecord[] };

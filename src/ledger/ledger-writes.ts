@@ -14,6 +14,7 @@ import { refuseTakenBinding, sameJob } from '../ingest/openlineage/job-binding.j
 import { appendEvents, retryOrGiveUp } from './append-events.js';
 import { buildDefinition, checkPipelineName, completeDefinitionInput, diffDefinitions, type DefineChanges } from './build-definition.js';
 import { checkTaskState, checkTryNumber, requireTask } from './check-tasks.js';
+import { refuseBadUpstreams, upstreamsChanged } from './check-upstreams.js';
 import type { LedgerCore } from './ledger-core.js';
 import type { ClearInput, ClearResult, CompletionResult, StartInput, StartResult } from './ledger-types.js';
 import { listPipelines, loadPipeline, readPipeline } from './load-pipeline.js';
@@ -40,6 +41,7 @@ export async function definePipeline(core: LedgerCore, input: DefineChanges & { 
     const changes = before ? diffDefinitions(before, definition) : [];
     if (before && changes.length === 0) return { pipeline: definition.pipeline, outcome: 'unchanged', definition, changes };
     if (definition.openlineage && !sameJob(before?.openlineage, definition.openlineage)) refuseTakenBinding(await listPipelines(core), definition);
+    if (upstreamsChanged(before, definition)) refuseBadUpstreams(definition, await listPipelines(core));
     const event: LedgerEvent = before
       ? { type: 'PipelineRedefined', schemaVersion: 1, data: { pipeline: definition.pipeline, definition, changes } }
       : { type: 'PipelineDefined', schemaVersion: 1, data: definition };
