@@ -83,13 +83,23 @@ export type ClearInput = {
   onlyFailed?: boolean;
   reason?: string;
   dryRun?: boolean;
+  /**
+   * Clear as well every date of every downstream pipeline that waits for a cleared date, transitively,
+   * in the same atomic append; each such clear names the clear it came from (`clear --downstream`).
+   */
+  downstream?: boolean;
 };
+
+/** A date a cascade cleared (or would clear, on a dry run), and the clear of the upstream date it came from. */
+export type DownstreamClear = { pipeline: string; date: string; runId: string; previousStatus: string; cause: { pipeline: string; date: string } };
 
 export type ClearResult = {
   pipeline: string;
   dryRun: boolean;
   cleared: Array<{ date: string; runId: string; previousStatus: string }>;
   skipped: Array<{ date: string; status: string; why: string }>;
+  /** With `downstream`: the dates of downstream pipelines cleared with them, in dependency order then by date. */
+  downstream?: DownstreamClear[];
 };
 
 export type DateRow = {

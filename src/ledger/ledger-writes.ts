@@ -15,6 +15,7 @@ import { appendEvents, retryOrGiveUp } from './append-events.js';
 import { buildDefinition, checkPipelineName, completeDefinitionInput, diffDefinitions, type DefineChanges } from './build-definition.js';
 import { checkTaskState, checkTryNumber, requireTask } from './check-tasks.js';
 import { refuseBadUpstreams, upstreamsChanged } from './check-upstreams.js';
+import { clearWithDownstream } from './clear-downstream.js';
 import type { LedgerCore } from './ledger-core.js';
 import type { ClearInput, ClearResult, CompletionResult, StartInput, StartResult } from './ledger-types.js';
 import { listPipelines, loadPipeline, readPipeline } from './load-pipeline.js';
@@ -240,6 +241,7 @@ async function completeRun(core: LedgerCore, runId: string, command: (date: stri
  * await clearKeys(core, { pipeline: 'etl_orders', dates: ['2026-11-03'], reason: 'bad upstream file' });
  */
 export async function clearKeys(core: LedgerCore, input: ClearInput): Promise<ClearResult> {
+  if (input.downstream) return clearWithDownstream(core, input);
   for (let retry = 0; ; retry++) {
     const { timetable, state } = await readPipeline(core, input.pipeline);
     const keys = keysFor(timetable, state, input, core.clock);
