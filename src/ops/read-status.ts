@@ -1,5 +1,6 @@
 import { compareWorstFirst, pipelineStatus, type PipelineStatus } from '../../projections/views/pipeline-status.js';
 import { slotsFrom, type Ledger } from '../ledger/ledger.js';
+import { blockingRule, loadUpstreams } from '../ledger/load-upstreams.js';
 
 /** `status --json` and `GET /api/status`: every pipeline, worst first. */
 export type StatusView = { now: string; pipelines: PipelineStatus[] };
@@ -16,8 +17,11 @@ export async function readStatus(ledger: Ledger, options: { pipelines?: readonly
   const names = options.pipelines && options.pipelines.length > 0 ? [...new Set(options.pipelines)] : (await ledger.pipelines()).map((d) => d.pipeline);
   const rows: PipelineStatus[] = [];
   for (const name of names) {
+    const { definition } = await ledger.pipeline(name);
+    const blocked = blockingRule(await loadUpstreams(definition, (upstream) => ledger.pipeline(upstream)));
+    // The pipeline's own state last, so nothing awaits between its load and its row.
     const { timetable, state, history } = await ledger.pipeline(name);
-    rows.push(pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs }));
+    rows.push(pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs, ...(blocked ? { blocked: (slot) => blocked(slot.dataInterval) } : {}) }));
   }
   return { now: new Date(nowMs).toISOString(), pipelines: rows.sort(compareWorstFirst) };
 }
