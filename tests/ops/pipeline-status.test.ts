@@ -114,14 +114,14 @@ describe('pipelineStatus', () => {
     const status = statusOf(events, '2026-11-05T01:00:00+07:00'); // 2026-11-04T18:00Z
     expect(status.stalled.map((r) => r.runId)).toEqual(['B']);
     expect(status.inFlight.map((r) => r.runId)).toEqual(['C']);
-    expect(status.pending).toEqual({ total: 1, missing: 0, failed: 0, interrupted: 0, cleared: 0, stalled: 1 });
+    expect(status.pending).toEqual({ total: 1, missing: 0, failed: 0, interrupted: 0, cleared: 0, stalled: 1, upstream: 0 });
   });
 
   test('a clear lowers complete-through and counts as pending; the watermark stays', () => {
     const status = statusOf([...demo.slice(0, 6), cleared('2026-11-03', 'B')], '2026-11-05T01:00:00+07:00');
     expect(status.watermark).toBe('2026-11-04');
     expect(status.completeThrough).toBe('2026-11-02');
-    expect(status.pending).toEqual({ total: 1, missing: 0, failed: 0, interrupted: 0, cleared: 1, stalled: 0 });
+    expect(status.pending).toEqual({ total: 1, missing: 0, failed: 0, interrupted: 0, cleared: 1, stalled: 0, upstream: 0 });
     expect(status.behind).toBe(2);
   });
 

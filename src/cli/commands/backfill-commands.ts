@@ -1,7 +1,4 @@
 import { spawn } from 'node:child_process';
-import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { parseDuration } from '../../duration.js';
 import { ExitCode, LedgerError } from '../../errors.js';
@@ -13,10 +10,10 @@ import { createProgressReporter, type ProgressReporter } from '../../runner/prog
 import { runJob } from '../../runner/run-job.js';
 import type { RunSummary } from '../../runner/run-types.js';
 import { childEnvironment, knownSecrets } from '../../secrets.js';
-import { isPostgresUrl } from '../../store/open-store.js';
-import type { PipelineCommand } from '../../../events/pipeline-definition.js';
 import type { CliContext } from '../cli-context.js';
-import { runFleetCommand } from './fleet-command.js';
+import { DEFAULT_UPSTREAM_WAIT, runFleetCommand, waitUpstreamMs } from './fleet-command.js';
+import { checkLogDir, defaultLogDir } from '../run-log-dir.js';
+import { commandArgv } from '../../runner/command-argv.js';
 import { RunExit } from '../create-program.js';
 import { parseWholeNumber } from '../parse-options.js';
 
@@ -38,15 +35,6 @@ type JobCliOptions = {
   withDownstream?: boolean;
   parallel?: string;
 };
-
-/** How long `--wait-upstream` without a value waits for upstream dates. */
-const DEFAULT_UPSTREAM_WAIT = '1h';
-
-/** `--wait-upstream [timeout]` in milliseconds, or undefined when not given. */
-export function waitUpstreamMs(value: string | true | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  return parseDuration(value === true ? DEFAULT_UPSTREAM_WAIT : value, '--wait-upstream');
-}
 
 const EXIT_ON_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const;
 
@@ -241,54 +229,14 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
   return ExitCode.ok;
 }
 
+/** `text` with one more line at its end, or `text` as it was when the line is empty. */
+function withLine(text: string, line: string): string {
+  return line === '' ? text : `${text.replace(/\n?$/, '\n')}${line}\n`;
+}
 /** The pipeline's stored command (`define --command`) as the argv to run, or [] when it has none. */
 async function storedCommand(ctx: CliContext, pipeline: string): Promise<string[]> {
   const { definition } = await ctx.withLedger(false, (ledger) => ledger.pipeline(pipeline));
   return definition.command ? commandArgv(definition.command) : [];
 }
 
-/** The argv a stored command runs: its words, or `sh -c` with them joined when it was stored with --shell. */
-export function commandArgv(command: PipelineCommand): string[] {
-  return command.shell ? ['sh', '-c', command.argv.join(' ')] : [...command.argv];
-}
 
-/** Where run logs go without --logs: beside a SQLite ledger file (`<file>.logs`); for PostgreSQL, ./runledger-logs. */
-export function defaultLogDir(db: string): string {
-  return isPostgresUrl(db) ? resolve('runledger-logs') : resolve(`${db}.logs`);
-}
-
-/**
- * Refuses before any run starts when the log directory cannot be written: it, or the nearest directory above it
- * that exists, must be a writable directory. Nothing is created here; each run's file creates what it needs.
- */
-export async function checkLogDir(dir: string, named: boolean): Promise<void> {
-  const fix = named ? 'pass a writable --logs <dir>, or --no-logs' : 'pass --logs <dir> to keep them elsewhere, or --no-logs';
-  let at = resolve(dir);
-  for (;;) {
-    // A file where the directory (or one above it) should be: each run would fail to create its log (ENOTDIR).
-    let info;
-    try {
-      info = await stat(at);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      const parent = dirname(at);
-      if (code === 'ENOENT' && parent !== at) {
-        at = parent;
-        continue;
-      }
-      throw new LedgerError('input.unwritablePath', `cannot write run log files under ${dir} (${code ?? (error as Error).message} at ${at}); ${fix}`);
-    }
-    if (!info.isDirectory()) throw new LedgerError('input.unwritablePath', `cannot write run log files under ${dir}: ${at} is not a directory; ${fix}`);
-    try {
-      await access(at, constants.W_OK | constants.X_OK);
-      return;
-    } catch (error) {
-      throw new LedgerError('input.unwritablePath', `cannot write run log files under ${dir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message} at ${at}); ${fix}`);
-    }
-  }
-}
-
-/** `text` with one more line at its end, or `text` as it was when the line is empty. */
-function withLine(text: string, line: string): string {
-  return line === '' ? text : `${text.replace(/\n?$/, '\n')}${line}\n`;
-}

@@ -9,7 +9,17 @@ import { RunExit } from '../create-program.js';
 import { formatTable } from '../format-table.js';
 import { parseWholeNumber } from '../parse-options.js';
 import { parseDuration } from '../../duration.js';
-import { checkLogDir, commandArgv, defaultLogDir, waitUpstreamMs } from './backfill-commands.js';
+import { commandArgv } from '../../runner/command-argv.js';
+import { checkLogDir, defaultLogDir } from '../run-log-dir.js';
+
+/** How long `--wait-upstream` without a value waits for upstream dates. */
+export const DEFAULT_UPSTREAM_WAIT = '1h';
+
+/** `--wait-upstream [timeout]` in milliseconds, or undefined when not given. */
+export function waitUpstreamMs(value: string | true | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  return parseDuration(value === true ? DEFAULT_UPSTREAM_WAIT : value, '--wait-upstream');
+}
 
 type FleetCliOptions = {
   parallel?: string;
