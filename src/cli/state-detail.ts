@@ -12,14 +12,10 @@ type DateRow = StateView['dates'][number];
  * stateDetail({ ...row, metrics: { rows: 7, output: '/tmp/gold.csv', rejectsOutput: null } }, 40) // 'rows=7'
  */
 export function stateDetail(d: DateRow, width: number): string {
-  const parts = [
-    d.offSchedule ? 'off-schedule' : '',
-    d.clearCause ? clearedBecause(d.clearCause) : '',
-    d.blockedBy ? waitsForText(d.blockedBy) : '',
-    d.error ?? '',
-    d.error ? '' : shortMetrics(d.metrics),
-  ].filter(Boolean);
-  return cut(parts.join(' '), width);
+  const parts = [d.offSchedule ? 'off-schedule' : '', d.error ?? '', d.error ? '' : shortMetrics(d.metrics)].filter(Boolean);
+  // Why a date waits comes first, each reason apart, so a cut cell still says the most useful part.
+  const why = [d.clearCause ? clearedBecause(d.clearCause) : '', d.blockedBy ? waitsForText(d.blockedBy) : '', parts.join(' ')].filter(Boolean);
+  return cut(why.join('; '), width);
 }
 
 function shortMetrics(metrics: Record<string, unknown> | null): string {
