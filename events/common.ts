@@ -19,6 +19,10 @@ export const RunRef = {
   runId: z.string().min(1),
 };
 
+/** A dataset as OpenLineage names it: a namespace (`postgres://db:5432`, `s3://bucket`) and a name within it. */
+export const DatasetRef = z.object({ namespace: z.string().min(1), name: z.string().min(1) });
+export type DatasetRef = z.infer<typeof DatasetRef>;
+
 /**
  * The per-run log file a runner kept of the command's stdout and stderr: where it was written, and the
  * sha256 (lowercase hex) of its bytes when the run ended, so a later reader can tell a changed file from

@@ -107,7 +107,13 @@ const dataChecks: Readonly<Record<EventType, (d: Json) => boolean>> = {
     isBoolean(d['offSchedule']) &&
     isNullableString(d['takeoverOf']) &&
     isOptionalOpenLineageOrigin(d['openlineage']),
-  RunSucceeded: (d) => isRunRef(d) && isObject(d['metrics']) && Array.isArray(d['outputs']) && d['outputs'].every(isString) && isOptionalRunLog(d['log']),
+  RunSucceeded: (d) =>
+    isRunRef(d) &&
+    isObject(d['metrics']) &&
+    Array.isArray(d['outputs']) &&
+    d['outputs'].every(isString) &&
+    isOptionalRunLog(d['log']) &&
+    (d['inputs'] === undefined || (Array.isArray(d['inputs']) && d['inputs'].every((v) => isObject(v) && isText(v['namespace']) && isText(v['name'])))),
   RunFailed: (d) => isRunRef(d) && isString(d['error']) && isNullableString(d['code']) && isOptionalRunLog(d['log']),
   RunCleared: (d) => isRunRef(d) && isPreviousStatus(d['previousStatus']) && optional(isClearCause)(d['cause']),
   RunHeartbeat: (d) => isRunRef(d) && isInstant(d['leaseExpiresAt']),

@@ -1,4 +1,4 @@
-import type { RunLog } from '../events/common.js';
+import type { DatasetRef, RunLog } from '../events/common.js';
 import type { RunFailed } from '../events/run-failed.js';
 import type { RunHeartbeat } from '../events/run-heartbeat.js';
 import type { RunInterrupted } from '../events/run-interrupted.js';
@@ -7,7 +7,7 @@ import type { PipelineState } from './pipeline-state.js';
 import { accept, refuse, type Decision } from './refusal.js';
 
 export type CompletionCommand =
-  | { kind: 'succeed'; runId: string; date: string; metrics: Record<string, unknown>; outputs: string[]; log?: RunLog }
+  | { kind: 'succeed'; runId: string; date: string; metrics: Record<string, unknown>; outputs: string[]; log?: RunLog; inputs?: DatasetRef[] }
   | { kind: 'fail'; runId: string; date: string; error: string; code: string | null; log?: RunLog }
   | { kind: 'heartbeat'; runId: string; date: string; leaseMs: number }
   | { kind: 'interrupt'; runId: string; date: string; by: string; message: string; log?: RunLog };
@@ -45,7 +45,7 @@ export function decideCompletion(state: PipelineState, command: CompletionComman
   if (date.status === 'running') {
     switch (command.kind) {
       case 'succeed':
-        return accept({ events: [{ type: 'RunSucceeded', schemaVersion: 1, data: { ...ref, metrics: command.metrics, outputs: command.outputs, ...logOf(command) } }], repeated: false });
+        return accept({ events: [{ type: 'RunSucceeded', schemaVersion: 1, data: { ...ref, metrics: command.metrics, outputs: command.outputs, ...logOf(command), ...(command.inputs && command.inputs.length > 0 ? { inputs: command.inputs } : {}) } }], repeated: false });
       case 'fail':
         return accept({ events: [{ type: 'RunFailed', schemaVersion: 1, data: { ...ref, error: command.error, code: command.code, ...logOf(command) } }], repeated: false });
       case 'interrupt':

@@ -1,4 +1,4 @@
-import type { RunLog } from '../../events/common.js';
+import type { DatasetRef, RunLog } from '../../events/common.js';
 import type { LedgerEvent } from '../../events/ledger-event.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import { runStream } from '../../events/recorded-event.js';
@@ -126,7 +126,7 @@ async function refuseTakenRunId(core: LedgerCore, runId: string): Promise<void> 
  * @example
  * await succeedRun(core, { runId, metrics: { rows: 42 } });
  */
-export async function succeedRun(core: LedgerCore, input: { runId: string; metrics?: Record<string, unknown>; outputs?: string[]; log?: RunLog }): Promise<CompletionResult> {
+export async function succeedRun(core: LedgerCore, input: { runId: string; metrics?: Record<string, unknown>; outputs?: string[]; log?: RunLog; inputs?: DatasetRef[] }): Promise<CompletionResult> {
   const metrics = input.metrics ?? {};
   // The shape first (no pipeline needed), then the size against the run's pipeline's own cap.
   const bytes = metricsBytes(metrics);
@@ -134,7 +134,7 @@ export async function succeedRun(core: LedgerCore, input: { runId: string; metri
   return completeRun(core, input.runId, (date, definition) => {
     const tooLarge = metricsSizeProblem(bytes, recordedTextLimits(definition).metricsBytes);
     if (tooLarge !== null) throw new LedgerError('input.invalidMetrics', `metrics cannot be recorded: ${tooLarge}`);
-    return { kind: 'succeed', runId: input.runId, date, metrics, outputs: input.outputs ?? [], ...log };
+    return { kind: 'succeed', runId: input.runId, date, metrics, outputs: input.outputs ?? [], ...log, ...(input.inputs && input.inputs.length > 0 ? { inputs: input.inputs.map((d) => ({ namespace: d.namespace, name: d.name })) } : {}) };
   });
 }
 

@@ -1,4 +1,4 @@
-import type { RunLog } from '../../events/common.js';
+import type { DatasetRef, RunLog } from '../../events/common.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
@@ -135,8 +135,9 @@ export class Ledger {
   /**
    * Records the success of the current run of its key (a cleared or superseded run is refused); a repeat is a no-op.
    * `log`: the path and sha256 of the run's log file, when one was kept (`succeed`, `fail` and `interrupt` alike).
+   * `inputs`: the datasets the run read (`{ namespace, name }`, as OpenLineage names them), for `runledger lineage`.
    */
-  async succeed(input: { runId: string; metrics?: Record<string, unknown>; outputs?: string[]; log?: RunLog }): Promise<CompletionResult> {
+  async succeed(input: { runId: string; metrics?: Record<string, unknown>; outputs?: string[]; log?: RunLog; inputs?: DatasetRef[] }): Promise<CompletionResult> {
     return succeedRun(this.#core, input);
   }
 

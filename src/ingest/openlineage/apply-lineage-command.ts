@@ -104,7 +104,7 @@ async function applyRun(ctx: ApplyContext, pipeline: string, command: RunCommand
         return recorded(`${pipeline} ${date}: lease extended to ${beat.leaseExpiresAt}`, date);
       }
       case 'succeed': {
-        const done = await ledger.succeed({ runId: command.runId, outputs: command.outputs });
+        const done = await ledger.succeed({ runId: command.runId, outputs: command.outputs, ...(command.inputs.length > 0 ? { inputs: command.inputs } : {}) });
         return done.repeated ? duplicateEnd(pipeline, date, command, 'success') : recorded(then('success recorded'), date);
       }
       case 'abort': {

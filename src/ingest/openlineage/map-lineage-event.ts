@@ -31,6 +31,8 @@ export type LineageCommand =
       error: string | null;
       /** The event's output datasets as `namespace/name`, recorded on a success. */
       outputs: string[];
+      /** The event's input datasets, namespace and name apart, recorded on a success (`runledger lineage` reads them). */
+      inputs: Array<{ namespace: string; name: string }>;
     })
   | (Common & {
       kind: 'task';
@@ -133,7 +135,8 @@ export function mapLineageEvent(event: RunEvent): LineageMapping {
   }
   const action = ({ START: 'start', RUNNING: 'heartbeat', COMPLETE: 'succeed', FAIL: 'fail', ABORT: 'abort' } as const)[eventType];
   const outputs = (event.outputs ?? []).map((d) => `${d.namespace}/${d.name}`);
-  return { ok: true, command: { ...common, kind: 'run', action, job, runId: event.run.runId, error, outputs } };
+  const inputs = (event.inputs ?? []).map((d) => ({ namespace: d.namespace, name: d.name }));
+  return { ok: true, command: { ...common, kind: 'run', action, job, runId: event.run.runId, error, outputs, inputs } };
 }
 
 type AirflowFacet = z.infer<typeof AirflowFacet>;
