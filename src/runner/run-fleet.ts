@@ -60,9 +60,7 @@ export async function runFleet(ledger: Ledger, request: FleetRequest, options: F
   const began = clock();
   const parallel = options.parallel ?? 4;
   if (!Number.isSafeInteger(parallel) || parallel < 1) throw new LedgerError('input.invalidNumber', `--parallel must be a whole number of 1 or more, not ${parallel}`);
-  const definitions = new Map((await ledger.pipelines()).map((d) => [d.pipeline, d]));
-  const graph = new Map([...definitions.values()].map((d) => [d.pipeline, d.upstreams ?? []]));
-  const jobs = request.kind === 'catchup' ? await planCatchups(ledger, graph, request.reprocess) : await planWithDownstream(ledger, graph, request);
+  const { jobs, definitions } = await planFleet(ledger, request);
   const withoutCommand: string[] = [];
   const runnable: Array<{ job: PlannedJob; task: RunTask; definition: PipelineDefinition }> = [];
   for (const job of jobs) {
@@ -136,6 +134,21 @@ export async function runFleet(ledger: Ledger, request: FleetRequest, options: F
     skipped: total('skipped'),
     durationMs: Math.round(clock() - began),
   };
+}
+
+/**
+ * The plans of a fleet run, one per pipeline in dependency order (what `--dry-run` shows), with the
+ * definitions they were made from. Dates that wait for upstream dates are kept: at run time each
+ * waits for its upstream dates of the same run, and is left alone when they did not succeed.
+ *
+ * @example
+ * const { jobs } = await planFleet(ledger, { kind: 'catchup' });
+ */
+export async function planFleet(ledger: Ledger, request: FleetRequest): Promise<{ jobs: PlannedJob[]; definitions: Map<string, PipelineDefinition> }> {
+  const definitions = new Map((await ledger.pipelines()).map((d) => [d.pipeline, d]));
+  const graph = new Map([...definitions.values()].map((d) => [d.pipeline, d.upstreams ?? []]));
+  const jobs = request.kind === 'catchup' ? await planCatchups(ledger, graph, request.reprocess) : await planWithDownstream(ledger, graph, request);
+  return { jobs, definitions };
 }
 
 /**

@@ -130,6 +130,21 @@ describe('dependencies between pipelines on SQLite', () => {
   });
 });
 
+describe('the fleet dry run', () => {
+  test('catchup --all --dry-run lists every date each pipeline would run, in dependency order, and writes nothing', () => {
+    const dir = tempDir();
+    const env = { RUNLEDGER_DB: join(dir, 'l.db'), RUNLEDGER_NOW: '2026-11-03T03:00:00Z' };
+    cli(dir, ['define', 'raw', '--schedule', '@daily', '--start', '2026-11-01', '--tz', 'Asia/Jakarta', '--command', '--', 'true'], env);
+    cli(dir, ['define', 'report', '--schedule', '@daily', '--start', '2026-11-01', '--upstream', 'raw', '--command', '--', 'true'], env);
+    cli(dir, ['define', 'manual', '--schedule', '@daily', '--start', '2026-11-01', '--upstream', 'raw'], env);
+    const r = cli(dir, ['catchup', '--all', '--dry-run'], env);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n').filter((l) => /^(raw|report) /.test(l)).map((l) => l.split(/\s+/).slice(0, 2).join(' '))).toEqual(['raw 2026-11-01', 'raw 2026-11-02', 'report 2026-11-01', 'report 2026-11-02']);
+    expect(r.stdout).toContain('left alone (no stored command; runledger define <pipeline> --command -- …): manual');
+    expect(JSON.parse(cli(dir, ['log', '--json'], env).stdout).events).toHaveLength(3);
+  });
+});
+
 describe.skipIf(TEST_PG_URL === undefined)('dependencies between pipelines on PostgreSQL', () => {
   const schemas = TEST_PG_URL === undefined ? undefined : pgSchemas(TEST_PG_URL);
   afterAll(async () => schemas?.dropAll());

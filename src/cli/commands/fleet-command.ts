@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { ExitCode, LedgerError } from '../../errors.js';
 import { commandTask, type CommandTask } from '../../runner/command-task.js';
-import { formatDuration, summaryJson } from '../../runner/format-summary.js';
-import { runFleet, type FleetRequest, type FleetSummary } from '../../runner/run-fleet.js';
+import { dryRunJson, formatDuration, summaryJson } from '../../runner/format-summary.js';
+import { planFleet, runFleet, type FleetRequest, type FleetSummary } from '../../runner/run-fleet.js';
 import { childEnvironment, knownSecrets } from '../../secrets.js';
 import type { CliContext } from '../cli-context.js';
 import { RunExit } from '../create-program.js';
@@ -42,11 +42,12 @@ export async function runFleetCommand(ctx: CliContext, request: FleetRequest, op
   if (argv.length > 0) {
     throw new LedgerError('input.unexpectedArgument', `${request.kind === 'catchup' ? 'catchup --all' : 'backfill --with-downstream'} runs each pipeline's own stored command; store it with runledger define <pipeline> --command -- ${argv.join(' ')}`);
   }
-  for (const [flag, given] of [['--max-active-runs', opts.maxActiveRuns], ['--run-backwards', opts.runBackwards], ['--continue-on-failure', opts.continueOnFailure], ['--dry-run', opts.dryRun]] as const) {
+  for (const [flag, given] of [['--max-active-runs', opts.maxActiveRuns], ['--run-backwards', opts.runBackwards], ['--continue-on-failure', opts.continueOnFailure]] as const) {
     if (given !== undefined && given !== false) {
       throw new LedgerError('input.conflictingOptions', `${flag} is for one pipeline; across pipelines each keeps its own --max-active-runs, and a failure stops only the dates that wait for it`);
     }
   }
+  if (opts.dryRun) return printFleetPlan(ctx, request, opts.json ?? false);
   const parallel = opts.parallel === undefined ? undefined : parseWholeNumber(opts.parallel, '--parallel', 1);
   const waitMs = waitUpstreamMs(opts.waitUpstream);
   const leaseMs = opts.lease === undefined ? undefined : parseDuration(opts.lease, '--lease');
@@ -105,6 +106,20 @@ export async function runFleetCommand(ctx: CliContext, request: FleetRequest, op
     ctx.note(`runledger: ${summary.failed} ${summary.failed === 1 ? 'run' : 'runs'} failed (exit 6); the dates that wait for them were left alone. Fix the cause and run the same command again.`);
     throw new RunExit(ExitCode.runFailed);
   }
+}
+
+/** `--dry-run`: every date each pipeline would run, in dependency order, and the pipelines left without a command. */
+async function printFleetPlan(ctx: CliContext, request: FleetRequest, json: boolean): Promise<void> {
+  const { jobs, definitions } = await ctx.withLedger(false, (ledger) => planFleet(ledger, request));
+  const planned = jobs.filter((j) => j.plan.slots.length > 0);
+  const withoutCommand = planned.filter((j) => !definitions.get(j.pipeline)?.command).map((j) => j.pipeline);
+  const runnable = planned.filter((j) => definitions.get(j.pipeline)?.command);
+  if (json) return ctx.json({ runType: request.kind, pipelines: runnable.map(dryRunJson), withoutCommand });
+  const rows = runnable.flatMap((j) => j.plan.slots.map((s) => [j.pipeline, s.date, s.reason, s.runAfter]));
+  const what = request.kind === 'catchup' ? 'catchup --all' : 'backfill --with-downstream';
+  const table = rows.length > 0 ? formatTable(['PIPELINE', 'DATE', 'REASON', 'RUN AFTER'], rows) : '';
+  const without = withoutCommand.length > 0 ? `left alone (no stored command; runledger define <pipeline> --command -- …): ${withoutCommand.join(', ')}\n` : '';
+  ctx.out(`${table}${without}${what} would run ${rows.length} ${rows.length === 1 ? 'date' : 'dates'} of ${runnable.length} ${runnable.length === 1 ? 'pipeline' : 'pipelines'}, each after the upstream dates it waits for\n`);
 }
 
 /** One table of every run across the pipelines (PIPELINE first), the pipelines left without a command, and a totals line. */
