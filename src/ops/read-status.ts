@@ -1,6 +1,5 @@
-import { compareWorstFirst, pipelineStatus, type PipelineStatus } from '../../projections/views/pipeline-status.js';
-import { slotsFrom, type Ledger } from '../ledger/ledger.js';
-import { blockingRule, loadUpstreams } from '../ledger/load-upstreams.js';
+import { compareWorstFirst, type PipelineStatus } from '../../projections/views/pipeline-status.js';
+import type { Ledger } from '../ledger/ledger.js';
 
 /** `status --json` and `GET /api/status`: every pipeline, worst first. */
 export type StatusView = { now: string; pipelines: PipelineStatus[] };
@@ -16,12 +15,6 @@ export async function readStatus(ledger: Ledger, options: { pipelines?: readonly
   const nowMs = options.nowMs ?? ledger.now();
   const names = options.pipelines && options.pipelines.length > 0 ? [...new Set(options.pipelines)] : (await ledger.pipelines()).map((d) => d.pipeline);
   const rows: PipelineStatus[] = [];
-  for (const name of names) {
-    const { definition } = await ledger.pipeline(name);
-    const blocked = blockingRule(await loadUpstreams(definition, (upstream) => ledger.pipeline(upstream)));
-    // The pipeline's own state last, so nothing awaits between its load and its row.
-    const { timetable, state, history } = await ledger.pipeline(name);
-    rows.push(pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs, ...(blocked ? { blocked: (slot) => blocked(slot.dataInterval) } : {}) }));
-  }
+  for (const name of names) rows.push((await ledger.pipelineStatus({ pipeline: name, nowMs })).status);
   return { now: new Date(nowMs).toISOString(), pipelines: rows.sort(compareWorstFirst) };
 }
