@@ -1,3 +1,7 @@
+import type { ClearedBecause } from '../date-state.js';
+import type { BlockedBy } from '../upstream-slots.js';
+import { clearedBecause, waitsForText } from './cleared-because.js';
+
 /**
  * The status of one calendar cell: a date's status (missing, running, success, failed, cleared, interrupted), a running key
  * whose lease ran out (`stalled`), and slots that are not due yet.
@@ -18,6 +22,11 @@ export type CalendarCell = {
   attempts: number;
   /** The error of a failed key, for a tooltip. */
   error: string | null;
+  /**
+   * Why a date that is not done waits (`waits for orders_raw … (failed)`) or was cleared by a cascade
+   * (`cleared because …`), for a blocked cell's mark and tooltip; absent otherwise.
+   */
+  blocked?: string;
 };
 
 export type CalendarRow = { label: string; cells: CalendarCell[] };
@@ -36,7 +45,15 @@ export type CalendarView = {
 };
 
 /** What the calendar needs of a `state` row (the `dates[]` of `state --json` fits). */
-export type CalendarInput = { date: string; status: 'missing' | 'running' | 'success' | 'failed' | 'interrupted' | 'cleared'; stalled: boolean; attempts: number; error: string | null };
+export type CalendarInput = {
+  date: string;
+  status: 'missing' | 'running' | 'success' | 'failed' | 'interrupted' | 'cleared';
+  stalled: boolean;
+  attempts: number;
+  error: string | null;
+  blockedBy?: BlockedBy;
+  clearCause?: ClearedBecause;
+};
 
 export type CalendarOptions = {
   /** The rows of `state`, oldest first. */
@@ -64,7 +81,7 @@ export function buildCalendar(options: CalendarOptions): CalendarView {
   const counts = Object.fromEntries(CELL_STATUSES.map((s) => [s, 0])) as Record<CellStatus, number>;
   const rows: CalendarRow[] = [];
   const layout = options.dailyKeys ? 'month' : 'day';
-  const add = (date: string, status: CellStatus, attempts: number, error: string | null) => {
+  const add = (date: string, status: CellStatus, attempts: number, error: string | null, blocked?: string) => {
     counts[status] += 1;
     const label = layout === 'month' ? date.slice(0, 7) : date.slice(0, 10);
     const column = layout === 'month' ? Number(date.slice(8, 10)) - 1 : Number(date.slice(11, 13));
@@ -81,9 +98,10 @@ export function buildCalendar(options: CalendarOptions): CalendarView {
       completeThrough: date === options.completeThrough,
       attempts,
       error,
+      ...(blocked === undefined ? {} : { blocked }),
     });
   };
-  for (const d of options.dates) add(d.date, cellStatus(d), d.attempts, d.status === 'failed' ? d.error : null);
+  for (const d of options.dates) add(d.date, cellStatus(d), d.attempts, d.status === 'failed' ? d.error : null, blockedText(d));
   for (const date of options.notDue ?? []) add(date, 'not-due', 0, null);
   const keep = options.maxRows === undefined ? rows.length : Math.max(0, options.maxRows);
   const hiddenRows = Math.max(0, rows.length - keep);
@@ -96,6 +114,12 @@ export function buildCalendar(options: CalendarOptions): CalendarView {
     completeThrough: options.completeThrough,
     counts,
   };
+}
+
+/** The words of a row's `blockedBy` and `clearCause`, or undefined when it has neither. */
+function blockedText(row: CalendarInput): string | undefined {
+  const parts = [row.clearCause ? clearedBecause(row.clearCause) : '', row.blockedBy ? waitsForText(row.blockedBy) : ''].filter(Boolean);
+  return parts.length === 0 ? undefined : parts.join('; ');
 }
 
 /** The cell status of a state row: a running key whose lease expired is stalled. */

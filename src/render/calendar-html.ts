@@ -14,14 +14,15 @@ export const STATUS_WORDS: Record<CellStatus, string> = {
 };
 
 /** One cell: its status as a class, the date as a data attribute, and a tooltip (kept short: a report holds thousands). */
-export function cellHtml(cell: { date: string; status: CellStatus; watermark?: boolean; completeThrough?: boolean; attempts?: number; error?: string | null }): Html {
-  const marks = [cell.watermark ? 'wm' : '', cell.completeThrough ? 'ct' : ''].filter(Boolean).join(' ');
+export function cellHtml(cell: { date: string; status: CellStatus; watermark?: boolean; completeThrough?: boolean; attempts?: number; error?: string | null; blocked?: string | undefined }): Html {
+  const marks = [cell.watermark ? 'wm' : '', cell.completeThrough ? 'ct' : '', cell.blocked ? 'blocked' : ''].filter(Boolean).join(' ');
   const title = [
     `${cell.date}: ${STATUS_WORDS[cell.status]}`,
     cell.attempts && cell.attempts > 1 ? `${cell.attempts} attempts` : '',
     cell.watermark ? 'watermark' : '',
     cell.completeThrough ? 'complete through' : '',
     cell.error ?? '',
+    cell.blocked ?? '',
   ]
     .filter(Boolean)
     .join(' · ');
@@ -30,7 +31,7 @@ export function cellHtml(cell: { date: string; status: CellStatus; watermark?: b
 
 /** The legend: a swatch per status, and how the watermark and complete-through are marked. */
 export function legendHtml(): Html {
-  return html`<div class="legend">${CELL_STATUSES.map((s) => html`<span><i class="c s-${s}"></i>${STATUS_WORDS[s]}</span>`)}<span><i class="c s-none wm"></i>watermark</span><span><i class="c s-none ct"></i>complete through</span></div>`;
+  return html`<div class="legend">${CELL_STATUSES.map((s) => html`<span><i class="c s-${s}"></i>${STATUS_WORDS[s]}</span>`)}<span><i class="c s-none wm"></i>watermark</span><span><i class="c s-none ct"></i>complete through</span><span><i class="c s-missing blocked"></i>waits for upstream</span></div>`;
 }
 
 /** Links to the calendar pages beside the one shown (null where there is none, or the output cannot link). */
