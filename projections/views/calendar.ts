@@ -1,3 +1,7 @@
+import type { ClearedBecause } from '../date-state.js';
+import type { BlockedBy } from '../upstream-slots.js';
+import { clearedBecause, waitsForText } from './cleared-because.js';
+
 /**
  * The status of one calendar cell: a date's status (missing, running, success, failed, cleared, interrupted), a running key
  * whose lease ran out (`stalled`), and slots that are not due yet.
@@ -41,6 +45,11 @@ export type CalendarCell = {
   offSchedule: boolean;
   /** Other keys at the same position, oldest first. */
   extras: CalendarExtra[];
+  /**
+   * Why a date that is not done waits (`waits for orders_raw … (failed)`) or was cleared by a cascade
+   * (`cleared because …`), for a blocked cell's mark and tooltip; absent otherwise.
+   */
+  blocked?: string;
 };
 
 export type CalendarRow = { label: string; cells: CalendarCell[] };
@@ -67,6 +76,8 @@ export type CalendarInput = {
   error: string | null;
   /** An off-schedule manual run's key (`state` rows carry it). */
   offSchedule?: boolean;
+  blockedBy?: BlockedBy;
+  clearCause?: ClearedBecause;
 };
 
 export type CalendarOptions = {
@@ -98,7 +109,7 @@ export function buildCalendar(options: CalendarOptions): CalendarView {
   const counts = Object.fromEntries(CELL_STATUSES.map((s) => [s, 0])) as Record<CellStatus, number>;
   const rows: CalendarRow[] = [];
   const layout = options.dailyKeys ? 'month' : 'day';
-  const add = (date: string, status: CellStatus, attempts: number, error: string | null, offSchedule: boolean) => {
+  const add = (date: string, status: CellStatus, attempts: number, error: string | null, offSchedule: boolean, blocked?: string) => {
     counts[status] += 1;
     const label = layout === 'month' ? date.slice(0, 7) : date.slice(0, 10);
     const parsed = layout === 'month' ? Number(date.slice(8, 10)) - 1 : Number(date.slice(11, 13));
@@ -117,9 +128,9 @@ export function buildCalendar(options: CalendarOptions): CalendarView {
       if (kind === 'same-hour' && STATUS_SEVERITY[status] > STATUS_SEVERITY[holder.status]) holder.status = status;
       return;
     }
-    row.cells.push({ date, status, column, ...marks, attempts, error, offSchedule, extras: [] });
+    row.cells.push({ date, status, column, ...marks, attempts, error, offSchedule, extras: [], ...(blocked === undefined ? {} : { blocked }) });
   };
-  for (const d of options.dates) add(d.date, cellStatus(d), d.attempts, d.status === 'failed' ? d.error : null, d.offSchedule === true);
+  for (const d of options.dates) add(d.date, cellStatus(d), d.attempts, d.status === 'failed' ? d.error : null, d.offSchedule === true, blockedText(d));
   for (const date of options.notDue ?? []) add(date, 'not-due', 0, null, false);
   const keep = options.maxRows === undefined ? rows.length : Math.max(0, options.maxRows);
   const hiddenRows = Math.max(0, rows.length - keep);
@@ -148,6 +159,12 @@ export const STATUS_SEVERITY: Readonly<Record<CellStatus, number>> = {
   stalled: 6,
   failed: 7,
 };
+
+/** The words of a row's `blockedBy` and `clearCause`, or undefined when it has neither. */
+function blockedText(row: CalendarInput): string | undefined {
+  const parts = [row.clearCause ? clearedBecause(row.clearCause) : '', row.blockedBy ? waitsForText(row.blockedBy) : ''].filter(Boolean);
+  return parts.length === 0 ? undefined : parts.join('; ');
+}
 
 /** The cell status of a state row: a running key whose lease expired is stalled. */
 export function cellStatus(row: Pick<CalendarInput, 'status' | 'stalled'>): CellStatus {

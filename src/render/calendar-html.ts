@@ -21,13 +21,14 @@ export const EXTRA_WORDS: Record<ExtraKind, string> = {
 };
 
 /** A cell's tooltip (kept short: a report holds thousands). */
-function cellTitle(cell: { date: string; status: CellStatus; watermark?: boolean; completeThrough?: boolean; attempts?: number; error?: string | null }): string {
+function cellTitle(cell: { date: string; status: CellStatus; watermark?: boolean; completeThrough?: boolean; attempts?: number; error?: string | null; blocked?: string | undefined }): string {
   return [
     `${cell.date}: ${STATUS_WORDS[cell.status]}`,
     cell.attempts && cell.attempts > 1 ? `${cell.attempts} attempts` : '',
     cell.watermark ? 'watermark' : '',
     cell.completeThrough ? 'complete through' : '',
     cell.error ?? '',
+    cell.blocked ?? '',
   ]
     .filter(Boolean)
     .join(' · ');
@@ -39,7 +40,7 @@ function cellTitle(cell: { date: string; status: CellStatus; watermark?: boolean
  * mark in its corner, coloured by their worst status, and lines of its tooltip.
  */
 function calendarCellHtml(cell: CalendarCell, dateHref: ((date: string) => string | null) | undefined): Html {
-  const marks = [cell.watermark || cell.extras.some((e) => e.watermark) ? 'wm' : '', cell.completeThrough || cell.extras.some((e) => e.completeThrough) ? 'ct' : '', cell.offSchedule ? 'off' : ''].filter(Boolean).join(' ');
+  const marks = [cell.watermark || cell.extras.some((e) => e.watermark) ? 'wm' : '', cell.completeThrough || cell.extras.some((e) => e.completeThrough) ? 'ct' : '', cell.offSchedule ? 'off' : '', cell.blocked ? 'blocked' : ''].filter(Boolean).join(' ');
   const title = [cell.offSchedule ? `${cellTitle(cell)} · off-schedule run` : cellTitle(cell), ...cell.extras.map((e) => `also ${cellTitle(e)} · ${EXTRA_WORDS[e.kind]}`)].join('\n');
   const extra = cell.extras.find((e) => e.kind !== 'same-hour');
   const mark = extra ? html`<b class="x s-${extra.status}" data-extra="${extra.kind}"></b>` : html``;
@@ -52,7 +53,7 @@ function calendarCellHtml(cell: CalendarCell, dateHref: ((date: string) => strin
 
 /** The legend: a swatch per status, and how the watermark and complete-through are marked. */
 export function legendHtml(): Html {
-  return html`<div class="legend">${CELL_STATUSES.map((s) => html`<span><i class="c s-${s}"></i>${STATUS_WORDS[s]}</span>`)}<span><i class="c s-none wm"></i>watermark</span><span><i class="c s-none ct"></i>complete through</span><span><i class="c s-none"><b class="x s-running"></b></i>a repeated hour or an off-schedule run shares the cell</span></div>`;
+  return html`<div class="legend">${CELL_STATUSES.map((s) => html`<span><i class="c s-${s}"></i>${STATUS_WORDS[s]}</span>`)}<span><i class="c s-none wm"></i>watermark</span><span><i class="c s-none ct"></i>complete through</span><span><i class="c s-none"><b class="x s-running"></b></i>a repeated hour or an off-schedule run shares the cell</span><span><i class="c s-missing blocked"></i>waits for upstream</span></div>`;
 }
 
 /** Links to the calendar pages beside the one shown (null where there is none, or the output cannot link). */

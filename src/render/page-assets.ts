@@ -38,6 +38,7 @@ code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12p
 .s-success{background:var(--ok)}.s-failed{background:var(--fail)}.s-running{background:var(--run)}
 .s-stalled{background:var(--stall)}.s-interrupted{background:var(--intr)}.s-cleared{background:var(--clear)}.s-missing{background:var(--miss)}.s-not-due{background:var(--due)}
 .c.wm{outline:2px solid var(--ink);outline-offset:1px}
+.c.blocked{background-image:repeating-linear-gradient(45deg,transparent 0 3px,rgba(0,0,0,.35) 3px 5px)}
 .c.ct::after{content:"";position:absolute;left:0;right:0;bottom:-5px;height:2px;background:var(--ink)}
 .legend{display:flex;flex-wrap:wrap;gap:.3em 1.2em;font-size:12px;color:var(--mute);margin:.3em 0}
 .legend .c{vertical-align:middle;margin-right:.3em}
