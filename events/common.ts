@@ -19,6 +19,10 @@ export const RunRef = {
   runId: z.string().min(1),
 };
 
+/** A dataset as OpenLineage names it: a namespace (`postgres://db:5432`, `s3://bucket`) and a name within it. */
+export const DatasetRef = z.object({ namespace: z.string().min(1), name: z.string().min(1) });
+export type DatasetRef = z.infer<typeof DatasetRef>;
+
 /**
  * The producer's own instant of a run event (OpenLineage's `eventTime`): when the run started or ended
  * at its source, as opposed to `recordedAt`, when the ledger heard of it. The folds take a run's start,

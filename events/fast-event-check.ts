@@ -74,7 +74,18 @@ const isPipelineDefinition = (v: unknown): boolean =>
   isOptionalPositiveInt(v['freshnessMs']) &&
   (v['openlineage'] === undefined || (isObject(v['openlineage']) && isText(v['openlineage']['namespace']) && isText(v['openlineage']['job']))) &&
   isOptionalSizeCap(v['maxMetricsBytes']) &&
-  isOptionalSizeCap(v['maxErrorBytes']);
+  isOptionalSizeCap(v['maxErrorBytes']) &&
+  (v['upstreams'] === undefined || (Array.isArray(v['upstreams']) && v['upstreams'].every(isUpstream))) &&
+  (v['command'] === undefined || isPipelineCommand(v['command']));
+
+const isUpstreamMapping = oneOf(['overlap', 'previous']);
+function isUpstream(v: unknown): boolean {
+  return isObject(v) && isPipelineName(v['pipeline']) && isUpstreamMapping(v['mapping']);
+}
+function isPipelineCommand(v: unknown): boolean {
+  return isObject(v) && Array.isArray(v['argv']) && v['argv'].length >= 1 && v['argv'].every(isString) && (v['shell'] === undefined || isBoolean(v['shell']));
+}
+const isClearCause = (v: unknown): boolean => isObject(v) && isText(v['eventId']) && isPipelineName(v['pipeline']) && isText(v['date']);
 
 // zod 4 requires a key typed z.unknown() to be present; JSON has no undefined, so present is enough.
 const isChange = (v: unknown): boolean => isObject(v) && isString(v['field']) && v['from'] !== undefined && v['to'] !== undefined;
@@ -100,9 +111,9 @@ const dataChecks: Readonly<Record<EventType, (d: Json) => boolean>> = {
     isNullableString(d['takeoverOf']) &&
     isOptionalOpenLineageOrigin(d['openlineage']) &&
     isOptionalAt(d['at']),
-  RunSucceeded: (d) => isRunRef(d) && isObject(d['metrics']) && Array.isArray(d['outputs']) && d['outputs'].every(isRunOutput) && isOptionalRunLog(d['log']) && isOptionalAt(d['at']) && isOptionalTaskList(d['unreportedTasks']),
+  RunSucceeded: (d) => isRunRef(d) && isObject(d['metrics']) && Array.isArray(d['outputs']) && d['outputs'].every(isRunOutput) && isOptionalRunLog(d['log']) && isOptionalAt(d['at']) && isOptionalTaskList(d['unreportedTasks']) && (d['inputs'] === undefined || (Array.isArray(d['inputs']) && d['inputs'].every((v) => isObject(v) && isText(v['namespace']) && isText(v['name'])))),
   RunFailed: (d) => isRunRef(d) && isString(d['error']) && isNullableString(d['code']) && isOptionalRunLog(d['log']) && isOptionalAt(d['at']) && isOptionalTaskList(d['unreportedTasks']),
-  RunCleared: (d) => isRunRef(d) && isPreviousStatus(d['previousStatus']),
+  RunCleared: (d) => isRunRef(d) && isPreviousStatus(d['previousStatus']) && optional(isClearCause)(d['cause']),
   RunHeartbeat: (d) => isRunRef(d) && isInstant(d['leaseExpiresAt']) && isOptionalAt(d['at']),
   RunAbandoned: (d) => isRunRef(d) && d['reason'] === 'leaseExpired' && isString(d['supersededBy']),
   RunInterrupted: (d) => isRunRef(d) && isText(d['by']) && isString(d['message']) && isOptionalRunLog(d['log']) && isOptionalAt(d['at']),

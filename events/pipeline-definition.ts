@@ -7,6 +7,22 @@ import { TaskDefinition } from './task-definition.js';
 export const OpenLineageJob = z.object({ namespace: z.string().min(1), job: z.string().min(1) });
 export type OpenLineageJob = z.infer<typeof OpenLineageJob>;
 
+/**
+ * One upstream of a pipeline (`define --upstream a` or `a:previous`): which of
+ * `a`'s slots a slot of this pipeline waits for. `overlap`: every slot of `a`
+ * whose data interval overlaps this slot's, compared by instant (zones may
+ * differ); `previous`: the slot of `a` just before the first of those.
+ */
+export const Upstream = z.object({ pipeline: PipelineName, mapping: z.enum(['overlap', 'previous']) });
+export type Upstream = z.infer<typeof Upstream>;
+
+/**
+ * The command a pipeline's runs execute (`define --command -- cmd args…`), as argv: run with no shell in
+ * between unless `shell` (then the words are joined and handed to `sh -c`).
+ */
+export const PipelineCommand = z.object({ argv: z.array(z.string()).min(1), shell: z.boolean().optional() });
+export type PipelineCommand = z.infer<typeof PipelineCommand>;
+
 /** A pipeline's definition as recorded by `define`. */
 export const PipelineDefinition = z.object({
   pipeline: PipelineName,
@@ -46,5 +62,13 @@ export const PipelineDefinition = z.object({
    */
   maxMetricsBytes: z.number().int().min(MIN_SIZE_CAP_BYTES).max(MAX_SIZE_CAP_BYTES).optional(),
   maxErrorBytes: z.number().int().min(MIN_SIZE_CAP_BYTES).max(MAX_SIZE_CAP_BYTES).optional(),
+  /**
+   * The pipelines whose slots this one's slots wait for (`define --upstream`), in the order given; never
+   * an empty array. Absent in definitions without upstreams and in those recorded before upstreams
+   * existed, which therefore read and hash as they always did.
+   */
+  upstreams: z.array(Upstream).optional(),
+  /** The command `catchup --all` runs for each date; absent when none was stored (and in older definitions). */
+  command: PipelineCommand.optional(),
 });
 export type PipelineDefinition = z.infer<typeof PipelineDefinition>;

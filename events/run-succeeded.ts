@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ProducerAt, RunLog, RunOutput, RunRef } from './common.js';
+import { DatasetRef, ProducerAt, RunLog, RunOutput, RunRef } from './common.js';
 
 /** A run finished well; `metrics` is the user's JSON object (rows, rejected, revenue, …). */
 export const RunSucceeded = z.object({
@@ -16,6 +16,11 @@ export const RunSucceeded = z.object({
     at: ProducerAt,
     /** Tasks that reported no state before the producer's verdict ended the run (task-level pipelines). */
     unreportedTasks: z.array(z.string()).optional(),
+    /**
+     * The datasets the run read, as its producer reported them (OpenLineage `inputs`), namespace and name
+     * apart; absent when none were reported, and on every older event (which hashes as before).
+     */
+    inputs: z.array(DatasetRef).optional(),
   }),
 });
 export type RunSucceeded = z.infer<typeof RunSucceeded>;

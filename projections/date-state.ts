@@ -8,6 +8,12 @@ import type { DataInterval } from './slot.js';
  */
 export type DateStatus = 'running' | 'success' | 'failed' | 'interrupted' | 'cleared';
 
+/**
+ * Why a key was cleared when the clear was not asked for directly: the upstream clear it cascaded from
+ * (`clear a <date> --downstream`), with who made it and why (one append, so one actor and one reason).
+ */
+export type ClearedBecause = { eventId: string; pipeline: string; date: string; actor: string; reason: string | null };
+
 /** The current state of one date key (the `dates[]` rows of `state --json`). */
 export type DateState = {
   date: string;
@@ -33,6 +39,11 @@ export type DateState = {
   offSchedule: boolean;
   forced: boolean;
   clearedAt: string | null;
+  /**
+   * On a key cleared by a cascade from upstream: the clear it came from. Absent otherwise, so states
+   * folded before cascades existed compare equal; a new run's start drops it.
+   */
+  clearCause?: ClearedBecause;
   /** Global position of the current run's `RunStarted`: orders live runs the same way for every runner. */
   startPosition: number;
   /** Version of the key's stream, for optimistic concurrency. */

@@ -1,4 +1,4 @@
-import type { RunLog, RunOutput } from '../events/common.js';
+import type { DatasetRef, RunLog, RunOutput } from '../events/common.js';
 import type { RunFailed } from '../events/run-failed.js';
 import type { RunHeartbeat } from '../events/run-heartbeat.js';
 import type { RunInterrupted } from '../events/run-interrupted.js';
@@ -8,7 +8,7 @@ import { accept, refuse, type Decision } from './refusal.js';
 
 /** `at`: the producer's own instant of the completion (OpenLineage `eventTime`), recorded on the event when given. */
 export type CompletionCommand =
-  | { kind: 'succeed'; runId: string; date: string; metrics: Record<string, unknown>; outputs: RunOutput[]; log?: RunLog; at?: string }
+  | { kind: 'succeed'; runId: string; date: string; metrics: Record<string, unknown>; outputs: RunOutput[]; log?: RunLog; at?: string; inputs?: DatasetRef[] }
   | { kind: 'fail'; runId: string; date: string; error: string; code: string | null; log?: RunLog; at?: string }
   | { kind: 'heartbeat'; runId: string; date: string; leaseMs: number; at?: string }
   | { kind: 'interrupt'; runId: string; date: string; by: string; message: string; log?: RunLog; at?: string };
@@ -46,7 +46,7 @@ export function decideCompletion(state: PipelineState, command: CompletionComman
   if (date.status === 'running') {
     switch (command.kind) {
       case 'succeed':
-        return accept({ events: [{ type: 'RunSucceeded', schemaVersion: 1, data: { ...ref, metrics: command.metrics, outputs: command.outputs, ...logOf(command), ...atOf(command) } }], repeated: false });
+        return accept({ events: [{ type: 'RunSucceeded', schemaVersion: 1, data: { ...ref, metrics: command.metrics, outputs: command.outputs, ...logOf(command), ...atOf(command), ...(command.inputs && command.inputs.length > 0 ? { inputs: command.inputs } : {}) } }], repeated: false });
       case 'fail':
         return accept({ events: [{ type: 'RunFailed', schemaVersion: 1, data: { ...ref, error: command.error, code: command.code, ...logOf(command), ...atOf(command) } }], repeated: false });
       case 'interrupt':

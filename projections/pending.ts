@@ -1,11 +1,26 @@
-import { leaseExpired } from './date-state.js';
+import { leaseExpired, type ClearedBecause } from './date-state.js';
 import type { PipelineState } from './pipeline-state.js';
 import type { DataInterval } from './slot.js';
+import type { BlockedBy } from './upstream-slots.js';
 
-export type PendingReason = 'missing' | 'failed' | 'interrupted' | 'cleared' | 'stalled';
+/** `upstream`: not run (missing, cleared or interrupted) and waiting for an upstream slot that is not done. */
+export type PendingReason = 'missing' | 'failed' | 'interrupted' | 'cleared' | 'stalled' | 'upstream';
 
-/** `error`: the failure's message, on a `failed` slot only, so a list of what to re-run says why each failed. */
-export type PendingSlot = { date: string; reason: PendingReason; logicalDate: string; runAfter: string; dataInterval: DataInterval; error?: string };
+/**
+ * `error`: the failure's message, on a `failed` slot only, so a list of what to re-run says why each failed.
+ * `blockedBy`: the first upstream slot it waits for that is not done (on `upstream` slots, and on failed
+ * ones, which keep their reason); `cause`: the upstream clear a cascade cleared it for.
+ */
+export type PendingSlot = {
+  date: string;
+  reason: PendingReason;
+  logicalDate: string;
+  runAfter: string;
+  dataInterval: DataInterval;
+  error?: string;
+  blockedBy?: BlockedBy;
+  cause?: ClearedBecause;
+};
 export type InFlightSlot = { date: string; runId: string; leaseExpiresAt: string };
 export type PendingReport = { pending: PendingSlot[]; inFlight: InFlightSlot[] };
 
@@ -34,5 +49,24 @@ export function addPendingSlot(report: PendingReport, state: PipelineState, nowM
     report.pending.push({ date: slotDate, logicalDate, runAfter, dataInterval, reason: date.status, ...(date.error ? { error: date.error.message } : {}) });
   } else if (date.status !== 'success') {
     report.pending.push({ date: slotDate, logicalDate, runAfter, dataInterval, reason: date.status });
+  }
+}
+
+/**
+ * Marks the pending slots that wait for an upstream slot that is not done: `blockedBy` names the first
+ * one, and a slot that has not run since (missing, cleared, interrupted) takes the reason `upstream`.
+ * A failed slot keeps `failed` (a failure is worth its own alert) and a stalled one is a run, not a wait.
+ * A cleared slot whose clear cascaded from upstream keeps that `cause`.
+ *
+ * @example
+ * markBlocked(report.pending, state, (slot) => firstBlocking(slot.dataInterval, upstreams))
+ */
+export function markBlocked(pending: PendingSlot[], state: PipelineState, blocked: (slot: PendingSlot) => BlockedBy | null): void {
+  for (const [index, slot] of pending.entries()) {
+    const cause = slot.reason === 'cleared' ? state.dates.get(slot.date)?.clearCause : undefined;
+    const by = slot.reason === 'stalled' ? null : blocked(slot);
+    if (by === null && cause === undefined) continue;
+    const reason = by !== null && slot.reason !== 'failed' ? 'upstream' : slot.reason;
+    pending[index] = { ...slot, reason, ...(by === null ? {} : { blockedBy: by }), ...(cause === undefined ? {} : { cause }) };
   }
 }

@@ -172,7 +172,14 @@ function foldInto(next: PipelineState, event: RecordedEvent, instant: WatermarkI
     case 'RunCleared': {
       const date = next.dates.get(event.data.date);
       if (!date || date.status === 'cleared') return touch(next, event);
-      next.dates.set(date.date, { ...date, status: 'cleared', clearedAt: event.recordedAt, version: event.streamVersion });
+      const cause = event.data.cause;
+      next.dates.set(date.date, {
+        ...date,
+        status: 'cleared',
+        clearedAt: event.recordedAt,
+        version: event.streamVersion,
+        ...(cause ? { clearCause: { eventId: cause.eventId, pipeline: cause.pipeline, date: cause.date, actor: event.metadata.actor, reason: event.metadata.reason ?? null } } : {}),
+      });
       return;
     }
     case 'TaskStateChanged':

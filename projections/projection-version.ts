@@ -8,5 +8,6 @@
  * 2: a run records the log file its outcome named (`RunRecord.log`).
  * 3: a run's start and end are the producer's own times (`at`) when its events carry them; a run keeps
  *    its outputs and the tasks a producer's verdict left unreported (`RunRecord.outputs`, `.unreportedTasks`).
+ * 4: a key cleared by a cascade keeps its cause (`DateState.clearCause`).
  */
-export const PROJECTION_VERSION = 3;
+export const PROJECTION_VERSION = 4;

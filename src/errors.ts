@@ -32,6 +32,7 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 export const LEDGER_ERROR_CODES = [
   // bad input (exit 2)
   'input.asOfBeyondHead',
+  'input.asOfInFuture',
   'input.badDatabaseUrl',
   'input.badEvent',
   'input.badExport',
@@ -63,6 +64,7 @@ export const LEDGER_ERROR_CODES = [
   'input.invalidExpectation',
   'input.invalidHead',
   'input.invalidHost',
+  'input.invalidAllowedHost',
   'input.invalidInstant',
   'input.invalidInterval',
   'input.invalidJson',
@@ -105,6 +107,10 @@ export const LEDGER_ERROR_CODES = [
   'input.tokenRequired',
   'input.unexpectedArgument',
   'input.unknownEventType',
+  'input.dependencyCycle',
+  'input.invalidCommand',
+  'input.invalidUpstream',
+  'input.unknownUpstream',
   'input.unknownPlaceholder',
   'input.unknownZone',
   'input.fileTooLarge',
@@ -113,6 +119,7 @@ export const LEDGER_ERROR_CODES = [
   'input.unreadableTasks',
   'input.unwritableFile',
   'input.unwritablePath',
+  'input.weakToken',
   'input.whichPipeline',
   // refused by a rule (exit 3); the decision rules' own codes come from REFUSAL_CODES
   ...REFUSAL_CODES,

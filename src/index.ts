@@ -31,6 +31,11 @@ export { planJob, type JobRequest, type PlannedJob } from './runner/plan-job.js'
 export { executeRuns, type ExecuteOptions } from './runner/execute-runs.js';
 export { commandTask, fillPlaceholders, type CommandTask, type CommandTaskOptions, type SpawnFn, type KillFn } from './runner/command-task.js';
 export { functionTask, type RunFunction } from './runner/function-task.js';
+export { runFleet, type FleetRequest, type FleetOptions, type FleetSummary } from './runner/run-fleet.js';
+export { upstreamSlots, intervalsOverlap, firstBlocking, type BlockedBy, type SlotSource } from '../projections/upstream-slots.js';
+export type { Upstream, PipelineCommand } from '../events/pipeline-definition.js';
+export type { ClearCause } from '../events/run-cleared.js';
+export type { ClearedBecause } from '../projections/date-state.js';
 export type { Metrics, RunContext, RunProgress, RunReport, RunSummary, RunTask, TaskOutcome } from './runner/run-types.js';
 export { planBackfill, planCatchup, latestScheduledRun, type Reprocess, type PlanReason, type PlannedSlot, type RunPlan } from '../projections/plan-runs.js';
 export { runDemo, type DemoOptions } from './demo/run-demo.js';

@@ -1,3 +1,7 @@
+import type { ClearedBecause } from '../date-state.js';
+import type { BlockedBy } from '../upstream-slots.js';
+import { clearedBecause, waitsForText } from './cleared-because.js';
+
 /**
  * The status of one calendar cell: a date's status (missing, running, success, failed, cleared, interrupted), a running key
  * whose lease ran out (`stalled`), and slots that are not due yet.
@@ -8,16 +12,44 @@ export type CellStatus = 'success' | 'failed' | 'running' | 'stalled' | 'interru
 /** Every cell status, in the order legends list them. */
 export const CELL_STATUSES: readonly CellStatus[] = ['success', 'failed', 'running', 'stalled', 'interrupted', 'cleared', 'missing', 'not-due'];
 
-export type CalendarCell = {
+/**
+ * Why a key shares a cell with another: the second of a repeated DST hour
+ * (`01:00-04:00` then `01:00-05:00`), an off-schedule manual run, or another
+ * slot of the same hour (schedules finer than hourly).
+ */
+export type ExtraKind = 'repeated-hour' | 'off-schedule' | 'same-hour';
+
+/** A key drawn as a mark on another key's cell, never as a column of its own. */
+export type CalendarExtra = {
   date: string;
   status: CellStatus;
-  /** Day of the month (0-based) for month rows; local hour for day rows. */
+  kind: ExtraKind;
+  watermark: boolean;
+  completeThrough: boolean;
+  attempts: number;
+  error: string | null;
+};
+
+export type CalendarCell = {
+  date: string;
+  /** The key's status; with `same-hour` extras, the worst status of the hour. */
+  status: CellStatus;
+  /** Its wall-clock position: day of the month (0-based) for month rows; local hour for day rows. */
   column: number;
   watermark: boolean;
   completeThrough: boolean;
   attempts: number;
   /** The error of a failed key, for a tooltip. */
   error: string | null;
+  /** True when the key itself is an off-schedule run (no slot at this position). */
+  offSchedule: boolean;
+  /** Other keys at the same position, oldest first. */
+  extras: CalendarExtra[];
+  /**
+   * Why a date that is not done waits (`waits for orders_raw … (failed)`) or was cleared by a cascade
+   * (`cleared because …`), for a blocked cell's mark and tooltip; absent otherwise.
+   */
+  blocked?: string;
 };
 
 export type CalendarRow = { label: string; cells: CalendarCell[] };
@@ -36,7 +68,17 @@ export type CalendarView = {
 };
 
 /** What the calendar needs of a `state` row (the `dates[]` of `state --json` fits). */
-export type CalendarInput = { date: string; status: 'missing' | 'running' | 'success' | 'failed' | 'interrupted' | 'cleared'; stalled: boolean; attempts: number; error: string | null };
+export type CalendarInput = {
+  date: string;
+  status: 'missing' | 'running' | 'success' | 'failed' | 'interrupted' | 'cleared';
+  stalled: boolean;
+  attempts: number;
+  error: string | null;
+  /** An off-schedule manual run's key (`state` rows carry it). */
+  offSchedule?: boolean;
+  blockedBy?: BlockedBy;
+  clearCause?: ClearedBecause;
+};
 
 export type CalendarOptions = {
   /** The rows of `state`, oldest first. */
@@ -55,7 +97,10 @@ export type CalendarOptions = {
  * Lays the dates of a pipeline out as a calendar: a month per row for
  * daily-or-coarser pipelines, a local day per row (24 hour columns) for the
  * rest. Keys carry their local wall time, so rows and columns are read from
- * the key itself and a DST day keeps its 23 or 25 cells.
+ * the key itself: a cell's column is its wall-clock position. A key whose
+ * position is taken (the repeated hour of a fall-back day, an off-schedule
+ * run on a scheduled day, a second slot in one hour) is kept as an extra of
+ * that cell, so nothing after it shifts.
  *
  * @example
  * buildCalendar({ dates: state.dates, dailyKeys: true, watermark: state.watermark, completeThrough: state.completeThrough }).rows[0]?.label // '2026-11'
@@ -64,27 +109,29 @@ export function buildCalendar(options: CalendarOptions): CalendarView {
   const counts = Object.fromEntries(CELL_STATUSES.map((s) => [s, 0])) as Record<CellStatus, number>;
   const rows: CalendarRow[] = [];
   const layout = options.dailyKeys ? 'month' : 'day';
-  const add = (date: string, status: CellStatus, attempts: number, error: string | null) => {
+  const add = (date: string, status: CellStatus, attempts: number, error: string | null, offSchedule: boolean, blocked?: string) => {
     counts[status] += 1;
     const label = layout === 'month' ? date.slice(0, 7) : date.slice(0, 10);
-    const column = layout === 'month' ? Number(date.slice(8, 10)) - 1 : Number(date.slice(11, 13));
+    const parsed = layout === 'month' ? Number(date.slice(8, 10)) - 1 : Number(date.slice(11, 13));
+    const column = Number.isInteger(parsed) && parsed >= 0 ? parsed : 0;
     let row = rows.at(-1);
     if (!row || row.label !== label) {
       row = { label, cells: [] };
       rows.push(row);
     }
-    row.cells.push({
-      date,
-      status,
-      column: Number.isInteger(column) && column >= 0 ? column : 0,
-      watermark: date === options.watermark,
-      completeThrough: date === options.completeThrough,
-      attempts,
-      error,
-    });
+    const marks = { watermark: date === options.watermark, completeThrough: date === options.completeThrough };
+    // Keys arrive in logical-date order, so a key sharing a position comes after the one that holds it.
+    const holder = row.cells.at(-1)?.column === column ? row.cells.at(-1) : row.cells.find((c) => c.column === column);
+    if (holder) {
+      const kind: ExtraKind = offSchedule ? 'off-schedule' : date.slice(0, 19) === holder.date.slice(0, 19) ? 'repeated-hour' : 'same-hour';
+      holder.extras.push({ date, status, kind, ...marks, attempts, error });
+      if (kind === 'same-hour' && STATUS_SEVERITY[status] > STATUS_SEVERITY[holder.status]) holder.status = status;
+      return;
+    }
+    row.cells.push({ date, status, column, ...marks, attempts, error, offSchedule, extras: [], ...(blocked === undefined ? {} : { blocked }) });
   };
-  for (const d of options.dates) add(d.date, cellStatus(d), d.attempts, d.status === 'failed' ? d.error : null);
-  for (const date of options.notDue ?? []) add(date, 'not-due', 0, null);
+  for (const d of options.dates) add(d.date, cellStatus(d), d.attempts, d.status === 'failed' ? d.error : null, d.offSchedule === true, blockedText(d));
+  for (const date of options.notDue ?? []) add(date, 'not-due', 0, null, false);
   const keep = options.maxRows === undefined ? rows.length : Math.max(0, options.maxRows);
   const hiddenRows = Math.max(0, rows.length - keep);
   return {
@@ -96,6 +143,27 @@ export function buildCalendar(options: CalendarOptions): CalendarView {
     completeThrough: options.completeThrough,
     counts,
   };
+}
+
+/**
+ * How bad each status is, for a cell or a strip bucket that stands for
+ * several keys: it takes the worst one inside.
+ */
+export const STATUS_SEVERITY: Readonly<Record<CellStatus, number>> = {
+  'not-due': 0,
+  success: 1,
+  running: 2,
+  cleared: 3,
+  interrupted: 4,
+  missing: 5,
+  stalled: 6,
+  failed: 7,
+};
+
+/** The words of a row's `blockedBy` and `clearCause`, or undefined when it has neither. */
+function blockedText(row: CalendarInput): string | undefined {
+  const parts = [row.clearCause ? clearedBecause(row.clearCause) : '', row.blockedBy ? waitsForText(row.blockedBy) : ''].filter(Boolean);
+  return parts.length === 0 ? undefined : parts.join('; ');
 }
 
 /** The cell status of a state row: a running key whose lease expired is stalled. */

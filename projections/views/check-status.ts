@@ -1,5 +1,6 @@
 import { formatLag } from './format-lag.js';
 import type { PipelineStatus } from './pipeline-status.js';
+import { waitsForText } from './cleared-because.js';
 
 /** The rules of `check`. Each one left out is not checked (the lag falls back to the pipeline's own freshness). */
 export type CheckRules = {
@@ -11,9 +12,11 @@ export type CheckRules = {
   noFailed?: boolean;
   /** No run may be stalled (running with its lease expired). */
   noStalled?: boolean;
+  /** Most due dates allowed that wait for upstream dates not done (`--max-blocked`). */
+  maxBlocked?: number;
 };
 
-export type CheckRule = 'lag' | 'pending' | 'failed' | 'stalled';
+export type CheckRule = 'lag' | 'pending' | 'failed' | 'stalled' | 'blocked';
 
 /** One rule a pipeline breaks; `message` is the line `check` prints. */
 export type Violation = { pipeline: string; rule: CheckRule; actual: number; limit: number; message: string };
@@ -42,7 +45,7 @@ export function checkStatus(status: PipelineStatus, rules: CheckRules): Violatio
     });
   }
   if (rules.maxPending !== undefined && status.pending.total > rules.maxPending) {
-    const parts = (['missing', 'failed', 'interrupted', 'cleared', 'stalled'] as const).filter((r) => status.pending[r] > 0).map((r) => `${status.pending[r]} ${r}`);
+    const parts = (['missing', 'failed', 'interrupted', 'cleared', 'stalled', 'upstream'] as const).filter((r) => status.pending[r] > 0).map((r) => `${status.pending[r]} ${r}`);
     violations.push({
       pipeline: p,
       rule: 'pending',
@@ -70,10 +73,20 @@ export function checkStatus(status: PipelineStatus, rules: CheckRules): Violatio
       message: `${p}: ${status.stalled.length} run${status.stalled.length === 1 ? '' : 's'} stalled (${status.stalled.map((s) => `${s.date}, lease expired ${s.leaseExpiresAt}`).join('; ')})`,
     });
   }
+  if (rules.maxBlocked !== undefined && status.blocked > rules.maxBlocked) {
+    const first = status.firstBlocked ? `; first ${status.firstBlocked.date} ${waitsForText(status.firstBlocked.blockedBy)}` : '';
+    violations.push({
+      pipeline: p,
+      rule: 'blocked',
+      actual: status.blocked,
+      limit: rules.maxBlocked,
+      message: `${p}: ${status.blocked} date${status.blocked === 1 ? '' : 's'} blocked by upstream, more than ${rules.maxBlocked}${first}`,
+    });
+  }
   return violations;
 }
 
 /** True when `check` has at least one rule for this pipeline (an option, or its own freshness). */
 export function hasRules(status: PipelineStatus, rules: CheckRules): boolean {
-  return rules.maxLagSeconds !== undefined || rules.maxPending !== undefined || rules.noFailed === true || rules.noStalled === true || status.freshnessSeconds !== null;
+  return rules.maxLagSeconds !== undefined || rules.maxPending !== undefined || rules.maxBlocked !== undefined || rules.noFailed === true || rules.noStalled === true || status.freshnessSeconds !== null;
 }

@@ -3,6 +3,7 @@ import type { PendingReason } from '../pending.js';
 import type { PipelineState } from '../pipeline-state.js';
 import type { RunHistory } from '../run-history.js';
 import type { Slot } from '../slot.js';
+import type { BlockedBy } from '../upstream-slots.js';
 import { formatLag } from './format-lag.js';
 import { runOutcome } from './run-outcome.js';
 
@@ -33,6 +34,12 @@ export type PipelineStatus = {
   /** Due slots after the complete-through key: how many dates downstream is waiting for. */
   behind: number;
   pending: PendingCounts;
+  /**
+   * Due dates that wait for an upstream slot that is not done (`upstream` ones, and failed ones whose
+   * upstream is not done either), and the first of them with what it waits for; 0 and null without upstreams.
+   */
+  blocked: number;
+  firstBlocked: { date: string; blockedBy: BlockedBy } | null;
   /** Runs whose lease is still live. */
   inFlight: Array<{ date: string; runId: string; leaseExpiresAt: string }>;
   /** Runs still `running` whose lease expired: nobody is working on them. */
@@ -60,6 +67,8 @@ export type PipelineStatusInput = {
    */
   slots: Iterable<Slot>;
   nowMs: number;
+  /** The first upstream slot a slot waits for that is not done, or null; leave out for a pipeline without upstreams. */
+  blocked?: (slot: Slot) => BlockedBy | null;
 };
 
 /**
@@ -77,7 +86,9 @@ export type PipelineStatusInput = {
 export function pipelineStatus(input: PipelineStatusInput): PipelineStatus {
   const { state, nowMs } = input;
   const definition = state.definition;
-  const pending: PendingCounts = { total: 0, missing: 0, failed: 0, interrupted: 0, cleared: 0, stalled: 0 };
+  const pending: PendingCounts = { total: 0, missing: 0, failed: 0, interrupted: 0, cleared: 0, stalled: 0, upstream: 0 };
+  let blocked = 0;
+  let firstBlocked: PipelineStatus['firstBlocked'] = null;
   let completeThrough: Slot | null = null;
   let firstSlot: Slot | null = null;
   let walking = true;
@@ -96,7 +107,13 @@ export function pipelineStatus(input: PipelineStatusInput): PipelineStatus {
     }
     anyDue = true;
     if (!walking) behind += 1;
-    const reason = pendingReason(date, nowMs);
+    let reason = pendingReason(date, nowMs);
+    const by = reason === null || reason === 'stalled' || input.blocked === undefined ? null : input.blocked(slot);
+    if (by !== null) {
+      blocked += 1;
+      firstBlocked ??= { date: slot.date, blockedBy: by };
+      if (reason !== 'failed') reason = 'upstream';
+    }
     if (reason) {
       pending[reason] += 1;
       pending.total += 1;
@@ -129,6 +146,8 @@ export function pipelineStatus(input: PipelineStatusInput): PipelineStatus {
     lag: lagMs !== null && Number.isFinite(lagMs) ? formatLag(lagMs) : '-',
     behind,
     pending,
+    blocked,
+    firstBlocked,
     inFlight,
     stalled,
     lastFailure: input.lastFailure !== undefined ? input.lastFailure : lastFailure(input.history ?? { runs: new Map() }),

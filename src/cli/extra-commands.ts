@@ -2,6 +2,8 @@ import { registerAuditCommands } from './commands/audit-commands.js';
 import { registerBackfillCommands } from './commands/backfill-commands.js';
 import { registerDemoCommand } from './commands/demo-command.js';
 import { registerFollowCommand } from './commands/follow-command.js';
+import { registerGraphCommand } from './commands/graph-command.js';
+import { registerLineageCommand } from './commands/lineage-command.js';
 import { registerMetricsCommand } from './commands/metrics-command.js';
 import { registerReportCommand } from './commands/report-command.js';
 import { registerIngestCommand } from './commands/ingest-command.js';
@@ -9,5 +11,5 @@ import { registerServeCommand } from './commands/serve-command.js';
 import { registerStatusCommands } from './commands/status-commands.js';
 import type { CommandRegistrar } from './create-program.js';
 
-/** Commands beyond the core ones (backfill, catchup, audit, demo, serve, status, metrics, follow, report, ingest), each registered from its own module. */
-export const extraCommands: CommandRegistrar[] = [registerBackfillCommands, registerAuditCommands, registerDemoCommand, registerServeCommand, registerStatusCommands, registerMetricsCommand, registerFollowCommand, registerReportCommand, registerIngestCommand];
+/** Commands beyond the core ones (backfill, catchup, audit, demo, serve, status, metrics, follow, report, ingest, graph, lineage), each registered from its own module. */
+export const extraCommands: CommandRegistrar[] = [registerBackfillCommands, registerAuditCommands, registerDemoCommand, registerServeCommand, registerStatusCommands, registerMetricsCommand, registerFollowCommand, registerReportCommand, registerIngestCommand, registerGraphCommand, registerLineageCommand];

@@ -1,3 +1,4 @@
+import { clearedBecause, waitsForText } from '../../projections/views/cleared-because.js';
 import type { StateView } from '../ledger/ledger-types.js';
 
 type DateRow = StateView['dates'][number];
@@ -12,7 +13,9 @@ type DateRow = StateView['dates'][number];
  */
 export function stateDetail(d: DateRow, width: number): string {
   const parts = [d.offSchedule ? 'off-schedule' : '', d.error ?? '', d.error ? '' : shortMetrics(d.metrics)].filter(Boolean);
-  return cut(parts.join(' '), width);
+  // Why a date waits comes first, each reason apart, so a cut cell still says the most useful part.
+  const why = [d.clearCause ? clearedBecause(d.clearCause) : '', d.blockedBy ? waitsForText(d.blockedBy) : '', parts.join(' ')].filter(Boolean);
+  return cut(why.join('; '), width);
 }
 
 function shortMetrics(metrics: Record<string, unknown> | null): string {

@@ -13,13 +13,14 @@ const MAX_CONFLICT_RETRIES = 50;
  * @example
  * if (await appendEvents(core, [{ stream, expectedVersion, events }], reason)) return result;
  */
-export async function appendEvents(core: LedgerCore, requests: Array<{ stream: string; expectedVersion: number; events: LedgerEvent[] }>, reason?: string): Promise<boolean> {
+export async function appendEvents(core: LedgerCore, requests: Array<{ stream: string; expectedVersion: number; events: Array<LedgerEvent & { eventId?: string }> }>, reason?: string): Promise<boolean> {
   const recordedAt = new Date(core.clock()).toISOString();
   const metadata = { actor: core.actor, ...processMetadata(), toolVersion, ...(reason === undefined ? {} : { reason: redactSecrets(reason, core.secrets) }) };
   const full: AppendRequest[] = requests.map((r) => ({
     stream: r.stream,
     expectedVersion: r.expectedVersion,
-    events: r.events.map((event): NewEvent => ({ ...redactEvent(event, core.secrets), eventId: core.newId(), stream: r.stream, recordedAt, metadata })),
+    // An event may come with its id already chosen, so another event of the same append can name it (a cascaded clear's cause).
+    events: r.events.map(({ eventId, ...event }): NewEvent => ({ ...redactEvent(event as LedgerEvent, core.secrets), eventId: eventId ?? core.newId(), stream: r.stream, recordedAt, metadata })),
   }));
   const result = await core.store.append(full);
   return result.ok;

@@ -1,7 +1,7 @@
 import { canonicalJson } from '../../events/canonical-json.js';
 import { formatBytes, MAX_SIZE_CAP_BYTES, MIN_SIZE_CAP_BYTES } from '../../events/limits.js';
 import { PIPELINE_NAME_PATTERN } from '../../events/name-patterns.js';
-import type { OpenLineageJob, PipelineDefinition } from '../../events/pipeline-definition.js';
+import type { OpenLineageJob, PipelineCommand, PipelineDefinition, Upstream } from '../../events/pipeline-definition.js';
 import type { TaskSpec } from '../../projections/task-graph.js';
 import { checkDurationMs } from '../duration.js';
 import { LedgerError } from '../errors.js';
@@ -31,6 +31,10 @@ export type DefineInput = {
   maxMetricsBytes?: number | null | undefined;
   /** The most bytes a failure's error text may take, 1 KB to 16 MB; default 64 KB; null goes back to the default on a redefinition. */
   maxErrorBytes?: number | null | undefined;
+  /** The pipelines whose slots this one's slots wait for (`--upstream a`, `a:previous`); null or [] drops them on a redefinition. */
+  upstreams?: readonly Upstream[] | null | undefined;
+  /** The command `catchup --all` runs for each date, as argv; null drops it on a redefinition. */
+  command?: PipelineCommand | null | undefined;
 };
 
 /**
@@ -121,6 +125,9 @@ export function buildDefinition(input: DefineInput): PipelineDefinition {
     // Optional too: a pipeline on the default caps hashes as definitions did before caps existed.
     ...(input.maxMetricsBytes == null ? {} : { maxMetricsBytes: checkSizeCap(input.maxMetricsBytes, 'maxMetricsBytes') }),
     ...(input.maxErrorBytes == null ? {} : { maxErrorBytes: checkSizeCap(input.maxErrorBytes, 'maxErrorBytes') }),
+    // Optional as well: a pipeline without upstreams or command hashes as definitions did before they existed.
+    ...(input.upstreams == null || input.upstreams.length === 0 ? {} : { upstreams: checkUpstreams(input.pipeline, input.upstreams) }),
+    ...(input.command == null ? {} : { command: checkCommand(input.command) }),
   };
   // Builds the timetable once so a malformed schedule is refused here, with the field named.
   createTimetable(timetableSpec(definition));
@@ -176,4 +183,49 @@ function checkOpenLineageJob(job: OpenLineageJob): OpenLineageJob {
     throw new LedgerError('input.invalidOpenLineageJob', `the OpenLineage job '${job.namespace}/${job.job}' needs a namespace and a job name on one line`);
   }
   return { namespace: job.namespace, job: job.job };
+}
+
+/**
+ * `a` or `a:previous` (or `a:overlap`, the default spelled out) as `define --upstream` takes it.
+ *
+ * @example
+ * parseUpstream('orders_raw:previous') // { pipeline: 'orders_raw', mapping: 'previous' }
+ */
+export function parseUpstream(text: string): Upstream {
+  const colon = text.lastIndexOf(':');
+  const pipeline = colon < 0 ? text : text.slice(0, colon);
+  const mapping = colon < 0 ? 'overlap' : text.slice(colon + 1);
+  if (mapping !== 'overlap' && mapping !== 'previous') {
+    throw new LedgerError('input.invalidUpstream', `--upstream '${text}' has the mapping '${mapping}'; use <pipeline> (every slot whose data interval overlaps) or <pipeline>:previous (the slot before those)`);
+  }
+  if (!PIPELINE_NAME_PATTERN.test(pipeline)) {
+    throw new LedgerError('input.invalidUpstream', `--upstream '${text}' does not name a pipeline; pipeline names are lowercase letters, digits, '_', '.' or '-'`);
+  }
+  return { pipeline, mapping };
+}
+
+/** Upstreams in the order given, each (pipeline, mapping) once; a pipeline cannot wait for itself. */
+function checkUpstreams(pipeline: string, upstreams: readonly Upstream[]): Upstream[] {
+  const seen = new Set<string>();
+  const kept: Upstream[] = [];
+  for (const up of upstreams) {
+    const checked = parseUpstream(`${up.pipeline}:${up.mapping}`);
+    if (checked.pipeline === pipeline) {
+      throw new LedgerError('input.dependencyCycle', `--upstream ${up.pipeline} would make a cycle: ${pipeline} -> ${pipeline}; a pipeline cannot wait for its own dates (drop that --upstream)`);
+    }
+    const key = `${checked.pipeline}:${checked.mapping}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    kept.push(checked);
+  }
+  return kept;
+}
+
+/** A stored command: at least one word, the first not empty, none holding a NUL byte. */
+function checkCommand(command: PipelineCommand): PipelineCommand {
+  const argv = [...command.argv];
+  if (argv.length === 0 || argv[0] === '' || argv.some((word) => typeof word !== 'string' || /[\0]/.test(word))) {
+    throw new LedgerError('input.invalidCommand', 'define --command needs the command after --, e.g. runledger define etl_orders --command -- python load.py --date {date}');
+  }
+  return { argv, ...(command.shell ? { shell: true } : {}) };
 }

@@ -2,7 +2,7 @@ import { completeThrough } from '../../projections/complete-through.js';
 import { leaseExpired, type DateState } from '../../projections/date-state.js';
 import { deriveRunOutcome } from '../../projections/derive-run-outcome.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
-import type { Slot } from '../../projections/slot.js';
+import type { DataInterval, Slot } from '../../projections/slot.js';
 import { taskGrid } from '../../projections/task-grid.js';
 import { LedgerError } from '../errors.js';
 import type { Timetable } from '../timetable/timetable.js';
@@ -15,6 +15,9 @@ import { pipelineStatus, type PipelineStatus } from '../../projections/views/pip
 import { keyOf, rangeOf } from './resolve-keys.js';
 import { parseRangeStart } from '../timetable/parse-range-end.js';
 import { boundedSlots, duePending, slotsFrom } from './slots.js';
+import { blockingRule, loadUpstreams } from './load-upstreams.js';
+import { markBlocked } from '../../projections/pending.js';
+import type { BlockedBy } from '../../projections/upstream-slots.js';
 import type { TaskGridInput, TaskGridView } from './task-types.js';
 
 /**
@@ -26,6 +29,7 @@ import type { TaskGridInput, TaskGridView } from './task-types.js';
 export async function stateView(core: LedgerCore, input: StateInput): Promise<StateView> {
   // "Now" first: after the load, nothing may await until the view is built, or a concurrent call could advance the shared state mid-view.
   const nowMs = await nowFor(core, input.asOf);
+  const blocked = await blockingFor(core, input);
   const models = await readModelsFor(core, input.asOf);
   let timetable: Timetable;
   let state: PipelineState;
@@ -78,7 +82,9 @@ export async function stateView(core: LedgerCore, input: StateInput): Promise<St
   const slots = (function* () {
     for (const slot of boundedSlots(timetable, fromMs, toMs)) yield { at: Date.parse(slot.logicalDate), key: slot.date, row: missingRow(slot) };
   })();
-  const { rows, next } = pageOfRows(slots, recorded, input.limit, new Set([...recorded.map((r) => r.key), ...moved]));
+  const { rows: page, next } = pageOfRows(slots, recorded, input.limit, new Set([...recorded.map((r) => r.key), ...moved]));
+  // Upstream blocking is looked up for the page's rows only (a date waiting for an upstream slot that is not done).
+  const rows = blocked === undefined ? page : page.map((row) => withBlockedBy(row, blocked));
   const view: StateView = { pipeline: input.pipeline, watermark: state.watermark?.date ?? null, completeThrough: through(), position: state.position, dates: rows };
   if (input.limit !== undefined) view.nextFrom = next === null ? null : cursorFrom(timetable, next.key, next.at, next.row.logicalDate);
   return view;
@@ -113,7 +119,15 @@ function dateRow(date: DateState, nowMs: number): DateRow {
     errorCode: date.error?.code ?? null,
     offSchedule: date.offSchedule,
     stalled: leaseExpired(date, nowMs),
+    ...(date.clearCause === undefined ? {} : { clearCause: date.clearCause }),
   };
+}
+
+/** A row that is not done (not a success, nor a run whose lease is live) with the first upstream slot it waits for, if any. */
+function withBlockedBy(row: DateRow, blocked: (interval: DataInterval) => BlockedBy | null): DateRow {
+  if (row.status === 'success' || (row.status === 'running' && !row.stalled)) return row;
+  const by = blocked(row.dataInterval);
+  return by === null ? row : { ...row, blockedBy: by };
 }
 
 /**
@@ -142,6 +156,7 @@ export async function watermarkView(core: LedgerCore, input: { pipeline: string;
 export async function pendingView(core: LedgerCore, input: RangeInput): Promise<PendingView> {
   // "Now" first: after the load, nothing may await until the view is built, or a concurrent call could advance the shared state mid-view.
   const nowMs = await nowFor(core, input.asOf);
+  const blocked = await blockingFor(core, input);
   const models = await readModelsFor(core, input.asOf);
   let timetable: Timetable;
   let state: PipelineState;
@@ -160,6 +175,7 @@ export async function pendingView(core: LedgerCore, input: RangeInput): Promise<
   // Pending means due: an explicit --to past now must not list tomorrow as missing.
   // A slot already started early (a manual run) keeps its state visible.
   const { from, to, pending, inFlight } = duePending(timetable, fromMs, toMs, nowMs, state);
+  markBlocked(pending, state, blocked === undefined ? () => null : (slot) => blocked(slot.dataInterval));
   return { pipeline: input.pipeline, from, to, pending, inFlight };
 }
 
@@ -203,6 +219,20 @@ export async function runTasksView(core: LedgerCore, input: TaskGridInput): Prom
   const reported = tasks.runs.get(input.runId) ?? new Map();
   const outcome = definition.tasks ? deriveRunOutcome(definition.tasks, reported) : null;
   return { pipeline: input.pipeline, run, tasks: taskGrid(definition.tasks ?? [], reported), outcome };
+}
+
+/**
+ * The blocking rule of a pipeline's upstreams as they stand at the query's point, or undefined when it
+ * has none (then nothing more is read). Read before the pipeline's own final load, so nothing awaits
+ * between that load and the view. With read models, the definition is the summary row's and each
+ * upstream's states are its date rows; otherwise both are folded.
+ */
+async function blockingFor(core: LedgerCore, input: { pipeline: string; asOf?: AsOf }) {
+  const models = await readModelsFor(core, input.asOf);
+  const definition = models !== null ? (await tableView(models, input.pipeline)).definition : (await readPipeline(core, input.pipeline, input.asOf)).definition;
+  if (!definition.upstreams) return undefined;
+  const read = async (name: string) => (models !== null ? withDates(await tableView(models, name), await models.dates(name, { light: true })) : readPipeline(core, name, input.asOf));
+  return blockingRule(await loadUpstreams(definition, read));
 }
 
 /** The runs a page asks for: the last `limit` of those started before the run `before`. */
@@ -272,14 +302,16 @@ export type PipelineStatusView = { status: PipelineStatus; watermarkLogicalDate:
  * const { status } = await pipelineStatusView(core, 'etl_orders', Date.now());
  */
 export async function pipelineStatusView(core: LedgerCore, pipeline: string, nowMs: number): Promise<PipelineStatusView> {
+  const rule = await blockingFor(core, { pipeline });
+  const blocked: { blocked?: (slot: Slot) => BlockedBy | null } = rule === undefined ? {} : { blocked: (slot: Slot) => rule(slot.dataInterval) };
   const models = await readModelsFor(core, undefined);
   if (models !== null) {
-    const { status, view } = await statusFromTables(models, pipeline, nowMs);
+    const { status, view } = await statusFromTables(models, pipeline, nowMs, blocked);
     const through = status.completeThrough === null ? undefined : view.state.dates.get(status.completeThrough);
     return { status, watermarkLogicalDate: view.summary.watermark?.logicalDate ?? null, completeThroughLogicalDate: through?.logicalDate ?? null };
   }
   const { timetable, state, history } = await readPipeline(core, pipeline);
-  const status = pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs });
+  const status = pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs, ...blocked });
   const through = status.completeThrough === null ? undefined : state.dates.get(status.completeThrough);
   return { status, watermarkLogicalDate: state.watermark?.logicalDate ?? null, completeThroughLogicalDate: through?.logicalDate ?? null };
 }

@@ -1,6 +1,8 @@
 import type { RunOutput, RunType } from '../../events/common.js';
 import type { EventType } from '../../events/ledger-event.js';
-import type { PendingReason } from '../../projections/pending.js';
+import type { ClearedBecause } from '../../projections/date-state.js';
+import type { PendingSlot } from '../../projections/pending.js';
+import type { BlockedBy } from '../../projections/upstream-slots.js';
 import type { RunRecord } from '../../projections/run-history.js';
 import type { DataInterval } from '../../projections/slot.js';
 
@@ -83,13 +85,23 @@ export type ClearInput = {
   onlyFailed?: boolean;
   reason?: string;
   dryRun?: boolean;
+  /**
+   * Clear as well every date of every downstream pipeline that waits for a cleared date, transitively,
+   * in the same atomic append; each such clear names the clear it came from (`clear --downstream`).
+   */
+  downstream?: boolean;
 };
+
+/** A date a cascade cleared (or would clear, on a dry run), and the clear of the upstream date it came from. */
+export type DownstreamClear = { pipeline: string; date: string; runId: string; previousStatus: string; cause: { pipeline: string; date: string } };
 
 export type ClearResult = {
   pipeline: string;
   dryRun: boolean;
   cleared: Array<{ date: string; runId: string; previousStatus: string }>;
   skipped: Array<{ date: string; status: string; why: string }>;
+  /** With `downstream`: the dates of downstream pipelines cleared with them, in dependency order then by date. */
+  downstream?: DownstreamClear[];
 };
 
 export type DateRow = {
@@ -110,6 +122,10 @@ export type DateRow = {
   errorCode: string | null;
   offSchedule: boolean;
   stalled: boolean;
+  /** A date not done that waits for an upstream slot that is not done: the first such slot. */
+  blockedBy?: BlockedBy;
+  /** A date a cascade cleared: the upstream clear it came from, who made it and why. */
+  clearCause?: ClearedBecause;
 };
 
 /**
@@ -122,7 +138,7 @@ export type PendingView = {
   pipeline: string;
   from: string | null;
   to: string | null;
-  pending: Array<{ date: string; reason: PendingReason; logicalDate: string; runAfter: string; dataInterval: DataInterval; error?: string }>;
+  pending: PendingSlot[];
   inFlight: Array<{ date: string; runId: string; leaseExpiresAt: string }>;
 };
 export type RunsView = { pipeline: string; runs: RunRecord[] };

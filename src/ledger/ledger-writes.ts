@@ -1,4 +1,4 @@
-import type { RunLog, RunOutput } from '../../events/common.js';
+import type { DatasetRef, RunLog, RunOutput } from '../../events/common.js';
 import { INSTANT_PATTERN } from '../../events/name-patterns.js';
 import type { LedgerEvent } from '../../events/ledger-event.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
@@ -15,6 +15,8 @@ import { refuseTakenBinding, sameJob } from '../ingest/openlineage/job-binding.j
 import { appendEvents, retryOrGiveUp } from './append-events.js';
 import { buildDefinition, checkPipelineName, completeDefinitionInput, diffDefinitions, type DefineChanges } from './build-definition.js';
 import { checkTaskState, checkTryNumber, requireTask } from './check-tasks.js';
+import { refuseBadUpstreams, upstreamsChanged } from './check-upstreams.js';
+import { clearWithDownstream } from './clear-downstream.js';
 import type { LedgerCore } from './ledger-core.js';
 import type { ClearInput, ClearResult, CompletionResult, StartInput, StartResult } from './ledger-types.js';
 import { listPipelines, loadPipeline, readPipeline } from './load-pipeline.js';
@@ -47,6 +49,7 @@ export async function definePipeline(core: LedgerCore, input: DefineChanges & { 
     const changes = before ? diffDefinitions(before, definition) : [];
     if (before && changes.length === 0) return { pipeline: definition.pipeline, outcome: 'unchanged', definition, changes };
     if (definition.openlineage && !sameJob(before?.openlineage, definition.openlineage)) refuseTakenBinding(await listPipelines(core), definition);
+    if (upstreamsChanged(before, definition)) refuseBadUpstreams(definition, await listPipelines(core));
     const event: LedgerEvent = before
       ? { type: 'PipelineRedefined', schemaVersion: 1, data: { pipeline: definition.pipeline, definition, changes } }
       : { type: 'PipelineDefined', schemaVersion: 1, data: definition };
@@ -132,7 +135,7 @@ async function refuseTakenRunId(core: LedgerCore, runId: string): Promise<void> 
  * @example
  * await succeedRun(core, { runId, metrics: { rows: 42 } });
  */
-export async function succeedRun(core: LedgerCore, input: { runId: string; metrics?: Record<string, unknown>; outputs?: RunOutput[]; log?: RunLog; at?: string; settleTasks?: Record<string, string> }): Promise<CompletionResult> {
+export async function succeedRun(core: LedgerCore, input: { runId: string; metrics?: Record<string, unknown>; outputs?: RunOutput[]; log?: RunLog; at?: string; settleTasks?: Record<string, string>; inputs?: DatasetRef[] }): Promise<CompletionResult> {
   const metrics = input.metrics ?? {};
   const at = atField(input.at);
   const outputs = checkOutputs(input.outputs ?? []);
@@ -142,7 +145,7 @@ export async function succeedRun(core: LedgerCore, input: { runId: string; metri
   return completeRun(core, input.runId, (date, definition) => {
     const tooLarge = metricsSizeProblem(bytes, recordedTextLimits(definition).metricsBytes);
     if (tooLarge !== null) throw new LedgerError('input.invalidMetrics', `metrics cannot be recorded: ${tooLarge}`);
-    return { kind: 'succeed', runId: input.runId, date, metrics, outputs, ...log, ...at };
+    return { kind: 'succeed', runId: input.runId, date, metrics, outputs, ...log, ...at, ...(input.inputs && input.inputs.length > 0 ? { inputs: input.inputs.map((d) => ({ namespace: d.namespace, name: d.name })) } : {}) };
   }, input.settleTasks);
 }
 
@@ -279,6 +282,7 @@ async function completeRun(
  * await clearKeys(core, { pipeline: 'etl_orders', dates: ['2026-11-03'], reason: 'bad upstream file' });
  */
 export async function clearKeys(core: LedgerCore, input: ClearInput): Promise<ClearResult> {
+  if (input.downstream) return clearWithDownstream(core, input);
   for (let retry = 0; ; retry++) {
     const { timetable, state } = await readPipeline(core, input.pipeline);
     const keys = keysFor(timetable, state, input, core.clock);

@@ -1,4 +1,4 @@
-import type { RunLog, RunOutput } from '../../events/common.js';
+import type { DatasetRef, RunLog, RunOutput } from '../../events/common.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
@@ -98,11 +98,24 @@ export function ledgerSettings(options: LedgerOptions): { checkpointAfter: numbe
  */
 export class Ledger {
   readonly store: EventStore;
-  readonly #core: LedgerCore;
+  #core: LedgerCore;
 
   constructor(store: EventStore, clock: () => number, actor: string, options: { checkpointAfter?: number; secrets?: readonly string[]; rebuildProgress?: RebuildProgress } = {}) {
     this.store = store;
     this.#core = createLedgerCore(store, clock, actor, options);
+  }
+
+  /**
+   * The same ledger (store, clock, cache) recording `actor` as who wrote: `serve`
+   * records each named HTTP writer as `http:<name>`. Close the original, not this view.
+   *
+   * @example
+   * await ledger.withActor('http:airflow').succeed({ runId })
+   */
+  withActor(actor: string): Ledger {
+    const view = new Ledger(this.store, this.#core.clock, actor, { checkpointAfter: this.#core.checkpointAfter, secrets: this.#core.secrets });
+    view.#core = { ...this.#core, actor };
+    return view;
   }
 
   /** Milliseconds since the epoch, from the ledger's clock. */
@@ -148,9 +161,10 @@ export class Ledger {
    * `outputs`: dataset names, or `{ namespace, name }` kept apart. `settleTasks` (succeed and fail): the
    * completion is the producer's verdict on a task-level run, so tasks with no finished state are settled
    * from these states (e.g. `{ load: 'upstream_failed' }`) and the rest recorded as not reported, instead of
-   * the completion being refused while tasks are unfinished.
+   * the completion being refused while tasks are unfinished. `inputs`: the datasets the run read
+   * (`{ namespace, name }`, as OpenLineage names them), for `runledger lineage`.
    */
-  async succeed(input: { runId: string; metrics?: Record<string, unknown>; outputs?: RunOutput[]; log?: RunLog; at?: string; settleTasks?: Record<string, string> }): Promise<CompletionResult> {
+  async succeed(input: { runId: string; metrics?: Record<string, unknown>; outputs?: RunOutput[]; log?: RunLog; at?: string; settleTasks?: Record<string, string>; inputs?: DatasetRef[] }): Promise<CompletionResult> {
     return succeedRun(this.#core, input);
   }
 

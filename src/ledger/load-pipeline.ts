@@ -101,6 +101,8 @@ export async function nowFor(core: LedgerCore, asOf: AsOf | undefined): Promise<
  */
 export function definedPipeline(state: PipelineState): { definition: PipelineDefinition; timetable: Timetable } {
   if (!state.definition) {
+    // `../../etc/passwd` is no name at all: say so, rather than suggest defining it.
+    checkPipelineName(state.pipeline);
     throw new LedgerError('notFound.pipeline', `no pipeline '${state.pipeline}' in this ledger; define it with \`runledger define ${state.pipeline} --schedule @daily --start <date>\` (library: ledger.define)`);
   }
   return { definition: state.definition, timetable: createTimetable(timetableSpec(state.definition)) };

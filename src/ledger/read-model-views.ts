@@ -4,7 +4,7 @@ import { initialState, type PipelineState } from '../../projections/pipeline-sta
 import { leaseExpired } from '../../projections/date-state.js';
 import type { PendingReason } from '../../projections/pending.js';
 import { formatLag } from '../../projections/views/format-lag.js';
-import { pipelineStatus, type LastFailure, type LastSuccess, type PendingCounts, type PipelineStatus } from '../../projections/views/pipeline-status.js';
+import { pipelineStatus, type LastFailure, type LastSuccess, type PendingCounts, type PipelineStatus, type PipelineStatusInput } from '../../projections/views/pipeline-status.js';
 import type { PipelineSummary } from '../store/read-model-rows.js';
 import type { ReadModels } from '../store/read-models.js';
 import type { Timetable } from '../timetable/timetable.js';
@@ -71,12 +71,14 @@ export function withDates(view: TableView, dates: readonly DateState[]): TableVi
  * A pipeline's `status` row from its summary: what `pipelineStatus` computes over the whole fold, read
  * in what the answer costs. Every slot up to complete-through is a success, so only the due slots after
  * it are walked (by the timetable's allocation-free walk), each looked up among the compact (key,
- * status, lease) tuples of the dates after it; the runs in flight are read by their own index.
+ * status, lease) tuples of the dates after it; the runs in flight are read by their own index. With
+ * `upstream.blocked`, each pending date of the walk (and only those) is asked what upstream slot it
+ * waits for, giving `blocked`, `firstBlocked` and the `upstream` pending count as the fold does.
  *
  * @example
  * const { status } = await statusFromTables(models, 'etl_orders', Date.now());
  */
-export async function statusFromTables(models: ReadModels, pipeline: string, nowMs: number): Promise<{ status: PipelineStatus; view: TableView }> {
+export async function statusFromTables(models: ReadModels, pipeline: string, nowMs: number, upstream: { blocked?: PipelineStatusInput['blocked'] } = {}): Promise<{ status: PipelineStatus; view: TableView }> {
   const view = await tableView(models, pipeline);
   const { summary, timetable, definition } = view;
   const throughSlot = summary.completeThrough === null ? undefined : timetable.slotAt(timetable.parseDate(summary.completeThrough));
@@ -84,17 +86,20 @@ export async function statusFromTables(models: ReadModels, pipeline: string, now
     // A complete-through key the timetable cannot place (never expected): the plain walk over the rows.
     withDates(view, await models.dates(pipeline, { light: true }));
     const lastFailure = lastFailureOf(summary);
-    return { status: pipelineStatus({ state: view.state, lastFailure, lastSuccess: lastSuccessOf(summary), slots: slotsFrom(timetable), nowMs }), view };
+    return { status: pipelineStatus({ state: view.state, lastFailure, lastSuccess: lastSuccessOf(summary), slots: slotsFrom(timetable), nowMs, ...(upstream.blocked ? { blocked: upstream.blocked } : {}) }), view };
   }
   if (throughSlot !== undefined) withDates(view, await models.dates(pipeline, { keys: [throughSlot.date], light: true }));
   const afterMs = throughSlot === undefined ? Number.MIN_SAFE_INTEGER : Date.parse(throughSlot.logicalDate);
   const known = new Map<string, [string, string]>();
   for (const [date, status, lease] of await models.statuses(pipeline, afterMs)) known.set(date, [status, lease]);
-  const pending: PendingCounts = { total: 0, missing: 0, failed: 0, interrupted: 0, cleared: 0, stalled: 0 };
+  const pending: PendingCounts = { total: 0, missing: 0, failed: 0, interrupted: 0, cleared: 0, stalled: 0, upstream: 0 };
   let behind = 0;
+  let blocked = 0;
+  let firstBlocked: PipelineStatus['firstBlocked'] = null;
+  const waitsFor = upstream.blocked;
   const last = timetable.lastDue(nowMs);
   if (last !== undefined) {
-    timetable.eachSlot(afterMs + 1, Date.parse(last.logicalDate), (date) => {
+    timetable.eachSlot(afterMs + 1, Date.parse(last.logicalDate), (date, logicalDate, end) => {
       behind += 1;
       const row = known.get(date);
       let reason: PendingReason | null;
@@ -102,6 +107,16 @@ export async function statusFromTables(models: ReadModels, pipeline: string, now
       else if (row[0] === 'running') reason = Date.parse(row[1]) <= nowMs ? 'stalled' : null;
       else if (row[0] === 'success') reason = null;
       else reason = row[0] as PendingReason;
+      // As pipelineStatus decides it: a pending date that is not a stalled run, waiting for an upstream
+      // slot that is not done, is blocked (a failed one keeps its reason). Only pending slots build a Slot.
+      if (reason !== null && reason !== 'stalled' && waitsFor !== undefined) {
+        const by = waitsFor({ date, logicalDate, dataInterval: { start: logicalDate, end }, runAfter: end });
+        if (by !== null) {
+          blocked += 1;
+          firstBlocked ??= { date, blockedBy: by };
+          if (reason !== 'failed') reason = 'upstream';
+        }
+      }
       if (reason !== null) {
         pending[reason] = (pending[reason] ?? 0) + 1;
         pending.total += 1;
@@ -127,6 +142,8 @@ export async function statusFromTables(models: ReadModels, pipeline: string, now
     lag: lagMs !== null && Number.isFinite(lagMs) ? formatLag(lagMs) : '-',
     behind,
     pending,
+    blocked,
+    firstBlocked,
     inFlight,
     stalled,
     lastFailure: lastFailureOf(summary),

@@ -1,4 +1,5 @@
 import type { PipelineState } from '../../projections/pipeline-state.js';
+import { leaseExpired } from '../../projections/date-state.js';
 import { addPendingSlot, type PendingReport } from '../../projections/pending.js';
 import type { Slot } from '../../projections/slot.js';
 import { LedgerError } from '../errors.js';
@@ -12,11 +13,33 @@ const MAX_SLOTS = 200_000;
  * minutes (a typo like `--start 0206-11-02` on an hourly pipeline is 16 million slots).
  */
 export function* boundedSlots(timetable: Timetable, fromMs: number, toMs: number): Generator<Slot> {
+  refuseLongRange(timetable, fromMs, toMs);
   let count = 0;
   for (const slot of timetable.slotsBetween(fromMs, toMs)) {
     if (++count > MAX_SLOTS) throw rangeTooLarge(timetable, fromMs);
     yield slot;
   }
+}
+
+const YEAR_MS = 366 * 24 * 3600 * 1000;
+
+/**
+ * Refuses a range that holds far more slots than the limit before walking it:
+ * the slots of its first year are counted (a schedule repeats yearly to within
+ * a leap day), and the range's years multiply them. `0001-01-01..9999-12-31`
+ * on an hourly pipeline is refused after 8,784 slots rather than 200,000.
+ */
+export function refuseLongRange(timetable: Timetable, fromMs: number, toMs: number): void {
+  const endMs = timetable.spec.end === null ? toMs : Math.min(toMs, Date.parse(timetable.spec.end));
+  const startMs = Math.max(fromMs, Date.parse(timetable.spec.start));
+  if (!(endMs - startMs > YEAR_MS)) return;
+  let inYear = 0;
+  timetable.eachSlot(startMs, startMs + YEAR_MS - 1, () => {
+    // The range is longer than this year, so it holds more than the limit too.
+    if (++inYear > MAX_SLOTS) throw rangeTooLarge(timetable, fromMs);
+  });
+  // 0.9: a year of the range may hold a few slots fewer than the first (a leap day, a weekday pattern).
+  if (inYear * 0.9 * Math.floor((endMs - startMs) / YEAR_MS) > MAX_SLOTS) throw rangeTooLarge(timetable, fromMs);
 }
 
 function rangeTooLarge(timetable: Timetable, fromMs: number): LedgerError {
@@ -37,6 +60,7 @@ function rangeTooLarge(timetable: Timetable, fromMs: number): LedgerError {
 export function duePending(timetable: Timetable, fromMs: number, toMs: number, nowMs: number, state: PipelineState): PendingReport & { from: string | null; to: string | null } {
   const last = timetable.lastDue(nowMs);
   const lastTick = last === undefined ? Number.NEGATIVE_INFINITY : Date.parse(last.logicalDate);
+  refuseLongRange(timetable, fromMs, toMs);
   const report: PendingReport = { pending: [], inFlight: [] };
   let from: string | null = null;
   let to: string | null = null;
@@ -59,7 +83,25 @@ export function duePending(timetable: Timetable, fromMs: number, toMs: number, n
       addPendingSlot(report, state, nowMs, date, logicalDate, end);
     });
   }
+  // Off-schedule running runs are in flight too (the overview counts them); their keys are no slot, so no walk meets them.
+  // Without an explicit end (the range ends at the last due slot), a manual run since then counts too.
+  const extra = offScheduleInFlight(timetable, fromMs, toMs === lastTick ? Math.max(toMs, nowMs) : toMs, nowMs, state);
+  if (extra.length > 0) {
+    const tick = (date: string) => Date.parse(state.dates.get(date)?.logicalDate ?? '');
+    report.inFlight = [...report.inFlight, ...extra].sort((a, b) => tick(a.date) - tick(b.date));
+  }
   return { ...report, from, to };
+}
+
+function offScheduleInFlight(timetable: Timetable, fromMs: number, toMs: number, nowMs: number, state: PipelineState): PendingReport['inFlight'] {
+  const out: PendingReport['inFlight'] = [];
+  for (const date of state.dates.values()) {
+    if (date.status !== 'running' || !date.offSchedule || leaseExpired(date, nowMs)) continue;
+    const tick = Date.parse(date.logicalDate);
+    if (tick < fromMs || tick > toMs || timetable.slotAt(tick)) continue;
+    out.push({ date: date.date, runId: date.runId, leaseExpiresAt: date.leaseExpiresAt });
+  }
+  return out;
 }
 
 /** Every slot from the pipeline's first, lazily. */

@@ -23,7 +23,7 @@ export async function runCheck(ledger: Ledger, rules: CheckRules, options: { pip
       'input.nothingToCheck',
       view.pipelines.length === 0
         ? 'there are no pipelines to check; define one with `runledger define`'
-        : 'no rule to check: give --max-lag, --max-pending, --no-failed or --no-stalled, or define a freshness with `runledger define <pipeline> --freshness 1d`',
+        : 'no rule to check: give --max-lag, --max-pending, --max-blocked, --no-failed or --no-stalled, or define a freshness with `runledger define <pipeline> --freshness 1d`',
     );
   }
   const violations = checked.flatMap((s) => checkStatus(s, rules));

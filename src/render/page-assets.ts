@@ -38,6 +38,7 @@ code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12p
 .s-success{background:var(--ok)}.s-failed{background:var(--fail)}.s-running{background:var(--run)}
 .s-stalled{background:var(--stall)}.s-interrupted{background:var(--intr)}.s-cleared{background:var(--clear)}.s-missing{background:var(--miss)}.s-not-due{background:var(--due)}
 .c.wm{outline:2px solid var(--ink);outline-offset:1px}
+.c.blocked{background-image:repeating-linear-gradient(45deg,transparent 0 3px,rgba(0,0,0,.35) 3px 5px)}
 .c.ct::after{content:"";position:absolute;left:0;right:0;bottom:-5px;height:2px;background:var(--ink)}
 .legend{display:flex;flex-wrap:wrap;gap:.3em 1.2em;font-size:12px;color:var(--mute);margin:.3em 0}
 .legend .c{vertical-align:middle;margin-right:.3em}
@@ -50,6 +51,41 @@ svg.chart text.wm-label{fill:var(--run)}
 .ok{color:var(--ok);font-weight:600}.bad{color:var(--fail);font-weight:600}
 section.pipeline{margin-bottom:2.5em}
 footer{padding:1em 1.2em;color:var(--mute);font-size:12px;border-top:1px solid var(--line);margin-top:2em}
+h1,.wrap{overflow-wrap:anywhere}
+a.c{text-decoration:none}
+.c .x{position:absolute;right:-3px;top:-3px;width:9px;height:9px;border-radius:50%;border:1px solid #fff;box-shadow:0 0 0 1px var(--ink)}
+.c.off{outline:1px dashed var(--ink);outline-offset:1px}
+.overview td.name{max-width:22em;overflow-wrap:anywhere}
+.overview td.last-failure{max-width:28em}
+.h-failed{background:var(--fail)}.h-stalled{background:var(--stall)}.h-behind{background:var(--miss);color:var(--ink)}.h-running{background:var(--run)}.h-ok{background:var(--ok)}.h-not-due{background:var(--intr)}
+.filters{display:flex;flex-wrap:wrap;gap:.4em 1em;align-items:center;margin:.2em 0 .8em}
+.hstrip{display:flex;width:100%;max-width:1100px;height:22px;border:1px solid var(--line);border-radius:4px;overflow:hidden;background:var(--due)}
+.hstrip a,.hstrip i{flex:1 1 0;min-width:0;display:block}
+.hstrip a:hover{outline:2px solid var(--ink);outline-offset:-2px}
+.small{font-size:12px;margin:.2em 0 .6em}
+.range{background:#ddf4ff;border:1px solid #54aeff;border-radius:6px;padding:.3em .8em;width:fit-content;max-width:100%}
+.tgrid-wrap{overflow-x:auto;max-width:100%}
+table.tgrid td{padding:1px 2px;border:0}
+table.tgrid th.d{font:10px ui-monospace,monospace;writing-mode:vertical-rl;transform:rotate(180deg);padding:2px;white-space:nowrap}
+table.tgrid th.task{font-weight:400;white-space:nowrap;max-width:16em;overflow:hidden;text-overflow:ellipsis}
+.t{display:block;width:14px;height:14px;border-radius:3px;background:var(--due)}
+.t-success{background:var(--ok)}.t-failed{background:var(--fail)}.t-upstream_failed{background:#f0883e}.t-running,.t-queued,.t-scheduled{background:var(--run)}.t-up_for_retry{background:var(--stall)}.t-skipped,.t-removed{background:var(--intr)}
+pre.log{background:#f6f8fa;border:1px solid var(--line);border-radius:6px;padding:.6em;max-height:30em;overflow:auto;white-space:pre-wrap;word-break:break-word;font-size:12px}
+#zone{font:12px system-ui,sans-serif;border:1px solid var(--line);border-radius:4px;background:#fff;padding:.1em .5em;cursor:pointer}
+@media (max-width:760px){
+main{padding:.6em}
+header{gap:.6em;flex-wrap:wrap;padding:.5em .6em}
+.overview .wide{display:none}
+.overview td.name{max-width:11em}
+.overview th,.overview td{padding:.25em .35em}
+table:not(.overview){display:block;overflow-x:auto;max-width:100%}
+table:not(.overview) .err-wrap{min-width:22em;word-break:break-word}
+.cal{display:block;overflow-x:auto;max-width:100%}
+.cal-row .lbl{width:6em;flex:none;font-size:11px}
+.cal .c,.cal-head span{width:9px;height:9px;flex:none}
+.cal-head span{font-size:8px;height:auto}
+svg.chart{width:100%}
+}
 `;
 
 /**
@@ -69,6 +105,9 @@ export const APP_JS = `(() => {
   const mine = body.dataset.pipeline || null;
   const MIN_GAP_MS = 1000;
   let busy = false, again = false, timer = null, last = 0;
+  // Parts are compared as the server last sent them: the times toggle edits what is shown, which must not count as a change.
+  const served = new Map();
+  for (const el of document.querySelectorAll('#main [data-part]')) served.set(el.dataset.part, el.outerHTML);
   function swap(doc) {
     const next = doc.getElementById('main');
     const current = document.getElementById('main');
@@ -78,11 +117,14 @@ export const APP_JS = `(() => {
     const same = parts.length > 0 && parts.length === current.querySelectorAll('[data-part]').length && parts.every((p) => find(p.dataset.part));
     if (!same) {
       if (current.innerHTML !== next.innerHTML) current.replaceWith(document.importNode(next, true));
+      served.clear();
+      for (const part of parts) served.set(part.dataset.part, part.outerHTML);
       return;
     }
     for (const part of parts) {
       const old = find(part.dataset.part);
-      if (old && old.outerHTML !== part.outerHTML) old.replaceWith(document.importNode(part, true));
+      if (old && served.get(part.dataset.part) !== part.outerHTML) old.replaceWith(document.importNode(part, true));
+      served.set(part.dataset.part, part.outerHTML);
     }
   }
   async function refresh() {
@@ -123,5 +165,44 @@ export const APP_JS = `(() => {
     source.onerror = () => { if (live) { live.textContent = 'reconnecting…'; live.className = ''; } };
   }
   connect();
+})();
+
+// Times show in each pipeline's zone; this toggle shows them in the browser's, and remembers the choice.
+(() => {
+  const button = document.getElementById('zone');
+  if (!button) return;
+  const local = Intl.DateTimeFormat().resolvedOptions().timeZone || 'local';
+  const pad = (n) => String(n).padStart(2, '0');
+  const inBrowser = (iso) => {
+    const d = new Date(iso);
+    if (isNaN(d.getTime())) return null;
+    const off = -d.getTimezoneOffset();
+    const sign = off < 0 ? '-' : '+';
+    return d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate()) + 'T' + pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds()) + sign + pad(Math.floor(Math.abs(off) / 60)) + ':' + pad(Math.abs(off) % 60);
+  };
+  let mine = false;
+  try { mine = localStorage.getItem('runledger.zone') === 'browser'; } catch (e) { /* storage off: default */ }
+  const observer = new MutationObserver(() => apply());
+  function apply() {
+    // Our own edits must not wake the observer again.
+    observer.disconnect();
+    for (const t of document.querySelectorAll('time[datetime]')) {
+      if (!t.dataset.orig) t.dataset.orig = t.textContent || '';
+      const text = mine ? inBrowser(t.getAttribute('datetime')) : null;
+      t.textContent = text || t.dataset.orig;
+      t.title = mine ? 'in ' + local + ' (your browser); ' + t.dataset.orig + ' in ' + (t.dataset.zone || 'the pipeline zone') : '';
+    }
+    button.textContent = mine ? 'Times: ' + local + ' (yours)' : 'Times: pipeline zone';
+    button.setAttribute('aria-pressed', mine ? 'true' : 'false');
+    observer.observe(document.body, { childList: true, subtree: true });
+  }
+  button.hidden = false;
+  button.addEventListener('click', () => {
+    mine = !mine;
+    try { localStorage.setItem('runledger.zone', mine ? 'browser' : 'pipeline'); } catch (e) { /* not kept */ }
+    apply();
+  });
+  // Live updates replace the page's main element: apply() observes the body and applies again to what arrives.
+  apply();
 })();
 `;

@@ -1,26 +1,25 @@
 import type { AuditEntry } from '../../projections/views/pipeline-history.js';
-import { formatDuration } from '../../projections/views/run-rows.js';
+import { healthOf, HEALTHS } from '../../projections/views/overview-filter.js';
+import { formatDuration, shownRunStatus } from '../../projections/views/run-rows.js';
 import { formatMetrics } from '../cli/format-table.js';
 import { inZone } from '../cli/zoned-instant.js';
 import type { AuditPage, OverviewPage, Page, PageTime, PipelinePage, RunPage, VerifyPage } from '../views/page-models.js';
+import { badge } from './badge.js';
+import type { Links } from './links.js';
 import { calendarHtml, STATUS_WORDS, type CalendarNav } from './calendar-html.js';
+import { dateBody } from './date-page.js';
+import { historyStripHtml, taskGridHtml } from './history-views.js';
 import { html, join, type Html } from './escape-html.js';
 import { APP_CSS } from './page-assets.js';
+import { timeHtml } from './time-html.js';
 import { watermarkChart } from './watermark-chart.js';
 
-/** Where links point: the server's addresses, or anchors inside one report file. */
-export type Links = {
-  overview(): string;
-  pipeline(name: string): string;
-  /** The pipeline page with these query parameters (a calendar or runs page), or null when the output has one page per pipeline (a report). */
-  pipelinePage(name: string, params: Record<string, string>): string | null;
-  /** Null when the target is not part of the output (a report has no run pages). */
-  run(pipeline: string, runId: string): string | null;
-  audit(): string;
-  verify(): string;
-  /** The same page as of a position, or null when the output cannot travel in time. */
-  asOf(position: number): string | null;
-};
+/** The first non-empty line of an error, as the CLI's tables show it; the whole text is on the date page. */
+function firstLine(text: string): string {
+  return text.split('\n').find((l) => l.trim() !== '') ?? text;
+}
+
+export type { Links } from './links.js';
 
 /** Links of `serve`: real addresses, keeping the page's as-of point. */
 export function servedLinks(asOfParam: string | null, currentPath: string): Links {
@@ -35,6 +34,8 @@ export function servedLinks(asOfParam: string | null, currentPath: string): Link
       return `/pipelines/${encodeURIComponent(name)}${text ? `?${text}` : ''}`;
     },
     run: (pipeline, runId) => `/pipelines/${encodeURIComponent(pipeline)}/runs/${encodeURIComponent(runId)}${q}`,
+    date: (pipeline, date) => `/pipelines/${encodeURIComponent(pipeline)}/dates/${encodeURIComponent(date)}${q}`,
+    pipelineRange: (name, from, to) => `/pipelines/${encodeURIComponent(name)}?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}${asOfParam === null ? '' : `&as_of=${encodeURIComponent(asOfParam)}`}`,
     audit: () => `/audit${q}`,
     verify: () => `/verify`,
     asOf: (position) => `${currentPath}?as_of=${position}`,
@@ -47,6 +48,8 @@ export const reportLinks: Links = {
   pipeline: (name) => `#pipeline-${name}`,
   pipelinePage: () => null,
   run: () => null,
+  date: () => null,
+  pipelineRange: () => null,
   audit: () => '#audit',
   verify: () => '#verify',
   asOf: () => null,
@@ -65,6 +68,8 @@ export function pageBody(page: Page, links: Links): Html {
       return auditBody(page, links);
     case 'verify':
       return verifyBody(page);
+    case 'date':
+      return dateBody(page, links);
     default: {
       const unknown: never = page;
       throw new Error(`pageBody: unknown page ${JSON.stringify(unknown)}`);
@@ -102,12 +107,12 @@ export function pageShellParts(options: ShellOptions): { start: string; end: str
   const served = options.mode === 'served';
   const past = options.time.asOf !== null;
   const head = served
-    ? html`<link rel="stylesheet" href="/assets/app.css"><script src="/assets/app.js" defer></script>`
+    ? html`<link rel="icon" href="data:,"><link rel="stylesheet" href="/assets/app.css"><script src="/assets/app.js" defer></script>`
     : { html: `<style>${APP_CSS}</style>` };
   const banner = past
     ? html`<div class="past" role="status"><b>This page shows the past:</b> the ledger as it stood at ${options.asOfText ?? ''} (up to event ${options.time.position}, ${new Date(options.time.nowMs).toISOString()}). Later events are not shown and the page does not update.${options.nowHref ? html` <a href="${options.nowHref}">Show now</a>` : html``}</div>`
     : html``;
-  const nav = html`<header><span class="brand">runledger</span><a href="${options.links.overview()}">Overview</a><a href="${options.links.audit()}">Audit</a><a href="${options.links.verify()}">Verify</a>${served ? html`<span id="live">${past ? 'past view' : 'connecting…'}</span>` : html``}</header>`;
+  const nav = html`<header><span class="brand">runledger</span><a href="${options.links.overview()}">Overview</a><a href="${options.links.audit()}">Audit</a><a href="${options.links.verify()}">Verify</a>${served ? html`<span id="live">${past ? 'past view' : 'connecting…'}</span><button id="zone" type="button" hidden>Times: pipeline zone</button>` : html``}</header>`;
   const footer = html`<footer>Ledger position ${options.time.position} · ${past ? 'as of' : 'now'} ${new Date(options.time.nowMs).toISOString()}${options.generatedAt ? ` · report written ${options.generatedAt}` : ''}</footer>`;
   return {
     start: `<!doctype html>
@@ -118,25 +123,27 @@ export function pageShellParts(options: ShellOptions): { start: string; end: str
   };
 }
 
-function badge(status: string): Html {
-  const known = ['success', 'failed', 'running', 'stalled', 'interrupted', 'cleared', 'missing', 'abandoned'];
-  return html`<span class="badge b-${known.includes(status) ? status : 'other'}">${status}</span>`;
-}
 
 function overviewBody(page: OverviewPage, links: Links): Html {
-  if (page.rows.length === 0) return html`<h1>Pipelines</h1><p>No pipelines yet; define one with <code>runledger define</code>.</p>`;
+  if (page.rows.length === 0 && (page.total ?? 0) === 0) return html`<h1>Pipelines</h1><p>No pipelines yet; define one with <code>runledger define</code>.</p>`;
   const rows = page.rows.map(({ status: s, strip }) => {
     const reasons = (['missing', 'failed', 'interrupted', 'cleared', 'stalled'] as const).filter((r) => s.pending[r] > 0).map((r) => `${s.pending[r]} ${r}`);
-    return html`<tr data-pipeline="${s.pipeline}">
-<td><a href="${links.pipeline(s.pipeline)}">${s.pipeline}</a><div class="muted">${s.schedule} · ${s.timezone}</div></td>
-<td><span class="strip">${strip.map((c) => html`<i class="c s-${c.status}" title="${c.date}: ${STATUS_WORDS[c.status]}${c.error ? ` · ${c.error}` : ''}"></i>`)}</span></td>
-<td class="mono" data-fact="watermark">${s.watermark ?? '—'}</td><td class="mono" data-fact="complete-through">${s.completeThrough ?? '—'}</td>
-<td>${s.lagSeconds === null ? html`<span class="muted">nothing due yet</span>` : s.lagSeconds === 0 ? 'up to date' : `${s.lag} behind`}</td>
-<td class="num">${s.pending.total}${reasons.length ? html`<div class="muted">${reasons.join(', ')}</div>` : html``}</td><td class="num">${s.inFlight.length}</td>
-<td>${s.lastFailure ? html`<span class="mono">${s.lastFailure.date}</span> <span class="err">${s.lastFailure.error}</span>` : html`<span class="muted">none</span>`}</td></tr>`;
+    const health = healthOf(s);
+    return html`<tr data-pipeline="${s.pipeline}" data-health="${health}">
+<td class="name"><a href="${links.pipeline(s.pipeline)}">${s.pipeline}</a><div class="muted">${s.schedule} · ${s.timezone}</div></td>
+<td><span class="badge h-${health}">${health}</span></td>
+<td class="wide"><span class="strip">${strip.map((c) => html`<i class="c s-${c.status}" title="${c.date}: ${STATUS_WORDS[c.status]}${c.error ? ` · ${c.error}` : ''}"></i>`)}</span></td>
+<td class="mono wide" data-fact="watermark">${s.watermark ?? '—'}</td><td class="mono wide" data-fact="complete-through">${s.completeThrough ?? '—'}</td>
+<td data-fact="lag">${s.lagSeconds === null ? html`<span class="muted">nothing due yet</span>` : s.lagSeconds === 0 ? 'up to date' : `${s.lag} behind`}</td>
+<td class="num" data-fact="pending">${s.pending.total}${reasons.length ? html`<div class="muted">${reasons.join(', ')}</div>` : html``}</td><td class="num wide">${s.inFlight.length}</td>
+<td class="wide last-failure">${s.lastFailure ? html`<span class="mono">${s.lastFailure.date}</span> <span class="err">${s.lastFailure.error}</span>` : html`<span class="muted">none</span>`}</td></tr>`;
   });
-  return html`<h1>Pipelines</h1>
-<table class="overview" data-part="overview"><thead><tr><th>Pipeline</th><th>Last slots</th><th>Watermark</th><th>Complete through</th><th>Lag</th><th>Pending</th><th>In flight</th><th>Last failure</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const filter = page.filter ?? { health: null, name: '' };
+  const asOf = page.time.asOf ? ('position' in page.time.asOf ? String(page.time.asOf.position) : page.time.asOf.instant) : null;
+  const form = html`<form class="filters" method="get" action="${links.overview().split('?')[0] ?? '/'}" role="search"><label>Status <select name="status"><option value="">any</option>${HEALTHS.map((h) => html`<option value="${h}"${filter.health === h ? html` selected` : html``}>${h}</option>`)}</select></label> <label>Name <input name="q" value="${filter.name}" placeholder="contains…" size="16"></label>${asOf ? html`<input type="hidden" name="as_of" value="${asOf}">` : html``} <button type="submit">Filter</button>${filter.health || filter.name ? html` <a href="${links.overview()}">clear</a>` : html``}</form>`;
+  const shown = page.total !== undefined && page.total !== page.rows.length ? html`<p class="muted">${page.rows.length} of ${page.total} pipelines match.</p>` : html``;
+  return html`<h1>Pipelines</h1>${links.asOf(0) === null ? html`` : form}${shown}
+<table class="overview" data-part="overview"><thead><tr><th>Pipeline</th><th>Status</th><th class="wide">Last slots</th><th class="wide">Watermark</th><th class="wide">Complete through</th><th>Lag</th><th>Pending</th><th class="wide">In flight</th><th class="wide">Last failure</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** Pending dates listed on a pipeline page; the rest are counted. */
@@ -147,8 +154,8 @@ function pipelineBody(page: PipelinePage, links: Links): Html {
   // An hourly pipeline down for a month has 720 pending dates: the oldest are listed, the count says the rest.
   const listed = page.pending.pending.slice(0, MAX_PENDING_ROWS);
   const pending = page.pending.pending.length
-    ? html`${page.pending.pending.length > listed.length ? html`<p class="muted">The oldest ${listed.length} of ${page.pending.pending.length} pending dates.</p>` : html``}<table><thead><tr><th>Date</th><th>Reason</th><th>Due since</th><th>Data interval</th></tr></thead><tbody>${listed.map(
-        (p) => html`<tr><td class="mono">${p.date}</td><td>${badge(p.reason)}</td><td class="mono">${inZone(p.runAfter, d.timezone)}</td><td class="mono">${p.dataInterval.start} → ${p.dataInterval.end}</td></tr>`,
+    ? html`${page.pending.pending.length > listed.length ? html`<p class="muted">The oldest ${listed.length} of ${page.pending.pending.length} pending dates.</p>` : html``}<table class="pending"><thead><tr><th>Date</th><th>Reason</th><th>Due since</th><th>Data interval</th><th>Error</th></tr></thead><tbody>${listed.map(
+        (p) => html`<tr><td class="mono">${links.date(d.pipeline, p.date) ? html`<a href="${links.date(d.pipeline, p.date) ?? ''}">${p.date}</a>` : p.date}</td><td>${badge(p.reason)}</td><td class="mono">${timeHtml(p.runAfter, d.timezone)}</td><td class="mono">${p.dataInterval.start} → ${p.dataInterval.end}</td><td>${p.error ? html`<span class="err">${firstLine(p.error)}</span>` : html``}</td></tr>`,
       )}</tbody></table>`
     : html`<p>Nothing pending${page.pending.from ? html` from ${page.pending.from} to ${page.pending.to}` : html``}.</p>`;
   const inFlight = page.pending.inFlight.length
@@ -157,21 +164,23 @@ function pipelineBody(page: PipelinePage, links: Links): Html {
   const runs = page.runs.length
     ? html`<table class="runs"><thead><tr><th>Run</th><th>Date</th><th>Attempt</th><th>Type</th><th>Status</th><th>Started</th><th>Duration</th><th>Actor</th><th>Metrics / error</th></tr></thead><tbody>${page.runs.map((r) => {
         const href = links.run(d.pipeline, r.runId);
-        return html`<tr><td class="mono">${href ? html`<a href="${href}">${r.runId}</a>` : r.runId}</td><td class="mono">${r.date}</td><td class="num">${r.attempt}</td><td>${r.runType}${r.forced ? ' (forced)' : ''}${r.offSchedule ? ' (off-schedule)' : ''}</td><td>${badge(r.status)}</td><td class="mono">${inZone(r.startedAt, d.timezone)}</td><td class="num">${r.durationMs === null ? '—' : formatDuration(r.durationMs)}</td><td>${r.actor}</td><td>${r.error ? html`<span class="err">${r.error}</span>` : html`<span class="mono">${formatMetrics(r.metrics)}</span>`}</td></tr>`;
+        return html`<tr><td class="mono">${href ? html`<a href="${href}">${r.runId}</a>` : r.runId}</td><td class="mono">${r.date}</td><td class="num">${r.attempt}</td><td>${r.runType}${r.forced ? ' (forced)' : ''}${r.offSchedule ? ' (off-schedule)' : ''}</td><td>${badge(r.shownStatus)}</td><td class="mono">${timeHtml(r.startedAt, d.timezone)}</td><td class="num">${r.durationMs === null ? '—' : formatDuration(r.durationMs)}</td><td>${r.actor}</td><td>${r.error ? html`<span class="err">${r.error}</span>` : html`<span class="mono">${formatMetrics(r.metrics)}</span>`}</td></tr>`;
       })}</tbody></table>${runsNav(page, links)}`
     : html`<p>No runs yet.</p>`;
   // Each data-part is a unit the live page replaces on its own when its markup changed.
   return html`<section class="pipeline" id="pipeline-${d.pipeline}"><h1>${d.pipeline}</h1>
 <div data-part="definition" class="facts"><span><b>Schedule</b> ${d.schedule} (${d.timetable})</span><span><b>Zone</b> ${d.timezone}</span><span><b>Start</b> ${d.start}</span>${d.end ? html`<span><b>End</b> ${d.end}</span>` : html``}<span><b>Catchup</b> ${d.catchup ? 'on' : 'off'}</span></div>
 <div data-part="summary" class="facts"><span><b>Watermark</b> <span class="mono" data-fact="watermark">${page.watermark ?? 'none'}</span></span><span><b>Complete through</b> <span class="mono" data-fact="complete-through">${page.completeThrough ?? 'none'}</span></span><span><b>Pending</b> ${page.pending.pending.length}</span><span><b>In flight</b> ${page.pending.inFlight.length}</span></div>
-<h2>Calendar</h2><div data-part="calendar">${calendarHtml(page.calendar, calendarNav(page, links))}</div>
-<h2>Watermark and complete-through over time</h2><div data-part="chart">${watermarkChart(page.points, page.time.nowMs)}</div>
+<h2>Calendar</h2><div data-part="strip">${historyStripHtml(page.strip, page.strip.reduce((n, b) => n + b.count, 0), (from, to) => links.pipelineRange(d.pipeline, from, to))}</div>
+<div data-part="calendar">${page.calendarRange ? html`<p class="range">Showing ${page.calendarRange.from} … ${page.calendarRange.to}. <a href="${links.pipeline(d.pipeline)}">Show the most recent</a></p>` : html``}${calendarHtml(page.calendar, { nav: calendarNav(page, links), dateHref: (date) => links.date(d.pipeline, date) })}</div>
+${page.taskGrid ? html`<h2>Tasks by date</h2><div data-part="tasks">${taskGridHtml(page.taskGrid, (date) => links.date(d.pipeline, date))}</div>` : html``}
+<h2>Watermark and complete-through by logical date</h2><div data-part="chart">${watermarkChart(page.points, d.timezone)}</div>
 <h2>Pending</h2><div data-part="pending">${pending}${inFlight}</div>
 <h2>Runs</h2><div data-part="runs">${runs}</div>
 <h2>Audit timeline</h2><div data-part="audit">${auditTable(page.audit, links, false, () => d.timezone)}</div></section>`;
 }
 
-/** The links to the calendar pages beside this one; they keep the page's `from` and rows per page. */
+/** The links to the calendar pages beside this one; they keep the page's `from` (a range's floor) and rows per page. */
 function calendarNav(page: PipelinePage, links: Links): CalendarNav {
   const { older, newer, limit, from } = page.calendarPages;
   const at = (to: string | null) =>
@@ -213,7 +222,7 @@ function runBody(page: RunPage, links: Links): Html {
     (e) => html`<tr><td class="num">${e.position}</td><td class="mono">${inZone(e.recordedAt, page.timeZone)}</td><td>${e.metadata.actor}</td><td>${e.type}</td><td class="mono err-wrap">${JSON.stringify(e.data)}${e.metadata.reason ? html` — ${e.metadata.reason}` : html``}</td></tr>`,
   )}</tbody></table>`;
   return html`<h1>Run <span class="mono">${run.runId}</span></h1>
-<p><a href="${links.pipeline(page.grid.pipeline)}">${page.grid.pipeline}</a> · <span class="mono">${run.date}</span> · attempt ${run.attempt} · ${run.runType} · ${badge(run.status)}${outcome ? html` · tasks say: ${outcome.status}` : html``}</p>
+<p><a href="${links.pipeline(page.grid.pipeline)}">${page.grid.pipeline}</a> · <span class="mono">${run.date}</span> · attempt ${run.attempt} · ${run.runType} · ${badge(shownRunStatus(run, page.time.nowMs))}${outcome ? html` · tasks say: ${outcome.status}` : html``}</p>
 <div class="facts"><span><b>Started</b> ${inZone(run.startedAt, page.timeZone)}</span><span><b>Finished</b> ${run.finishedAt ? inZone(run.finishedAt, page.timeZone) : '—'}</span><span><b>Actor</b> ${run.actor}</span><span><b>Data interval</b> ${run.dataInterval.start} → ${run.dataInterval.end}</span></div>
 ${run.error ? html`<p class="err">${run.error}</p>` : html``}${run.metrics ? html`<p class="mono">${formatMetrics(run.metrics)}</p>` : html``}
 <h2>Tasks</h2>${grid}<h2>Events</h2>${events}`;

@@ -71,15 +71,22 @@ export function terminalCalendar(calendar: CalendarView, options: { color: boole
       for (; column < cell.column; column++) text += '  ';
       let glyph = paint(colors, cell.status, GLYPHS[cell.status]);
       if (cell.watermark || cell.completeThrough) glyph = colors.bold(colors.underline(glyph));
-      text += `${glyph} `;
+      // A repeated hour or an off-schedule run keeps to its cell: a '+' in the cell's second character.
+      const extra = cell.extras.find((e) => e.kind !== 'same-hour');
+      text += `${glyph}${extra ? paint(colors, extra.status, '+') : ' '}`;
       column = Math.max(column, cell.column + 1);
-      if (cell.watermark) marks.push(`watermark ${cell.date}`);
-      if (cell.completeThrough) marks.push(`complete through ${cell.date}`);
+      for (const key of [cell, ...cell.extras]) {
+        if (key.watermark) marks.push(`watermark ${key.date}`);
+        if (key.completeThrough) marks.push(`complete through ${key.date}`);
+      }
     }
     lines.push(`${row.label.padEnd(labelWidth)}${text.trimEnd()}${marks.length ? `   ◀ ${marks.join(', ')}` : ''}`);
   }
   lines.push('');
   lines.push(CELL_STATUSES.map((s) => `${paint(colors, s, GLYPHS[s])} ${STATUS_WORDS[s]}`).join('  '));
+  if (calendar.rows.some((r) => r.cells.some((c) => c.extras.some((e) => e.kind !== 'same-hour')))) {
+    lines.push('+ after a cell: a repeated hour (clocks went back) or an off-schedule run shares it; `state --json` lists each');
+  }
   const shown = CELL_STATUSES.filter((s) => s !== 'not-due' && calendar.counts[s] > 0).map((s) => `${calendar.counts[s]} ${s}`);
   lines.push(
     `${options.pipeline ? `${options.pipeline}: ` : ''}watermark ${calendar.watermark ?? 'none'}, complete through ${calendar.completeThrough ?? 'none'}${shown.length ? ` (${shown.join(', ')})` : ''}`,

@@ -1,4 +1,5 @@
 import type { Reprocess } from '../../projections/plan-runs.js';
+import { checkDurationMs, parseDuration } from '../duration.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { functionTask, type RunFunction } from './function-task.js';
 import { resolveReprocess, type JobRequest } from './plan-job.js';
@@ -13,7 +14,18 @@ export type CatchupOptions = Omit<JobOptions, 'onPlanned'> & {
   force?: boolean;
   /** Newest first instead of oldest first. */
   runBackwards?: boolean;
+  /**
+   * For a pipeline with upstreams: wait this long (`"1h"` or milliseconds) for the upstream dates a date
+   * waits for, instead of leaving it alone (`--wait-upstream`).
+   */
+  waitUpstream?: string | number;
 };
+
+/** `waitUpstream` in milliseconds, as `{ waitUpstreamMs }` for a job request, or `{}`. */
+function upstreamWait(value: string | number | undefined): { waitUpstreamMs?: number } {
+  if (value === undefined) return {};
+  return { waitUpstreamMs: typeof value === 'number' ? checkDurationMs(value, 'waitUpstream') : parseDuration(value, 'waitUpstream') };
+}
 
 export type BackfillOptions = CatchupOptions & { from: string; to: string };
 
@@ -37,6 +49,7 @@ export async function backfill(ledger: Ledger, options: BackfillOptions, fn: Run
     to: options.to,
     ...(reprocess ? { reprocess } : {}),
     ...(options.runBackwards ? { runBackwards: true } : {}),
+    ...upstreamWait(options.waitUpstream),
   };
   return (await runJob(ledger, request, functionTask(fn), options)).summary;
 }
@@ -51,6 +64,6 @@ export async function backfill(ledger: Ledger, options: BackfillOptions, fn: Run
  */
 export async function catchup(ledger: Ledger, options: CatchupOptions, fn: RunFunction): Promise<RunSummary> {
   const reprocess = resolveReprocess(options.reprocess, options.force);
-  const request: JobRequest = { kind: 'catchup', pipeline: options.pipeline, ...(reprocess ? { reprocess } : {}), ...(options.runBackwards ? { runBackwards: true } : {}) };
+  const request: JobRequest = { kind: 'catchup', pipeline: options.pipeline, ...(reprocess ? { reprocess } : {}), ...(options.runBackwards ? { runBackwards: true } : {}), ...upstreamWait(options.waitUpstream) };
   return (await runJob(ledger, request, functionTask(fn), options)).summary;
 }

@@ -33,7 +33,56 @@ export type ExecuteOptions = {
   onProgress?: (progress: RunProgress) => void;
   /** Milliseconds for durations; default `performance.now` (the ledger's clock may be fixed). */
   monotonic?: () => number;
+  /**
+   * Asked right before each slot is claimed: null lets it run, a text skips it with that note
+   * (`upstream`: it waits for an upstream slot that did not succeed). May wait first (`--wait-upstream`,
+   * or an upstream slot the same fleet run is still working on).
+   */
+  gate?: (slot: PlannedSlot, signal?: AbortSignal) => Promise<string | null>;
+  /** A place shared by several runners of one process (`catchup --all --parallel N`), held from the claim to the outcome. */
+  limiter?: Limiter;
 };
+
+/** A counting semaphore: `acquire` resolves false when `signal` aborts first. */
+export type Limiter = { acquire(signal?: AbortSignal): Promise<boolean>; release(): void };
+
+/**
+ * A limiter of `n` places, handed out in the order asked for.
+ *
+ * @example
+ * const limiter = createLimiter(4); if (await limiter.acquire()) try { … } finally { limiter.release(); }
+ */
+export function createLimiter(n: number): Limiter {
+  let free = n;
+  const waiting: Array<(ok: boolean) => void> = [];
+  return {
+    acquire(signal) {
+      if (signal?.aborted) return Promise.resolve(false);
+      if (free > 0) {
+        free -= 1;
+        return Promise.resolve(true);
+      }
+      return new Promise<boolean>((resolve) => {
+        const onAbort = () => {
+          const at = waiting.indexOf(grant);
+          if (at >= 0) waiting.splice(at, 1);
+          resolve(false);
+        };
+        const grant = (ok: boolean) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(ok);
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        waiting.push(grant);
+      });
+    },
+    release() {
+      const next = waiting.shift();
+      if (next) next(true);
+      else free += 1;
+    },
+  };
+}
 
 /**
  * Runs planned slots through a task, at most `maxActiveRuns` at once, in the
@@ -93,6 +142,19 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
     report(index, { ...emptyReport(slot), skipReason, note });
 
   async function runSlot(index: number, slot: PlannedSlot): Promise<void> {
+    if (options.gate) {
+      const blocked = await options.gate(slot, signal);
+      if (blocked !== null) return skip(index, slot, 'upstream', blocked);
+    }
+    if (options.limiter && !(await options.limiter.acquire(signal))) return skip(index, slot, 'interrupted', 'not started: the runner was interrupted');
+    try {
+      return await claimAndRun(index, slot);
+    } finally {
+      options.limiter?.release();
+    }
+  }
+
+  async function claimAndRun(index: number, slot: PlannedSlot): Promise<void> {
     // The pipeline's own limit counts every runner's live runs: wait for a place rather than fail.
     if (!(await waitForPlace(ledger, options.pipeline, limit, place))) return skip(index, slot, 'interrupted', 'not started: the runner was interrupted');
     // Ask the selection rule again: another runner may have taken or finished the slot since we planned.

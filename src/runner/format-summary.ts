@@ -1,5 +1,7 @@
 import type { RunPlan } from '../../projections/plan-runs.js';
 import { formatTable } from '../cli/format-table.js';
+import type { BlockedBy } from '../../projections/upstream-slots.js';
+import { waitsForText } from '../../projections/views/cleared-because.js';
 import type { PlannedJob } from './plan-job.js';
 import { STORE_NOTE, type RunReport, type RunSummary } from './run-types.js';
 
@@ -47,7 +49,24 @@ export function summaryJson(summary: RunSummary) {
     interrupted: summary.interrupted,
     stoppedAfterFailure: summary.stoppedAfterFailure,
     durationMs: summary.durationMs,
+    ...(summary.blocked ? { blocked: summary.blocked } : {}),
   };
+}
+
+/**
+ * The one line about dates a plan left alone because they wait for upstream slots that are not done
+ * (or, `waiting`, that the runner waits for), or '' when there are none.
+ *
+ * @example
+ * blockedLine('sales_report', job.blocked, false)
+ * // 'left alone 1 date of sales_report that waits for upstream dates not done: 2026-11-03 waits for orders_raw 2026-11-03T05:00:00+07:00 (failed); add --wait-upstream to wait for them'
+ */
+export function blockedLine(pipeline: string, blocked: ReadonlyArray<{ date: string; blockedBy: BlockedBy }> | undefined, waiting: boolean): string {
+  if (!blocked || blocked.length === 0) return '';
+  const first = blocked[0] as { date: string; blockedBy: BlockedBy };
+  const more = blocked.length > 1 ? `, and ${blocked.length - 1} more` : '';
+  const what = `${count(blocked.length, 'date')} of ${pipeline} that ${blocked.length === 1 ? 'waits' : 'wait'} for upstream dates not done: ${first.date} ${waitsForText(first.blockedBy)}${more}`;
+  return waiting ? `waiting (--wait-upstream) before each start for ${what}` : `left alone ${what}; add --wait-upstream to wait for them`;
 }
 
 /** A slot the runner never started because it stopped (after a failure, or interrupted): collapsed in readable output. */
@@ -125,6 +144,7 @@ export function dryRunJson(job: PlannedJob) {
     excluded: plan.excluded,
     notDueFrom: plan.notDueFrom?.date ?? null,
     ...(job.catchup ? { catchup: job.catchup } : {}),
+    ...(job.blocked ? { blocked: job.blocked } : {}),
   };
 }
 

@@ -1,5 +1,7 @@
 import { earliestInterruptedCatchup, latestScheduledRun, planBackfill, planCatchup, type Reprocess, type RunPlan } from '../../projections/plan-runs.js';
 import type { Slot } from '../../projections/slot.js';
+import { firstBlocking, type BlockedBy } from '../../projections/upstream-slots.js';
+import { loadUpstreams } from '../ledger/load-upstreams.js';
 import { LedgerError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { createTimetable } from '../timetable/create-timetable.js';
@@ -7,9 +9,19 @@ import { parseRangeEnd, parseRangeStart } from '../timetable/parse-range-end.js'
 import type { Timetable } from '../timetable/timetable.js';
 
 /** A backfill over `[from, to]` or a catchup. */
-export type JobRequest =
+export type JobRequest = (
   | { kind: 'backfill'; pipeline: string; from: string; to: string; reprocess?: Reprocess; runBackwards?: boolean }
-  | { kind: 'catchup'; pipeline: string; reprocess?: Reprocess; runBackwards?: boolean };
+  | { kind: 'catchup'; pipeline: string; reprocess?: Reprocess; runBackwards?: boolean }
+) & {
+  /**
+   * Wait up to this long for the upstream slots a date waits for (`--wait-upstream`); without it, dates
+   * whose upstream slots are not done are left alone.
+   */
+  waitUpstreamMs?: number;
+};
+
+/** A planned date that waits for an upstream slot that is not done, and the first such slot. */
+export type BlockedSlot = { date: string; blockedBy: BlockedBy };
 
 /** A plan with what it was made from; `plan.slots` are in the order they will start. */
 export type PlannedJob = {
@@ -26,6 +38,11 @@ export type PlannedJob = {
    */
   catchup?: { enabled: boolean; after: string | null; pastEnd?: { latest: string; end: string } };
   plan: RunPlan;
+  /**
+   * For a pipeline with upstreams: the dates the plan picked that wait for an upstream slot that is not
+   * done. Without `waitUpstreamMs` they were taken out of `plan.slots` (left alone); with it they stay.
+   */
+  blocked?: BlockedSlot[];
 };
 
 export const REPROCESS_MODES: readonly Reprocess[] = ['none', 'failed', 'completed'];
@@ -75,6 +92,16 @@ export async function planJob(ledger: Ledger, request: JobRequest): Promise<Plan
     job = { pipeline: request.pipeline, runType: 'catchup', reprocess, from: null, to: null, catchup, plan: { ...plan, notDueFrom: next ?? null } };
   }
   if (request.runBackwards) job.plan.slots.reverse();
+  if (definition.upstreams) {
+    const upstreams = await loadUpstreams(definition, (name) => ledger.pipeline(name));
+    const blocked: BlockedSlot[] = [];
+    const runnable = job.plan.slots.filter((slot) => {
+      const by = firstBlocking(slot.dataInterval, upstreams);
+      if (by !== null) blocked.push({ date: slot.date, blockedBy: by });
+      return by === null || request.waitUpstreamMs !== undefined;
+    });
+    job = { ...job, plan: { ...job.plan, slots: runnable }, blocked };
+  }
   return job;
 }
 

@@ -1,5 +1,6 @@
 import type { Ledger } from '../ledger/ledger.js';
 import { executeRuns } from './execute-runs.js';
+import { upstreamGate } from './upstream-gate.js';
 import { planJob, type JobRequest, type PlannedJob } from './plan-job.js';
 import type { RunProgress, RunReport, RunSummary, RunTask } from './run-types.js';
 
@@ -28,6 +29,9 @@ export async function runJob(ledger: Ledger, request: JobRequest, task: RunTask,
   const job = await planJob(ledger, request);
   options.onPlanned?.(job);
   const span = job.from !== null ? ` ${job.from}..${job.to}` : '';
+  const { definition } = await ledger.pipeline(job.pipeline);
+  // Asked again right before each claim: an upstream date cleared since planning blocks its dates again.
+  const gate = definition.upstreams ? upstreamGate(ledger, { definition, ...(request.waitUpstreamMs === undefined ? {} : { waitMs: request.waitUpstreamMs }) }) : undefined;
   const summary = await executeRuns(ledger, {
     pipeline: job.pipeline,
     runType: job.runType,
@@ -35,10 +39,12 @@ export async function runJob(ledger: Ledger, request: JobRequest, task: RunTask,
     reprocess: job.reprocess,
     task,
     startReason: `${job.runType}${span} (reprocess ${job.reprocess})`,
+    ...(gate ? { gate } : {}),
     ...pick(options),
   });
   const range = job.from !== null && job.to !== null ? { range: { from: job.from, to: job.to } } : {};
-  return { job, summary: { ...withInFlight(summary, job), ...range } };
+  const leftAlone = job.blocked && job.blocked.length > 0 && request.waitUpstreamMs === undefined ? { blocked: job.blocked } : {};
+  return { job, summary: { ...withInFlight(summary, job), ...range, ...leftAlone } };
 }
 
 /** Slots in flight at planning time are skipped too: list them, in date order, so the summary says so. */

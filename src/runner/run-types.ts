@@ -2,6 +2,7 @@ import type { RunLog, RunType } from '../../events/common.js';
 import type { RecordedTextLimits } from '../../events/limits.js';
 import type { PlanReason } from '../../projections/plan-runs.js';
 import type { DataInterval } from '../../projections/slot.js';
+import type { BlockedBy } from '../../projections/upstream-slots.js';
 
 /** User metrics recorded with a success (rows, rejected, revenue, …). */
 export type Metrics = Record<string, unknown>;
@@ -40,7 +41,7 @@ export type RunTask = (run: RunContext, signal: AbortSignal) => Promise<TaskOutc
 export const STORE_NOTE = 'not started: the ledger could not be read or written';
 
 /** Why a slot the plan picked was not run. */
-export type SkipReason = 'inFlight' | 'changed' | 'stopped' | 'interrupted';
+export type SkipReason = 'inFlight' | 'changed' | 'stopped' | 'interrupted' | 'upstream';
 
 /** One line of a backfill or catchup summary (the `runs[]` of `--json`). */
 export type RunReport = {
@@ -85,6 +86,8 @@ export type RunSummary = {
   durationMs: number;
   /** The store error that stopped the runner from starting more slots (the summary is still returned). */
   storeError?: string;
+  /** Dates left alone because they wait for upstream slots that are not done (without `--wait-upstream`), each with the first. */
+  blocked?: Array<{ date: string; blockedBy: BlockedBy }>;
 };
 
 /** Progress as it happens, for the reporter (bar or lines). */

@@ -1,7 +1,14 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { isLedgerError } from '../errors.js';
-import { bearerToken, cookieValue, TOKEN_COOKIE, tokenMatches } from './check-token.js';
+import type { Socket } from 'node:net';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { isLedgerError, LedgerError } from '../errors.js';
+import { checkPipelineName } from '../ledger/build-definition.js';
+import { errorPage } from '../render/error-page.js';
+import { hostOfHeader, LOOPBACK_NAMES } from './check-host.js';
+import { bearerToken, cookieValue, TOKEN_COOKIE, tokenMatches, writerOf, type WriteToken } from './check-token.js';
+import { capErrorBody, ERROR_BODY_MAX_BYTES, httpWording } from './error-body.js';
 import { statusForExitCode } from './http-status.js';
+import { asOfOf, queryOf } from './parse-query.js';
+import { RouteMethods } from './route-methods.js';
 import type { RouteScope, ServeDeps, ServeOptions } from './serve-options.js';
 import { serveRoutes } from './serve-routes.js';
 
@@ -9,6 +16,10 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Who may call the route (default `read`). */
     scope?: RouteScope;
+  }
+  interface FastifyRequest {
+    /** The write token a write was authorized with (null on reads). */
+    writer: WriteToken | null;
   }
 }
 
@@ -19,11 +30,23 @@ declare module 'fastify' {
 export const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
+/** The headers of every answer, errors included. */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': CONTENT_SECURITY_POLICY,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+};
+
+/** Longest path parameter: a 128-character pipeline name, even percent-encoded, fits. */
+const MAX_PARAM_LENGTH = 512;
+
 /**
  * Builds the `serve` HTTP server on fastify: every route plugin of
- * `serveRoutes`, token checks by route scope, security headers on every
- * answer, and errors as `{ error: { code, message } }` with the HTTP status of
- * the CLI's exit code for the same error. Not listening yet: the caller
+ * `serveRoutes`, a Host check (DNS rebinding), token checks by route scope,
+ * security headers on every answer, and errors as `{ error: { code, message } }`
+ * with the HTTP status of the CLI's exit code for the same error (an HTML
+ * page for a browser asking for a page). Not listening yet: the caller
  * `listen`s, tests `inject`.
  *
  * @example
@@ -31,37 +54,73 @@ export const CONTENT_SECURITY_POLICY =
  * const res = await app.inject({ url: '/api/health' });
  */
 export async function createServer(options: ServeOptions): Promise<FastifyInstance> {
+  const bodyLimit = options.bodyLimit ?? 1024 * 1024;
+  const writers: WriteToken[] = [...(options.writeTokens ?? []), ...(options.writeToken ? [{ name: null, token: options.writeToken }] : [])];
+  const allowedHosts = new Set((options.allowedHosts ?? LOOPBACK_NAMES).map((h) => h.toLowerCase()));
+  const methods = new RouteMethods();
   const app = Fastify({
-    bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    logger: options.logRequests ? { level: 'info' } : false,
-    // Routes parse their own query strings with zod; fastify's default is fine for everything else.
+    bodyLimit,
+    logger: options.logRequests
+      ? { level: 'info', serializers: { req: requestForLog }, ...(options.logStream ? { stream: options.logStream } : {}) }
+      : false,
     return503OnClosing: true,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // A malformed address (`/pipelines/%ff`) or an over-long parameter never reaches the hooks: answer here.
+    frameworkErrors: (error: FastifyError, _request, reply) => {
+      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendError(reply, 414, 'input.uriTooLong', `a part of the address is longer than ${MAX_PARAM_LENGTH} characters; pipeline names have at most 128`);
+      return sendError(reply, 400, 'input.invalidUrl', 'the address is not valid URL encoding (a % must start two hex digits); encode it with encodeURIComponent');
+    },
+    clientErrorHandler: (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket),
   });
   const deps: ServeDeps = {
     ledger: options.ledger,
     clock: options.clock,
     ...(options.readToken ? { readToken: options.readToken } : {}),
-    ...(options.writeToken ? { writeToken: options.writeToken } : {}),
+    writeTokens: writers,
     ...(options.watchIntervalMs ? { watchIntervalMs: options.watchIntervalMs } : {}),
     ...(options.maxStreams ? { maxStreams: options.maxStreams } : {}),
     ...(options.openlineageAuto ? { openlineageAuto: true } : {}),
     ...(options.strictLineage ? { strictLineage: true } : {}),
   };
 
-  app.addHook('onRequest', async (request, reply) => authorize(request, reply, deps));
+  app.decorateRequest('writer', null);
+  app.addHook('onRoute', (route) => methods.add(route.method, route.url));
+  app.addHook('onRequest', async (request, reply) => {
+    const host = hostOfHeader(request.headers.host);
+    if (host === null || !allowedHosts.has(host)) {
+      return sendError(reply, 421, 'auth.hostNotAllowed', `this server does not answer to the host '${request.headers.host ?? ''}'; open it by an address it listens on, or start it with --allowed-host <name>`);
+    }
+    return authorize(request, reply, deps, writers);
+  });
+  // Bounds before work: a bad name or an as-of in the future is refused before any ledger read.
+  app.addHook('preHandler', async (request) => checkRequest(request, deps.clock()));
   app.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'no-referrer');
-    reply.header('x-frame-options', 'DENY');
+    reply.headers(SECURITY_HEADERS);
+    if (reply.statusCode >= 400 && typeof payload === 'string' && payload.length > ERROR_BODY_MAX_BYTES && payload.startsWith('{')) {
+      return capErrorBody(payload);
+    }
     return payload;
   });
 
-  app.setErrorHandler(async (error: unknown, _request, reply) => {
-    if (isLedgerError(error)) return sendError(reply, statusForExitCode(error.exitCode), error.code, error.message);
+  // JSON bodies parsed here so each refusal says what is wrong with the body.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (_request, text, done) => {
+    try {
+      done(null, parseJsonBody(String(text)));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+
+  app.setErrorHandler(async (error: unknown, request, reply) => {
+    if (isLedgerError(error)) return sendError(reply, statusForExitCode(error.exitCode), error.code, httpWording(error.message, request.method));
     const fastifyError = error as { statusCode?: number; code?: string; message?: string; validation?: unknown };
     if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return sendError(reply, 413, 'input.bodyTooLarge', `the request body is larger than ${options.bodyLimit ?? 1024 * 1024} bytes; send less in one request`);
+      return sendError(reply, 413, 'input.bodyTooLarge', `the request body is larger than ${bodyLimit} bytes; send less in one request`);
+    }
+    if (fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      const type = request.headers['content-type'];
+      return sendError(reply, 415, 'input.unsupportedMediaType', `the body must be JSON sent with \`content-type: application/json\`; this request ${type ? `sent ${oneLine(type)}` : 'named no content type'}`);
     }
     if (fastifyError.validation !== undefined || (fastifyError.statusCode !== undefined && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500)) {
       return sendError(reply, fastifyError.statusCode ?? 400, 'input.invalidRequest', oneLine(fastifyError.message ?? 'invalid request'));
@@ -69,17 +128,37 @@ export async function createServer(options: ServeOptions): Promise<FastifyInstan
     reply.log.error(error);
     return sendError(reply, 500, 'unexpected', `unexpected error: ${oneLine(error instanceof Error ? error.message : String(error))}`);
   });
-  app.setNotFoundHandler(async (request, reply) =>
-    sendError(reply, 404, 'notFound.route', `no route ${request.method} ${request.url.split('?')[0]}; see 'HTTP API' in docs/web.md`),
-  );
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allow = methods.allowed(path);
+    if (allow.length > 0) {
+      reply.header('allow', allow.join(', '));
+      return sendError(reply, 405, 'input.methodNotAllowed', `${path} takes ${allow.join(', ')}, not ${request.method}; see 'HTTP API' in docs/web.md`);
+    }
+    return sendError(reply, 404, 'notFound.route', `no route ${request.method} ${path}; see 'HTTP API' in docs/web.md`);
+  });
 
   for (const register of options.routes ?? serveRoutes) await register(app, deps);
   return app;
 }
 
-/** The one error body of the HTTP API. */
+/**
+ * The one error body of the HTTP API, `{ error: { code, message } }`, with
+ * the security headers (some framework errors skip the hooks). A browser
+ * asking for a page (`Accept: text/html`, not under /api/) gets the same
+ * message as an HTML page.
+ */
 export function sendError(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
+  reply.headers(SECURITY_HEADERS);
+  if (wantsHtml(reply.request)) return reply.code(status).type('text/html; charset=utf-8').send(errorPage(status, code, message));
   return reply.code(status).type('application/json; charset=utf-8').send({ error: { code, message } });
+}
+
+function wantsHtml(request: FastifyRequest | undefined): boolean {
+  if (!request || (request.method !== 'GET' && request.method !== 'HEAD')) return false;
+  const path = request.url.split('?')[0] ?? '';
+  if (path.startsWith('/api/') || path === '/metrics') return false;
+  return /\btext\/html\b/.test(request.headers.accept ?? '');
 }
 
 function oneLine(text: string): string {
@@ -87,30 +166,125 @@ function oneLine(text: string): string {
 }
 
 /**
- * Checks the token a route's scope needs. A browser opening a page with
- * `?token=` gets the token as an HttpOnly cookie and is sent back to the same
- * address without it, so the token does not stay in the address bar or history.
+ * Checks the token a route's scope needs. Writes take the write token as
+ * `Authorization: Bearer` only: never from a cookie (any page on this machine
+ * could make the browser send it) and never from the address (it would land
+ * in history and logs). Reads take a bearer token, the read-token cookie, or
+ * `?token=<read token>`; a browser opening a page that way gets the read
+ * token as an HttpOnly cookie and is sent back to the same path without it.
  */
-async function authorize(request: FastifyRequest, reply: FastifyReply, deps: ServeDeps): Promise<FastifyReply | undefined> {
+async function authorize(request: FastifyRequest, reply: FastifyReply, deps: ServeDeps, writers: readonly WriteToken[]): Promise<FastifyReply | undefined> {
   const scope: RouteScope = request.routeOptions.config?.scope ?? 'read';
   if (scope === 'public') return undefined;
   const url = new URL(request.url, 'http://localhost');
   const queryToken = url.searchParams.get('token') ?? undefined;
-  const presented = bearerToken(request.headers.authorization) ?? cookieValue(request.headers.cookie, TOKEN_COOKIE) ?? queryToken;
+  if (queryToken !== undefined && writerOf(queryToken, writers)) {
+    return sendError(reply, 401, 'auth.tokenInUrl', 'a write token is never taken in an address (it would stay in history and logs); send it as `Authorization: Bearer <token>`, and open pages with the read token');
+  }
+  const bearer = bearerToken(request.headers.authorization);
   if (scope === 'write') {
-    if (!deps.writeToken) return sendError(reply, 403, 'auth.writeDisabled', 'this server takes no writes; start it with --write-token (or RUNLEDGER_WRITE_TOKEN) to allow them');
-    if (!tokenMatches(presented, deps.writeToken)) return sendError(reply, 401, 'auth.unauthorized', 'this write needs the write token as `Authorization: Bearer <token>`');
+    if (writers.length === 0) return sendError(reply, 403, 'auth.writeDisabled', 'this server takes no writes; start it with --write-token (or RUNLEDGER_WRITE_TOKEN) to allow them');
+    const writer = writerOf(bearer, writers);
+    if (!writer) return sendError(reply, 401, 'auth.unauthorized', 'this write needs a write token as `Authorization: Bearer <token>`; cookies and ?token= never authorize writes');
+    request.writer = writer;
     return undefined;
   }
   if (!deps.readToken) return undefined;
-  // The write token may read too.
-  if (!tokenMatches(presented, deps.readToken) && !(deps.writeToken && tokenMatches(presented, deps.writeToken))) {
-    return sendError(reply, 401, 'auth.unauthorized', 'this server needs its token: `Authorization: Bearer <token>`, or open a page once with ?token=<token>');
+  const cookie = cookieValue(request.headers.cookie, TOKEN_COOKIE);
+  // A write token may read when it is presented as a bearer token; the cookie and the address hold the read token only.
+  const readable = tokenMatches(bearer, deps.readToken) || writerOf(bearer, writers) !== undefined || tokenMatches(cookie, deps.readToken) || tokenMatches(queryToken, deps.readToken);
+  if (!readable) {
+    return sendError(reply, 401, 'auth.unauthorized', 'this server needs its read token: `Authorization: Bearer <token>`, or open a page once with ?token=<read token>');
   }
-  if (queryToken !== undefined && request.method === 'GET' && !request.url.startsWith('/api/')) {
+  const routeUrl = request.routeOptions.url;
+  if (queryToken !== undefined && request.method === 'GET' && routeUrl !== undefined && !routeUrl.startsWith('/api/')) {
     url.searchParams.delete('token');
     reply.header('set-cookie', `${TOKEN_COOKIE}=${encodeURIComponent(queryToken)}; HttpOnly; SameSite=Strict; Path=/`);
-    return reply.redirect(`${url.pathname}${url.search}`, 303);
+    // One leading slash: `/.//evil.com` normalizes to `//evil.com`, which a browser reads as another host.
+    return reply.redirect(`/${url.pathname.replace(/^[/\\]+/, '')}${url.search}`, 303);
   }
   return undefined;
+}
+
+/** Refuses, before any work, a path or `?pipeline=` that is no pipeline name, and an `as_of` after now. */
+function checkRequest(request: FastifyRequest, nowMs: number): void {
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  const query = queryOf(request.url);
+  for (const name of [params['pipeline'], ...new URL(request.url, 'http://localhost').searchParams.getAll('pipeline')]) {
+    if (typeof name === 'string' && name !== '') checkPipelineName(name);
+  }
+  const asOf = asOfOf(query);
+  if (asOf && 'instant' in asOf && Date.parse(asOf.instant) > nowMs) {
+    throw new LedgerError('input.asOfInFuture', `as_of ${query.get('as_of') ?? ''} is after now (${new Date(nowMs).toISOString()}); the ledger has no future to show: pass an instant up to now, or leave as_of out`);
+  }
+}
+
+/** A JSON body, or `input.invalidBody` saying what is wrong with it; an empty body is no body. */
+export function parseJsonBody(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new LedgerError('input.invalidBody', `the body is not valid JSON (${oneLine((error as Error).message)}); send one JSON document`);
+  }
+  const path = forbiddenKeyPath(value, 'body');
+  if (path !== null) {
+    throw new LedgerError('input.invalidBody', `${path} is refused: a __proto__ or constructor.prototype key could change other objects; remove it from the body`);
+  }
+  return value;
+}
+
+function forbiddenKeyPath(value: unknown, path: string): string | null {
+  const stack: Array<[unknown, string]> = [[value, path]];
+  while (stack.length > 0) {
+    const [node, at] = stack.pop() as [unknown, string];
+    if (node === null || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      node.forEach((item, i) => stack.push([item, `${at}[${i}]`]));
+      continue;
+    }
+    for (const key of Object.keys(node)) {
+      const child = (node as Record<string, unknown>)[key];
+      if (key === '__proto__') return `${at}.__proto__`;
+      if (key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype')) return `${at}.constructor.prototype`;
+      stack.push([child, `${at}.${key}`]);
+    }
+  }
+  return null;
+}
+
+/** What `--log` writes of a request: never a token in its address, never its headers. */
+function requestForLog(request: FastifyRequest): { method: string; url: string; remoteAddress: string } {
+  return { method: request.method, url: redactTokenInUrl(request.url), remoteAddress: request.ip };
+}
+
+/**
+ * An address with the value of every `token` parameter replaced.
+ *
+ * @example
+ * redactTokenInUrl('/?token=s3cret&x=1') // '/?token=[redacted]&x=1'
+ */
+export function redactTokenInUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const params = new URLSearchParams(url.slice(q + 1));
+  if (![...params.keys()].some((k) => k.toLowerCase() === 'token')) return url;
+  const kept = [...params].map(([k, v]) => `${encodeURIComponent(k)}=${k.toLowerCase() === 'token' ? '[redacted]' : encodeURIComponent(v)}`);
+  return `${url.slice(0, q)}?${kept.join('&')}`;
+}
+
+/** Errors the HTTP parser finds before fastify sees a request (headers or address too large, a timeout): the same JSON shape and headers. */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, code, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'input.headersTooLarge', 'the request headers (or its address) are larger than the server takes; send a shorter address']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'input.requestTimeout', 'the request took too long to arrive; send it again']
+        : [400, 'Bad Request', 'input.badRequest', 'the request is not valid HTTP'];
+  const body = JSON.stringify({ error: { code, message } });
+  const headers = Object.entries(SECURITY_HEADERS).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  if (socket.writable) socket.write(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${headers}connection: close\r\n\r\n${body}`);
+  socket.destroy(error);
 }

@@ -8,10 +8,11 @@ import { statusRoutes } from './routes/status-routes.js';
 import { streamRoutes } from './routes/stream-routes.js';
 import { lineageRoutes } from './routes/lineage-routes.js';
 import { writeRoutes } from './routes/write-routes.js';
+import { graphRoutes } from './routes/graph-routes.js';
 import type { ServeDeps } from './serve-options.js';
 
 /** A group of routes: registered once on the server with the shared dependencies. */
 export type RegisterRoutes = (app: FastifyInstance, deps: ServeDeps) => Promise<void> | void;
 
 /** Every route group of `serve`, each in its own file under routes/. */
-export const serveRoutes: RegisterRoutes[] = [healthRoutes, statusRoutes, checkRoutes, metricsRoutes, writeRoutes, lineageRoutes, apiRoutes, streamRoutes, pageRoutes];
+export const serveRoutes: RegisterRoutes[] = [healthRoutes, statusRoutes, checkRoutes, metricsRoutes, writeRoutes, lineageRoutes, apiRoutes, graphRoutes, streamRoutes, pageRoutes];

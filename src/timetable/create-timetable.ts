@@ -127,9 +127,15 @@ export function createTimetable(spec: TimetableSpec): Timetable {
     return { start: format(tick), end: format(ticks.after(tick)) };
   }
 
+  function slotAtOrBefore(ms: number): Slot | undefined {
+    const tick = ticks.atOrBefore(Math.min(ms, endMs));
+    return tick < startMs ? undefined : slotAtTick(tick);
+  }
+
   return {
     spec,
     dailyKeys,
+    slotAtOrBefore,
     slotAt: (logicalMs) => (ticks.atOrBefore(logicalMs) === logicalMs ? slotAtTick(logicalMs) : undefined),
     first: () => slotAtTick(firstTick),
     next: (slot) => slotAtTick(ticks.after(Math.max(logicalMsOf(slot), startMs - 1))),

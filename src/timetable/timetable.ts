@@ -27,6 +27,11 @@ export interface Timetable {
   readonly dailyKeys: boolean;
   /** The slot whose logical date is exactly `logicalMs` (within start/end), else undefined. */
   slotAt(logicalMs: number): Slot | undefined;
+  /**
+   * The slot whose logical date is the latest at or before `ms`, within start/end (past the end: the last
+   * slot), or undefined when the first slot starts after `ms`.
+   */
+  slotAtOrBefore(ms: number): Slot | undefined;
   /** The first slot of the pipeline (first tick at or after start), or undefined if end < start. */
   first(): Slot | undefined;
   /** The slot after `slot`, or undefined past `end`. */

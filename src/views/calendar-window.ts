@@ -27,7 +27,8 @@ const DAY_MS = 86_400_000;
 /**
  * Which calendar rows a page shows: the `rows` rows that end with the row of
  * `to` (default: the row of the last due slot), never before the pipeline's
- * first slot or `from`. A month row per month for daily keys, a day row per
+ * first slot or `from` (and not past `to` itself, when a history-strip range
+ * ends inside its row). A month row per month for daily keys, a day row per
  * local day otherwise. Only row arithmetic: nothing is read, so a page of an
  * old window costs its own rows, and each older link starts where the last
  * page's first row ends, so walking them lists every row once.
@@ -63,7 +64,9 @@ export function calendarWindow(timetable: Timetable, nowMs: number, input: Calen
   const latest = anchor === latestRow;
   if (latest && !lastDue) return { ...empty, rows };
   const windowFrom = Math.max(startOf(start), fromMs ?? Number.NEGATIVE_INFINITY);
-  const windowTo = latest && lastDue ? Date.parse(lastDue.logicalDate) : startOf(anchor + 1) - 1;
+  // A `to` inside its row (a history-strip bucket ends mid-day or mid-month) ends the window there; paging links name whole rows.
+  const toMs = input.to === undefined ? Number.POSITIVE_INFINITY : parseRangeEnd(timetable, input.to);
+  const windowTo = Math.min(latest && lastDue ? Date.parse(lastDue.logicalDate) : startOf(anchor + 1) - 1, toMs);
   return {
     layout,
     from: new Date(windowFrom).toISOString(),

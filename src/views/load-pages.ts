@@ -1,5 +1,7 @@
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
-import { buildCalendar } from '../../projections/views/calendar.js';
+import { buildCalendar, cellStatus } from '../../projections/views/calendar.js';
+import { historyStrip } from '../../projections/views/history-strip.js';
+import { taskDateGrid } from '../../projections/views/task-date-grid.js';
 import { compareWorstFirst, pipelineStatus } from '../../projections/views/pipeline-status.js';
 import { statusStrip } from '../../projections/views/status-strip.js';
 import { historyFold, type AuditEntry, type PipelineHistory } from '../../projections/views/pipeline-history.js';
@@ -123,11 +125,17 @@ export type PipelinePageInput = CalendarWindowInput & { runsBefore?: string };
 
 /** Cells a calendar page reads at most (31 days of minutes fit). */
 const CALENDAR_CELLS = 50_000;
+/** Columns of the whole-history strip. */
+const STRIP_COLUMNS = 600;
+/** Dates of the task × date grid (the most recent with a run). */
+const TASK_GRID_DATES = 30;
 
 /**
  * The pipeline page: one window of its calendar (the most recent rows by
- * default, older ones page by page), pending with reasons, a page of runs
- * (newest first), watermark over time, audit timeline.
+ * default; `from`/`to` narrow it to a range, as the history strip's links do,
+ * and older rows page back inside it), the whole history as a strip, pending
+ * with reasons, the task × date grid, a page of runs (newest first), watermark
+ * by logical date, audit timeline.
  */
 export async function loadPipelinePage(ledger: Ledger, pipeline: string, asOf: AsOf | undefined, limits: PageLimits = {}, input: PipelinePageInput = {}): Promise<PipelinePage> {
   return (await loadPipelineSection(ledger, pipeline, asOf, limits, input)).page;
@@ -140,9 +148,12 @@ export async function loadPipelinePage(ledger: Ledger, pipeline: string, asOf: A
  */
 export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf: AsOf | undefined, limits: PageLimits = {}, input: PipelinePageInput = {}): Promise<{ page: PipelinePage; audit: AuditEntry[] }> {
   const time = await pageTime(ledger, asOf);
-  const { definition, timetable } = await ledger.pipeline(pipeline, time.asOf ?? undefined);
+  const { definition, timetable, tasks } = await ledger.pipeline(pipeline, time.asOf ?? undefined);
   const window = calendarWindow(timetable, time.nowMs, input, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? 31));
   const state = await ledger.state({ pipeline, ...(window.from === null || window.to === null ? {} : { from: window.from, to: window.to }), limit: CALENDAR_CELLS, ...asOfInput(time) });
+  // The strip and the task grid span the whole history: one status per date, whatever window the calendar shows.
+  const whole = await ledger.state({ pipeline, ...asOfInput(time) });
+  const withRuns = whole.dates.filter((d) => d.runId !== null).slice(-TASK_GRID_DATES);
   const pending = await ledger.pending({ pipeline, ...asOfInput(time) });
   const folded = await loadHistory(ledger, pipeline, time.position);
   const runsLimit = limits.runs ?? 100;
@@ -150,8 +161,9 @@ export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf
   const runsPage = await ledger.runs({ pipeline, limit: runsLimit + 1, ...(input.runsBefore === undefined ? {} : { before: input.runsBefore }), ...asOfInput(time) });
   const olderRuns = runsPage.runs.length > runsLimit;
   // runRows lists the runs (oldest first) newest first.
-  const runs = runRows(olderRuns ? runsPage.runs.slice(1) : runsPage.runs, runsLimit);
+  const runs = runRows(olderRuns ? runsPage.runs.slice(1) : runsPage.runs, runsLimit, time.nowMs);
   const calendar = calendarOf(timetable, state, time.nowMs, undefined, !window.latest);
+  const ranged = input.from !== undefined || input.to !== undefined;
   const page: PipelinePage = {
     kind: 'pipeline',
     time,
@@ -160,6 +172,9 @@ export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf
     completeThrough: state.completeThrough,
     calendar: { ...calendar, hiddenRows: window.older?.rows ?? 0 },
     calendarPages: { older: window.older, newer: window.newer, ...(input.from === undefined ? {} : { from: input.from }), ...(input.rows === undefined ? {} : { limit: input.rows }) },
+    calendarRange: ranged && state.dates.length > 0 ? { from: state.dates[0]?.date ?? '', to: state.dates.at(-1)?.date ?? '' } : ranged ? { from: input.from ?? '…', to: input.to ?? '…' } : null,
+    strip: historyStrip(whole.dates.map((d) => ({ date: d.date, status: cellStatus(d) })), STRIP_COLUMNS),
+    taskGrid: (definition.tasks?.length ?? 0) > 0 ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], withRuns, tasks) : null,
     pending,
     runs: runs.rows,
     olderRuns: olderRuns ? (runs.rows.at(-1)?.runId ?? null) : null,

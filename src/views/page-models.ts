@@ -1,12 +1,15 @@
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
-import type { CalendarView } from '../../projections/views/calendar.js';
+import type { CalendarView, CellStatus } from '../../projections/views/calendar.js';
+import type { OverviewFilter } from '../../projections/views/overview-filter.js';
 import type { PipelineStatus } from '../../projections/views/pipeline-status.js';
 import type { StripCell } from '../../projections/views/status-strip.js';
+import type { StripBucket } from '../../projections/views/history-strip.js';
+import type { TaskDateGrid } from '../../projections/views/task-date-grid.js';
 import type { AuditEntry, HistoryPoint } from '../../projections/views/pipeline-history.js';
 import type { RunRow } from '../../projections/views/run-rows.js';
 import type { VerifyReport } from '../audit/verify-chain.js';
-import type { AsOf, PendingView } from '../ledger/ledger-types.js';
+import type { AsOf, DateRow, PendingView } from '../ledger/ledger-types.js';
 import type { TaskGridView } from '../ledger/task-types.js';
 import type { ChainHead } from '../store/event-store.js';
 
@@ -21,7 +24,8 @@ export type PageTime = {
 /** One line of the overview: `status`'s summary of the pipeline and a strip of its last slots. */
 export type OverviewRow = { status: PipelineStatus; strip: StripCell[] };
 
-export type OverviewPage = { kind: 'overview'; time: PageTime; head: ChainHead; rows: OverviewRow[] };
+/** `filter`: what the rows were narrowed to (`?status=&q=`); `total`: rows before it. */
+export type OverviewPage = { kind: 'overview'; time: PageTime; head: ChainHead; rows: OverviewRow[]; filter?: OverviewFilter; total?: number };
 
 export type PipelinePage = {
   kind: 'pipeline';
@@ -32,6 +36,12 @@ export type PipelinePage = {
   calendar: CalendarView;
   /** The calendar pages beside this one (`to` of each; `newer.to` null: the latest), and the `from` and `limit` the page was asked with. */
   calendarPages: { older: { rows: number; to: string } | null; newer: { to: string | null } | null; from?: string; limit?: number };
+  /** The dates the calendar shows when the page was asked for a range or an older page (`from`/`to`: a history-strip bucket, or paging), or null for the most recent rows. */
+  calendarRange: { from: string; to: string } | null;
+  /** The whole history, a column per date or bucket of dates. */
+  strip: StripBucket[];
+  /** Tasks × the most recent dates with a run, for pipelines with tasks. */
+  taskGrid: TaskDateGrid | null;
   pending: PendingView;
   /** A page of runs, newest first. */
   runs: RunRow[];
@@ -52,4 +62,24 @@ export type AuditPage = { kind: 'audit'; time: PageTime; entries: AuditEntry[]; 
 
 export type VerifyPage = { kind: 'verify'; time: PageTime; report: VerifyReport };
 
-export type Page = OverviewPage | PipelinePage | RunPage | AuditPage | VerifyPage;
+/**
+ * One date of a pipeline: its state, every attempt (newest first), and of
+ * the latest run the task grid, the events and the end of its output log
+ * (`problem` says why there is none: still running, no file kept, changed).
+ */
+export type DatePage = {
+  kind: 'date';
+  time: PageTime;
+  definition: PipelineDefinition;
+  date: string;
+  status: CellStatus;
+  row: DateRow | null;
+  runs: RunRow[];
+  grid: TaskGridView | null;
+  events: RecordedEvent[];
+  log: { path: string | null; text: string; cut: boolean; problem: string | null } | null;
+  watermark: string | null;
+  completeThrough: string | null;
+};
+
+export type Page = OverviewPage | PipelinePage | RunPage | AuditPage | VerifyPage | DatePage;

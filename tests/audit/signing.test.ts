@@ -336,14 +336,14 @@ describe('every append path signs: the runner, ingest and serve\'s write API', (
   test('serve --write-token (the built binary) signs what is posted', async () => {
     const db = join(tempDir(), 'served.db');
     await ok(db, ['define', 'unrelated', '--schedule', '@daily', '--start', '2026-11-02']);
-    const child = spawn(process.execPath, [BIN, '--db', db, 'serve', '--port', '0', '--write-token', 's3cret-token', '--openlineage-auto'], {
+    const child = spawn(process.execPath, [BIN, '--db', db, 'serve', '--port', '0', '--write-token', 's3cret-token-0123456789', '--openlineage-auto'], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, RUNLEDGER_NOW: '2026-11-05T12:00:00Z', ...signedEnv },
     });
     try {
       const address = await servingAddress(child);
       const body = `[${readFileSync(openlineage, 'utf8').trim().split('\n').join(',')}]`;
-      const res = await fetch(`${address}/api/v1/lineage`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer s3cret-token' }, body });
+      const res = await fetch(`${address}/api/v1/lineage`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer s3cret-token-0123456789' }, body });
       expect(res.status).toBe(200);
     } finally {
       child.kill('SIGTERM');

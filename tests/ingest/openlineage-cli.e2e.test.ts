@@ -32,12 +32,12 @@ describe('acceptance (the built binary)', () => {
     const dir = tempDir();
     const db = join(dir, 'served.db');
     expect(defineOrders(db).stdout).toContain('filled from OpenLineage job default/airflow_orders');
-    const address = await serve(db, ['--write-token', 's3cret']);
+    const address = await serve(db, ['--write-token', 's3cret-0123456789']);
     const post = (line: string, headers: Record<string, string>) => fetch(`${address}/api/v1/lineage`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: line });
 
     for (const line of lines('airflow-orders.jsonl')) expect((await post(line, {})).status).toBe(401);
     expect(eventCount(db)).toBe(1);
-    for (const line of lines('airflow-orders.jsonl')) expect((await post(line, { authorization: 'Bearer s3cret' })).status).toBe(200);
+    for (const line of lines('airflow-orders.jsonl')) expect((await post(line, { authorization: 'Bearer s3cret-0123456789' })).status).toBe(200);
 
     const pending = cli(['--db', db, 'pending', 'airflow_orders', '--json'], NOW);
     expect(JSON.parse(pending.stdout).pending).toEqual([
@@ -62,10 +62,10 @@ describe('runledger serve --openlineage-auto', () => {
   test('defines an unbound Airflow DAG from the first event posted, then fills it', async () => {
     const db = join(tempDir(), 'auto.db');
     cli(['--db', db, 'define', 'unrelated', '--schedule', '@daily', '--start', '2026-11-02'], NOW);
-    const address = await serve(db, ['--write-token', 's3cret', '--openlineage-auto']);
+    const address = await serve(db, ['--write-token', 's3cret-0123456789', '--openlineage-auto']);
     const res = await fetch(`${address}/api/v1/lineage`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer s3cret' },
+      headers: { 'content-type': 'application/json', authorization: 'Bearer s3cret-0123456789' },
       body: `[${lines('airflow-orders.jsonl').join(',')}]`,
     });
     expect(res.status).toBe(200);

@@ -67,7 +67,7 @@ function buildEvents(): Array<{ kind: 'base' | 'retry' | 'unbound' | 'duplicate'
 }
 
 async function serve(db: string): Promise<string> {
-  const child = spawn(process.execPath, [BIN, '--db', db, 'serve', '--port', '0', '--write-token', 'load'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...NOW } });
+  const child = spawn(process.execPath, [BIN, '--db', db, 'serve', '--port', '0', '--write-token', 'load-token-0123456789'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...NOW } });
   children.push(child);
   return servingAddress(child);
 }
@@ -89,7 +89,7 @@ describe('load: OpenLineage over loopback', () => {
       Array.from({ length: CLIENTS }, async () => {
         for (let i = next++; i < events.length; i = next++) {
           const event = events[i] as { kind: string; body: string };
-          const res = await fetch(`${address}/api/v1/lineage`, { method: 'POST', headers: { authorization: 'Bearer load', 'content-type': 'application/json' }, body: event.body });
+          const res = await fetch(`${address}/api/v1/lineage`, { method: 'POST', headers: { authorization: 'Bearer load-token-0123456789', 'content-type': 'application/json' }, body: event.body });
           const body = (await res.json()) as { results?: Array<{ outcome: string; code: string | null; message: string }> };
           const result = body.results?.[0];
           answers[i] = { kind: event.kind, status: res.status, outcome: result?.outcome ?? 'none', code: result?.code ?? null, message: result?.message ?? '' };

@@ -162,12 +162,12 @@ describe('serve: the JSON API answers exactly as the CLI --json', () => {
     expect(res.json()).toEqual((await cliJson(['runs', 'etl_orders', '--run', failedRun, '--json'])).json);
   });
 
-  test('errors carry the CLI message and the status of its exit code', async () => {
+  test('errors carry the CLI message (less its library hint) and the status of its exit code', async () => {
     const res = await app.inject({ url: '/api/pipelines/nope/state' });
     const cli = await cliJson(['state', 'nope', '--json']);
     expect(cli.code).toBe(4);
     expect(res.statusCode).toBe(404);
-    expect(`runledger: ${res.json().error.message}\n`).toBe(cli.stderr);
+    expect(`runledger: ${res.json().error.message} (library: ledger.define)\n`).toBe(cli.stderr);
   });
 });
 

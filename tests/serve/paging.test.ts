@@ -189,9 +189,28 @@ describe('the pipeline page, page by page', () => {
   test('an hourly calendar pages by days, and to= picks the days shown', async () => {
     const res = await app.inject({ url: '/pipelines/hourly?to=2026-11-02&limit=3' });
     expect(rowLabels(res.body)).toEqual(['2026-10-31', '2026-11-01', '2026-11-02']);
-    // The off-schedule run of 10:30 is on its day's row.
-    expect(res.body).toContain('data-date="2026-11-02T10:30:00+07:00"');
+    // The off-schedule run of 10:30 is on its day's row: since the merge with web, it shares the 10:00 cell (aligned calendars).
+    expect(res.body).toMatch(/data-date="2026-11-02T10:00:00\+07:00" title="[^"]*also 2026-11-02T10:30:00\+07:00[^"]*off-schedule run"/);
     expect(link(res.body, 'older')).toBe('/pipelines/hourly?to=2026-10-30&limit=3');
+  });
+
+  test('a history-strip range (from and to) is paged inside: older pages keep its from, none goes before it', async () => {
+    // The strip links a bucket as ?from=&to=; the calendar shows the rows up to `to`, `limit` at a time, never before `from`.
+    const res = await app.inject({ url: '/pipelines/hourly?from=2026-10-29&to=2026-11-02&limit=3' });
+    expect(res.statusCode).toBe(200);
+    expect(rowLabels(res.body)).toEqual(['2026-10-31', '2026-11-01', '2026-11-02']);
+    expect(res.body).toContain('<p class="range">Showing 2026-10-31T00:00:00+07:00 … 2026-11-02T23:00:00+07:00.');
+    expect(res.body).toContain('data-part="strip"');
+    expect(link(res.body, 'older')).toBe('/pipelines/hourly?from=2026-10-29&to=2026-10-30&limit=3');
+    const older = (await app.inject({ url: link(res.body, 'older') ?? '' })).body;
+    expect(rowLabels(older)).toEqual(['2026-10-29', '2026-10-30']);
+    expect(link(older, 'older')).toBeUndefined();
+    expect(link(older, 'newer')).toBe('/pipelines/hourly?from=2026-10-29&to=2026-11-02&limit=3');
+    // A strip column's own link: from and to the same slot shows that slot's day.
+    const one = (await app.inject({ url: '/pipelines/hourly?from=2026-10-28T04%3A00%3A00%2B07%3A00&to=2026-10-28T04%3A00%3A00%2B07%3A00' })).body;
+    expect(rowLabels(one)).toEqual(['2026-10-28']);
+    expect(link(one, 'older')).toBeUndefined();
+    expect(one).toContain('<p class="range">Showing 2026-10-28T04:00:00+07:00 … 2026-10-28T04:00:00+07:00.');
   });
 
   test('the runs table shows the newest runs and links the older ones, each run once', async () => {

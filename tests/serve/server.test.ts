@@ -6,7 +6,7 @@ import { statusForExitCode } from '../../src/serve/http-status.js';
 import type { ServeDeps } from '../../src/serve/serve-options.js';
 import { watchAppends } from '../../src/ledger/watch-appends.js';
 import { openMemoryLedger } from '../../src/testing/open-memory-ledger.js';
-import { isLoopback } from '../../src/cli/commands/serve-command.js';
+import { isLoopback } from '../../src/serve/check-host.js';
 
 const apps: FastifyInstance[] = [];
 afterEach(async () => {

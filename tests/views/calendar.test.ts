@@ -15,7 +15,7 @@ describe('calendar view model', () => {
       const state = await ledger.state({ pipeline });
       const { timetable } = await ledger.pipeline(pipeline);
       const calendar = calendarOf(timetable, state, ledger.now(), undefined, false);
-      const cells = calendar.rows.flatMap((r) => r.cells).filter((c) => c.status !== 'not-due');
+      const cells = calendar.rows.flatMap((r) => r.cells.flatMap((c) => [c, ...c.extras])).filter((c) => c.status !== 'not-due');
       expect(Object.fromEntries(cells.map((c) => [c.date, c.status === 'stalled' ? 'running' : c.status]))).toEqual(
         Object.fromEntries(state.dates.map((d) => [d.date, d.status])),
       );
@@ -42,15 +42,16 @@ describe('calendar view model', () => {
     expect(cells.at(-1)?.date).toBe('2026-11-30');
   });
 
-  test('an hourly pipeline gets a row per local day with the hour as column; a 25-hour DST day keeps every cell', () => {
+  test('an hourly pipeline gets a row per local day with the hour as column; the repeated hour of a 25-hour DST day is kept on its cell', () => {
     const keys = ['2026-10-25T00:00:00+02:00', '2026-10-25T01:00:00+02:00', '2026-10-25T02:00:00+02:00', '2026-10-25T02:00:00+01:00', '2026-10-25T03:00:00+01:00', '2026-10-26T00:00:00+01:00'];
     const calendar = buildCalendar({ dates: keys.map((k) => row(k, 'success')), dailyKeys: false, watermark: keys.at(-1) ?? null, completeThrough: keys.at(-1) ?? null });
     expect(calendar.layout).toBe('day');
     expect(calendar.columns).toBe(24);
     expect(calendar.rows.map((r) => [r.label, r.cells.map((c) => c.column)])).toEqual([
-      ['2026-10-25', [0, 1, 2, 2, 3]],
+      ['2026-10-25', [0, 1, 2, 3]],
       ['2026-10-26', [0]],
     ]);
+    expect(calendar.rows[0]?.cells[2]?.extras.map((e) => [e.date, e.kind])).toEqual([['2026-10-25T02:00:00+01:00', 'repeated-hour']]);
   });
 
   test('long histories keep the most recent rows and say how many are hidden; counts cover them all', () => {

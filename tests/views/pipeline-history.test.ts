@@ -82,14 +82,17 @@ describe('watermark and complete-through over time', () => {
     const { rows, total } = runRows(
       [
         { ...base, runId: 'A', status: 'success', startedAt: '2026-11-04T10:00:00Z', finishedAt: '2026-11-04T10:04:05Z' },
-        { ...base, runId: 'B', status: 'running', startedAt: '2026-11-04T11:00:00Z', finishedAt: null },
+        { ...base, runId: 'B', status: 'running', startedAt: '2026-11-04T11:00:00Z', finishedAt: null, leaseExpiresAt: '2026-11-04T12:00:00Z' },
+        { ...base, runId: 'C', status: 'running', startedAt: '2026-11-04T11:30:00Z', finishedAt: null, leaseExpiresAt: '2026-11-04T13:00:00Z' },
       ],
       10,
+      Date.parse('2026-11-04T12:00:00Z'),
     );
-    expect(total).toBe(2);
-    expect(rows.map((r) => [r.runId, r.durationMs])).toEqual([
-      ['B', null],
-      ['A', 245_000],
+    expect(total).toBe(3);
+    expect(rows.map((r) => [r.runId, r.durationMs, r.shownStatus])).toEqual([
+      ['C', null, 'running'],
+      ['B', null, 'stalled'],
+      ['A', 245_000, 'success'],
     ]);
     expect([formatDuration(850), formatDuration(12_000), formatDuration(245_000), formatDuration(12_000_000), formatDuration(200 * 3600_000)]).toEqual(['850 ms', '12 s', '4 min 05 s', '3 h 20 min', '8 d 8 h']);
   });

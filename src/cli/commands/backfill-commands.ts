@@ -1,20 +1,19 @@
 import { spawn } from 'node:child_process';
-import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { parseDuration } from '../../duration.js';
 import { ExitCode, LedgerError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import { commandTask } from '../../runner/command-task.js';
-import { dryRunJson, formatDryRun, formatSummary, leftAlone, nothingToDo, summaryJson } from '../../runner/format-summary.js';
+import { blockedLine, dryRunJson, formatDryRun, formatSummary, leftAlone, nothingToDo, summaryJson } from '../../runner/format-summary.js';
 import { planJob, resolveReprocess, type JobRequest } from '../../runner/plan-job.js';
 import { createProgressReporter, type ProgressReporter } from '../../runner/progress-reporter.js';
 import { runJob } from '../../runner/run-job.js';
 import type { RunSummary } from '../../runner/run-types.js';
 import { childEnvironment, knownSecrets } from '../../secrets.js';
-import { isPostgresUrl } from '../../store/open-store.js';
 import type { CliContext } from '../cli-context.js';
+import { DEFAULT_UPSTREAM_WAIT, runFleetCommand, waitUpstreamMs } from './fleet-command.js';
+import { checkLogDir, defaultLogDir } from '../run-log-dir.js';
+import { commandArgv } from '../../runner/command-argv.js';
 import { RunExit } from '../create-program.js';
 import { parseWholeNumber } from '../parse-options.js';
 
@@ -30,6 +29,11 @@ type JobCliOptions = {
   passLedgerEnv?: boolean;
   /** A directory (`--logs <dir>`), false (`--no-logs`), or undefined for the default beside the ledger. */
   logs?: string | false;
+  /** `--wait-upstream` alone (true) or with its timeout. */
+  waitUpstream?: string | true;
+  all?: boolean;
+  withDownstream?: boolean;
+  parallel?: string;
 };
 
 const EXIT_ON_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const;
@@ -47,6 +51,8 @@ function jobOptions(command: Command, defaultReprocess: string): Command {
     .option('--json', 'print one JSON document (the summary, or the plan with --dry-run)')
     .option('--logs <dir>', "keep each run's stdout and stderr in its own file under <dir> (default: <ledger file>.logs beside a SQLite ledger, ./runledger-logs with PostgreSQL)")
     .option('--no-logs', 'keep no log files (the output still reaches the terminal, and a failure still records the end of stderr)')
+    .option('--wait-upstream [timeout]', `wait for the upstream dates a date waits for (define --upstream) instead of leaving it alone; gives up on it after the timeout (default: ${DEFAULT_UPSTREAM_WAIT})`)
+    .option('--parallel <n>', 'with --all or --with-downstream: runs at once across every pipeline, each also within its own --max-active-runs (default: 4)')
     .option('--pass-ledger-env', "pass runledger's own credentials (RUNLEDGER_DB, RUNLEDGER_*TOKEN*/SECRET/PASSWORD) to the commands; by default they are removed from the commands' environment")
     .argument('[command...]', 'after --: the command to run for each date, with {date} {start} {end} {runId} filled in');
 }
@@ -72,13 +78,16 @@ export function registerBackfillCommands(program: Command, ctx: CliContext): voi
       .description('Run a command for each date in [--from, --to] that is missing, cleared or stalled (and failed or successful ones with --reprocess), recording every start, success and failure.')
       .argument('<pipeline>', 'pipeline name')
       .requiredOption('--from <date>', 'first date of the range')
-      .requiredOption('--to <date>', 'last date of the range (inclusive)'),
+      .requiredOption('--to <date>', 'last date of the range (inclusive)')
+      .option('--with-downstream', "also run every date of every downstream pipeline (define --upstream) that waits for a date of the range, in dependency order, each with its pipeline's stored command (define --command)"),
     'none',
   )
     .addHelpText('after', `${HOW}\n\nExample:\n  runledger backfill etl_orders --from 2026-11-02 --to 2026-11-04 -- sh -c 'echo {date} >> out.txt'`)
     .action(async (pipeline: string, argv: string[], opts: JobCliOptions & { from: string; to: string }) => {
       const reprocess = resolveReprocess(opts.reprocess, opts.force);
-      const request: JobRequest = { kind: 'backfill', pipeline, from: opts.from, to: opts.to, ...(reprocess ? { reprocess } : {}), ...(opts.runBackwards ? { runBackwards: true } : {}) };
+      if (opts.withDownstream) return runFleetCommand(ctx, { kind: 'backfill', pipeline, from: opts.from, to: opts.to, ...(reprocess ? { reprocess } : {}) }, opts, argv);
+      const wait = waitUpstreamMs(opts.waitUpstream);
+      const request: JobRequest = { kind: 'backfill', pipeline, from: opts.from, to: opts.to, ...(reprocess ? { reprocess } : {}), ...(opts.runBackwards ? { runBackwards: true } : {}), ...(wait === undefined ? {} : { waitUpstreamMs: wait }) };
       await runJobCommand(ctx, request, opts, argv);
     });
 
@@ -91,13 +100,20 @@ export function registerBackfillCommands(program: Command, ctx: CliContext): voi
           "with the pipeline's catchup off, only the latest due date. Older gaps are left to `pending` and `backfill`, as in Airflow. " +
           'Runs are recorded as `catchup`.',
       )
-      .argument('<pipeline>', 'pipeline name'),
+      .argument('[pipeline]', 'pipeline name (leave out with --all)')
+      .option('--all', "every pipeline: each one's pending due dates (older gaps included), in dependency order, each with its stored command (define --command); a date starts only after the upstream dates it waits for succeeded"),
     'failed',
   )
-    .addHelpText('after', `${HOW}\n\nExample:\n  runledger catchup etl_orders --dry-run`)
-    .action(async (pipeline: string, argv: string[], opts: JobCliOptions) => {
+    .addHelpText('after', `${HOW}\n\nExamples:\n  runledger catchup etl_orders --dry-run\n  runledger catchup --all --parallel 4`)
+    .action(async (pipeline: string | undefined, argv: string[], opts: JobCliOptions) => {
       const reprocess = resolveReprocess(opts.reprocess, opts.force);
-      const request: JobRequest = { kind: 'catchup', pipeline, ...(reprocess ? { reprocess } : {}), ...(opts.runBackwards ? { runBackwards: true } : {}) };
+      if (opts.all) {
+        if (pipeline !== undefined) throw new LedgerError('input.conflictingOptions', `--all runs every pipeline; leave out '${pipeline}', or drop --all to run only it`);
+        return runFleetCommand(ctx, { kind: 'catchup', ...(reprocess ? { reprocess } : {}) }, opts, argv);
+      }
+      if (pipeline === undefined) throw new LedgerError('input.whichPipeline', 'name the pipeline to catch up, e.g. runledger catchup etl_orders, or pass --all for every pipeline');
+      const wait = waitUpstreamMs(opts.waitUpstream);
+      const request: JobRequest = { kind: 'catchup', pipeline, ...(reprocess ? { reprocess } : {}), ...(opts.runBackwards ? { runBackwards: true } : {}), ...(wait === undefined ? {} : { waitUpstreamMs: wait }) };
       await runJobCommand(ctx, request, opts, argv);
     });
 }
@@ -105,6 +121,8 @@ export function registerBackfillCommands(program: Command, ctx: CliContext): voi
 async function runJobCommand(ctx: CliContext, request: JobRequest, opts: JobCliOptions, argv: string[]): Promise<void> {
   const maxActiveRuns = opts.maxActiveRuns === undefined ? undefined : parseWholeNumber(opts.maxActiveRuns, '--max-active-runs', 1);
   const leaseMs = opts.lease === undefined ? undefined : parseDuration(opts.lease, '--lease');
+  if (opts.parallel !== undefined) throw new LedgerError('input.conflictingOptions', '--parallel goes with --all (catchup) or --with-downstream (backfill); one pipeline keeps to --max-active-runs');
+  if (!opts.dryRun && argv.length === 0) argv = await storedCommand(ctx, request.pipeline);
   if (!opts.dryRun && argv.length === 0) {
     throw new LedgerError('input.missingCommand', `no command to run; put it after --, e.g. runledger ${request.kind} ${request.pipeline} … -- sh -c 'echo {date} >> out.txt' (or use --dry-run)`);
   }
@@ -112,7 +130,7 @@ async function runJobCommand(ctx: CliContext, request: JobRequest, opts: JobCliO
     if (opts.dryRun) {
       const job = await planJob(ledger, request);
       if (opts.json) ctx.json(dryRunJson(job));
-      else ctx.out(formatDryRun(job));
+      else ctx.out(withLine(formatDryRun(job), blockedLine(job.pipeline, job.blocked, request.waitUpstreamMs !== undefined)));
       return ExitCode.ok;
     }
     return execute(ctx, ledger, request, opts, argv, { ...(maxActiveRuns === undefined ? {} : { maxActiveRuns }), ...(leaseMs === undefined ? {} : { leaseMs }) });
@@ -184,8 +202,8 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
     summary = result.summary;
     reporter?.close();
     if (opts.json) ctx.json(summaryJson(summary));
-    else if (result.job.plan.slots.length === 0) ctx.out(`${nothingToDo(result.job)}\n${leftAlone(result.job.plan)}`.trimEnd());
-    else ctx.out(formatSummary(summary));
+    else if (result.job.plan.slots.length === 0) ctx.out(`${nothingToDo(result.job)}\n${leftAlone(result.job.plan)}${blockedLine(result.job.pipeline, summary.blocked, false)}`.trimEnd());
+    else ctx.out(withLine(formatSummary(summary), blockedLine(result.job.pipeline, summary.blocked, false)));
   } finally {
     reporter?.close();
     for (const { name, handler } of handlers) deps.signals?.off(name, handler);
@@ -211,38 +229,14 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
   return ExitCode.ok;
 }
 
-/** Where run logs go without --logs: beside a SQLite ledger file (`<file>.logs`); for PostgreSQL, ./runledger-logs. */
-function defaultLogDir(db: string): string {
-  return isPostgresUrl(db) ? resolve('runledger-logs') : resolve(`${db}.logs`);
+/** `text` with one more line at its end, or `text` as it was when the line is empty. */
+function withLine(text: string, line: string): string {
+  return line === '' ? text : `${text.replace(/\n?$/, '\n')}${line}\n`;
+}
+/** The pipeline's stored command (`define --command`) as the argv to run, or [] when it has none. */
+async function storedCommand(ctx: CliContext, pipeline: string): Promise<string[]> {
+  const { definition } = await ctx.withLedger(false, (ledger) => ledger.pipeline(pipeline));
+  return definition.command ? commandArgv(definition.command) : [];
 }
 
-/**
- * Refuses before any run starts when the log directory cannot be written: it, or the nearest directory above it
- * that exists, must be a writable directory. Nothing is created here; each run's file creates what it needs.
- */
-async function checkLogDir(dir: string, named: boolean): Promise<void> {
-  const fix = named ? 'pass a writable --logs <dir>, or --no-logs' : 'pass --logs <dir> to keep them elsewhere, or --no-logs';
-  let at = resolve(dir);
-  for (;;) {
-    // A file where the directory (or one above it) should be: each run would fail to create its log (ENOTDIR).
-    let info;
-    try {
-      info = await stat(at);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      const parent = dirname(at);
-      if (code === 'ENOENT' && parent !== at) {
-        at = parent;
-        continue;
-      }
-      throw new LedgerError('input.unwritablePath', `cannot write run log files under ${dir} (${code ?? (error as Error).message} at ${at}); ${fix}`);
-    }
-    if (!info.isDirectory()) throw new LedgerError('input.unwritablePath', `cannot write run log files under ${dir}: ${at} is not a directory; ${fix}`);
-    try {
-      await access(at, constants.W_OK | constants.X_OK);
-      return;
-    } catch (error) {
-      throw new LedgerError('input.unwritablePath', `cannot write run log files under ${dir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message} at ${at}); ${fix}`);
-    }
-  }
-}
+

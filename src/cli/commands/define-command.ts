@@ -2,9 +2,10 @@ import { Command, Option } from 'commander';
 import { canonicalJson } from '../../../events/canonical-json.js';
 import { formatBytes, MAX_RECORDED_TEXT_BYTES } from '../../../events/limits.js';
 import { parseDuration } from '../../duration.js';
-import { isLedgerError } from '../../errors.js';
+import { isLedgerError, LedgerError } from '../../errors.js';
 import { formatLag } from '../../../projections/views/format-lag.js';
-import { buildDefinition, completeDefinitionInput, parseOpenLineageJob, type DefineChanges } from '../../ledger/build-definition.js';
+import type { PipelineCommand, Upstream } from '../../../events/pipeline-definition.js';
+import { buildDefinition, completeDefinitionInput, parseOpenLineageJob, parseUpstream, type DefineChanges } from '../../ledger/build-definition.js';
 import type { CliContext } from '../cli-context.js';
 import { formatTable } from '../format-table.js';
 import { parseByteSize, parseWholeNumber } from '../parse-options.js';
@@ -38,17 +39,24 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
     .option('--no-openlineage', 'unbind the OpenLineage job')
     .option('--max-metrics-bytes <size>', "the most a run's metrics may take as canonical JSON, e.g. 1MB; a larger success is refused (a backfill's run fails with the reason) (default: 64KB; at most 16MB)")
     .option('--max-error-bytes <size>', "the most a failure's error text may take, e.g. 8KB; a longer one is refused, and the runner and OpenLineage cut theirs to fit (default: 64KB; at most 16MB)")
+    .option('--upstream <pipeline[:previous]>', "wait for another pipeline's dates: each date waits for every slot of <pipeline> whose data interval overlaps its own (by instant, whatever the zones), or with :previous for the slot before those; repeat for several; on a redefinition the list given replaces the old one", collectUpstream)
+    .option('--no-upstreams', 'drop every upstream of a pipeline defined with --upstream')
+    .option('--command', "store the command after -- as the pipeline's own (argv, no shell): `catchup --all` runs it, and `catchup`/`backfill` use it when no command follows --")
+    .option('--no-command', 'drop the stored command')
+    .option('--shell', 'with --command: run the stored words through sh -c (for pipes and redirections)')
+    .argument('[command...]', 'after --command --: the command and its arguments; {date} {start} {end} {runId} are filled in per run')
     .option('--reason <text>', 'why, recorded in the event')
     .option('--json', 'print the result as JSON')
     .addHelpText(
       'after',
       '\nExamples:\n  runledger define etl_orders --schedule @daily --start 2026-11-02 --tz Asia/Jakarta\n' +
+        '  runledger define sales_report --schedule @daily --start 2026-11-02 --upstream orders_raw --command -- python report.py --day {date}\n' +
         '  runledger define etl_orders --no-catchup --reason "only the latest day matters now"\n' +
         '  runledger define etl_orders --freshness 1d12h\n' +
         '  runledger define etl_orders --max-metrics-bytes 1MB --max-error-bytes 8KB\n' +
         "  runledger define airflow_orders --schedule '0 0 * * *' --start 2026-11-02 --openlineage default/airflow_orders",
     )
-    .action(async (pipeline: string, opts: { schedule?: string; start?: string; end?: string; tz?: string; timetable?: 'interval' | 'trigger'; catchup?: boolean; maxActiveRuns?: string; lease?: string; freshness?: string | false; tasks?: string | false; openlineage?: string | false; maxMetricsBytes?: string; maxErrorBytes?: string; reason?: string; json?: boolean }, command: Command) => {
+    .action(async (pipeline: string, argv: string[], opts: { upstream?: string[]; upstreams?: boolean; command?: boolean; shell?: boolean; schedule?: string; start?: string; end?: string; tz?: string; timetable?: 'interval' | 'trigger'; catchup?: boolean; maxActiveRuns?: string; lease?: string; freshness?: string | false; tasks?: string | false; openlineage?: string | false; maxMetricsBytes?: string; maxErrorBytes?: string; reason?: string; json?: boolean }, command: Command) => {
       const given = (name: string) => command.getOptionValueSource(name) === 'cli';
       const input: DefineChanges & { reason?: string } = { pipeline };
       if (opts.schedule !== undefined) input.schedule = opts.schedule;
@@ -67,6 +75,12 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
       if (opts.openlineage === false) input.openlineage = null;
       if (opts.maxMetricsBytes !== undefined) input.maxMetricsBytes = parseByteSize(opts.maxMetricsBytes, '--max-metrics-bytes');
       if (opts.maxErrorBytes !== undefined) input.maxErrorBytes = parseByteSize(opts.maxErrorBytes, '--max-error-bytes');
+      if (opts.upstream !== undefined) input.upstreams = opts.upstream.map(parseUpstream);
+      if (opts.upstreams === false) {
+        if (opts.upstream !== undefined) throw new LedgerError('input.conflictingOptions', 'pass --upstream or --no-upstreams, not both');
+        input.upstreams = null;
+      }
+      Object.assign(input, commandChange(opts, argv, given('command')));
       if (opts.reason !== undefined) input.reason = opts.reason;
       // A complete definition is validated before opening, so bad input never even creates the ledger
       // file; a partial one changes an existing pipeline, so the ledger must already be there.
@@ -86,6 +100,8 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
       }
       ctx.out(`${result.outcome} ${pipeline}: ${d.schedule} (${d.timetable}) in ${d.timezone} from ${d.start}${d.end ? ` to ${d.end}` : ''}, catchup ${d.catchup ? 'on' : 'off'}${d.freshnessMs === undefined ? '' : `, freshness ${formatLag(d.freshnessMs)}`}${sizeCaps(d)}`);
       if (d.openlineage && result.outcome === 'defined') ctx.out(`  filled from OpenLineage job ${d.openlineage.namespace}/${d.openlineage.job}`);
+      if (d.upstreams && result.outcome === 'defined') ctx.out(`  upstreams: ${describeUpstreams(d.upstreams)}`);
+      if (d.command && result.outcome === 'defined') ctx.out(`  command: ${describeCommand(d.command)}`);
       if (d.tasks && result.outcome === 'defined') ctx.out(`  tasks: ${d.tasks.map((t) => (t.upstream.length > 0 ? `${t.id} (after ${t.upstream.join(', ')})` : t.id)).join(', ')}`);
       for (const change of result.changes) ctx.out(`  ${change.field}: ${describeChange(change)}`);
       warnAboutMaskingLeaves(ctx, d);
@@ -131,6 +147,8 @@ function describeChange(change: { field: string; from: unknown; to: unknown }): 
     const words = (ms: unknown) => (typeof ms === 'number' ? formatLag(ms) : 'none');
     return `${words(change.from)} -> ${words(change.to)}`;
   }
+  if (change.field === 'upstreams') return `${describeUpstreams(change.from)} -> ${describeUpstreams(change.to)}`;
+  if (change.field === 'command') return `${describeCommand(change.from)} -> ${describeCommand(change.to)}`;
   if (change.field === 'openlineage') return `${jobOrNone(change.from)} -> ${jobOrNone(change.to)}`;
   if (change.field === 'maxMetricsBytes' || change.field === 'maxErrorBytes') {
     const size = (bytes: unknown) => formatBytes(typeof bytes === 'number' ? bytes : MAX_RECORDED_TEXT_BYTES);
@@ -154,4 +172,38 @@ function sizeCaps(d: { maxMetricsBytes?: number | undefined; maxErrorBytes?: num
 function jobOrNone(value: unknown): string {
   const job = value as { namespace: string; job: string } | null;
   return job ? `${job.namespace}/${job.job}` : 'none';
+}
+
+/** Commander's collector for the repeatable --upstream. */
+function collectUpstream(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** The command change `define` asks for: `--command -- argv…` stores it, `--no-command` drops it, neither leaves it. */
+function commandChange(opts: { command?: boolean; shell?: boolean }, argv: string[], given: boolean): { command?: PipelineCommand | null } {
+  if (given && opts.command === false) {
+    if (argv.length > 0) throw new LedgerError('input.conflictingOptions', 'pass --command -- <words> or --no-command, not both');
+    return { command: null };
+  }
+  if (given && opts.command === true) {
+    if (argv.length === 0) throw new LedgerError('input.invalidCommand', 'define --command needs the command after --, e.g. runledger define etl_orders --command -- python load.py --date {date}');
+    return { command: { argv, ...(opts.shell ? { shell: true } : {}) } };
+  }
+  if (argv.length > 0) throw new LedgerError('input.unexpectedArgument', `define takes one pipeline name; to store '${argv.join(' ')}' as its command, write --command -- ${argv.join(' ')}`);
+  if (opts.shell) throw new LedgerError('input.conflictingOptions', '--shell goes with --command -- <words>');
+  return {};
+}
+
+/** `orders_raw, calendar:previous`, or `none`. */
+function describeUpstreams(value: unknown): string {
+  const list = (value ?? []) as Upstream[];
+  return list.length === 0 ? 'none' : list.map((u) => (u.mapping === 'overlap' ? u.pipeline : `${u.pipeline}:${u.mapping}`)).join(', ');
+}
+
+/** The stored command as one would type it (`sh -c '…'` with --shell), or `none`. */
+function describeCommand(value: unknown): string {
+  const command = value as PipelineCommand | null | undefined;
+  if (!command) return 'none';
+  const words = command.argv.map((w) => (/^[\w@%+=:,./{}-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`)).join(' ');
+  return command.shell ? `sh -c ${JSON.stringify(command.argv.join(' '))}` : words;
 }

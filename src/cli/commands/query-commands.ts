@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { currentSchemaVersion, isEventType } from '../../../events/event-types.js';
 import type { EventType } from '../../../events/ledger-event.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
+import { clearedBecause, waitsForText } from '../../../projections/views/cleared-because.js';
 import { LedgerError } from '../../errors.js';
 import type { LogInput } from '../../ledger/ledger-types.js';
 import type { CliContext } from '../cli-context.js';
@@ -68,7 +69,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
 
   program
     .command('pending')
-    .summary('dates due and not done (missing, failed, cleared, stalled), and those in flight')
+    .summary('dates due and not done (missing, failed, cleared, stalled, waiting for upstream), and those in flight')
     .argument('<pipeline>', 'pipeline name')
     .option('--from <date>', 'first date (default: the pipeline start)')
     .option('--to <date>', 'last date (default: the last slot due now)')
@@ -81,8 +82,11 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
       if (view.pending.length === 0) ctx.out(`nothing pending for ${pipeline}${view.from ? ` from ${view.from} to ${view.to}` : ''}`);
       else {
         const errors = view.pending.some((p) => p.error !== undefined);
-        const headers = ['DATE', 'REASON', 'RUN AFTER', 'DATA INTERVAL', ...(errors ? ['ERROR'] : [])];
-        ctx.out(formatTable(headers, view.pending.map((p) => [p.date, p.reason, p.runAfter, `${p.dataInterval.start} .. ${p.dataInterval.end}`, ...(errors ? [p.error ?? ''] : [])])));
+        // Only for pipelines with upstreams (or cascaded clears), so other pending lists look as before.
+        const details = view.pending.some((p) => p.blockedBy !== undefined || p.cause !== undefined);
+        const detail = (p: (typeof view.pending)[number]) => [p.blockedBy ? waitsForText(p.blockedBy) : '', p.cause ? clearedBecause(p.cause) : ''].filter(Boolean).join('; ');
+        const headers = ['DATE', 'REASON', 'RUN AFTER', 'DATA INTERVAL', ...(errors ? ['ERROR'] : []), ...(details ? ['DETAIL'] : [])];
+        ctx.out(formatTable(headers, view.pending.map((p) => [p.date, p.reason, p.runAfter, `${p.dataInterval.start} .. ${p.dataInterval.end}`, ...(errors ? [p.error ?? ''] : []), ...(details ? [detail(p)] : [])])));
       }
       if (view.inFlight.length > 0) ctx.out(`in flight: ${view.inFlight.map((r) => `${r.date} (run ${r.runId})`).join(', ')}`);
     });
@@ -235,7 +239,7 @@ function describe(e: RecordedEvent, zone: string): string {
     case 'RunFailed':
       return `failed ${e.data.pipeline} ${e.data.date} run ${e.data.runId}: ${e.data.error}${e.data.code ? ` (${e.data.code})` : ''}${logOf(e.data)}`;
     case 'RunCleared':
-      return `cleared ${e.data.pipeline} ${e.data.date} (was ${e.data.previousStatus}) run ${e.data.runId}`;
+      return `cleared ${e.data.pipeline} ${e.data.date} (was ${e.data.previousStatus}) run ${e.data.runId}${e.data.cause ? `, because ${e.data.cause.pipeline} ${e.data.cause.date} was cleared (event ${e.data.cause.eventId})` : ''}`;
     case 'RunHeartbeat':
       return `heartbeat ${e.data.pipeline} ${e.data.date} run ${e.data.runId}, lease until ${inZone(e.data.leaseExpiresAt, zone)}`;
     case 'RunInterrupted':

@@ -1,17 +1,22 @@
+import { hostname, networkInterfaces } from 'node:os';
 import type { Command } from 'commander';
 import { LedgerError } from '../../errors.js';
+import { allowedHostNames, isLoopback } from '../../serve/check-host.js';
+import { checkTokens, parseWriteToken } from '../../serve/check-token.js';
 import { createServer } from '../../serve/create-server.js';
 import type { CliContext } from '../cli-context.js';
 import { parseByteSize, parseWholeNumber } from '../parse-options.js';
 
-type ServeOpts = { host: string; port: string; token?: string; writeToken?: string; openlineageAuto?: boolean; strictLineage?: boolean; log?: boolean; bodyLimit: string; maxStreams: string };
+type ServeOpts = { host: string; port: string; token?: string; writeToken: string[]; allowedHost: string[]; openlineageAuto?: boolean; strictLineage?: boolean; log?: boolean; bodyLimit: string; maxStreams: string };
 
 /** A request body may be as small as a lineage event and as large as a success under the largest metrics cap (16 MB) with its envelope. */
 const BODY_LIMIT = { min: 1024, max: 64 * 1024 * 1024 };
 
-/** True for addresses only this machine can reach. */
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** Every address of this machine's interfaces, for a server listening on all of them. */
+function machineAddresses(): string[] {
+  return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
 }
 
 export function registerServeCommand(program: Command, ctx: CliContext): void {
@@ -20,13 +25,19 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .summary('serve the ledger over HTTP: pages, a JSON API, and (with a write token) writes')
     .description(
       'Serves the ledger over HTTP until Ctrl-C. It binds to 127.0.0.1 unless told otherwise; any other ' +
-        'address needs --token (or RUNLEDGER_TOKEN), checked on every request as a bearer token or cookie. ' +
-        'Writes are refused unless --write-token (or RUNLEDGER_WRITE_TOKEN) is set.',
+        'address needs --token (or RUNLEDGER_TOKEN): reads then present it as `Authorization: Bearer`, or a browser ' +
+        'opens a page once with ?token= and keeps it in an HttpOnly, SameSite=Strict cookie. Writes are refused unless ' +
+        '--write-token (or RUNLEDGER_WRITE_TOKEN) is set, and take it as `Authorization: Bearer` only, never from a ' +
+        'cookie or an address. `--write-token NAME=SECRET` (repeatable) names each writer; its writes are recorded as ' +
+        'actor http:NAME. Tokens need at least 16 characters, and a write token must differ from the read token. ' +
+        'Requests must name the server by an address it listens on (or an --allowed-host), so a web page reaching it ' +
+        'through a rebound DNS name is refused with 421.',
     )
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--port <n>', 'port to listen on (0 picks a free one)', '8080')
     .option('--token <token>', 'token every read needs (default: $RUNLEDGER_TOKEN); required off loopback')
-    .option('--write-token <token>', 'token writes need (default: $RUNLEDGER_WRITE_TOKEN); without one, writes are refused')
+    .option('--write-token <[name=]token>', 'a token writes need, as a bearer header (default: $RUNLEDGER_WRITE_TOKEN); NAME= names the writer, recorded as http:NAME; repeatable; without one, writes are refused', collect, [])
+    .option('--allowed-host <name>', 'another host name requests may carry, e.g. the name of a reverse proxy in front (repeatable)', collect, [])
     .option('--openlineage-auto', "on POST /api/v1/lineage, define unbound Airflow DAGs from the events' dag facet (cron timetable and zone)")
     .option('--strict-lineage', 'on POST /api/v1/lineage, refuse with 404 an event whose job (and its parent\'s) is bound to no pipeline, instead of answering it ignored')
     .option('--log', 'log one line per request on stderr')
@@ -34,7 +45,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .option('--max-streams <n>', 'event streams (the live updates of open pages) kept open at a time; past it a new one is answered 503 with Retry-After', '100')
     .addHelpText(
       'after',
-      '\nExamples:\n  runledger serve --db ./ledger.db\n  RUNLEDGER_TOKEN=s3cret runledger serve --host 0.0.0.0 --port 8080\n  runledger serve --write-token "$WRITE_TOKEN"\n  runledger serve --write-token s3cret --openlineage-auto   # Airflow: OPENLINEAGE_URL=http://127.0.0.1:8080',
+      '\nExamples:\n  runledger serve --db ./ledger.db\n  RUNLEDGER_TOKEN=$(openssl rand -hex 24) runledger serve --host 0.0.0.0 --port 8080\n  runledger serve --write-token "airflow=$AIRFLOW_TOKEN" --write-token "ci=$CI_TOKEN"\n  runledger serve --allowed-host ledger.example.com   # behind a reverse proxy of that name\n  runledger serve --write-token "$WRITE_TOKEN" --openlineage-auto   # Airflow: OPENLINEAGE_URL=http://127.0.0.1:8080\n\nSee docs/web-security.md for tokens, cookies and allowed hosts.',
     )
     .action(async (opts: ServeOpts) => {
       const port = parseWholeNumber(opts.port, '--port', 0);
@@ -45,10 +56,13 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
       }
       const maxStreams = parseWholeNumber(opts.maxStreams, '--max-streams', 1);
       const readToken = opts.token ?? (ctx.deps.env['RUNLEDGER_TOKEN'] || undefined);
-      const writeToken = opts.writeToken ?? (ctx.deps.env['RUNLEDGER_WRITE_TOKEN'] || undefined);
+      const writeTexts = opts.writeToken.length > 0 ? opts.writeToken : ctx.deps.env['RUNLEDGER_WRITE_TOKEN'] ? [ctx.deps.env['RUNLEDGER_WRITE_TOKEN']] : [];
+      const writeTokens = writeTexts.map(parseWriteToken);
+      checkTokens(readToken, writeTokens);
       if (!isLoopback(opts.host) && !readToken) {
         throw new LedgerError('input.tokenRequired', `--host ${opts.host} lets other machines in; give --token (or RUNLEDGER_TOKEN) so every request must present it, or keep the default 127.0.0.1`);
       }
+      const allowedHosts = allowedHostNames(opts.host, opts.allowedHost, { addresses: machineAddresses(), hostname: hostname() });
       await ctx.withLedger(false, async (ledger) => {
         const app = await createServer({
           ledger,
@@ -56,7 +70,8 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
           bodyLimit,
           maxStreams,
           ...(readToken ? { readToken } : {}),
-          ...(writeToken ? { writeToken } : {}),
+          writeTokens,
+          allowedHosts,
           ...(opts.log ? { logRequests: true } : {}),
           ...(opts.openlineageAuto ? { openlineageAuto: true } : {}),
           ...(opts.strictLineage ? { strictLineage: true } : {}),
@@ -71,7 +86,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
           if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new LedgerError('input.invalidHost', `cannot listen on ${opts.host}: no such address on this machine`);
           throw error;
         }
-        ctx.note(`runledger: serving ${address} (${writeToken ? 'writes allowed with the write token' : 'read-only'}); Ctrl-C to stop`);
+        ctx.note(`runledger: serving ${address} (${writeTokens.length ? `writes allowed with ${writeTokens.length === 1 ? 'the write token' : `${writeTokens.length} write tokens`}` : 'read-only'}); Ctrl-C to stop`);
         await new Promise<void>((resolve) => {
           const stop = () => {
             ctx.deps.signals?.off('SIGINT', stop);

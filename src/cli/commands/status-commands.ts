@@ -11,7 +11,7 @@ import { formatTable } from '../format-table.js';
 import { parseWholeNumber } from '../parse-options.js';
 import { inZone } from '../zoned-instant.js';
 
-type CheckOpts = { maxLag?: string; maxPending?: string; failed?: boolean; stalled?: boolean; json?: boolean };
+type CheckOpts = { maxLag?: string; maxPending?: string; maxBlocked?: string; failed?: boolean; stalled?: boolean; json?: boolean };
 
 export function registerStatusCommands(program: Command, ctx: CliContext): void {
   program
@@ -58,6 +58,7 @@ export function registerStatusCommands(program: Command, ctx: CliContext): void 
     .argument('[pipelines...]', 'only these pipelines (default: all)')
     .option('--max-lag <duration>', "largest lag allowed, e.g. 1d or 36h (default: each pipeline's --freshness)")
     .option('--max-pending <n>', 'most pending dates allowed (missing, failed, cleared and stalled together)')
+    .option('--max-blocked <n>', 'most due dates allowed that wait for upstream dates not done (define --upstream)')
     .option('--no-failed', 'no date may be failed')
     .option('--no-stalled', 'no run may be stalled (running with its lease expired)')
     .option('--json', 'print one JSON document: { ok, checked, violations }')
@@ -70,6 +71,7 @@ export function registerStatusCommands(program: Command, ctx: CliContext): void 
       const rules: CheckRules = {
         ...(opts.maxLag === undefined ? {} : { maxLagSeconds: parseDuration(opts.maxLag, '--max-lag') / 1000 }),
         ...(opts.maxPending === undefined ? {} : { maxPending: parseWholeNumber(opts.maxPending, '--max-pending', 0) }),
+        ...(opts.maxBlocked === undefined ? {} : { maxBlocked: parseWholeNumber(opts.maxBlocked, '--max-blocked', 0) }),
         ...(opts.failed === false ? { noFailed: true } : {}),
         ...(opts.stalled === false ? { noStalled: true } : {}),
       };
@@ -84,6 +86,6 @@ export function registerStatusCommands(program: Command, ctx: CliContext): void 
 
 function pendingText(s: PipelineStatus): string {
   if (s.pending.total === 0) return '0';
-  const parts = (['missing', 'failed', 'cleared', 'stalled'] as const).filter((r) => s.pending[r] > 0).map((r) => `${s.pending[r]} ${r}`);
+  const parts = (['missing', 'failed', 'cleared', 'stalled', 'upstream'] as const).filter((r) => s.pending[r] > 0).map((r) => `${s.pending[r]} ${r}`);
   return `${s.pending.total} (${parts.join(', ')})`;
 }

@@ -193,7 +193,7 @@ async function applyRun(ctx: ApplyContext, pipeline: string, command: RunCommand
         return recorded(`${pipeline} ${date}: lease extended to ${beat.leaseExpiresAt}`, date);
       }
       case 'succeed': {
-        const done = await ledger.succeed({ runId: command.runId, outputs: command.outputs, at, ...settle });
+        const done = await ledger.succeed({ runId: command.runId, outputs: command.outputs, ...(command.inputs.length > 0 ? { inputs: command.inputs } : {}), at, ...settle });
         return done.repeated ? duplicateEnd(pipeline, date, command, 'success') : recorded(then(`success recorded${await unreportedNote(ctx, pipeline, command.runId)}`), date);
       }
       case 'abort': {

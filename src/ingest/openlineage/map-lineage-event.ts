@@ -43,6 +43,8 @@ export type LineageCommand =
       error: string | null;
       /** The event's output datasets, recorded on a success. */
       outputs: Dataset[];
+      /** The event's input datasets, namespace and name apart, recorded on a success (`runledger lineage` reads them). */
+      inputs: Dataset[];
       /** The `parent` facet (also read under its older key `parentRun`), and its `root`. */
       parent: RunPointer | null;
       root: RunPointer | null;
@@ -129,6 +131,7 @@ export function mapLineageEvent(event: RunEvent): LineageMapping {
   const taskState: TaskState = eventType === 'START' || eventType === 'RUNNING' ? 'running' : eventType === 'COMPLETE' ? 'success' : 'failed';
   const action = ({ START: 'start', RUNNING: 'heartbeat', COMPLETE: 'succeed', FAIL: 'fail', ABORT: 'abort' } as const)[eventType];
   const outputs = (event.outputs ?? []).map((d) => ({ namespace: d.namespace, name: d.name }));
+  const inputs = (event.inputs ?? []).map((d) => ({ namespace: d.namespace, name: d.name }));
   const state = AirflowStateFacet.safeParse(facets['airflowState']);
   return {
     ok: true,
@@ -140,6 +143,7 @@ export function mapLineageEvent(event: RunEvent): LineageMapping {
       runId: event.run.runId,
       error,
       outputs,
+      inputs,
       parent: parent ? { job: parent.job, runId: parent.runId } : null,
       root: parent?.root ?? null,
       taskId,

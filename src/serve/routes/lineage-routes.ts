@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { BindingIndex } from '../../ingest/openlineage/binding-index.js';
 import { checkLineageEvents, ingestLineage, InvalidLineageError } from '../../ingest/openlineage/ingest-lineage.js';
 import { LedgerError } from '../../errors.js';
+import { writerLedger } from '../writer-ledger.js';
 import type { ServeDeps } from '../serve-options.js';
 
 /**
@@ -42,7 +43,7 @@ export function lineageRoutes(app: FastifyInstance, deps: ServeDeps): void {
       if (!(error instanceof InvalidLineageError)) throw error;
       return reply.code(400).send({ error: { code: error.code, message: error.message, invalid: error.invalid } });
     }
-    const report = await ingestLineage(deps.ledger, bindings, events, { auto: deps.openlineageAuto ?? false, strict: deps.strictLineage ?? false });
+    const report = await ingestLineage(writerLedger(request, deps.ledger), bindings, events, { auto: deps.openlineageAuto ?? false, strict: deps.strictLineage ?? false });
     const { written: _written, dryRun: _dryRun, ...answer } = report;
     const refused = report.results.find((r) => r.outcome === 'refused');
     if (!refused) return reply.code(200).send(answer);

@@ -3,15 +3,33 @@ import type { AsOf } from '../../ledger/ledger-types.js';
 import { APP_CSS, APP_JS } from '../../render/page-assets.js';
 import { pageBody, pageShell, servedLinks } from '../../render/render-pages.js';
 import { loadAuditPage, loadOverview, loadPipelinePage, loadRunPage, loadVerifyPage, type PipelinePageInput } from '../../views/load-pages.js';
-import type { Page } from '../../views/page-models.js';
+import { loadDatePage } from '../../views/load-date-page.js';
+import type { OverviewPage, Page } from '../../views/page-models.js';
+import { filterOverview, HEALTHS, type Health, type OverviewFilter } from '../../../projections/views/overview-filter.js';
+import { LedgerError } from '../../errors.js';
 import { CALENDAR_ROWS, limitOf } from '../page-params.js';
 import { asOfOf, pick, queryOf } from '../parse-query.js';
 import type { ServeDeps } from '../serve-options.js';
 
 type PipelineParams = { pipeline: string };
 
+/** `?status=<health>&q=<text>` of the overview, or null when neither narrows it. */
+function overviewFilterOf(query: Map<string, string>): OverviewFilter | null {
+  const status = query.get('status') ?? '';
+  const name = query.get('q') ?? '';
+  if (status === '' && name.trim() === '') return null;
+  if (status !== '' && !(HEALTHS as readonly string[]).includes(status)) {
+    throw new LedgerError('input.invalidQuery', `status '${status}' is not one of ${HEALTHS.join(', ')}`);
+  }
+  return { health: status === '' ? null : (status as Health), name };
+}
+
+function narrowed(page: OverviewPage, filter: OverviewFilter | null): OverviewPage {
+  return filter ? { ...page, rows: filterOverview(page.rows, filter), filter, total: page.rows.length } : page;
+}
+
 /**
- * The web view: overview, pipeline, run, audit and verify pages, each taking
+ * The web view: overview, pipeline, date, run, audit and verify pages, each taking
  * `?as_of=<instant|position>`, plus the one stylesheet and the one script the
  * CSP allows (`/assets/app.css`, `/assets/app.js`).
  */
@@ -42,8 +60,10 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
     send(reply, await renderHtml(request, title, asOfOf(queryOf(request.url)), load));
 
   app.get('/', async (request, reply) => {
-    const asOf = asOfOf(queryOf(request.url));
-    if (asOf) return send(reply, await renderHtml(request, 'runledger: pipelines', asOf, (a) => loadOverview(ledger, a)));
+    const query = queryOf(request.url);
+    const asOf = asOfOf(query);
+    const filter = overviewFilterOf(query);
+    if (asOf || filter) return send(reply, await renderHtml(request, 'runledger: pipelines', asOf, async (a) => narrowed(await loadOverview(ledger, a), filter)));
     const key = `${(await ledger.store.head()).position}:${Math.floor(ledger.now() / 1000)}`;
     if (overviewCache?.key !== key) {
       const html = renderHtml(request, 'runledger: pipelines', undefined, () => loadOverview(ledger, undefined));
@@ -55,7 +75,8 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
     return send(reply, await overviewCache.html);
   });
 
-  // `?from&to&limit`: the calendar page (limit: rows, months or days); `?runs_before=<runId>`: the runs table's page of the runs before that one.
+  // `?from&to&limit`: the calendar page. The history strip narrows to a range with `from` and `to`; paging walks `limit` rows
+  // (months or days) back from `to`, never before `from`. `?runs_before=<runId>`: the runs table's page of the runs before that one.
   app.get<{ Params: PipelineParams }>('/pipelines/:pipeline', async (request, reply) => {
     const input = pipelinePageInput(queryOf(request.url));
     return render(request, reply, `runledger: ${request.params.pipeline}`, (asOf) => loadPipelinePage(ledger, request.params.pipeline, asOf, {}, input));
@@ -63,6 +84,10 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
 
   app.get<{ Params: PipelineParams & { runId: string } }>('/pipelines/:pipeline/runs/:runId', async (request, reply) =>
     render(request, reply, `runledger: run ${request.params.runId}`, (asOf) => loadRunPage(ledger, request.params.pipeline, request.params.runId, asOf)),
+  );
+
+  app.get<{ Params: PipelineParams & { date: string } }>('/pipelines/:pipeline/dates/:date', async (request, reply) =>
+    render(request, reply, `runledger: ${request.params.pipeline} ${request.params.date}`, (asOf) => loadDatePage(ledger, request.params.pipeline, request.params.date, asOf)),
   );
 
   app.get('/audit', async (request, reply) => render(request, reply, 'runledger: audit timeline', (asOf) => loadAuditPage(ledger, asOf)));

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { parseDuration } from '../../duration.js';
+import { writerLedger } from '../writer-ledger.js';
 import { ClearBody, clearInput, FailBody, HeartbeatBody, parseBody, StartBody, startInput, SucceedBody } from '../write-bodies.js';
 import type { ServeDeps } from '../serve-options.js';
 
@@ -11,7 +12,8 @@ type RunParams = { Params: { runId: string } };
  * `clear` as POST routes that need the write token. Each handler parses its
  * body with the command's zod schema, makes one ledger call, and answers
  * with the document the CLI prints with `--json`; refusals come back as the
- * CLI's error code and message with the status of its exit code.
+ * CLI's error code and message with the status of its exit code. What a
+ * write records names its writer: `http:<name>` of the write token used.
  *
  * @example
  * curl -X POST -H 'Authorization: Bearer s3cret' -H 'content-type: application/json' \
@@ -22,26 +24,26 @@ export function writeRoutes(app: FastifyInstance, deps: ServeDeps): void {
 
   app.post<PipelineParams>('/api/pipelines/:pipeline/runs', write, async (request, reply) => {
     const input = startInput(request.params.pipeline, parseBody(StartBody, request.body));
-    const run = await deps.ledger.start(input);
+    const run = await writerLedger(request, deps.ledger).start(input);
     return reply.code(201).send(run);
   });
 
   app.post<RunParams>('/api/runs/:runId/succeed', write, async (request) => {
     const body = parseBody(SucceedBody, request.body);
-    return deps.ledger.succeed({ runId: request.params.runId, metrics: body.metrics ?? {}, outputs: body.outputs ?? [] });
+    return writerLedger(request, deps.ledger).succeed({ runId: request.params.runId, metrics: body.metrics ?? {}, outputs: body.outputs ?? [] });
   });
 
   app.post<RunParams>('/api/runs/:runId/fail', write, async (request) => {
     const body = parseBody(FailBody, request.body);
-    return deps.ledger.fail({ runId: request.params.runId, error: body.error, code: body.code ?? null });
+    return writerLedger(request, deps.ledger).fail({ runId: request.params.runId, error: body.error, code: body.code ?? null });
   });
 
   app.post<RunParams>('/api/runs/:runId/heartbeat', write, async (request) => {
     const body = parseBody(HeartbeatBody, request.body);
-    return deps.ledger.heartbeat({ runId: request.params.runId, ...(body.lease === undefined ? {} : { leaseMs: parseDuration(body.lease, 'lease') }) });
+    return writerLedger(request, deps.ledger).heartbeat({ runId: request.params.runId, ...(body.lease === undefined ? {} : { leaseMs: parseDuration(body.lease, 'lease') }) });
   });
 
   app.post<PipelineParams>('/api/pipelines/:pipeline/clear', write, async (request) => {
-    return deps.ledger.clear(clearInput(request.params.pipeline, parseBody(ClearBody, request.body)));
+    return writerLedger(request, deps.ledger).clear(clearInput(request.params.pipeline, parseBody(ClearBody, request.body)));
   });
 }

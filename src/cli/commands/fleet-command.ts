@@ -1,0 +1,149 @@
+import { spawn } from 'node:child_process';
+import { ExitCode, LedgerError } from '../../errors.js';
+import { commandTask, type CommandTask } from '../../runner/command-task.js';
+import { dryRunJson, formatDuration, summaryJson } from '../../runner/format-summary.js';
+import { planFleet, runFleet, type FleetRequest, type FleetSummary } from '../../runner/run-fleet.js';
+import { childEnvironment, knownSecrets } from '../../secrets.js';
+import type { CliContext } from '../cli-context.js';
+import { RunExit } from '../create-program.js';
+import { formatTable } from '../format-table.js';
+import { parseWholeNumber } from '../parse-options.js';
+import { parseDuration } from '../../duration.js';
+import { commandArgv } from '../../runner/command-argv.js';
+import { checkLogDir, defaultLogDir } from '../run-log-dir.js';
+
+/** How long `--wait-upstream` without a value waits for upstream dates. */
+export const DEFAULT_UPSTREAM_WAIT = '1h';
+
+/** `--wait-upstream [timeout]` in milliseconds, or undefined when not given. */
+export function waitUpstreamMs(value: string | true | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  return parseDuration(value === true ? DEFAULT_UPSTREAM_WAIT : value, '--wait-upstream');
+}
+
+type FleetCliOptions = {
+  parallel?: string;
+  waitUpstream?: string | true;
+  lease?: string;
+  json?: boolean;
+  dryRun?: boolean;
+  logs?: string | false;
+  passLedgerEnv?: boolean;
+  maxActiveRuns?: string;
+  runBackwards?: boolean;
+  continueOnFailure?: boolean;
+};
+
+/**
+ * `catchup --all` and `backfill … --with-downstream`: every pipeline's dates in dependency order, each
+ * pipeline with its stored command. Exit 0 when every run succeeded, 6 when one failed.
+ */
+export async function runFleetCommand(ctx: CliContext, request: FleetRequest, opts: FleetCliOptions, argv: string[]): Promise<void> {
+  if (argv.length > 0) {
+    throw new LedgerError('input.unexpectedArgument', `${request.kind === 'catchup' ? 'catchup --all' : 'backfill --with-downstream'} runs each pipeline's own stored command; store it with runledger define <pipeline> --command -- ${argv.join(' ')}`);
+  }
+  for (const [flag, given] of [['--max-active-runs', opts.maxActiveRuns], ['--run-backwards', opts.runBackwards], ['--continue-on-failure', opts.continueOnFailure]] as const) {
+    if (given !== undefined && given !== false) {
+      throw new LedgerError('input.conflictingOptions', `${flag} is for one pipeline; across pipelines each keeps its own --max-active-runs, and a failure stops only the dates that wait for it`);
+    }
+  }
+  if (opts.dryRun) return printFleetPlan(ctx, request, opts.json ?? false);
+  const parallel = opts.parallel === undefined ? undefined : parseWholeNumber(opts.parallel, '--parallel', 1);
+  const waitMs = waitUpstreamMs(opts.waitUpstream);
+  const leaseMs = opts.lease === undefined ? undefined : parseDuration(opts.lease, '--lease');
+  const { deps } = ctx;
+  const logDir = opts.logs === false ? undefined : (opts.logs ?? defaultLogDir(ctx.db));
+  if (logDir !== undefined) await checkLogDir(logDir, opts.logs !== undefined);
+  const tasks: CommandTask[] = [];
+  const controller = new AbortController();
+  const handlers = (['SIGINT', 'SIGTERM'] as const).map((name) => {
+    const handler = () => {
+      if (controller.signal.aborted) for (const t of tasks) t.killAll('SIGKILL');
+      else {
+        ctx.note(`\nrunledger: ${name}: not starting more dates; stopping the running ones (send it again to kill them now)`);
+        controller.abort(name);
+      }
+    };
+    deps.signals?.on(name, handler);
+    return { name, handler };
+  });
+  let summary: FleetSummary;
+  try {
+    summary = await ctx.withLedger(false, (ledger) =>
+      runFleet(ledger, request, {
+        taskFor: (definition) => {
+          if (!definition.command) return null;
+          const command = commandTask({
+            argv: commandArgv(definition.command),
+            spawn,
+            kill: (pid, signal) => process.kill(pid, signal),
+            env: childEnvironment(deps.env, opts.passLedgerEnv ?? false),
+            ...(logDir === undefined ? {} : { logDir, secrets: knownSecrets(ctx.db, deps.env) }),
+            onLogError: (run, error) => ctx.note(`runledger: the log file of ${run.pipeline} ${run.date} could not be written (${error.message}); its outcome is recorded without one`),
+            onOutput: (stream, run, raw) => {
+              // Several pipelines run at once: each line says whose it is.
+              const line = `${run.pipeline} ${run.date} | ${ledger.redact(raw)}\n`;
+              if (stream === 'stdout' && !opts.json) deps.stdout(line);
+              else deps.stderr(line);
+            },
+          });
+          tasks.push(command);
+          return command.task;
+        },
+        signal: controller.signal,
+        ...(parallel === undefined ? {} : { parallel }),
+        ...(waitMs === undefined ? {} : { waitUpstreamMs: waitMs }),
+        ...(leaseMs === undefined ? {} : { leaseMs }),
+      }),
+    );
+  } finally {
+    for (const { name, handler } of handlers) deps.signals?.off(name, handler);
+  }
+  if (opts.json) ctx.json({ runType: summary.runType, pipelines: summary.pipelines.map(summaryJson), withoutCommand: summary.withoutCommand, succeeded: summary.succeeded, failed: summary.failed, skipped: summary.skipped, durationMs: summary.durationMs });
+  else ctx.out(formatFleetSummary(summary));
+  if (controller.signal.aborted) throw new RunExit(controller.signal.reason === 'SIGINT' ? 130 : 143);
+  if (summary.failed > 0) {
+    ctx.note(`runledger: ${summary.failed} ${summary.failed === 1 ? 'run' : 'runs'} failed (exit 6); the dates that wait for them were left alone. Fix the cause and run the same command again.`);
+    throw new RunExit(ExitCode.runFailed);
+  }
+}
+
+/** `--dry-run`: every date each pipeline would run, in dependency order, and the pipelines left without a command. */
+async function printFleetPlan(ctx: CliContext, request: FleetRequest, json: boolean): Promise<void> {
+  const { jobs, definitions } = await ctx.withLedger(false, (ledger) => planFleet(ledger, request));
+  const planned = jobs.filter((j) => j.plan.slots.length > 0);
+  const withoutCommand = planned.filter((j) => !definitions.get(j.pipeline)?.command).map((j) => j.pipeline);
+  const runnable = planned.filter((j) => definitions.get(j.pipeline)?.command);
+  if (json) return ctx.json({ runType: request.kind, pipelines: runnable.map(dryRunJson), withoutCommand });
+  const rows = runnable.flatMap((j) => j.plan.slots.map((s) => [j.pipeline, s.date, s.reason, s.runAfter]));
+  const what = request.kind === 'catchup' ? 'catchup --all' : 'backfill --with-downstream';
+  const table = rows.length > 0 ? formatTable(['PIPELINE', 'DATE', 'REASON', 'RUN AFTER'], rows) : '';
+  const without = withoutCommand.length > 0 ? `left alone (no stored command; runledger define <pipeline> --command -- …): ${withoutCommand.join(', ')}\n` : '';
+  ctx.out(`${table}${without}${what} would run ${rows.length} ${rows.length === 1 ? 'date' : 'dates'} of ${runnable.length} ${runnable.length === 1 ? 'pipeline' : 'pipelines'}, each after the upstream dates it waits for\n`);
+}
+
+/** One table of every run across the pipelines (PIPELINE first), the pipelines left without a command, and a totals line. */
+export function formatFleetSummary(summary: FleetSummary): string {
+  const rows = summary.pipelines.flatMap((s) =>
+    s.runs.map((r) => [
+      s.pipeline,
+      r.date,
+      r.reason ?? '-',
+      r.status,
+      r.exitCode !== null ? String(r.exitCode) : (r.signal ?? '-'),
+      r.status === 'skipped' ? '-' : formatDuration(r.durationMs),
+      oneLine(r.status === 'skipped' ? (r.note ?? '') : (r.error ?? '')),
+    ]),
+  );
+  const table = rows.length > 0 ? formatTable(['PIPELINE', 'DATE', 'REASON', 'STATUS', 'EXIT', 'DURATION', 'DETAIL'], rows) : '';
+  const without = summary.withoutCommand.length > 0 ? `left alone (no stored command; runledger define <pipeline> --command -- …): ${summary.withoutCommand.join(', ')}\n` : '';
+  const what = summary.runType === 'catchup' ? 'catchup --all' : 'backfill --with-downstream';
+  const nothing = rows.length === 0 && summary.withoutCommand.length === 0 ? `nothing pending in any pipeline\n` : '';
+  const totals = `${what}: ${summary.pipelines.length} ${summary.pipelines.length === 1 ? 'pipeline' : 'pipelines'}, ${summary.succeeded} succeeded, ${summary.failed} failed, ${summary.skipped} skipped in ${formatDuration(summary.durationMs)}`;
+  return `${table}${without}${nothing}${totals}\n`;
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s*\n\s*/g, ' | ').trim();
+  return flat.length > 120 ? `${flat.slice(0, 117)}...` : flat;
+}

@@ -1,0 +1,209 @@
+import type { PipelineDefinition } from '../../events/pipeline-definition.js';
+import { dependencyOrder, withDownstreams, type DependencyGraph } from '../../projections/dependency-graph.js';
+import { planBackfill, type Reprocess } from '../../projections/plan-runs.js';
+import type { Slot } from '../../projections/slot.js';
+import { dependentSlots } from '../../projections/upstream-slots.js';
+import { LedgerError } from '../errors.js';
+import type { Ledger } from '../ledger/ledger.js';
+import { parseRangeEnd, parseRangeStart } from '../timetable/parse-range-end.js';
+import { createLimiter, executeRuns } from './execute-runs.js';
+import { boundedSlots } from '../ledger/slots.js';
+import { planJob, type PlannedJob } from './plan-job.js';
+import type { RunProgress, RunSummary, RunTask } from './run-types.js';
+import { upstreamGate } from './upstream-gate.js';
+
+/** What a fleet run covers: every pipeline's catchup, or one pipeline's range and every date downstream of it. */
+export type FleetRequest =
+  | { kind: 'catchup'; reprocess?: Reprocess }
+  | { kind: 'backfill'; pipeline: string; from: string; to: string; reprocess?: Reprocess };
+
+export type FleetOptions = {
+  /** The task of a pipeline's runs, or null when it has none (its dates are left alone, and said so). */
+  taskFor: (definition: PipelineDefinition) => RunTask | null;
+  /** Runs at once across every pipeline (`--parallel`); each pipeline also keeps to its own `--max-active-runs`. Default 4. */
+  parallel?: number;
+  /** Wait up to this long for upstream slots outside this run that are not done (`--wait-upstream`). */
+  waitUpstreamMs?: number;
+  leaseMs?: number;
+  heartbeatMs?: number;
+  placePollMs?: number;
+  signal?: AbortSignal;
+  onPlanned?: (jobs: PlannedJob[]) => void;
+  onProgress?: (pipeline: string, progress: RunProgress) => void;
+  monotonic?: () => number;
+};
+
+/** What a fleet run did: one summary per pipeline that had something to run, in dependency order. */
+export type FleetSummary = {
+  runType: 'catchup' | 'backfill';
+  pipelines: RunSummary[];
+  /** Pipelines with pending dates but no stored command (`define --command`), left alone. */
+  withoutCommand: string[];
+  succeeded: number;
+  failed: number;
+  skipped: number;
+  durationMs: number;
+};
+
+/**
+ * Runs many pipelines' dates in dependency order (`catchup --all`, `backfill --with-downstream`): a date
+ * starts only once every upstream slot it waits for has succeeded, whether this run or another runner
+ * did it; pipelines that do not depend on each other run side by side, within each one's
+ * `--max-active-runs` and `parallel` in all. A failure stops only the dates that wait for it: they are
+ * skipped with the upstream date they wait for, and everything else carries on.
+ *
+ * @example
+ * const summary = await runFleet(ledger, { kind: 'catchup' }, { taskFor: (d) => functionTask(run) , parallel: 4 });
+ */
+export async function runFleet(ledger: Ledger, request: FleetRequest, options: FleetOptions): Promise<FleetSummary> {
+  const clock = options.monotonic ?? (() => performance.now());
+  const began = clock();
+  const parallel = options.parallel ?? 4;
+  if (!Number.isSafeInteger(parallel) || parallel < 1) throw new LedgerError('input.invalidNumber', `--parallel must be a whole number of 1 or more, not ${parallel}`);
+  const { jobs, definitions } = await planFleet(ledger, request);
+  const withoutCommand: string[] = [];
+  const runnable: Array<{ job: PlannedJob; task: RunTask; definition: PipelineDefinition }> = [];
+  for (const job of jobs) {
+    const definition = definitions.get(job.pipeline) as PipelineDefinition;
+    const task = options.taskFor(definition);
+    if (task === null) {
+      if (job.plan.slots.length > 0) withoutCommand.push(job.pipeline);
+      continue;
+    }
+    if (job.plan.slots.length > 0) runnable.push({ job, task, definition });
+  }
+  options.onPlanned?.(runnable.map((r) => r.job));
+
+  // One promise per planned (pipeline, date): settled when this run has reported it, whatever happened.
+  const settled = new Map<string, { promise: Promise<void>; resolve: () => void }>();
+  const keyOf = (pipeline: string, date: string) => `${pipeline}\u0000${date}`;
+  for (const { job } of runnable) {
+    for (const slot of job.plan.slots) {
+      let resolve = () => {};
+      const promise = new Promise<void>((r) => {
+        resolve = r;
+      });
+      settled.set(keyOf(job.pipeline, slot.date), { promise, resolve });
+    }
+  }
+  const limiter = createLimiter(parallel);
+  const summaries = await Promise.all(
+    runnable.map(async ({ job, task, definition }) => {
+      const gate = definition.upstreams
+        ? upstreamGate(ledger, {
+            definition,
+            inProgress: (pipeline, date) => settled.get(keyOf(pipeline, date))?.promise,
+            ...(options.waitUpstreamMs === undefined ? {} : { waitMs: options.waitUpstreamMs }),
+          })
+        : undefined;
+      try {
+        return await executeRuns(ledger, {
+          pipeline: job.pipeline,
+          runType: job.runType,
+          slots: job.plan.slots,
+          reprocess: job.reprocess,
+          task,
+          // A failure stops only what depends on it: the gate skips those dates, the others carry on.
+          continueOnFailure: true,
+          limiter,
+          startReason: request.kind === 'catchup' ? 'catchup --all (reprocess ' + job.reprocess + ')' : `backfill --with-downstream of ${request.pipeline} ${request.from}..${request.to}`,
+          ...(gate ? { gate } : {}),
+          ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+          ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+          ...(options.placePollMs === undefined ? {} : { placePollMs: options.placePollMs }),
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...(options.monotonic ? { monotonic: options.monotonic } : {}),
+          onProgress: (progress) => {
+            if (progress.kind === 'finished') settled.get(keyOf(job.pipeline, progress.report.date))?.resolve();
+            options.onProgress?.(job.pipeline, progress);
+          },
+        });
+      } finally {
+        // A runner that threw still lets the dates waiting for its own go on to find them not done.
+        for (const slot of job.plan.slots) settled.get(keyOf(job.pipeline, slot.date))?.resolve();
+      }
+    }),
+  );
+  const total = (field: 'succeeded' | 'failed' | 'skipped') => summaries.reduce((sum, s) => sum + s[field], 0);
+  return {
+    runType: request.kind,
+    pipelines: summaries,
+    withoutCommand,
+    succeeded: total('succeeded'),
+    failed: total('failed'),
+    skipped: total('skipped'),
+    durationMs: Math.round(clock() - began),
+  };
+}
+
+/**
+ * The plans of a fleet run, one per pipeline in dependency order (what `--dry-run` shows), with the
+ * definitions they were made from. Dates that wait for upstream dates are kept: at run time each
+ * waits for its upstream dates of the same run, and is left alone when they did not succeed.
+ *
+ * @example
+ * const { jobs } = await planFleet(ledger, { kind: 'catchup' });
+ */
+export async function planFleet(ledger: Ledger, request: FleetRequest): Promise<{ jobs: PlannedJob[]; definitions: Map<string, PipelineDefinition> }> {
+  const definitions = new Map((await ledger.pipelines()).map((d) => [d.pipeline, d]));
+  const graph = new Map([...definitions.values()].map((d) => [d.pipeline, d.upstreams ?? []]));
+  const jobs = request.kind === 'catchup' ? await planCatchups(ledger, graph, request.reprocess) : await planWithDownstream(ledger, graph, request);
+  return { jobs, definitions };
+}
+
+/**
+ * Every pipeline's pending due dates, in dependency order: for a fleet, "catch up" means every date
+ * `pending` lists (missing, cleared, failed, stalled, interrupted), older gaps included, so one command
+ * after a cascaded clear brings back every date it cleared. A pipeline whose catchup is off runs only
+ * what its own `catchup` would (the latest due date). Dates that wait for upstream stay in the plan:
+ * the gate decides at claim time, once the upstream dates of this run have finished.
+ */
+async function planCatchups(ledger: Ledger, graph: DependencyGraph, reprocess: Reprocess | undefined): Promise<PlannedJob[]> {
+  const jobs: PlannedJob[] = [];
+  for (const pipeline of dependencyOrder(graph)) {
+    if (!graph.has(pipeline)) continue;
+    const { definition, timetable, state } = await ledger.pipeline(pipeline);
+    if (!definition.catchup) {
+      jobs.push(await planJob(ledger, { kind: 'catchup', pipeline, waitUpstreamMs: Number.POSITIVE_INFINITY, ...(reprocess ? { reprocess } : {}) }));
+      continue;
+    }
+    const nowMs = ledger.now();
+    const first = timetable.first();
+    const lastDue = timetable.lastDue(nowMs);
+    const mode = reprocess ?? 'failed';
+    const slots = first && lastDue ? boundedSlots(timetable, Date.parse(first.logicalDate), Date.parse(lastDue.logicalDate)) : [];
+    const plan = planBackfill(state, slots, { reprocess: mode, nowMs });
+    const after = lastDue ? timetable.next(lastDue) : first;
+    jobs.push({ pipeline, runType: 'catchup', reprocess: mode, from: null, to: null, plan: { ...plan, notDueFrom: after ?? null } });
+  }
+  return jobs;
+}
+
+/**
+ * The range of one pipeline, then for each pipeline downstream of it (in dependency order) the dates
+ * that wait for a date planned upstream, each with the same reprocess mode.
+ */
+async function planWithDownstream(ledger: Ledger, graph: DependencyGraph, request: Extract<FleetRequest, { kind: 'backfill' }>): Promise<PlannedJob[]> {
+  const first = await planJob(ledger, { kind: 'backfill', pipeline: request.pipeline, from: request.from, to: request.to, waitUpstreamMs: Number.POSITIVE_INFINITY, ...(request.reprocess ? { reprocess: request.reprocess } : {}) });
+  const jobs: PlannedJob[] = [first];
+  // Every slot of the range counts, run or not: a downstream date of a date that is already done may still need its run.
+  const { timetable: rootTimetable } = await ledger.pipeline(request.pipeline);
+  const range = [...rootTimetable.slotsBetween(parseRangeStart(rootTimetable, request.from), parseRangeEnd(rootTimetable, request.to))];
+  const touched = new Map<string, Slot[]>([[request.pipeline, range]]);
+  for (const pipeline of withDownstreams(graph, request.pipeline).slice(1)) {
+    const { timetable, state } = await ledger.pipeline(pipeline);
+    const slots = new Map<string, Slot>();
+    for (const up of graph.get(pipeline) ?? []) {
+      const upstreamSlots = touched.get(up.pipeline);
+      if (!upstreamSlots) continue;
+      const { timetable: upstreamTimetable } = await ledger.pipeline(up.pipeline);
+      for (const slot of upstreamSlots) for (const dependent of dependentSlots(up.mapping, slot, upstreamTimetable, timetable)) slots.set(dependent.date, dependent);
+    }
+    const ordered = [...slots.values()].sort((a, b) => Date.parse(a.logicalDate) - Date.parse(b.logicalDate));
+    touched.set(pipeline, ordered);
+    const reprocess = first.reprocess;
+    const plan = planBackfill(state, ordered, { reprocess, nowMs: ledger.now() });
+    jobs.push({ pipeline, runType: 'backfill', reprocess, from: ordered[0]?.date ?? null, to: ordered.at(-1)?.date ?? null, plan });
+  }
+  return jobs;
+}
