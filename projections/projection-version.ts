@@ -6,5 +6,7 @@
  * rebuilt from the events.
  *
  * 2: a run records the log file its outcome named (`RunRecord.log`).
+ * 3: marks (`RunMarked`: the `skipped` status, `DateState.mark`) and retries (`RetryScheduled`: the
+ *    `up_for_retry` status, `DateState.retry`, `RunRecord.retry`).
  */
-export const PROJECTION_VERSION = 2;
+export const PROJECTION_VERSION = 3;

@@ -47,6 +47,8 @@ export async function stateView(core: LedgerCore, input: RangeInput): Promise<St
       errorCode: date.error?.code ?? null,
       offSchedule: date.offSchedule,
       stalled: leaseExpired(date, nowMs),
+      ...(date.mark ? { mark: date.mark } : {}),
+      ...(date.retry ? { retry: date.retry } : {}),
     });
   }
   // Each logical date parsed once, not once per comparison.
@@ -77,11 +79,11 @@ export async function watermarkView(core: LedgerCore, input: { pipeline: string;
 export async function pendingView(core: LedgerCore, input: RangeInput): Promise<PendingView> {
   // "Now" first: after the load, nothing may await until the view is built, or a concurrent call could advance the shared state mid-view.
   const nowMs = await nowFor(core, input.asOf);
-  const { timetable, state } = await readPipeline(core, input.pipeline, input.asOf);
+  const { definition, timetable, state } = await readPipeline(core, input.pipeline, input.asOf);
   const [fromMs, toMs] = rangeOf(timetable, input, nowMs);
   // Pending means due: an explicit --to past now must not list tomorrow as missing.
   // A slot already started early (a manual run) keeps its state visible.
-  const { from, to, pending, inFlight } = duePending(timetable, fromMs, toMs, nowMs, state);
+  const { from, to, pending, inFlight } = duePending(timetable, fromMs, toMs, nowMs, state, definition.dependsOnPast === true);
   return { pipeline: input.pipeline, from, to, pending, inFlight };
 }
 

@@ -5,7 +5,9 @@ import { STATUS_WORDS } from './calendar-html.js';
 /** One glyph per status, so the calendar reads without colour. */
 export const GLYPHS: Record<CellStatus, string> = {
   success: '■',
+  skipped: '–',
   failed: '✗',
+  up_for_retry: '↻',
   running: '▶',
   stalled: '!',
   interrupted: '‖',
@@ -20,8 +22,12 @@ function paint(colors: Colors, status: CellStatus, text: string): string {
   switch (status) {
     case 'success':
       return colors.green(text);
+    case 'skipped':
+      return colors.magentaBright(text);
     case 'failed':
       return colors.red(text);
+    case 'up_for_retry':
+      return colors.yellowBright(text);
     case 'running':
       return colors.blue(text);
     case 'stalled':
