@@ -256,7 +256,7 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
     const wakeups: Array<Promise<unknown>> = [...active];
     const cancel = new AbortController();
     if (soonest) {
-      const ms = Math.max(0, Math.min(soonest.at - ledger.now(), soonest.due - clock()));
+      const ms = Math.max(0, Math.ceil(Math.min(soonest.at - ledger.now(), soonest.due - clock())));
       wakeups.push(sleep(ms, signal ? AbortSignal.any([signal, cancel.signal]) : cancel.signal));
     }
     if (wakeups.length === 0) break;
