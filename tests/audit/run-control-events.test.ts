@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { checkEventSchema } from '../../events/decode-event.js';
-import { currentSchemaVersion, type EventType } from '../../events/event-types.js';
+import { currentSchemaVersion } from '../../events/event-types.js';
+import type { EventType } from '../../events/ledger-event.js';
 import { openLedger } from '../../src/ledger/open-ledger.js';
 import { NOW, rawRows, run, tempDir } from './cli-session.js';
 

@@ -88,7 +88,11 @@ describe('retries', () => {
     const slept: number[] = [];
     const startedAt: number[] = [];
     const second = await ledger.backfill(
-      { pipeline: 'etl_orders', from: '2026-11-02', to: '2026-11-02', sleep: async (ms) => void slept.push(ms) ?? sleep(ms) },
+      { pipeline: 'etl_orders', from: '2026-11-02', to: '2026-11-02', sleep: async (ms) => {
+          slept.push(ms);
+          await sleep(ms);
+        },
+      },
       async () => {
         startedAt.push(clock.now);
         return {};
