@@ -86,7 +86,7 @@ export function terminalCalendar(calendar: CalendarView, options: { color: boole
   }
   lines.push('');
   lines.push(CELL_STATUSES.map((s) => `${paint(colors, s, GLYPHS[s])} ${STATUS_WORDS[s]}`).join('  '));
-  const shown = CELL_STATUSES.filter((s) => s !== 'not-due' && calendar.counts[s] > 0).map((s) => `${calendar.counts[s]} ${s}`);
+  const shown = CELL_STATUSES.filter((s) => s !== 'not-due' && calendar.counts[s] > 0).map((s) => `${calendar.counts[s]} ${s === 'up_for_retry' ? 'up for retry' : s}`);
   lines.push(
     `${options.pipeline ? `${options.pipeline}: ` : ''}watermark ${calendar.watermark ?? 'none'}, complete through ${calendar.completeThrough ?? 'none'}${shown.length ? ` (${shown.join(', ')})` : ''}`,
   );
