@@ -126,7 +126,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
       ctx.out(
         formatTable(
           ['RUN', 'DATE', 'ATTEMPT', 'TYPE', 'STATUS', 'STARTED', 'FINISHED', 'ACTOR'],
-          view.runs.map((r) => [r.runId, r.date, String(r.attempt), r.runType + (r.forced ? '+force' : ''), r.status, inZone(r.startedAt, zone), r.finishedAt ? inZone(r.finishedAt, zone) : '-', r.actor]),
+          view.runs.map((r) => [r.runId, r.date, String(r.attempt), r.runType + (r.forced ? '+force' : ''), r.retry ? `${r.status} (retry ${r.retry.attempt}/${r.retry.of})` : r.status, inZone(r.startedAt, zone), r.finishedAt ? inZone(r.finishedAt, zone) : '-', r.actor]),
         ),
       );
     });
