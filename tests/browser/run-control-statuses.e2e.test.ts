@@ -73,6 +73,7 @@ describe.skipIf(!haveBrowser)('run-control statuses in Chromium', () => {
     expect(await page.locator('td[data-detail="up_for_retry"]').textContent()).toBe('attempt 2 of 3, next at 2026-11-08T01:05:00+07:00 · source not ready');
     expect(await page.locator('td[data-detail="waitingForPrevious"]').first().textContent()).toBe('waits for 2026-11-04');
     expect(await page.locator('.badge.b-other', { hasText: 'waiting for previous' }).count()).toBeGreaterThan(0);
+    expect(await page.locator('.runs [data-retry="2"]').textContent()).toBe('retried: attempt 2 of 3');
     await page.screenshot({ path: join(SHOTS, 'run-control-pipeline.png'), fullPage: true });
     await page.goto(`${base}/`);
     expect(await page.locator('tr[data-pipeline="etl_orders"] .strip .s-skipped').count()).toBe(1);
