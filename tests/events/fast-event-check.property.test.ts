@@ -60,6 +60,16 @@ const VALID: Array<[EventType, Record<string, unknown>]> = [
   ['RunMarked', { ...ref, status: 'success', logicalDate: I, dataInterval: { start: I, end: I }, runAfter: I, previousStatus: 'up_for_retry' }],
   ['RetryScheduled', { ...ref, attempt: 2, maxAttempts: 4, nextAt: I, delayMs: 300_000 }],
   ['RetryScheduled', { ...ref, attempt: 4, maxAttempts: 4, nextAt: '2026-11-05T01:00:00-05:30', delayMs: 0 }],
+  // The producer's own time (`at`), outputs kept as namespace and name, and tasks a verdict left unreported.
+  [
+    'RunStarted',
+    { ...ref, attempt: 1, runType: 'manual', logicalDate: I, dataInterval: { start: I, end: I }, runAfter: I, leaseExpiresAt: I, force: false, offSchedule: false, takeoverOf: null, at: '2026-11-05T00:00:05.120Z' },
+  ],
+  ['RunSucceeded', { ...ref, metrics: {}, outputs: [{ namespace: 'dbfs', name: '/user/hive/warehouse/temp' }, 'plain'], at: I, unreportedTasks: ['load'] }],
+  ['RunFailed', { ...ref, error: 'boom', code: null, at: I, unreportedTasks: [] }],
+  ['RunHeartbeat', { ...ref, leaseExpiresAt: I, at: I }],
+  ['RunInterrupted', { ...ref, by: 'OpenLineage ABORT', message: '', at: I }],
+  ['TaskStateChanged', { ...ref, taskId: 'load', state: 'upstream_failed', tryNumber: 1, error: null, at: I }],
 ];
 
 const METADATA: unknown[] = [
