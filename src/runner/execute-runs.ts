@@ -167,7 +167,8 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
         reason: selection.reason,
         ...(signal ? { signal } : {}),
         ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
-        ...(timeoutMs === null ? {} : { timeoutMs }),
+        // A command is killed within its grace (10 s); a function that ignores its signal is left behind 15 s after the timeout.
+        ...(timeoutMs === null ? {} : { timeoutMs, abandonAfterTimeoutMs: 15_000 }),
         ...(retry ? { retry } : {}),
         onStarted: (run) => options.onProgress?.({ kind: 'started', run }),
       });
