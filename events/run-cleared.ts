@@ -7,7 +7,7 @@ export const RunCleared = z.object({
   schemaVersion: z.literal(1),
   data: z.object({
     ...RunRef,
-    previousStatus: z.enum(['running', 'success', 'failed', 'interrupted']),
+    previousStatus: z.enum(['running', 'success', 'failed', 'interrupted', 'skipped', 'up_for_retry']),
   }),
 });
 export type RunCleared = z.infer<typeof RunCleared>;

@@ -8,5 +8,7 @@
  * 2: a run records the log file its outcome named (`RunRecord.log`).
  * 3: a run's start and end are the producer's own times (`at`) when its events carry them; a run keeps
  *    its outputs and the tasks a producer's verdict left unreported (`RunRecord.outputs`, `.unreportedTasks`).
+ * 4: marks (`RunMarked`: the `skipped` status, `DateState.mark`) and retries (`RetryScheduled`: the
+ *    `up_for_retry` status, `DateState.retry`, `RunRecord.retry`).
  */
-export const PROJECTION_VERSION = 3;
+export const PROJECTION_VERSION = 4;

@@ -1,12 +1,12 @@
 /**
- * The status of one calendar cell: a date's status (missing, running, success, failed, cleared, interrupted), a running key
- * whose lease ran out (`stalled`), and slots that are not due yet.
- * `interrupted`: its runner was stopped; the same backfill resumes it.
+ * The status of one calendar cell: a date's status (missing, running, success, skipped, failed, up for retry,
+ * cleared, interrupted), a running key whose lease ran out (`stalled`), and slots that are not due yet.
+ * `interrupted`: its runner was stopped; the same backfill resumes it. `skipped`: marked by hand as nothing to do.
  */
-export type CellStatus = 'success' | 'failed' | 'running' | 'stalled' | 'interrupted' | 'cleared' | 'missing' | 'not-due';
+export type CellStatus = 'success' | 'skipped' | 'failed' | 'up_for_retry' | 'running' | 'stalled' | 'interrupted' | 'cleared' | 'missing' | 'not-due';
 
 /** Every cell status, in the order legends list them. */
-export const CELL_STATUSES: readonly CellStatus[] = ['success', 'failed', 'running', 'stalled', 'interrupted', 'cleared', 'missing', 'not-due'];
+export const CELL_STATUSES: readonly CellStatus[] = ['success', 'skipped', 'failed', 'up_for_retry', 'running', 'stalled', 'interrupted', 'cleared', 'missing', 'not-due'];
 
 export type CalendarCell = {
   date: string;
@@ -18,6 +18,8 @@ export type CalendarCell = {
   attempts: number;
   /** The error of a failed key, for a tooltip. */
   error: string | null;
+  /** What else the tooltip says: who marked it and why, or the attempt a retry waits for (null for neither). */
+  note: string | null;
 };
 
 export type CalendarRow = { label: string; cells: CalendarCell[] };
@@ -36,7 +38,17 @@ export type CalendarView = {
 };
 
 /** What the calendar needs of a `state` row (the `dates[]` of `state --json` fits). */
-export type CalendarInput = { date: string; status: 'missing' | 'running' | 'success' | 'failed' | 'interrupted' | 'cleared'; stalled: boolean; attempts: number; error: string | null };
+export type CalendarInput = {
+  date: string;
+  status: 'missing' | 'running' | 'success' | 'skipped' | 'failed' | 'up_for_retry' | 'interrupted' | 'cleared';
+  stalled: boolean;
+  attempts: number;
+  error: string | null;
+  /** A date marked by hand: the reason, for the tooltip. */
+  mark?: { status: string; actor: string; reason: string };
+  /** A date under a retry policy: the attempt it is on or waits for, and when. */
+  retry?: { attempt: number; of: number; nextAt: string | null };
+};
 
 export type CalendarOptions = {
   /** The rows of `state`, oldest first. */
@@ -64,7 +76,7 @@ export function buildCalendar(options: CalendarOptions): CalendarView {
   const counts = Object.fromEntries(CELL_STATUSES.map((s) => [s, 0])) as Record<CellStatus, number>;
   const rows: CalendarRow[] = [];
   const layout = options.dailyKeys ? 'month' : 'day';
-  const add = (date: string, status: CellStatus, attempts: number, error: string | null) => {
+  const add = (date: string, status: CellStatus, attempts: number, error: string | null, note: string | null) => {
     counts[status] += 1;
     const label = layout === 'month' ? date.slice(0, 7) : date.slice(0, 10);
     const column = layout === 'month' ? Number(date.slice(8, 10)) - 1 : Number(date.slice(11, 13));
@@ -81,10 +93,11 @@ export function buildCalendar(options: CalendarOptions): CalendarView {
       completeThrough: date === options.completeThrough,
       attempts,
       error,
+      note,
     });
   };
-  for (const d of options.dates) add(d.date, cellStatus(d), d.attempts, d.status === 'failed' ? d.error : null);
-  for (const date of options.notDue ?? []) add(date, 'not-due', 0, null);
+  for (const d of options.dates) add(d.date, cellStatus(d), d.attempts, d.status === 'failed' || d.status === 'up_for_retry' ? d.error : null, cellNote(d));
+  for (const date of options.notDue ?? []) add(date, 'not-due', 0, null, null);
   const keep = options.maxRows === undefined ? rows.length : Math.max(0, options.maxRows);
   const hiddenRows = Math.max(0, rows.length - keep);
   return {
@@ -96,6 +109,19 @@ export function buildCalendar(options: CalendarOptions): CalendarView {
     completeThrough: options.completeThrough,
     counts,
   };
+}
+
+/**
+ * The words a cell adds about a mark or a retry: `marked skipped by alice: holiday`, `attempt 2 of 4, next at …`.
+ *
+ * @example
+ * cellNote({ status: 'up_for_retry', retry: { attempt: 2, of: 4, nextAt: '2026-11-03T00:05:00Z' } }) // 'attempt 2 of 4, next at 2026-11-03T00:05:00Z'
+ */
+export function cellNote(row: Pick<CalendarInput, 'status' | 'mark' | 'retry'>): string | null {
+  if (row.mark && (row.status === 'success' || row.status === 'skipped')) return `marked ${row.mark.status} by ${row.mark.actor}${row.mark.reason ? `: ${row.mark.reason}` : ''}`;
+  if (row.retry && row.status === 'up_for_retry' && row.retry.nextAt !== null) return `attempt ${row.retry.attempt} of ${row.retry.of}, next at ${row.retry.nextAt}`;
+  if (row.retry && row.status !== 'missing' && row.status !== 'cleared') return `attempt ${row.retry.attempt} of ${row.retry.of}`;
+  return null;
 }
 
 /** The cell status of a state row: a running key whose lease expired is stalled. */

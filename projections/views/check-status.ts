@@ -1,3 +1,4 @@
+import { PENDING_REASONS, reasonWords } from '../pending.js';
 import { formatLag } from './format-lag.js';
 import type { PipelineStatus } from './pipeline-status.js';
 
@@ -5,7 +6,7 @@ import type { PipelineStatus } from './pipeline-status.js';
 export type CheckRules = {
   /** Largest lag allowed, in seconds; overrides every pipeline's freshness. */
   maxLagSeconds?: number;
-  /** Most pending dates allowed (missing, failed, cleared and stalled together). */
+  /** Most pending dates allowed (missing, failed, up for retry, interrupted, cleared, stalled and waiting for previous together). */
   maxPending?: number;
   /** No date may be currently failed. */
   noFailed?: boolean;
@@ -42,7 +43,7 @@ export function checkStatus(status: PipelineStatus, rules: CheckRules): Violatio
     });
   }
   if (rules.maxPending !== undefined && status.pending.total > rules.maxPending) {
-    const parts = (['missing', 'failed', 'interrupted', 'cleared', 'stalled'] as const).filter((r) => status.pending[r] > 0).map((r) => `${status.pending[r]} ${r}`);
+    const parts = PENDING_REASONS.filter((r) => status.pending[r] > 0).map((r) => `${status.pending[r]} ${reasonWords(r)}`);
     violations.push({
       pipeline: p,
       rule: 'pending',

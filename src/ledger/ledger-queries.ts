@@ -1,3 +1,4 @@
+import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import { completeThrough } from '../../projections/complete-through.js';
 import { leaseExpired, type DateState } from '../../projections/date-state.js';
 import { deriveRunOutcome } from '../../projections/derive-run-outcome.js';
@@ -14,7 +15,7 @@ import { readModelsFor, statusFromTables, tableView, withDates } from './read-mo
 import { pipelineStatus, type PipelineStatus } from '../../projections/views/pipeline-status.js';
 import { keyOf, rangeOf } from './resolve-keys.js';
 import { parseRangeStart } from '../timetable/parse-range-end.js';
-import { boundedSlots, duePending, slotsFrom } from './slots.js';
+import { boundedSlots, duePending, previousSlot, slotsFrom } from './slots.js';
 import type { TaskGridInput, TaskGridView } from './task-types.js';
 
 /**
@@ -113,6 +114,8 @@ function dateRow(date: DateState, nowMs: number): DateRow {
     errorCode: date.error?.code ?? null,
     offSchedule: date.offSchedule,
     stalled: leaseExpired(date, nowMs),
+    ...(date.mark ? { mark: date.mark } : {}),
+    ...(date.retry ? { retry: date.retry } : {}),
   };
 }
 
@@ -143,6 +146,7 @@ export async function pendingView(core: LedgerCore, input: RangeInput): Promise<
   // "Now" first: after the load, nothing may await until the view is built, or a concurrent call could advance the shared state mid-view.
   const nowMs = await nowFor(core, input.asOf);
   const models = await readModelsFor(core, input.asOf);
+  let definition: PipelineDefinition;
   let timetable: Timetable;
   let state: PipelineState;
   let fromMs: number;
@@ -150,16 +154,19 @@ export async function pendingView(core: LedgerCore, input: RangeInput): Promise<
   if (models !== null) {
     // The timetable is walked over the range; the dates that had events are read by index, the rest are missing.
     const view = await tableView(models, input.pipeline);
-    timetable = view.timetable;
+    ({ definition, timetable } = view);
     [fromMs, toMs] = rangeOf(timetable, input, nowMs);
     state = withDates(view, await models.dates(input.pipeline, { fromMs, toMs })).state;
+    // Depends on past: the slot before the range says whether the range's first date waits for it.
+    const before = definition.dependsOnPast ? previousSlot(timetable, fromMs) : undefined;
+    if (before) withDates(view, await models.dates(input.pipeline, { keys: [before.date] }));
   } else {
-    ({ timetable, state } = await readPipeline(core, input.pipeline, input.asOf));
+    ({ definition, timetable, state } = await readPipeline(core, input.pipeline, input.asOf));
     [fromMs, toMs] = rangeOf(timetable, input, nowMs);
   }
   // Pending means due: an explicit --to past now must not list tomorrow as missing.
   // A slot already started early (a manual run) keeps its state visible.
-  const { from, to, pending, inFlight } = duePending(timetable, fromMs, toMs, nowMs, state);
+  const { from, to, pending, inFlight } = duePending(timetable, fromMs, toMs, nowMs, state, definition.dependsOnPast === true);
   return { pipeline: input.pipeline, from, to, pending, inFlight };
 }
 

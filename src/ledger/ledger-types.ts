@@ -1,5 +1,6 @@
 import type { RunOutput, RunType } from '../../events/common.js';
 import type { EventType } from '../../events/ledger-event.js';
+import type { DateStatus, ManualMark, RetryProgress } from '../../projections/date-state.js';
 import type { PendingReason } from '../../projections/pending.js';
 import type { RunRecord } from '../../projections/run-history.js';
 import type { DataInterval } from '../../projections/slot.js';
@@ -85,6 +86,28 @@ export type ClearInput = {
   dryRun?: boolean;
 };
 
+/** What `mark` takes: the dates (or a range), what to mark them as (`success: true` or `skipped: true`, one of them), and why (required). */
+export type MarkInput = {
+  pipeline: string;
+  dates?: string[];
+  from?: string;
+  to?: string;
+  success?: boolean;
+  skipped?: boolean;
+  reason: string;
+  dryRun?: boolean;
+};
+
+export type MarkResult = {
+  pipeline: string;
+  status: 'success' | 'skipped';
+  dryRun: boolean;
+  /** Each key marked, with the mark's id (a clear names it) and the status it had before. */
+  marked: Array<{ date: string; runId: string; previousStatus: string }>;
+  /** Keys already in the status asked for: nothing recorded for them. */
+  unchanged: Array<{ date: string; status: string; why: string }>;
+};
+
 export type ClearResult = {
   pipeline: string;
   dryRun: boolean;
@@ -94,7 +117,7 @@ export type ClearResult = {
 
 export type DateRow = {
   date: string;
-  status: 'missing' | 'running' | 'success' | 'failed' | 'interrupted' | 'cleared';
+  status: 'missing' | DateStatus;
   runId: string | null;
   attempt: number | null;
   attempts: number;
@@ -110,6 +133,10 @@ export type DateRow = {
   errorCode: string | null;
   offSchedule: boolean;
   stalled: boolean;
+  /** Set by hand (`runledger mark`): to what, by whom, why, when; no command ran. */
+  mark?: ManualMark;
+  /** Under a retry policy: the attempt within it, of how many, and when the next one may start while it waits. */
+  retry?: RetryProgress;
 };
 
 /**
@@ -122,7 +149,7 @@ export type PendingView = {
   pipeline: string;
   from: string | null;
   to: string | null;
-  pending: Array<{ date: string; reason: PendingReason; logicalDate: string; runAfter: string; dataInterval: DataInterval; error?: string }>;
+  pending: Array<{ date: string; reason: PendingReason; logicalDate: string; runAfter: string; dataInterval: DataInterval; error?: string; retry?: RetryProgress; previous?: string }>;
   inFlight: Array<{ date: string; runId: string; leaseExpiresAt: string }>;
 };
 export type RunsView = { pipeline: string; runs: RunRecord[] };

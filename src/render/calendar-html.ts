@@ -4,7 +4,9 @@ import { html, join, type Html } from './escape-html.js';
 /** Words for each cell status, shared by the legend, tooltips and the terminal calendar. */
 export const STATUS_WORDS: Record<CellStatus, string> = {
   success: 'success',
+  skipped: 'skipped',
   failed: 'failed',
+  up_for_retry: 'up for retry',
   running: 'running',
   stalled: 'stalled (lease expired)',
   interrupted: 'interrupted',
@@ -14,13 +16,14 @@ export const STATUS_WORDS: Record<CellStatus, string> = {
 };
 
 /** One cell: its status as a class, the date as a data attribute, and a tooltip (kept short: a report holds thousands). */
-export function cellHtml(cell: { date: string; status: CellStatus; watermark?: boolean; completeThrough?: boolean; attempts?: number; error?: string | null }): Html {
+export function cellHtml(cell: { date: string; status: CellStatus; watermark?: boolean; completeThrough?: boolean; attempts?: number; error?: string | null; note?: string | null }): Html {
   const marks = [cell.watermark ? 'wm' : '', cell.completeThrough ? 'ct' : ''].filter(Boolean).join(' ');
   const title = [
     `${cell.date}: ${STATUS_WORDS[cell.status]}`,
     cell.attempts && cell.attempts > 1 ? `${cell.attempts} attempts` : '',
     cell.watermark ? 'watermark' : '',
     cell.completeThrough ? 'complete through' : '',
+    cell.note ?? '',
     cell.error ?? '',
   ]
     .filter(Boolean)

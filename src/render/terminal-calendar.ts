@@ -5,7 +5,9 @@ import { STATUS_WORDS } from './calendar-html.js';
 /** One glyph per status, so the calendar reads without colour. */
 export const GLYPHS: Record<CellStatus, string> = {
   success: '■',
+  skipped: '–',
   failed: '✗',
+  up_for_retry: '↻',
   running: '▶',
   stalled: '!',
   interrupted: '‖',
@@ -20,8 +22,12 @@ function paint(colors: Colors, status: CellStatus, text: string): string {
   switch (status) {
     case 'success':
       return colors.green(text);
+    case 'skipped':
+      return colors.magentaBright(text);
     case 'failed':
       return colors.red(text);
+    case 'up_for_retry':
+      return colors.yellowBright(text);
     case 'running':
       return colors.blue(text);
     case 'stalled':
@@ -80,7 +86,7 @@ export function terminalCalendar(calendar: CalendarView, options: { color: boole
   }
   lines.push('');
   lines.push(CELL_STATUSES.map((s) => `${paint(colors, s, GLYPHS[s])} ${STATUS_WORDS[s]}`).join('  '));
-  const shown = CELL_STATUSES.filter((s) => s !== 'not-due' && calendar.counts[s] > 0).map((s) => `${calendar.counts[s]} ${s}`);
+  const shown = CELL_STATUSES.filter((s) => s !== 'not-due' && calendar.counts[s] > 0).map((s) => `${calendar.counts[s]} ${s === 'up_for_retry' ? 'up for retry' : s}`);
   lines.push(
     `${options.pipeline ? `${options.pipeline}: ` : ''}watermark ${calendar.watermark ?? 'none'}, complete through ${calendar.completeThrough ?? 'none'}${shown.length ? ` (${shown.join(', ')})` : ''}`,
   );

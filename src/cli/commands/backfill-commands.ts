@@ -11,6 +11,8 @@ import { dryRunJson, formatDryRun, formatSummary, leftAlone, nothingToDo, summar
 import { planJob, resolveReprocess, type JobRequest } from '../../runner/plan-job.js';
 import { createProgressReporter, type ProgressReporter } from '../../runner/progress-reporter.js';
 import { runJob } from '../../runner/run-job.js';
+import type { RunControlOptions } from '../../runner/retry-policy.js';
+import { parseDelay } from './define-command.js';
 import type { RunSummary } from '../../runner/run-types.js';
 import { childEnvironment, knownSecrets } from '../../secrets.js';
 import { isPostgresUrl } from '../../store/open-store.js';
@@ -30,6 +32,11 @@ type JobCliOptions = {
   passLedgerEnv?: boolean;
   /** A directory (`--logs <dir>`), false (`--no-logs`), or undefined for the default beside the ledger. */
   logs?: string | false;
+  retries?: string;
+  retryDelay?: string;
+  retryExponential?: boolean;
+  maxRetryDelay?: string;
+  timeout?: string;
 };
 
 const EXIT_ON_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const;
@@ -44,6 +51,12 @@ function jobOptions(command: Command, defaultReprocess: string): Command {
     .option('--continue-on-failure', 'keep going after a failed run (default: stop at the first failure)')
     .option('--dry-run', 'show what would run, run nothing')
     .option('--lease <duration>', "how long a run may go without a heartbeat (default: the pipeline's lease); the runner heartbeats well within it")
+    .option('--retries <n>', "try a failed attempt again up to n times before the date fails (default: the pipeline's --retries, else 0)")
+    .option('--retry-delay <duration>', "the pause before each retry (default: the pipeline's, else 5m)")
+    .option('--retry-exponential', 'double the pause after each retry, up to --max-retry-delay')
+    .option('--no-retry-exponential', "keep the pause the same, whatever the pipeline says")
+    .option('--max-retry-delay <duration>', "the longest pause between retries (default: the pipeline's, else 24h)")
+    .option('--timeout <duration>', "stop an attempt running longer (SIGTERM, then SIGKILL 10s later) and fail it, \"timed out after <duration>\" (default: the pipeline's --timeout)")
     .option('--json', 'print one JSON document (the summary, or the plan with --dry-run)')
     .option('--logs <dir>', "keep each run's stdout and stderr in its own file under <dir> (default: <ledger file>.logs beside a SQLite ledger, ./runledger-logs with PostgreSQL)")
     .option('--no-logs', 'keep no log files (the output still reaches the terminal, and a failure still records the end of stderr)')
@@ -105,6 +118,13 @@ export function registerBackfillCommands(program: Command, ctx: CliContext): voi
 async function runJobCommand(ctx: CliContext, request: JobRequest, opts: JobCliOptions, argv: string[]): Promise<void> {
   const maxActiveRuns = opts.maxActiveRuns === undefined ? undefined : parseWholeNumber(opts.maxActiveRuns, '--max-active-runs', 1);
   const leaseMs = opts.lease === undefined ? undefined : parseDuration(opts.lease, '--lease');
+  // Parsed before the ledger opens, so a typo writes nothing.
+  const control: RunControlOptions = {};
+  if (opts.retries !== undefined) control.retries = parseWholeNumber(opts.retries, '--retries', 0);
+  if (opts.retryDelay !== undefined) control.retryDelay = parseDelay(opts.retryDelay, '--retry-delay');
+  if (opts.retryExponential !== undefined) control.retryExponential = opts.retryExponential;
+  if (opts.maxRetryDelay !== undefined) control.maxRetryDelay = parseDuration(opts.maxRetryDelay, '--max-retry-delay');
+  if (opts.timeout !== undefined) control.timeout = parseDuration(opts.timeout, '--timeout');
   if (!opts.dryRun && argv.length === 0) {
     throw new LedgerError('input.missingCommand', `no command to run; put it after --, e.g. runledger ${request.kind} ${request.pipeline} … -- sh -c 'echo {date} >> out.txt' (or use --dry-run)`);
   }
@@ -115,12 +135,12 @@ async function runJobCommand(ctx: CliContext, request: JobRequest, opts: JobCliO
       else ctx.out(formatDryRun(job));
       return ExitCode.ok;
     }
-    return execute(ctx, ledger, request, opts, argv, { ...(maxActiveRuns === undefined ? {} : { maxActiveRuns }), ...(leaseMs === undefined ? {} : { leaseMs }) });
+    return execute(ctx, ledger, request, opts, argv, { ...control, ...(maxActiveRuns === undefined ? {} : { maxActiveRuns }), ...(leaseMs === undefined ? {} : { leaseMs }) });
   });
   if (exitCode !== ExitCode.ok) throw new RunExit(exitCode);
 }
 
-async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opts: JobCliOptions, argv: string[], limits: { maxActiveRuns?: number; leaseMs?: number }): Promise<number> {
+async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opts: JobCliOptions, argv: string[], limits: RunControlOptions & { maxActiveRuns?: number; leaseMs?: number }): Promise<number> {
   const { deps } = ctx;
   // With --json, stdout carries exactly one document, so the commands' own stdout goes to stderr.
   const childStdout = opts.json ? (line: string) => deps.stderr(`${line}\n`) : (line: string) => deps.stdout(`${line}\n`);
@@ -202,6 +222,11 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
     const lost = unrecorded.length === 0 ? 'every finished run was recorded' : `the outcome of ${unrecorded.join(', ')} could not be recorded (they stay running until their lease runs out)`;
     ctx.note(`runledger: the ledger could not be written${summary.storeError === undefined ? '' : ` (${summary.storeError})`}: ${lost}; fix the store, then rerun the same command (exit 1)`);
     return ExitCode.unexpected;
+  }
+  if (summary.failed === 0 && summary.waitingForPrevious !== null) {
+    const w = summary.waitingForPrevious;
+    ctx.note(`runledger: ${request.pipeline} depends on past: ${w.date} cannot run while ${w.previous ? `${w.previous} before it is ${w.status}` : 'the date before it is not done'}, so nothing after it ran (exit 3). Run or mark ${w.previous || 'that date'} first (runledger mark ${request.pipeline} ${w.previous || '<date>'} --skipped --reason "…" if it has nothing to do).`);
+    return ExitCode.refused;
   }
   if (summary.failed > 0) {
     const rest = summary.stoppedAfterFailure ? ` Stopped at the first failure; ${notStarted} later ${notStarted === 1 ? 'date is' : 'dates are'} still pending: add --continue-on-failure to carry on past failures.` : '';
