@@ -28,6 +28,11 @@ export type StartCommand = {
   supersede?: { runId: string; message: string };
   /** Recorded on the run when it was started from an OpenLineage event. */
   openlineage?: RunStarted['data']['openlineage'];
+  /**
+   * The previous slot that keeps this one from starting (the pipeline depends on past and it is not done),
+   * as `previousSlotBlocks` gives it; absent when nothing blocks it.
+   */
+  waitFor?: { date: string; status: string };
   /** The producer's own start time (OpenLineage `eventTime`), recorded as the run's `at`; a run it supersedes ends then too. */
   at?: string;
 };
@@ -79,9 +84,19 @@ export function decideStart(state: PipelineState, command: StartCommand, context
     };
   }
   if (current?.status === 'success' && !command.force) {
+    const how = current.mark ? `was marked success by ${current.mark.actor}` : `already succeeded (run ${current.runId})`;
+    return refuse('ledger.alreadySucceeded', `${pipeline} ${slot.date} ${how}; pass --force (library: force: true) to reprocess it`);
+  }
+  if (current?.status === 'skipped' && !command.force) {
     return refuse(
       'ledger.alreadySucceeded',
-      `${pipeline} ${slot.date} already succeeded (run ${current.runId}); pass --force (library: force: true) to reprocess it`,
+      `${pipeline} ${slot.date} was marked skipped by ${current.mark?.actor ?? 'someone'} (${current.mark?.reason ?? 'no reason'}); pass --force (library: force: true) to run it anyway, or clear it first`,
+    );
+  }
+  if (command.waitFor) {
+    return refuse(
+      'ledger.waitingForPrevious',
+      `${pipeline} depends on past and the slot before ${slot.date}, ${command.waitFor.date}, is ${command.waitFor.status}; run or mark ${command.waitFor.date} first, or start ${slot.date} with --type manual to run it anyway`,
     );
   }
   const attempt = (current?.attempts ?? 0) + 1;
@@ -98,7 +113,7 @@ export function decideStart(state: PipelineState, command: StartCommand, context
       dataInterval: slot.dataInterval,
       runAfter: slot.runAfter,
       leaseExpiresAt: new Date(nowMs + command.leaseMs).toISOString(),
-      force: current?.status === 'success',
+      force: current?.status === 'success' || current?.status === 'skipped',
       offSchedule: !command.onSchedule,
       takeoverOf: takeover ? takeover.data.runId : null,
       ...(command.openlineage ? { openlineage: command.openlineage } : {}),

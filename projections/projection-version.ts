@@ -8,6 +8,9 @@
  * 2: a run records the log file its outcome named (`RunRecord.log`).
  * 3: a run's start and end are the producer's own times (`at`) when its events carry them; a run keeps
  *    its outputs and the tasks a producer's verdict left unreported (`RunRecord.outputs`, `.unreportedTasks`).
- * 4: a key cleared by a cascade keeps its cause (`DateState.clearCause`).
+ * 4: marks (`RunMarked`: the `skipped` status, `DateState.mark`) and retries (`RetryScheduled`: the
+ *    `up_for_retry` status, `DateState.retry`, `RunRecord.retry`) on one line of history, and a key
+ *    cleared by a cascade keeps its cause (`DateState.clearCause`) on the other.
+ * 5: both together (a merge of the two folds).
  */
-export const PROJECTION_VERSION = 4;
+export const PROJECTION_VERSION = 5;

@@ -81,6 +81,10 @@ export const LEDGER_ERROR_CODES = [
   'input.invalidReprocess',
   'input.invalidRunId',
   'input.invalidRunLog',
+  'input.invalidRetries',
+  'input.invalidNotify',
+  'input.missingReason',
+  'input.invalidMark',
   'input.invalidSchedule',
   'input.invalidSizeCap',
   'input.invalidTaskState',
@@ -129,6 +133,7 @@ export const LEDGER_ERROR_CODES = [
   'ledger.notEmpty',
   'ledger.pipelineExists',
   'ledger.runElsewhere',
+  'ledger.timedOut',
   // not found (exit 4)
   'notFound.database',
   'notFound.examples',

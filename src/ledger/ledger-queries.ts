@@ -1,3 +1,4 @@
+import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import { completeThrough } from '../../projections/complete-through.js';
 import { leaseExpired, type DateState } from '../../projections/date-state.js';
 import { deriveRunOutcome } from '../../projections/derive-run-outcome.js';
@@ -14,7 +15,7 @@ import { readModelsFor, statusFromTables, tableView, withDates } from './read-mo
 import { pipelineStatus, type PipelineStatus } from '../../projections/views/pipeline-status.js';
 import { keyOf, rangeOf } from './resolve-keys.js';
 import { parseRangeStart } from '../timetable/parse-range-end.js';
-import { boundedSlots, duePending, slotsFrom } from './slots.js';
+import { boundedSlots, duePending, previousSlot, slotsFrom } from './slots.js';
 import { blockingRule, loadUpstreams } from './load-upstreams.js';
 import { markBlocked } from '../../projections/pending.js';
 import type { BlockedBy } from '../../projections/upstream-slots.js';
@@ -120,6 +121,8 @@ function dateRow(date: DateState, nowMs: number): DateRow {
     offSchedule: date.offSchedule,
     stalled: leaseExpired(date, nowMs),
     ...(date.clearCause === undefined ? {} : { clearCause: date.clearCause }),
+    ...(date.mark ? { mark: date.mark } : {}),
+    ...(date.retry ? { retry: date.retry } : {}),
   };
 }
 
@@ -158,6 +161,7 @@ export async function pendingView(core: LedgerCore, input: RangeInput): Promise<
   const nowMs = await nowFor(core, input.asOf);
   const blocked = await blockingFor(core, input);
   const models = await readModelsFor(core, input.asOf);
+  let definition: PipelineDefinition;
   let timetable: Timetable;
   let state: PipelineState;
   let fromMs: number;
@@ -165,16 +169,19 @@ export async function pendingView(core: LedgerCore, input: RangeInput): Promise<
   if (models !== null) {
     // The timetable is walked over the range; the dates that had events are read by index, the rest are missing.
     const view = await tableView(models, input.pipeline);
-    timetable = view.timetable;
+    ({ definition, timetable } = view);
     [fromMs, toMs] = rangeOf(timetable, input, nowMs);
     state = withDates(view, await models.dates(input.pipeline, { fromMs, toMs })).state;
+    // Depends on past: the slot before the range says whether the range's first date waits for it.
+    const before = definition.dependsOnPast ? previousSlot(timetable, fromMs) : undefined;
+    if (before) withDates(view, await models.dates(input.pipeline, { keys: [before.date] }));
   } else {
-    ({ timetable, state } = await readPipeline(core, input.pipeline, input.asOf));
+    ({ definition, timetable, state } = await readPipeline(core, input.pipeline, input.asOf));
     [fromMs, toMs] = rangeOf(timetable, input, nowMs);
   }
   // Pending means due: an explicit --to past now must not list tomorrow as missing.
   // A slot already started early (a manual run) keeps its state visible.
-  const { from, to, pending, inFlight } = duePending(timetable, fromMs, toMs, nowMs, state);
+  const { from, to, pending, inFlight } = duePending(timetable, fromMs, toMs, nowMs, state, definition.dependsOnPast === true);
   markBlocked(pending, state, blocked === undefined ? () => null : (slot) => blocked(slot.dataInterval));
   return { pipeline: input.pipeline, from, to, pending, inFlight };
 }

@@ -5,6 +5,10 @@ import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import { runStream } from '../../events/recorded-event.js';
 import { formatBytes, MAX_SIZE_CAP_BYTES, recordedTextLimits, utf8Bytes } from '../../events/limits.js';
 import { decideClear } from '../../projections/decide-clear.js';
+import { decideMark } from '../../projections/decide-mark.js';
+import { previousSlotBlocks } from '../../projections/depends-on-past.js';
+import type { Slot } from '../../projections/slot.js';
+import { previousSlot } from './slots.js';
 import { decideCompletion, type CompletionCommand } from '../../projections/decide-completion.js';
 import { decideStart } from '../../projections/decide-start.js';
 import { decideTaskState, refuseUnfinishedTasks, settleUnfinishedTasks } from '../../projections/decide-task-state.js';
@@ -18,7 +22,7 @@ import { checkTaskState, checkTryNumber, requireTask } from './check-tasks.js';
 import { refuseBadUpstreams, upstreamsChanged } from './check-upstreams.js';
 import { clearWithDownstream } from './clear-downstream.js';
 import type { LedgerCore } from './ledger-core.js';
-import type { ClearInput, ClearResult, CompletionResult, StartInput, StartResult } from './ledger-types.js';
+import type { ClearInput, ClearResult, CompletionResult, MarkInput, MarkResult, StartInput, StartResult } from './ledger-types.js';
 import { listPipelines, loadPipeline, readPipeline } from './load-pipeline.js';
 import { measureMetrics, metricsSizeProblem } from './metrics-problem.js';
 import { keysFor, slotFor } from './resolve-keys.js';
@@ -72,8 +76,16 @@ export async function startRun(core: LedgerCore, input: StartInput): Promise<Sta
   const at = producerAt(input.at);
   if (input.runId !== undefined) await refuseTakenRunId(core, input.runId);
   for (let retry = 0; ; retry++) {
-    const { definition, timetable, state } = (await decidingView(core, input.pipeline, (timetable) => [slotFor(timetable, input, runType).slot.date])) ?? (await readPipeline(core, input.pipeline));
+    // The date's row, and the one before it: depends on past asks whether that one is done.
+    const keysToRead = (timetable: Timetable) => {
+      const { slot } = slotFor(timetable, input, runType);
+      const before = previousSlot(timetable, Date.parse(slot.logicalDate));
+      return before ? [slot.date, before.date] : [slot.date];
+    };
+    const { definition, timetable, state } = (await decidingView(core, input.pipeline, keysToRead)) ?? (await readPipeline(core, input.pipeline));
     const { slot, onSchedule } = slotFor(timetable, input, runType);
+    // Depends on past holds back every run but a manual one (the explicit "run it anyway", as Airflow's ignore_depends_on_past).
+    const waitFor = definition.dependsOnPast && runType !== 'manual' ? previousSlotBlocks(state, previousSlot(timetable, Date.parse(slot.logicalDate))?.date ?? null) : null;
     const seen = state.dates.get(slot.date)?.attempts ?? 0;
     if (input.expectAttempts !== undefined && seen !== input.expectAttempts) {
       throw new LedgerError(
@@ -93,6 +105,7 @@ export async function startRun(core: LedgerCore, input: StartInput): Promise<Sta
         leaseMs: input.leaseMs ?? definition.leaseMs,
         ...(input.supersede === undefined ? {} : { supersede: input.supersede }),
         ...(input.openlineage === undefined ? {} : { openlineage: input.openlineage }),
+        ...(waitFor ? { waitFor } : {}),
         ...(at === undefined ? {} : { at }),
       },
       { nowMs: core.clock() },
@@ -155,15 +168,74 @@ export async function succeedRun(core: LedgerCore, input: { runId: string; metri
  * @example
  * await failRun(core, { runId, error: 'raw file missing' });
  */
-export async function failRun(core: LedgerCore, input: { runId: string; error: string; code?: string | null; log?: RunLog; at?: string; settleTasks?: Record<string, string> }): Promise<CompletionResult> {
+export async function failRun(core: LedgerCore, input: { runId: string; error: string; code?: string | null; log?: RunLog; at?: string; settleTasks?: Record<string, string>; retry?: RetryRequest }): Promise<CompletionResult> {
   const at = atField(input.at);
   if (input.error.trim() === '') throw new LedgerError('input.emptyError', 'a failure needs an error message that says what went wrong, e.g. --error "raw file missing" (library: error)');
   const bytes = errorBytes(input.error, 'error message');
   const log = checkRunLog(input.log);
+  const retry = input.retry === undefined ? undefined : checkRetryRequest(input.retry);
   return completeRun(core, input.runId, (date, definition) => {
     checkErrorSize(bytes, definition, 'error message');
-    return { kind: 'fail', runId: input.runId, date, error: input.error, code: input.code ?? null, ...log, ...at };
+    const plan = retry === undefined ? {} : { retry: { ...retry, nextAt: new Date(core.clock() + retry.delayMs).toISOString() } };
+    return { kind: 'fail', runId: input.runId, date, error: input.error, code: input.code ?? null, ...log, ...at, ...plan };
   }, input.settleTasks);
+}
+
+/** A failure to be tried again: the next attempt within the policy (2 or more), out of `maxAttempts`, after `delayMs`. */
+export type RetryRequest = { attempt: number; maxAttempts: number; delayMs: number };
+
+function checkRetryRequest(retry: RetryRequest): RetryRequest {
+  const { attempt, maxAttempts, delayMs } = retry;
+  if (!Number.isSafeInteger(attempt) || !Number.isSafeInteger(maxAttempts) || attempt < 2 || attempt > maxAttempts) {
+    throw new LedgerError('input.invalidRetries', `a retry is attempt 2 or later out of at least as many, not attempt ${attempt} of ${maxAttempts}`);
+  }
+  if (!Number.isSafeInteger(delayMs) || delayMs < 0) throw new LedgerError('input.invalidRetries', `a retry's delay is a whole number of milliseconds, 0 or more, not ${delayMs}`);
+  return { attempt, maxAttempts, delayMs };
+}
+
+/**
+ * Sets keys to `success` or `skipped` without running anything (see `Ledger.mark`); refused, with nothing
+ * written, when one of them is running.
+ *
+ * @example
+ * await markKeys(core, { pipeline: 'etl_orders', dates: ['2026-12-25'], skipped: true, reason: 'holiday: no orders' });
+ */
+export async function markKeys(core: LedgerCore, input: MarkInput): Promise<MarkResult> {
+  const status = markStatus(input);
+  if (typeof input.reason !== 'string' || input.reason.trim() === '') {
+    throw new LedgerError('input.missingReason', `a mark needs a reason, recorded with it: --reason "…" (library: reason), e.g. --reason "holiday: the source publishes nothing"`);
+  }
+  for (let retry = 0; ; retry++) {
+    const { timetable, state } = await readPipeline(core, input.pipeline);
+    const keys = keysFor(timetable, state, input, core.clock, 'mark');
+    const slots = keys.map((key) => ({ slot: markSlot(timetable, state, key), markId: core.newId() }));
+    const decision = decideMark(state, { slots, status });
+    if (!decision.ok) throw refusalError(decision.refusal);
+    const result: MarkResult = { pipeline: input.pipeline, status, dryRun: input.dryRun ?? false, marked: decision.value.marked, unchanged: decision.value.unchanged };
+    if (input.dryRun || decision.value.events.length === 0) return result;
+    const requests = decision.value.events.map((event) => ({
+      stream: runStream(input.pipeline, event.data.date),
+      expectedVersion: state.dates.get(event.data.date)?.version ?? 0,
+      events: [event],
+    }));
+    if (await appendEvents(core, requests, input.reason)) return result;
+    retryOrGiveUp(retry, input.pipeline);
+  }
+}
+
+function markStatus(input: MarkInput): 'success' | 'skipped' {
+  if (input.success === true && input.skipped !== true) return 'success';
+  if (input.skipped === true && input.success !== true) return 'skipped';
+  throw new LedgerError('input.invalidMark', 'say what to mark the dates as: --success (done, no command ran) or --skipped (nothing to do); one of them (library: success: true or skipped: true)');
+}
+
+/** The slot a key names: the timetable's, or a key recorded off-schedule with the interval it was recorded with. */
+function markSlot(timetable: Timetable, state: PipelineState, key: string): Slot {
+  const recorded = state.dates.get(key);
+  if (recorded) return { date: key, logicalDate: recorded.logicalDate, dataInterval: recorded.dataInterval, runAfter: recorded.runAfter };
+  const slot = timetable.slotAt(timetable.parseDate(key));
+  if (!slot) throw new LedgerError('ledger.notASlot', `${key} is not a slot of the pipeline's timetable; name its dates as \`runledger state\` lists them`);
+  return slot;
 }
 
 /**

@@ -16,13 +16,15 @@ import type { DefineChanges } from './build-definition.js';
 import { CHECKPOINT_AFTER, createLedgerCore, type LedgerCore } from './ledger-core.js';
 import { logEventBatches } from './ledger-log.js';
 import { pendingView, pipelineStatusView, runsView, runTasksView, stateView, watermarkView, type PipelineStatusView, type RunsInput } from './ledger-queries.js';
-import { clearKeys, definePipeline, failRun, heartbeatRun, interruptRun, recordTask, startRun, succeedRun } from './ledger-writes.js';
+import { clearKeys, definePipeline, failRun, heartbeatRun, interruptRun, markKeys, recordTask, startRun, succeedRun, type RetryRequest } from './ledger-writes.js';
 import { listPipelines, readPipeline } from './load-pipeline.js';
 import type {
   AsOf,
   ClearInput,
   ClearResult,
   CompletionResult,
+  MarkInput,
+  MarkResult,
   LogInput,
   PendingView,
   RangeInput,
@@ -168,8 +170,12 @@ export class Ledger {
     return succeedRun(this.#core, input);
   }
 
-  /** Records the failure of the current run of its key (a cleared or superseded run is refused); a repeat is a no-op. */
-  async fail(input: { runId: string; error: string; code?: string | null; log?: RunLog; at?: string; settleTasks?: Record<string, string> }): Promise<CompletionResult> {
+  /**
+   * Records the failure of the current run of its key (a cleared or superseded run is refused); a repeat is a no-op.
+   * With `retry`, a `RetryScheduled` goes in the same append: the date is `up_for_retry` until the next attempt,
+   * `retry.attempt` of `retry.maxAttempts`, may start at the ledger's clock plus `retry.delayMs`.
+   */
+  async fail(input: { runId: string; error: string; code?: string | null; log?: RunLog; at?: string; settleTasks?: Record<string, string>; retry?: RetryRequest }): Promise<CompletionResult> {
     return failRun(this.#core, input);
   }
 
@@ -201,6 +207,19 @@ export class Ledger {
    */
   async task(input: TaskInput): Promise<TaskResult> {
     return recordTask(this.#core, input);
+  }
+
+  /**
+   * Sets dates to `success` (Airflow's "mark success": done, no command ran) or `skipped` (nothing to
+   * process: done for complete-through and pending, never the watermark) without running anything, each as a
+   * `RunMarked` with the actor and the required reason. A running date refuses the whole mark
+   * (`ledger.alreadyRunning`, nothing written); a date already so marked is left alone. A clear undoes a mark.
+   *
+   * @example
+   * await ledger.mark({ pipeline: 'etl_orders', dates: ['2026-12-25'], skipped: true, reason: 'holiday: the shop was closed' });
+   */
+  async mark(input: MarkInput): Promise<MarkResult> {
+    return markKeys(this.#core, input);
   }
 
   /** Makes keys pending again, fencing out their runs; never deletes history. */

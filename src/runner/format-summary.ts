@@ -40,6 +40,7 @@ export function summaryJson(summary: RunSummary) {
       code: r.code,
       skipReason: r.skipReason,
       note: r.note,
+      ...(r.retry ? { retry: r.retry } : {}),
     })),
     succeeded: summary.succeeded,
     failed: summary.failed,
@@ -48,6 +49,8 @@ export function summaryJson(summary: RunSummary) {
     interruptedRuns: summary.interruptedRuns,
     interrupted: summary.interrupted,
     stoppedAfterFailure: summary.stoppedAfterFailure,
+    retried: summary.retried,
+    waitingForPrevious: summary.waitingForPrevious,
     durationMs: summary.durationMs,
     ...(summary.blocked ? { blocked: summary.blocked } : {}),
   };
@@ -71,7 +74,7 @@ export function blockedLine(pipeline: string, blocked: ReadonlyArray<{ date: str
 
 /** A slot the runner never started because it stopped (after a failure, or interrupted): collapsed in readable output. */
 export function isQuietSkip(r: RunReport): boolean {
-  return r.status === 'skipped' && (r.skipReason === 'stopped' || r.skipReason === 'interrupted');
+  return r.status === 'skipped' && (r.skipReason === 'stopped' || r.skipReason === 'interrupted' || (r.skipReason === 'waitingForPrevious' && (r.note ?? '').startsWith('not started: depends on past, and')));
 }
 
 /**
@@ -85,6 +88,7 @@ export function quietSkipLine(skipped: RunReport[], failedDate: string | null): 
   const span = skipped.length === 1 ? first : `${first} .. ${last}`;
   const n = `${skipped.length} ${skipped.length === 1 ? 'slot' : 'slots'} not started`;
   if (skipped[0]?.skipReason === 'interrupted') return `${n} (${span}): the runner was stopped; run the same command again to resume`;
+  if (skipped[0]?.skipReason === 'waitingForPrevious') return `${n} (${span}): ${(skipped[0].note ?? '').slice('not started: '.length)}`;
   // A store error stopped the runner, not a failed run: say so, and not to carry on past failures.
   const note = skipped[0]?.note ?? '';
   if (note.startsWith(STORE_NOTE)) return `${n} (${span}): ${note.slice('not started: '.length)}; fix the store, then rerun the same command`;
@@ -116,7 +120,7 @@ export function formatSummary(summary: RunSummary): string {
       r.date,
       r.reason ?? '-',
       r.status,
-      r.attempt === null ? '-' : String(r.attempt),
+      r.retry ? `${r.retry.attempt}/${r.retry.of}` : r.attempt === null ? '-' : String(r.attempt),
       r.exitCode !== null ? String(r.exitCode) : r.signal ?? '-',
       r.status === 'skipped' ? '-' : formatDuration(r.durationMs),
       r.runId ?? '-',
@@ -126,7 +130,8 @@ export function formatSummary(summary: RunSummary): string {
   const lost = summary.unrecorded > 0 ? `, ${summary.unrecorded} unrecorded` : '';
   const stopped = summary.interruptedRuns > 0 ? `, ${summary.interruptedRuns} interrupted` : '';
   const over = summary.range ? `${summary.runType} ${summary.pipeline} from ${summary.range.from} to ${summary.range.to}: ` : '';
-  const totals = `${over}${summary.succeeded} succeeded, ${summary.failed} failed${lost}${stopped}, ${summary.skipped} skipped in ${formatDuration(summary.durationMs)}`;
+  const retried = summary.retried > 0 ? `, ${summary.retried} ${summary.retried === 1 ? 'retry' : 'retries'}` : '';
+  const totals = `${over}${summary.succeeded} succeeded, ${summary.failed} failed${lost}${stopped}, ${summary.skipped} skipped${retried} in ${formatDuration(summary.durationMs)}`;
   return `${rows.length > 0 ? table : ''}${quiet}${totals}\n`;
 }
 

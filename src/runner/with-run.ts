@@ -3,6 +3,7 @@ import { LedgerError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { StartInput } from '../ledger/ledger-types.js';
 import { functionTask, type RunFunction } from './function-task.js';
+import { durationMs, type Duration } from './retry-policy.js';
 import { runOnce } from './run-once.js';
 import type { Metrics, RunContext } from './run-types.js';
 
@@ -18,9 +19,18 @@ export type WithRunOptions = {
   /** Abort to tell `fn` to stop; a failure after that is recorded as `interrupted`. */
   signal?: AbortSignal;
   heartbeatMs?: number;
+  /**
+   * Fail the run when `fn` takes longer (`"2h"` or milliseconds): `fn`'s signal aborts with the reason
+   * `timeout`, the run is recorded as failed with `timed out after 2h`, and `withRun` throws `ledger.timedOut`.
+   * A function that ignores its signal is not waited for past one more second.
+   */
+  timeout?: Duration;
 };
 
 export type WithRunResult = { run: RunContext; metrics: Metrics };
+
+/** How long a function whose timeout passed may take to stop before its run is recorded as failed anyway. */
+const ABANDON_AFTER_TIMEOUT_MS = 1000;
 
 /**
  * Starts a run of one date, heartbeats its lease while `fn` works, and
@@ -40,12 +50,17 @@ export async function withRun(ledger: Ledger, pipeline: string, date: string, fn
   const start: StartInput = { pipeline, date, runType: options.runType ?? 'scheduled', force: options.force ?? false };
   if (options.leaseMs !== undefined) start.leaseMs = options.leaseMs;
   if (options.reason !== undefined) start.reason = options.reason;
+  const timeoutMs = options.timeout === undefined ? undefined : durationMs(options.timeout, 'timeout');
   const result = await runOnce(ledger, functionTask(fn), {
     start,
     reason: 'requested',
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    ...(timeoutMs === undefined ? {} : { timeoutMs, abandonAfterTimeoutMs: ABANDON_AFTER_TIMEOUT_MS }),
   });
+  if (result.timedOut && result.outcome.status === 'failed') {
+    throw new LedgerError('ledger.timedOut', `${pipeline} ${result.run.date} ${result.outcome.error}; the run (${result.run.runId}) is recorded as failed`);
+  }
   if ('thrown' in result) throw result.thrown;
   if (result.refusal) throw result.refusal;
   // A failure `fn` did not throw (metrics no event can hold, a signal aborted before `fn` ran) was recorded: say so.

@@ -1,6 +1,6 @@
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
-import type { DateState } from '../../projections/date-state.js';
+import { isDone, type DateState } from '../../projections/date-state.js';
 import { evolve, initialState, type PipelineState } from '../../projections/pipeline-state.js';
 import { evolveRunHistory, initialRunHistory, type RunHistory, type RunRecord } from '../../projections/run-history.js';
 import type { Slot } from '../../projections/slot.js';
@@ -147,7 +147,8 @@ export function rowFolder(pipeline: string, touched: TouchedRows): RowFolder {
       const date = state.dates.get(key) as DateState;
       if (was !== undefined) counts[was] = (counts[was] ?? 0) - 1;
       counts[date.status] = (counts[date.status] ?? 0) + 1;
-      if (was === 'success' && date.status !== 'success') lostSuccess = true;
+      // Done is a success or a skip (complete-through counts both): losing either walks it again.
+      if (isDone(was as DateState['status'] | undefined) && !isDone(date.status)) lostSuccess = true;
       dates.push(dateRow(pipeline, date, dateRefs.get(key) as Refs));
     }
     const runs: RunRow[] = [];
@@ -250,6 +251,6 @@ export function completeThroughAfter(summary: PipelineSummary, mode: CompleteThr
  */
 export function finishAll(folder: RowFolder): FoldedRows {
   const folded = folder.finish();
-  folded.summary.completeThrough = completeThroughAfter(folded.summary, 'recompute', (key) => folded.state.dates.get(key)?.status === 'success');
+  folded.summary.completeThrough = completeThroughAfter(folded.summary, 'recompute', (key) => isDone(folded.state.dates.get(key)?.status));
   return folded;
 }

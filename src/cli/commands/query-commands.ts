@@ -3,6 +3,7 @@ import { currentSchemaVersion, isEventType } from '../../../events/event-types.j
 import type { EventType } from '../../../events/ledger-event.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { clearedBecause, waitsForText } from '../../../projections/views/cleared-because.js';
+import { reasonWords } from '../../../projections/pending.js';
 import { LedgerError } from '../../errors.js';
 import type { LogInput } from '../../ledger/ledger-types.js';
 import type { CliContext } from '../cli-context.js';
@@ -39,7 +40,8 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .addHelpText(
       'after',
       '\nOn a terminal, state draws a calendar: a month per row (a local day per row for hourly pipelines), one\n' +
-        'glyph per date (■ success, ✗ failed, ▶ running, ! stalled, ‖ interrupted, ○ cleared, □ missing, · not yet due), coloured\n' +
+        'glyph per date (■ success, – skipped, ✗ failed, ↻ up for retry, ▶ running, ! stalled, ‖ interrupted, ○ cleared, □ missing,\n' +
+        '· not yet due), coloured ' +
         'unless NO_COLOR is set; older months fold away (choose them with --from/--to).\n' +
         '\nExamples:\n  runledger state etl_orders\n  runledger state etl_orders --calendar --from 2026-01-01\n  runledger state etl_orders --from 2026-11-01 --to 2026-11-30 --json\n  runledger state etl_orders --as-of 2026-11-04T09:00:00+07:00',
     )
@@ -69,7 +71,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
 
   program
     .command('pending')
-    .summary('dates due and not done (missing, failed, cleared, stalled, waiting for upstream), and those in flight')
+    .summary('dates due and not done (missing, failed, up for retry, cleared, stalled, waiting for previous, waiting for upstream), and those in flight')
     .argument('<pipeline>', 'pipeline name')
     .option('--from <date>', 'first date (default: the pipeline start)')
     .option('--to <date>', 'last date (default: the last slot due now)')
@@ -82,11 +84,24 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
       if (view.pending.length === 0) ctx.out(`nothing pending for ${pipeline}${view.from ? ` from ${view.from} to ${view.to}` : ''}`);
       else {
         const errors = view.pending.some((p) => p.error !== undefined);
-        // Only for pipelines with upstreams (or cascaded clears), so other pending lists look as before.
-        const details = view.pending.some((p) => p.blockedBy !== undefined || p.cause !== undefined);
-        const detail = (p: (typeof view.pending)[number]) => [p.blockedBy ? waitsForText(p.blockedBy) : '', p.cause ? clearedBecause(p.cause) : ''].filter(Boolean).join('; ');
-        const headers = ['DATE', 'REASON', 'RUN AFTER', 'DATA INTERVAL', ...(errors ? ['ERROR'] : []), ...(details ? ['DETAIL'] : [])];
-        ctx.out(formatTable(headers, view.pending.map((p) => [p.date, p.reason, p.runAfter, `${p.dataInterval.start} .. ${p.dataInterval.end}`, ...(errors ? [p.error ?? ''] : []), ...(details ? [detail(p)] : [])])));
+        const headers = ['DATE', 'REASON', 'RUN AFTER', 'DATA INTERVAL', ...(errors ? ['ERROR'] : [])];
+        // A retry says which attempt it waits for and when; a depends-on-past date which slot it waits for;
+        // a blocked date the upstream slot it waits for; a cascaded clear its cause. Other lists look as before.
+        const details = view.pending.some((p) => p.retry !== undefined || p.previous !== undefined || p.blockedBy !== undefined || p.cause !== undefined);
+        const detail = (p: (typeof view.pending)[number]) =>
+          [
+            p.retry ? `attempt ${p.retry.attempt} of ${p.retry.of}${p.retry.nextAt ? `, next at ${p.retry.nextAt}` : ''}` : p.previous ? `after ${p.previous}` : '',
+            p.blockedBy ? waitsForText(p.blockedBy) : '',
+            p.cause ? clearedBecause(p.cause) : '',
+          ]
+            .filter(Boolean)
+            .join('; ');
+        ctx.out(
+          formatTable(
+            [...headers.slice(0, 2), ...(details ? ['DETAIL'] : []), ...headers.slice(2)],
+            view.pending.map((p) => [p.date, reasonWords(p.reason), ...(details ? [detail(p)] : []), p.runAfter, `${p.dataInterval.start} .. ${p.dataInterval.end}`, ...(errors ? [p.error ?? ''] : [])]),
+          ),
+        );
       }
       if (view.inFlight.length > 0) ctx.out(`in flight: ${view.inFlight.map((r) => `${r.date} (run ${r.runId})`).join(', ')}`);
     });
@@ -120,7 +135,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
       ctx.out(
         formatTable(
           ['RUN', 'DATE', 'ATTEMPT', 'TYPE', 'STATUS', 'STARTED', 'FINISHED', 'ACTOR'],
-          view.runs.map((r) => [r.runId, r.date, String(r.attempt), r.runType + (r.forced ? '+force' : ''), r.status, inZone(r.startedAt, zone), r.finishedAt ? inZone(r.finishedAt, zone) : '-', r.actor]),
+          view.runs.map((r) => [r.runId, r.date, String(r.attempt), r.runType + (r.forced ? '+force' : ''), r.retry ? `${r.status} (retry ${r.retry.attempt}/${r.retry.of})` : r.status, inZone(r.startedAt, zone), r.finishedAt ? inZone(r.finishedAt, zone) : '-', r.actor]),
         ),
       );
     });
@@ -246,6 +261,10 @@ function describe(e: RecordedEvent, zone: string): string {
       return `interrupted ${e.data.pipeline} ${e.data.date} run ${e.data.runId} by ${e.data.by}${e.data.message ? `: ${e.data.message}` : ''} (pending: the same command resumes it)${logOf(e.data)}`;
     case 'RunAbandoned':
       return `abandoned ${e.data.pipeline} ${e.data.date} run ${e.data.runId} (${e.data.reason}${e.data.supersededBy ? `, superseded by ${e.data.supersededBy}` : ''})`;
+    case 'RunMarked':
+      return `marked ${e.data.pipeline} ${e.data.date} ${e.data.status} (was ${e.data.previousStatus}; no command ran) mark ${e.data.runId}`;
+    case 'RetryScheduled':
+      return `retry of ${e.data.pipeline} ${e.data.date} after run ${e.data.runId}: attempt ${e.data.attempt} of ${e.data.maxAttempts} at ${inZone(e.data.nextAt, zone)}`;
     default: {
       // Event types added later (task states, …) read well enough from their common fields until they get a sentence.
       const data = (e as { data: Record<string, unknown> }).data;
