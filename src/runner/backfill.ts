@@ -13,9 +13,11 @@ export type CatchupOptions = Omit<JobOptions, 'onPlanned'> & {
   force?: boolean;
   /** Newest first instead of oldest first. */
   runBackwards?: boolean;
+  /** Catchup only: every pending date since the start (missing, failed, cleared, interrupted, stalled), not only those after the latest scheduled run (`--all-pending`). */
+  allPending?: boolean;
 };
 
-export type BackfillOptions = CatchupOptions & { from: string; to: string };
+export type BackfillOptions = Omit<CatchupOptions, 'allPending'> & { from: string; to: string };
 
 /**
  * Backfill for TypeScript pipelines: runs `fn` for each slot of `[from, to]` the
@@ -51,6 +53,12 @@ export async function backfill(ledger: Ledger, options: BackfillOptions, fn: Run
  */
 export async function catchup(ledger: Ledger, options: CatchupOptions, fn: RunFunction): Promise<RunSummary> {
   const reprocess = resolveReprocess(options.reprocess, options.force);
-  const request: JobRequest = { kind: 'catchup', pipeline: options.pipeline, ...(reprocess ? { reprocess } : {}), ...(options.runBackwards ? { runBackwards: true } : {}) };
+  const request: JobRequest = {
+    kind: 'catchup',
+    pipeline: options.pipeline,
+    ...(reprocess ? { reprocess } : {}),
+    ...(options.runBackwards ? { runBackwards: true } : {}),
+    ...(options.allPending ? { allPending: true } : {}),
+  };
   return (await runJob(ledger, request, functionTask(fn), options)).summary;
 }
