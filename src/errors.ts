@@ -103,6 +103,7 @@ export const LEDGER_ERROR_CODES = [
   'input.tokenRequired',
   'input.unexpectedArgument',
   'input.unknownEventType',
+  'input.unknownOption',
   'input.unknownPlaceholder',
   'input.unknownZone',
   'input.fileTooLarge',

@@ -28,7 +28,11 @@ export async function stateView(core: LedgerCore, input: RangeInput): Promise<St
   for (const slot of boundedSlots(timetable, fromMs, toMs)) rows.set(slot.date, missingRow(slot));
   for (const date of state.dates.values()) {
     const at = Date.parse(date.logicalDate);
-    if (at < fromMs || at > toMs) continue;
+    // Off-schedule (manual) runs show even outside the slots: before the start, or after the last due slot,
+    // unless the caller bounded the range.
+    const from = date.offSchedule && input.from === undefined ? Number.NEGATIVE_INFINITY : fromMs;
+    const to = date.offSchedule && input.to === undefined ? Math.max(toMs, nowMs) : toMs;
+    if (at < from || at > to) continue;
     rows.set(date.date, {
       date: date.date,
       status: date.status,

@@ -3,6 +3,7 @@ import type { EventType } from '../../events/ledger-event.js';
 import type { PendingReason } from '../../projections/pending.js';
 import type { RunRecord } from '../../projections/run-history.js';
 import type { DataInterval } from '../../projections/slot.js';
+import type { Duration } from './library-options.js';
 
 /** `asOf`: an event position, or an instant; a query then answers as the ledger stood at that point. */
 export type AsOf = { position: number } | { instant: string };
@@ -27,6 +28,9 @@ export type StartInput = {
   date: string;
   runType?: RunType;
   force?: boolean;
+  /** How long the run may go without a heartbeat: `"1h"`, `"30m"` (as `--lease`), or milliseconds; default the pipeline's. */
+  lease?: Duration;
+  /** @deprecated Use `lease` (`"1h"` or milliseconds); `leaseMs` works until the next minor version. */
   leaseMs?: number;
   /**
    * Start only if the key has had exactly this many attempts: an optimistic

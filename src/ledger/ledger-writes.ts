@@ -8,7 +8,6 @@ import { decideCompletion, type CompletionCommand } from '../../projections/deci
 import { decideStart } from '../../projections/decide-start.js';
 import { decideTaskState, refuseUnfinishedTasks } from '../../projections/decide-task-state.js';
 import type { Refusal } from '../../projections/refusal.js';
-import { checkDurationMs } from '../duration.js';
 import { LedgerError } from '../errors.js';
 import { refuseTakenBinding, sameJob } from '../ingest/openlineage/job-binding.js';
 import { appendEvents, retryOrGiveUp } from './append-events.js';
@@ -19,6 +18,8 @@ import type { ClearInput, ClearResult, CompletionResult, StartInput, StartResult
 import { listPipelines, loadPipeline, readPipeline } from './load-pipeline.js';
 import { measureMetrics, metricsSizeProblem } from './metrics-problem.js';
 import { keysFor, slotFor } from './resolve-keys.js';
+import { leaseOf, type Duration } from './library-options.js';
+import type { Timetable } from '../timetable/timetable.js';
 import type { TaskInput, TaskResult } from './task-types.js';
 
 /** What `Ledger.define` answers. */
@@ -49,6 +50,14 @@ export async function definePipeline(core: LedgerCore, input: DefineChanges & { 
   }
 }
 
+/** The first slot and the end of a timetable, for the start rule's "before the start" and "after the end" refusals. */
+function boundsOf(timetable: Timetable): { bounds?: { firstDate: string; firstLogicalDate: string; end: string | null } } {
+  const first = timetable.first();
+  if (!first) return {};
+  const { end } = timetable.spec;
+  return { bounds: { firstDate: first.date, firstLogicalDate: first.logicalDate, end: end === null ? null : timetable.formatInstant(Date.parse(end)) } };
+}
+
 /**
  * Starts a run of one date key, or refuses (`ledger.alreadyRunning`, `ledger.alreadySucceeded`, …).
  *
@@ -57,7 +66,7 @@ export async function definePipeline(core: LedgerCore, input: DefineChanges & { 
  */
 export async function startRun(core: LedgerCore, input: StartInput): Promise<StartResult> {
   const runType = input.runType ?? 'scheduled';
-  if (input.leaseMs !== undefined) checkDurationMs(input.leaseMs, 'leaseMs');
+  const leaseMs = leaseOf(input, 'ledger.start');
   const runId = input.runId ?? core.newId();
   if (input.runId !== undefined) await refuseTakenRunId(core, input.runId);
   for (let retry = 0; ; retry++) {
@@ -79,9 +88,10 @@ export async function startRun(core: LedgerCore, input: StartInput): Promise<Sta
         runType,
         force: input.force ?? false,
         runId,
-        leaseMs: input.leaseMs ?? definition.leaseMs,
+        leaseMs: leaseMs ?? definition.leaseMs,
         ...(input.supersede === undefined ? {} : { supersede: input.supersede }),
         ...(input.openlineage === undefined ? {} : { openlineage: input.openlineage }),
+        ...boundsOf(timetable),
       },
       { nowMs: core.clock() },
     );
@@ -170,11 +180,11 @@ export async function interruptRun(core: LedgerCore, input: { runId: string; by:
  * Extends the lease of a running run.
  *
  * @example
- * await heartbeatRun(core, { runId, leaseMs: 60_000 });
+ * await heartbeatRun(core, { runId, lease: '1m' });
  */
-export async function heartbeatRun(core: LedgerCore, input: { runId: string; leaseMs?: number }): Promise<CompletionResult> {
-  if (input.leaseMs !== undefined) checkDurationMs(input.leaseMs, 'leaseMs');
-  return completeRun(core, input.runId, (date, definition) => ({ kind: 'heartbeat', runId: input.runId, date, leaseMs: input.leaseMs ?? definition.leaseMs }));
+export async function heartbeatRun(core: LedgerCore, input: { runId: string; lease?: Duration; leaseMs?: number }): Promise<CompletionResult> {
+  const leaseMs = leaseOf(input, 'ledger.heartbeat');
+  return completeRun(core, input.runId, (date, definition) => ({ kind: 'heartbeat', runId: input.runId, date, leaseMs: leaseMs ?? definition.leaseMs }));
 }
 
 /**

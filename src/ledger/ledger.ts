@@ -11,6 +11,8 @@ import { openStore } from '../store/open-store.js';
 import { subscribe, type SubscribeOptions, type Subscription } from '../ops/subscribe.js';
 import type { Timetable } from '../timetable/timetable.js';
 import type { DefineChanges } from './build-definition.js';
+import { LedgerError } from '../errors.js';
+import { checkOptionKeys, deprecated, durationMs, leaseOf, optionKeys, type Duration } from './library-options.js';
 import { CHECKPOINT_AFTER, createLedgerCore, type LedgerCore } from './ledger-core.js';
 import { logEventBatches } from './ledger-log.js';
 import { pendingView, runsView, runTasksView, stateView, watermarkView } from './ledger-queries.js';
@@ -33,6 +35,47 @@ import type {
 import type { TaskGridInput, TaskGridView, TaskInput, TaskResult } from './task-types.js';
 
 export { slotsFrom } from './slots.js';
+
+/** What `ledger.define` takes: the definition's fields, with durations as `"1h"` or milliseconds. */
+export type DefineOptions = Omit<DefineChanges, 'leaseMs' | 'freshnessMs'> & {
+  /** How long a run may go without a heartbeat before another may take it over: `"1h"` or milliseconds (default 1h). */
+  lease?: Duration;
+  /** How stale the data may get before `check` reports it: `"1d"` or milliseconds; null drops it on a redefinition. */
+  freshness?: Duration | null;
+  /** @deprecated Use `lease`; works until the next minor version. */
+  leaseMs?: number | undefined;
+  /** @deprecated Use `freshness`; works until the next minor version. */
+  freshnessMs?: number | null | undefined;
+  reason?: string;
+};
+
+const START_KEYS = optionKeys<StartInput>()({
+  pipeline: true, date: true, runType: true, force: true, lease: true, leaseMs: true, expectAttempts: true, dataInterval: true, reason: true, runId: true, supersede: true, openlineage: true,
+});
+const DEFINE_KEYS = optionKeys<DefineOptions>()({
+  pipeline: true, schedule: true, start: true, end: true, timezone: true, timetable: true, catchup: true, maxActiveRuns: true, lease: true, leaseMs: true, tasks: true,
+  freshness: true, freshnessMs: true, openlineage: true, maxMetricsBytes: true, maxErrorBytes: true, reason: true,
+});
+const TASK_KEYS = optionKeys<TaskInput>()({ runId: true, taskId: true, state: true, tryNumber: true, error: true, reason: true });
+const CLEAR_KEYS = optionKeys<ClearInput>()({ pipeline: true, dates: true, from: true, to: true, onlyFailed: true, reason: true, dryRun: true });
+const RANGE_KEYS = optionKeys<RangeInput>()({ pipeline: true, from: true, to: true, asOf: true });
+const LOG_KEYS = optionKeys<LogInput>()({ pipeline: true, date: true, runId: true, types: true, actor: true, since: true, until: true, asOf: true, limit: true });
+
+/** `define`'s options as the definition takes them: durations in milliseconds, the deprecated names noted once. */
+function defineChanges(input: DefineOptions): DefineChanges & { reason?: string } {
+  const { lease, leaseMs, freshness, freshnessMs, ...rest } = input;
+  const out: DefineChanges & { reason?: string } = { ...rest };
+  const lease_ = leaseOf({ lease, leaseMs }, 'ledger.define');
+  if (lease_ !== undefined) out.leaseMs = lease_;
+  if (freshness !== undefined && freshnessMs !== undefined) throw new LedgerError('input.conflictingOptions', 'ledger.define got both freshness and freshnessMs; pass freshness alone ("1d" or milliseconds)');
+  if (freshnessMs !== undefined) {
+    deprecated('ledger.define({ freshnessMs })', 'ledger.define({ freshness: "1d" }) or { freshness: <milliseconds> }');
+    out.freshnessMs = freshnessMs;
+  } else if (freshness !== undefined) {
+    out.freshnessMs = freshness === null ? null : durationMs(freshness, 'freshness');
+  }
+  return out;
+}
 
 export type LedgerOptions = {
   /** A SQLite file path (default store) or a `postgres://` URL. */
@@ -112,9 +155,16 @@ export class Ledger {
     return this.#core.newId();
   }
 
-  /** Defines a pipeline, or redefines it when the definition changed (`PipelineRedefined` with the diff). */
-  async define(input: DefineChanges & { reason?: string }): Promise<{ pipeline: string; outcome: 'defined' | 'redefined' | 'unchanged'; definition: PipelineDefinition; changes: Array<{ field: string; from: unknown; to: unknown }> }> {
-    return definePipeline(this.#core, input);
+  /**
+   * Defines a pipeline, or redefines it when the definition changed (`PipelineRedefined` with the diff).
+   * Durations (`lease`, `freshness`) are `"1h"`-style texts, as on the CLI, or milliseconds.
+   *
+   * @example
+   * await ledger.define({ pipeline: 'etl_orders', schedule: '@daily', start: '2026-11-02', timezone: 'Asia/Jakarta', lease: '2h' });
+   */
+  async define(input: DefineOptions): Promise<{ pipeline: string; outcome: 'defined' | 'redefined' | 'unchanged'; definition: PipelineDefinition; changes: Array<{ field: string; from: unknown; to: unknown }> }> {
+    checkOptionKeys(input, DEFINE_KEYS, 'ledger.define');
+    return definePipeline(this.#core, defineChanges(input));
   }
 
   /** Every defined pipeline and its current definition, by name. */
@@ -129,6 +179,7 @@ export class Ledger {
 
   /** Starts a run of one date key, or refuses (`ledger.alreadyRunning`, `ledger.alreadySucceeded`, …). */
   async start(input: StartInput): Promise<StartResult> {
+    checkOptionKeys(input, START_KEYS, 'ledger.start');
     return startRun(this.#core, input);
   }
 
@@ -137,11 +188,13 @@ export class Ledger {
    * `log`: the path and sha256 of the run's log file, when one was kept (`succeed`, `fail` and `interrupt` alike).
    */
   async succeed(input: { runId: string; metrics?: Record<string, unknown>; outputs?: string[]; log?: RunLog }): Promise<CompletionResult> {
+    checkOptionKeys(input, ['runId', 'metrics', 'outputs', 'log'], 'ledger.succeed');
     return succeedRun(this.#core, input);
   }
 
   /** Records the failure of the current run of its key (a cleared or superseded run is refused); a repeat is a no-op. */
   async fail(input: { runId: string; error: string; code?: string | null; log?: RunLog }): Promise<CompletionResult> {
+    checkOptionKeys(input, ['runId', 'error', 'code', 'log'], 'ledger.fail');
     return failRun(this.#core, input);
   }
 
@@ -154,11 +207,13 @@ export class Ledger {
    * await ledger.interrupt({ runId, by: 'SIGINT', message: 'stopped while loading' });
    */
   async interrupt(input: { runId: string; by: string; message?: string; log?: RunLog }): Promise<CompletionResult> {
+    checkOptionKeys(input, ['runId', 'by', 'message', 'log'], 'ledger.interrupt');
     return interruptRun(this.#core, input);
   }
 
-  /** Extends the lease of a running run. */
-  async heartbeat(input: { runId: string; leaseMs?: number }): Promise<CompletionResult> {
+  /** Extends the lease of a running run: by `lease` (`"1h"` or milliseconds), default the pipeline's. */
+  async heartbeat(input: { runId: string; lease?: Duration; /** @deprecated Use `lease`. */ leaseMs?: number }): Promise<CompletionResult> {
+    checkOptionKeys(input, ['runId', 'lease', 'leaseMs'], 'ledger.heartbeat');
     return heartbeatRun(this.#core, input);
   }
 
@@ -172,36 +227,43 @@ export class Ledger {
    * await ledger.task({ runId, taskId: 'load', state: 'success' }) // { …, run: { status: 'running', unfinished: ['cleanup'] } }
    */
   async task(input: TaskInput): Promise<TaskResult> {
+    checkOptionKeys(input, TASK_KEYS, 'ledger.task');
     return recordTask(this.#core, input);
   }
 
   /** Makes keys pending again, fencing out their runs; never deletes history. */
   async clear(input: ClearInput): Promise<ClearResult> {
+    checkOptionKeys(input, CLEAR_KEYS, 'ledger.clear');
     return clearKeys(this.#core, input);
   }
 
   /** Per-date state from the latest run of each date, with the watermark (greatest date ever successful) and complete-through (every date up to it successful now). */
   async state(input: RangeInput): Promise<StateView> {
+    checkOptionKeys(input, RANGE_KEYS, 'ledger.state');
     return stateView(this.#core, input);
   }
 
   /** The watermark (greatest date ever successful; it never goes down) and complete-through (every date from the start up to it is successful now; it drops after a clear). */
   async watermark(input: { pipeline: string; asOf?: AsOf }): Promise<WatermarkView> {
+    checkOptionKeys(input, ['pipeline', 'asOf'], 'ledger.watermark');
     return watermarkView(this.#core, input);
   }
 
   /** Slots due by `now` that are not done, with reasons; running ones apart. */
   async pending(input: RangeInput): Promise<PendingView> {
+    checkOptionKeys(input, RANGE_KEYS, 'ledger.pending');
     return pendingView(this.#core, input);
   }
 
   /** Every run (attempt) of a pipeline, oldest first. */
   async runs(input: { pipeline: string; date?: string; asOf?: AsOf }): Promise<RunsView> {
+    checkOptionKeys(input, ['pipeline', 'date', 'asOf'], 'ledger.runs');
     return runsView(this.#core, input);
   }
 
   /** The task grid of one run: every declared task with its latest state and try, and the outcome they imply. */
   async runTasks(input: TaskGridInput): Promise<TaskGridView> {
+    checkOptionKeys(input, ['pipeline', 'runId', 'asOf'], 'ledger.runTasks');
     return runTasksView(this.#core, input);
   }
 
@@ -228,6 +290,7 @@ export class Ledger {
    * for await (const batch of ledger.logBatches({ pipeline: 'etl_orders' })) print(batch);
    */
   async *logBatches(input: LogInput = {}): AsyncIterable<RecordedEvent[]> {
+    checkOptionKeys(input, LOG_KEYS, 'ledger.log');
     yield* logEventBatches(this.#core, input);
   }
 
