@@ -1,5 +1,6 @@
 import type { RunPlan } from '../../projections/plan-runs.js';
-import { formatTable } from '../cli/format-table.js';
+import { tellingLine } from '../../projections/views/telling-line.js';
+import { cut, formatTable } from '../cli/format-table.js';
 import type { PlannedJob } from './plan-job.js';
 import { STORE_NOTE, type RunReport, type RunSummary } from './run-types.js';
 
@@ -192,7 +193,7 @@ function count(n: number, what: string): string {
   return `${n} ${what}${n === 1 ? '' : 's'}`;
 }
 
+/** A DETAIL cell: the most telling line of a multi-line error, cut to 120 characters (the whole text is in --json). */
 function oneLine(text: string): string {
-  const flat = text.replace(/\s*\n\s*/g, ' | ').trim();
-  return flat.length > 120 ? `${flat.slice(0, 117)}...` : flat;
+  return cut(tellingLine(text), 120);
 }
