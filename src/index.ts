@@ -32,7 +32,7 @@ export type { Duration } from './ledger/library-options.js';
 export { runJob, type JobOptions } from './runner/run-job.js';
 export { planJob, type JobRequest, type PlannedJob } from './runner/plan-job.js';
 export { executeRuns, type ExecuteOptions } from './runner/execute-runs.js';
-export { commandTask, fillPlaceholders, type CommandTask, type CommandTaskOptions, type SpawnFn, type KillFn } from './runner/command-task.js';
+export { commandTask, fillPlaceholders, type CommandTask, type CommandTaskOptions, type SpawnFn, type KillFn, type SpawnOptionsUsed, type SpawnedCommand, type StopSignal } from './runner/command-task.js';
 export { functionTask, type RunFunction } from './runner/function-task.js';
 export type { Metrics, RunContext, RunProgress, RunReport, RunSummary, RunTask, TaskOutcome } from './runner/run-types.js';
 export { planBackfill, planCatchup, latestScheduledRun, type Reprocess, type PlanReason, type PlannedSlot, type RunPlan } from '../projections/plan-runs.js';
