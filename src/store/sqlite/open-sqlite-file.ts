@@ -63,7 +63,7 @@ function readImage(path: string): OpenedSqliteFile {
 
 /**
  * Creates the new ledger file as an empty file (an empty SQLite database) with the mode the user's umask gives,
- * as any other tool's new file: SQLite itself creates it 0644 whatever the umask, so a team's `umask 002` would
+ * like every other tool's new file: SQLite itself creates it 0644 whatever the umask, so a team's `umask 002` would
  * never make a group-writable ledger.
  */
 function createWithUmask(path: string): void {
