@@ -3,7 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 
 vi.setConfig({ testTimeout: 60_000 });
@@ -41,8 +41,7 @@ beforeAll(() => {
   sh('useradd', ['-M', '-N', '-g', 'nogroup', '-G', GROUP, '-s', '/bin/sh', A]);
   sh('useradd', ['-M', '-N', '-g', 'nogroup', '-G', GROUP, '-s', '/bin/sh', B]);
   sh('useradd', ['-M', '-N', '-g', 'nogroup', '-s', '/bin/sh', READER]);
-  base = mkdtempSync(join(tmpdir(), 'runledger-shared-'));
-  // Other users must reach the ledgers (a private TMPDIR is 0700).
+  base = mkdtempSync(join(reachableTmp(), 'runledger-shared-'));
   chmodSync(base, 0o755);
 });
 
@@ -52,6 +51,20 @@ afterAll(() => {
   for (const user of [A, B, READER]) spawnSync('userdel', [user]);
   spawnSync('groupdel', [GROUP]);
 });
+
+/**
+ * The temp dir, when other users can reach what is made in it; else /tmp. `TMPDIR=$(mktemp -d) npm test` gives
+ * a 0700 directory that no other user may enter (this file removes what it makes either way).
+ */
+function reachableTmp(): string {
+  const reachable = (dir: string): boolean => {
+    for (let at = resolve(dir); ; at = dirname(at)) {
+      if ((statSync(at).mode & 0o001) === 0) return false;
+      if (dirname(at) === at) return true;
+    }
+  };
+  return reachable(tmpdir()) ? tmpdir() : '/tmp';
+}
 
 type Result = { code: number; stdout: string; stderr: string };
 

@@ -99,7 +99,7 @@ export function registerBackfillCommands(program: Command, ctx: CliContext): voi
     .addHelpText(
       'after',
       `${HOW}\n\nAirflow's catchup never re-runs a failed run or a gap before its latest run; --all-pending does both, so after an\n` +
-        'outage with failures one command finishes everything:\n' +
+        'outage with failures one command finishes everything.\n\nExamples:\n' +
         "  runledger catchup etl_orders --dry-run\n  runledger catchup etl_orders --all-pending -- ./etl.sh {date}",
     )
     .action(async (pipeline: string, argv: string[], opts: JobCliOptions & { allPending?: boolean }) => {
