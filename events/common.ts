@@ -20,6 +20,21 @@ export const RunRef = {
 };
 
 /**
+ * The producer's own instant of a run event (OpenLineage's `eventTime`): when the run started or ended
+ * at its source, as opposed to `recordedAt`, when the ledger heard of it. The folds take a run's start,
+ * end and duration from it when present. Optional on every run event: events written without it (every
+ * event before ingest kept it, and every run the ledger runs itself) validate and hash as before.
+ */
+export const ProducerAt = Instant.optional();
+
+/**
+ * One dataset a run wrote. Written by OpenLineage ingest as its namespace and name, kept apart (a name
+ * may itself hold `/`); older events and `succeed --output` hold a plain text, still read as it is.
+ */
+export const RunOutput = z.union([z.string(), z.object({ namespace: z.string().min(1), name: z.string().min(1) })]);
+export type RunOutput = z.infer<typeof RunOutput>;
+
+/**
  * The per-run log file a runner kept of the command's stdout and stderr: where it was written, and the
  * sha256 (lowercase hex) of its bytes when the run ended, so a later reader can tell a changed file from
  * the one recorded. Optional on every outcome event: events recorded without it validate and hash as before.

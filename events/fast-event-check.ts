@@ -46,6 +46,9 @@ const isRunRef = (d: Json): boolean => isPipelineName(d['pipeline']) && isText(d
 
 const isRunLog = (v: unknown): boolean => isObject(v) && isText(v['path']) && typeof v['sha256'] === 'string' && SHA256_HEX_PATTERN.test(v['sha256']);
 const isOptionalRunLog = optional(isRunLog);
+const isOptionalAt = optional(isInstant);
+const isRunOutput = (v: unknown): boolean => isString(v) || (isObject(v) && isText(v['namespace']) && isText(v['name']));
+const isOptionalTaskList = optional((v) => Array.isArray(v) && v.every(isString));
 
 const isTaskDefinition = (v: unknown): boolean =>
   isObject(v) &&
@@ -95,14 +98,15 @@ const dataChecks: Readonly<Record<EventType, (d: Json) => boolean>> = {
     isBoolean(d['force']) &&
     isBoolean(d['offSchedule']) &&
     isNullableString(d['takeoverOf']) &&
-    isOptionalOpenLineageOrigin(d['openlineage']),
-  RunSucceeded: (d) => isRunRef(d) && isObject(d['metrics']) && Array.isArray(d['outputs']) && d['outputs'].every(isString) && isOptionalRunLog(d['log']),
-  RunFailed: (d) => isRunRef(d) && isString(d['error']) && isNullableString(d['code']) && isOptionalRunLog(d['log']),
+    isOptionalOpenLineageOrigin(d['openlineage']) &&
+    isOptionalAt(d['at']),
+  RunSucceeded: (d) => isRunRef(d) && isObject(d['metrics']) && Array.isArray(d['outputs']) && d['outputs'].every(isRunOutput) && isOptionalRunLog(d['log']) && isOptionalAt(d['at']) && isOptionalTaskList(d['unreportedTasks']),
+  RunFailed: (d) => isRunRef(d) && isString(d['error']) && isNullableString(d['code']) && isOptionalRunLog(d['log']) && isOptionalAt(d['at']) && isOptionalTaskList(d['unreportedTasks']),
   RunCleared: (d) => isRunRef(d) && isPreviousStatus(d['previousStatus']),
-  RunHeartbeat: (d) => isRunRef(d) && isInstant(d['leaseExpiresAt']),
+  RunHeartbeat: (d) => isRunRef(d) && isInstant(d['leaseExpiresAt']) && isOptionalAt(d['at']),
   RunAbandoned: (d) => isRunRef(d) && d['reason'] === 'leaseExpired' && isString(d['supersededBy']),
-  RunInterrupted: (d) => isRunRef(d) && isText(d['by']) && isString(d['message']) && isOptionalRunLog(d['log']),
-  TaskStateChanged: (d) => isRunRef(d) && isTaskId(d['taskId']) && isTaskState(d['state']) && isPositiveInt(d['tryNumber']) && isNullableString(d['error']),
+  RunInterrupted: (d) => isRunRef(d) && isText(d['by']) && isString(d['message']) && isOptionalRunLog(d['log']) && isOptionalAt(d['at']),
+  TaskStateChanged: (d) => isRunRef(d) && isTaskId(d['taskId']) && isTaskState(d['state']) && isPositiveInt(d['tryNumber']) && isNullableString(d['error']) && isOptionalAt(d['at']),
 };
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RunLog, RunRef } from './common.js';
+import { ProducerAt, RunLog, RunRef } from './common.js';
 
 /** A run failed; `code` is the caller's error code (or the runner's exit status). */
 export const RunFailed = z.object({
@@ -11,6 +11,10 @@ export const RunFailed = z.object({
     code: z.string().nullable(),
     /** The runner's log file of the command's output, when it kept one (absent on older events). */
     log: RunLog.optional(),
+    /** When the producer saw the run end (its `eventTime`); absent: when it was recorded. */
+    at: ProducerAt,
+    /** Tasks that reported no state before the producer's verdict ended the run (task-level pipelines). */
+    unreportedTasks: z.array(z.string()).optional(),
   }),
 });
 export type RunFailed = z.infer<typeof RunFailed>;

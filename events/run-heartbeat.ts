@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { Instant, RunRef } from './common.js';
+import { Instant, ProducerAt, RunRef } from './common.js';
 
 /** A running run extended its lease. */
 export const RunHeartbeat = z.object({
   type: z.literal('RunHeartbeat'),
   schemaVersion: z.literal(1),
-  data: z.object({ ...RunRef, leaseExpiresAt: Instant }),
+  /** `at`: the producer's instant of the heartbeat (OpenLineage `RUNNING`), absent for the ledger's own. */
+  data: z.object({ ...RunRef, leaseExpiresAt: Instant, at: ProducerAt }),
 });
 export type RunHeartbeat = z.infer<typeof RunHeartbeat>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RunLog, RunRef } from './common.js';
+import { ProducerAt, RunLog, RunRef } from './common.js';
 
 /**
  * The runner that owned a run was stopped (SIGINT, SIGTERM, an aborted
@@ -17,6 +17,8 @@ export const RunInterrupted = z.object({
     message: z.string(),
     /** The runner's log file of the command's output, when it kept one (absent on older events). */
     log: RunLog.optional(),
+    /** When the producer stopped the run (its `eventTime`); absent: when it was recorded. */
+    at: ProducerAt,
   }),
 });
 export type RunInterrupted = z.infer<typeof RunInterrupted>;

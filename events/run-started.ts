@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DataInterval, Instant, RunRef, RunType } from './common.js';
+import { DataInterval, Instant, ProducerAt, RunRef, RunType } from './common.js';
 
 /** Where an ingested run came from: its OpenLineage job and the `eventTime` of the event that started it. */
 export const OpenLineageOrigin = z.object({ namespace: z.string().min(1), job: z.string().min(1), eventTime: Instant });
@@ -30,6 +30,8 @@ export const RunStarted = z.object({
      * recorded before ingest existed, so no upcaster is needed.
      */
     openlineage: OpenLineageOrigin.optional(),
+    /** When the producer started the run (its `eventTime`); absent: when it was recorded. */
+    at: ProducerAt,
   }),
 });
 export type RunStarted = z.infer<typeof RunStarted>;

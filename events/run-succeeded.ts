@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RunLog, RunRef } from './common.js';
+import { ProducerAt, RunLog, RunOutput, RunRef } from './common.js';
 
 /** A run finished well; `metrics` is the user's JSON object (rows, rejected, revenue, …). */
 export const RunSucceeded = z.object({
@@ -8,9 +8,14 @@ export const RunSucceeded = z.object({
   data: z.object({
     ...RunRef,
     metrics: z.record(z.string(), z.unknown()),
-    outputs: z.array(z.string()),
+    /** The datasets the run wrote: `{ namespace, name }` from OpenLineage, plain texts from `succeed --output`. */
+    outputs: z.array(RunOutput),
     /** The runner's log file of the command's output, when it kept one (absent on older events). */
     log: RunLog.optional(),
+    /** When the producer saw the run end (its `eventTime`); absent: when it was recorded. */
+    at: ProducerAt,
+    /** Tasks that reported no state before the producer's verdict ended the run (task-level pipelines). */
+    unreportedTasks: z.array(z.string()).optional(),
   }),
 });
 export type RunSucceeded = z.infer<typeof RunSucceeded>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RunRef } from './common.js';
+import { ProducerAt, RunRef } from './common.js';
 import { TaskId } from './task-definition.js';
 import { TASK_STATES } from './task-states.js';
 
@@ -21,6 +21,8 @@ export const TaskStateChanged = z.object({
     state: TaskState,
     tryNumber: z.number().int().positive(),
     error: z.string().nullable(),
+    /** When the producer saw the task change (its `eventTime`); absent: when it was recorded. */
+    at: ProducerAt,
   }),
 });
 export type TaskStateChanged = z.infer<typeof TaskStateChanged>;

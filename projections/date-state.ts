@@ -1,4 +1,4 @@
-import type { RunType } from '../events/common.js';
+import type { RunOutput, RunType } from '../events/common.js';
 import type { DataInterval } from './slot.js';
 
 /**
@@ -21,11 +21,14 @@ export type DateState = {
   logicalDate: string;
   dataInterval: DataInterval;
   runAfter: string;
+  /** When the run started: the producer's own time (`at`, OpenLineage `eventTime`) when it sent one, else when it was recorded. */
   startedAt: string;
+  /** When the run ended, by the same rule as `startedAt`. */
   finishedAt: string | null;
   leaseExpiresAt: string;
   metrics: Record<string, unknown> | null;
-  outputs: string[];
+  /** The datasets the run wrote: `{ namespace, name }` (OpenLineage), or a plain text (`succeed --output`, older events). */
+  outputs: RunOutput[];
   error: { message: string; code: string | null } | null;
   offSchedule: boolean;
   forced: boolean;

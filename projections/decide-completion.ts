@@ -1,4 +1,4 @@
-import type { RunLog } from '../events/common.js';
+import type { RunLog, RunOutput } from '../events/common.js';
 import type { RunFailed } from '../events/run-failed.js';
 import type { RunHeartbeat } from '../events/run-heartbeat.js';
 import type { RunInterrupted } from '../events/run-interrupted.js';
@@ -6,11 +6,12 @@ import type { RunSucceeded } from '../events/run-succeeded.js';
 import type { PipelineState } from './pipeline-state.js';
 import { accept, refuse, type Decision } from './refusal.js';
 
+/** `at`: the producer's own instant of the completion (OpenLineage `eventTime`), recorded on the event when given. */
 export type CompletionCommand =
-  | { kind: 'succeed'; runId: string; date: string; metrics: Record<string, unknown>; outputs: string[]; log?: RunLog }
-  | { kind: 'fail'; runId: string; date: string; error: string; code: string | null; log?: RunLog }
-  | { kind: 'heartbeat'; runId: string; date: string; leaseMs: number }
-  | { kind: 'interrupt'; runId: string; date: string; by: string; message: string; log?: RunLog };
+  | { kind: 'succeed'; runId: string; date: string; metrics: Record<string, unknown>; outputs: RunOutput[]; log?: RunLog; at?: string }
+  | { kind: 'fail'; runId: string; date: string; error: string; code: string | null; log?: RunLog; at?: string }
+  | { kind: 'heartbeat'; runId: string; date: string; leaseMs: number; at?: string }
+  | { kind: 'interrupt'; runId: string; date: string; by: string; message: string; log?: RunLog; at?: string };
 
 /** `events` is empty when the same completion was already recorded (idempotent repeat). */
 export type CompletionDecision = { events: Array<RunSucceeded | RunFailed | RunHeartbeat | RunInterrupted>; repeated: boolean };
@@ -45,14 +46,14 @@ export function decideCompletion(state: PipelineState, command: CompletionComman
   if (date.status === 'running') {
     switch (command.kind) {
       case 'succeed':
-        return accept({ events: [{ type: 'RunSucceeded', schemaVersion: 1, data: { ...ref, metrics: command.metrics, outputs: command.outputs, ...logOf(command) } }], repeated: false });
+        return accept({ events: [{ type: 'RunSucceeded', schemaVersion: 1, data: { ...ref, metrics: command.metrics, outputs: command.outputs, ...logOf(command), ...atOf(command) } }], repeated: false });
       case 'fail':
-        return accept({ events: [{ type: 'RunFailed', schemaVersion: 1, data: { ...ref, error: command.error, code: command.code, ...logOf(command) } }], repeated: false });
+        return accept({ events: [{ type: 'RunFailed', schemaVersion: 1, data: { ...ref, error: command.error, code: command.code, ...logOf(command), ...atOf(command) } }], repeated: false });
       case 'interrupt':
-        return accept({ events: [{ type: 'RunInterrupted', schemaVersion: 1, data: { ...ref, by: command.by, message: command.message, ...logOf(command) } }], repeated: false });
+        return accept({ events: [{ type: 'RunInterrupted', schemaVersion: 1, data: { ...ref, by: command.by, message: command.message, ...logOf(command), ...atOf(command) } }], repeated: false });
       case 'heartbeat': {
         const leaseExpiresAt = new Date(context.nowMs + command.leaseMs).toISOString();
-        return accept({ events: [{ type: 'RunHeartbeat', schemaVersion: 1, data: { ...ref, leaseExpiresAt } }], repeated: false });
+        return accept({ events: [{ type: 'RunHeartbeat', schemaVersion: 1, data: { ...ref, leaseExpiresAt, ...atOf(command) } }], repeated: false });
       }
     }
   }
@@ -71,6 +72,11 @@ export function decideCompletion(state: PipelineState, command: CompletionComman
     'ledger.runFinished',
     `run ${command.runId} of ${pipeline} ${command.date} ${finished}; its ${what} is not recorded. Start a new attempt to run it again`,
   );
+}
+
+/** The `at` field only when the caller gave the producer's time: otherwise the event is as before. */
+function atOf(command: { at?: string }): { at?: string } {
+  return command.at === undefined ? {} : { at: command.at };
 }
 
 /** The log field only when a log was kept: an outcome without one is the same event as before logs existed. */

@@ -33,6 +33,8 @@ export type StartCommand = {
    * than as "not a slot".
    */
   bounds?: { firstDate: string; firstLogicalDate: string; end: string | null };
+  /** The producer's own start time (OpenLineage `eventTime`), recorded as the run's `at`; a run it supersedes ends then too. */
+  at?: string;
 };
 
 export type StartDecision = { events: Array<RunAbandoned | RunFailed | RunStarted>; attempt: number; takeoverOf: string | null };
@@ -81,7 +83,7 @@ export function decideStart(state: PipelineState, command: StartCommand, context
     return refuse('ledger.runIdTaken', `run ${command.runId} is already the ${current.status} attempt ${current.attempt} of ${pipeline} ${slot.date}; a run starts once`);
   }
   if (current?.status === 'running' && command.supersede?.runId === current.runId) {
-    superseded = { type: 'RunFailed', schemaVersion: 1, data: { pipeline, date: slot.date, runId: current.runId, error: command.supersede.message, code: 'superseded' } };
+    superseded = { type: 'RunFailed', schemaVersion: 1, data: { pipeline, date: slot.date, runId: current.runId, error: command.supersede.message, code: 'superseded', ...(command.at === undefined ? {} : { at: command.at }) } };
   } else if (current?.status === 'running') {
     if (!leaseExpired(current, nowMs)) {
       return refuse(
@@ -119,6 +121,7 @@ export function decideStart(state: PipelineState, command: StartCommand, context
       offSchedule: !command.onSchedule,
       takeoverOf: takeover ? takeover.data.runId : null,
       ...(command.openlineage ? { openlineage: command.openlineage } : {}),
+      ...(command.at === undefined ? {} : { at: command.at }),
     },
   };
   const before = takeover ?? superseded;

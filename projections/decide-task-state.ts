@@ -2,14 +2,14 @@ import type { PipelineDefinition } from '../events/pipeline-definition.js';
 import type { RunFailed } from '../events/run-failed.js';
 import type { RunSucceeded } from '../events/run-succeeded.js';
 import type { TaskState, TaskStateChanged } from '../events/task-state-changed.js';
-import { isTerminalTaskState } from '../events/task-states.js';
+import { isTaskState, isTerminalTaskState } from '../events/task-states.js';
 import { deriveRunOutcome, describeRunOutcome, type RunOutcome } from './derive-run-outcome.js';
 import type { PipelineState } from './pipeline-state.js';
 import { accept, refuse, type Decision, type Refusal } from './refusal.js';
 import type { TaskRun, TaskRuns } from './task-runs.js';
 
 /** `tryNumber: null` lets the ledger count tries (see `nextTryNumber`). The task must be one of the definition's. */
-export type TaskStateCommand = { runId: string; date: string; taskId: string; state: TaskState; tryNumber: number | null; error: string | null };
+export type TaskStateCommand = { runId: string; date: string; taskId: string; state: TaskState; tryNumber: number | null; error: string | null; at?: string };
 
 /** `events` is empty for a repeat; when the task was the last to finish, they end with the run's derived outcome. */
 export type TaskStateDecision = {
@@ -57,7 +57,9 @@ export function decideTaskState(state: PipelineState, tasks: TaskRuns, command: 
   if (repeated) return accept({ events: [], repeated: true, tryNumber, outcome: deriveRunOutcome(definitionTasks, run) });
 
   const ref = { pipeline, date: command.date, runId: command.runId };
-  const changed: TaskStateChanged = { type: 'TaskStateChanged', schemaVersion: 1, data: { ...ref, taskId: command.taskId, state: command.state, tryNumber, error: command.error } };
+  // The producer's time of this change is also when a run it ends ended.
+  const at = command.at === undefined ? {} : { at: command.at };
+  const changed: TaskStateChanged = { type: 'TaskStateChanged', schemaVersion: 1, data: { ...ref, taskId: command.taskId, state: command.state, tryNumber, error: command.error, ...at } };
   const after = new Map<string, { state: TaskState }>(run);
   after.set(command.taskId, { state: command.state });
   const outcome = deriveRunOutcome(definitionTasks, after);
@@ -65,10 +67,10 @@ export function decideTaskState(state: PipelineState, tasks: TaskRuns, command: 
     case 'running':
       return accept({ events: [changed], repeated: false, tryNumber, outcome });
     case 'success':
-      return accept({ events: [changed, { type: 'RunSucceeded', schemaVersion: 1, data: { ...ref, metrics: {}, outputs: [] } }], repeated: false, tryNumber, outcome });
+      return accept({ events: [changed, { type: 'RunSucceeded', schemaVersion: 1, data: { ...ref, metrics: {}, outputs: [], ...at } }], repeated: false, tryNumber, outcome });
     case 'failed':
       return accept({
-        events: [changed, { type: 'RunFailed', schemaVersion: 1, data: { ...ref, error: describeRunOutcome(outcome), code: DERIVED_FAILURE_CODE } }],
+        events: [changed, { type: 'RunFailed', schemaVersion: 1, data: { ...ref, error: describeRunOutcome(outcome), code: DERIVED_FAILURE_CODE, ...at } }],
         repeated: false,
         tryNumber,
         outcome,
@@ -120,4 +122,47 @@ export function refuseUnfinishedTasks(
       `run ${command.runId} of ${definition.pipeline} records task-level state and has ${describeRunOutcome(outcome)}; its ${what} is not recorded. ` +
       `Report each task with \`runledger task ${command.runId} <task> <state>\` and the run's outcome follows from its leaf tasks, or clear the date`,
   };
+}
+
+/** The tasks a producer's verdict settled (each with its `TaskStateChanged`) and the ones it left unreported. */
+export type Settlement = { events: TaskStateChanged[]; unreported: string[] };
+
+/**
+ * A producer's verdict on a run of a task-level pipeline (an Airflow DAG
+ * run's COMPLETE or FAIL): Airflow sends no event for a task that ends
+ * `upstream_failed` or is skipped without running, so the verdict settles
+ * every declared task that has no finished state yet. A task the producer
+ * names in a finished state (`reported`, e.g. the `airflowState` facet's
+ * `tasksState`) gets that state, at the verdict's time; any other is left
+ * `unreported`, and the run's outcome is the verdict either way. Tasks already
+ * finished keep their state. With every task settled from the producer's
+ * states, the outcome `deriveRunOutcome` gives is the one Airflow computes by
+ * the same leaf rule, so the masking lint's warnings hold for such runs too.
+ *
+ * @example
+ * settleUnfinishedTasks(definition, tasks, { pipeline, date, runId }, new Map([['load', 'upstream_failed']]))
+ * // { events: [TaskStateChanged load upstream_failed], unreported: [] }
+ */
+export function settleUnfinishedTasks(
+  definition: PipelineDefinition,
+  tasks: TaskRuns,
+  ref: { pipeline: string; date: string; runId: string },
+  reported: ReadonlyMap<string, string> | null,
+  at?: string,
+): Settlement {
+  const run = tasks.runs.get(ref.runId) ?? new Map<string, TaskRun>();
+  const events: TaskStateChanged[] = [];
+  const unreported: string[] = [];
+  for (const task of definition.tasks ?? []) {
+    const previous = run.get(task.id);
+    if (previous && isTerminalTaskState(previous.state)) continue;
+    const state = reported?.get(task.id);
+    if (!isTaskState(state) || !isTerminalTaskState(state)) {
+      unreported.push(task.id);
+      continue;
+    }
+    const tryNumber = nextTryNumber(previous, state);
+    events.push({ type: 'TaskStateChanged', schemaVersion: 1, data: { ...ref, taskId: task.id, state, tryNumber, error: null, ...(at === undefined ? {} : { at }) } });
+  }
+  return { events, unreported };
 }

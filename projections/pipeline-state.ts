@@ -88,7 +88,7 @@ function foldInto(next: PipelineState, event: RecordedEvent, instant: WatermarkI
         logicalDate: d.logicalDate,
         dataInterval: { start: d.dataInterval.start, end: d.dataInterval.end },
         runAfter: d.runAfter,
-        startedAt: event.recordedAt,
+        startedAt: d.at ?? event.recordedAt,
         finishedAt: null,
         leaseExpiresAt: d.leaseExpiresAt,
         metrics: null,
@@ -108,7 +108,7 @@ function foldInto(next: PipelineState, event: RecordedEvent, instant: WatermarkI
       next.dates.set(date.date, {
         ...date,
         status: 'success',
-        finishedAt: event.recordedAt,
+        finishedAt: event.data.at ?? event.recordedAt,
         metrics: event.data.metrics,
         outputs: event.data.outputs,
         version: event.streamVersion,
@@ -133,7 +133,7 @@ function foldInto(next: PipelineState, event: RecordedEvent, instant: WatermarkI
       next.dates.set(date.date, {
         ...date,
         status: 'failed',
-        finishedAt: event.recordedAt,
+        finishedAt: event.data.at ?? event.recordedAt,
         error: { message: event.data.error, code: event.data.code },
         version: event.streamVersion,
       });
@@ -157,7 +157,7 @@ function foldInto(next: PipelineState, event: RecordedEvent, instant: WatermarkI
       next.dates.set(date.date, {
         ...date,
         status: 'interrupted',
-        finishedAt: event.recordedAt,
+        finishedAt: event.data.at ?? event.recordedAt,
         error: { message: event.data.message, code: 'interrupted' },
         version: event.streamVersion,
       });

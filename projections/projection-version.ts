@@ -6,5 +6,7 @@
  * rebuilt from the events.
  *
  * 2: a run records the log file its outcome named (`RunRecord.log`).
+ * 3: a run's start and end are the producer's own times (`at`) when its events carry them; a run keeps
+ *    its outputs and the tasks a producer's verdict left unreported (`RunRecord.outputs`, `.unreportedTasks`).
  */
-export const PROJECTION_VERSION = 2;
+export const PROJECTION_VERSION = 3;

@@ -1,4 +1,4 @@
-import type { RunLog, RunType } from '../events/common.js';
+import type { RunLog, RunOutput, RunType } from '../events/common.js';
 import type { RecordedEvent } from '../events/recorded-event.js';
 import type { DataInterval } from './slot.js';
 
@@ -13,7 +13,9 @@ export type RunRecord = {
   status: RunStatus;
   logicalDate: string;
   dataInterval: DataInterval;
+  /** The producer's own start time (`at`, OpenLineage `eventTime`) when it sent one, else when the start was recorded. */
   startedAt: string;
+  /** The end, by the same rule as `startedAt`; a duration is `finishedAt - startedAt`. */
   finishedAt: string | null;
   leaseExpiresAt: string;
   actor: string;
@@ -25,6 +27,10 @@ export type RunRecord = {
   log?: RunLog;
   /** The OpenLineage job and event time of an ingested run (absent otherwise). */
   openlineage?: { namespace: string; job: string; eventTime: string };
+  /** The datasets a successful run wrote (absent when it named none). */
+  outputs?: RunOutput[];
+  /** Tasks that reported no state before the producer's verdict ended the run (absent when every task reported). */
+  unreportedTasks?: string[];
 };
 
 /** Every run of a pipeline, in start order, keyed by run id. */
@@ -59,7 +65,7 @@ export function evolveRunHistory(history: RunHistory, event: RecordedEvent): Run
         status: 'running',
         logicalDate: d.logicalDate,
         dataInterval: { start: d.dataInterval.start, end: d.dataInterval.end },
-        startedAt: event.recordedAt,
+        startedAt: d.at ?? event.recordedAt,
         finishedAt: null,
         leaseExpiresAt: d.leaseExpiresAt,
         actor: event.metadata.actor,
@@ -73,17 +79,21 @@ export function evolveRunHistory(history: RunHistory, event: RecordedEvent): Run
     }
     case 'RunSucceeded':
       update(history, event.data.runId, (r) =>
-        r.status === 'running' ? { ...r, status: 'success', finishedAt: event.recordedAt, metrics: event.data.metrics, ...withLog(event.data.log) } : r,
+        r.status === 'running'
+          ? { ...r, status: 'success', finishedAt: event.data.at ?? event.recordedAt, metrics: event.data.metrics, ...withLog(event.data.log), ...withOutputs(event.data.outputs), ...withUnreported(event.data.unreportedTasks) }
+          : r,
       );
       return history;
     case 'RunFailed':
       update(history, event.data.runId, (r) =>
-        r.status === 'running' ? { ...r, status: 'failed', finishedAt: event.recordedAt, error: event.data.error, ...withLog(event.data.log) } : r,
+        r.status === 'running'
+          ? { ...r, status: 'failed', finishedAt: event.data.at ?? event.recordedAt, error: event.data.error, ...withLog(event.data.log), ...withUnreported(event.data.unreportedTasks) }
+          : r,
       );
       return history;
     case 'RunInterrupted':
       update(history, event.data.runId, (r) =>
-        r.status === 'running' ? { ...r, status: 'interrupted', finishedAt: event.recordedAt, error: `interrupted by ${event.data.by}: ${event.data.message}`, ...withLog(event.data.log) } : r,
+        r.status === 'running' ? { ...r, status: 'interrupted', finishedAt: event.data.at ?? event.recordedAt, error: `interrupted by ${event.data.by}: ${event.data.message}`, ...withLog(event.data.log) } : r,
       );
       return history;
     case 'RunAbandoned':
@@ -104,6 +114,14 @@ export function evolveRunHistory(history: RunHistory, event: RecordedEvent): Run
 
 function withLog(log: RunLog | undefined): { log?: RunLog } {
   return log ? { log: { path: log.path, sha256: log.sha256 } } : {};
+}
+
+function withOutputs(outputs: readonly RunOutput[]): { outputs?: RunOutput[] } {
+  return outputs.length > 0 ? { outputs: outputs.map((o) => (typeof o === 'string' ? o : { namespace: o.namespace, name: o.name })) } : {};
+}
+
+function withUnreported(tasks: readonly string[] | undefined): { unreportedTasks?: string[] } {
+  return tasks && tasks.length > 0 ? { unreportedTasks: [...tasks] } : {};
 }
 
 function update(history: RunHistory, runId: string, change: (run: RunRecord) => RunRecord): void {

@@ -7,7 +7,7 @@ export type TaskRun = {
   state: TaskState;
   /** 1-based; grows when the task runs again after `up_for_retry` (or after it had ended). */
   tryNumber: number;
-  /** When the first state of this task in this run was recorded. */
+  /** When the first state of this task in this run happened: the producer's time (`at`) when it sent one, else when it was recorded. */
   firstAt: string;
   updatedAt: string;
   error: string | null;
@@ -65,8 +65,8 @@ export function evolveTaskRuns(tasks: TaskRuns, event: RecordedEvent): TaskRuns 
         taskId: d.taskId,
         state: d.state,
         tryNumber: d.tryNumber,
-        firstAt: before?.firstAt ?? event.recordedAt,
-        updatedAt: event.recordedAt,
+        firstAt: before?.firstAt ?? d.at ?? event.recordedAt,
+        updatedAt: d.at ?? event.recordedAt,
         error: d.error,
         changes: (before?.changes ?? 0) + 1,
       });

@@ -21,7 +21,7 @@ export type { Timetable, TimetableSpec } from './timetable/timetable.js';
 export type { Slot, DataInterval } from '../projections/slot.js';
 export type { RecordedEvent } from '../events/recorded-event.js';
 export type { LedgerEvent, EventType } from '../events/ledger-event.js';
-export type { RunLog } from '../events/common.js';
+export type { RunLog, RunOutput } from '../events/common.js';
 export type { EventStore } from './store/event-store.js';
 export { openStore } from './store/open-store.js';
 export type { BackfillOptions, CatchupOptions } from './runner/backfill.js';

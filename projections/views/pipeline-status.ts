@@ -41,7 +41,12 @@ export type PipelineStatus = {
 
 export type PipelineStatusInput = {
   state: PipelineState;
-  history: RunHistory;
+  /**
+   * The run history the last failure is found in, or that failure itself (the read models keep it in
+   * the pipeline's summary row, so `status` never reads every run).
+   */
+  history?: RunHistory;
+  lastFailure?: LastFailure | null;
   /**
    * The pipeline's slots from its first, ascending; may be endless (it is read
    * only until the slots stop being due and complete-through has stopped).
@@ -63,7 +68,7 @@ export type PipelineStatusInput = {
  * pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs: Date.parse('2026-11-07T01:00:00+07:00') }).lag // '2d 1h'
  */
 export function pipelineStatus(input: PipelineStatusInput): PipelineStatus {
-  const { state, history, nowMs } = input;
+  const { state, nowMs } = input;
   const definition = state.definition;
   const pending: PendingCounts = { total: 0, missing: 0, failed: 0, interrupted: 0, cleared: 0, stalled: 0 };
   let completeThrough: Slot | null = null;
@@ -119,7 +124,7 @@ export function pipelineStatus(input: PipelineStatusInput): PipelineStatus {
     pending,
     inFlight,
     stalled,
-    lastFailure: lastFailure(history),
+    lastFailure: input.lastFailure !== undefined ? input.lastFailure : lastFailure(input.history ?? { runs: new Map() }),
     freshnessSeconds: definition?.freshnessMs === undefined ? null : definition.freshnessMs / 1000,
   };
 }

@@ -3,6 +3,7 @@ import { openLedger, type Ledger } from '../ledger/ledger.js';
 import type { AsOf } from '../ledger/ledger-types.js';
 import { knownSecrets } from '../secrets.js';
 import { SIGNING_KEY_ENV } from '../store/event-signer.js';
+import { rebuildProgressLine } from './rebuild-progress.js';
 
 /** What the CLI needs from the outside world; tests pass fakes, `main.ts` the real process. */
 export type CliDeps = {
@@ -77,7 +78,9 @@ export class CliContext {
     const actor = this.#globals().actor ?? this.deps.env['RUNLEDGER_ACTOR'];
     // The signing key comes from this command's environment (tests pass their own), never from a flag.
     const signingKey = this.deps.env[SIGNING_KEY_ENV] ?? null;
-    const ledger = await openLedger({ db: this.db, clock, create, signingKey, secrets: knownSecrets(this.db, this.deps.env), ...(actor ? { actor } : {}) });
+    // Building the read models (once, after an upgrade) can take a while on a large ledger: a terminal sees it advance.
+    const progress = this.deps.isTTY ? { rebuildProgress: rebuildProgressLine((text) => this.deps.stderr(text)) } : {};
+    const ledger = await openLedger({ db: this.db, clock, create, signingKey, secrets: knownSecrets(this.db, this.deps.env), ...(actor ? { actor } : {}), ...progress });
     try {
       return await body(ledger);
     } finally {

@@ -1,5 +1,6 @@
 import { monotonicFactory } from 'ulid';
 import type { EventStore } from '../store/event-store.js';
+import type { RebuildProgress } from '../store/read-models.js';
 import type { Loaded } from './projection-checkpoint.js';
 
 /** The default of `LedgerOptions.checkpointAfter`. */
@@ -34,10 +35,12 @@ export type LedgerCore = {
   readonly loading: Map<string, Promise<Loaded>>;
   /** Events folded per pipeline since its checkpoint was loaded or saved. */
   readonly uncheckpointed: Map<string, number>;
+  /** Told how a rebuild of the read models advances (the CLI draws it on a terminal). */
+  readonly rebuildProgress?: RebuildProgress;
 };
 
 /** A fresh core: an empty cache, and ids from a monotonic ULID factory on the ledger's clock. */
-export function createLedgerCore(store: EventStore, clock: () => number, actor: string, options: { checkpointAfter?: number; secrets?: readonly string[] } = {}): LedgerCore {
+export function createLedgerCore(store: EventStore, clock: () => number, actor: string, options: { checkpointAfter?: number; secrets?: readonly string[]; rebuildProgress?: RebuildProgress } = {}): LedgerCore {
   const ids = monotonicFactory();
   return {
     store,
@@ -49,5 +52,6 @@ export function createLedgerCore(store: EventStore, clock: () => number, actor: 
     cache: new Map(),
     loading: new Map(),
     uncheckpointed: new Map(),
+    ...(options.rebuildProgress === undefined ? {} : { rebuildProgress: options.rebuildProgress }),
   };
 }

@@ -4,6 +4,7 @@ import type { LedgerCore } from './ledger-core.js';
 import type { LogInput } from './ledger-types.js';
 import { definedPipeline, loadPipeline, positionFor } from './load-pipeline.js';
 import { keyOf } from './resolve-keys.js';
+import { readModelsFor, tableView, withDates } from './read-model-views.js';
 
 /**
  * Events, oldest first, filtered as `Ledger.log` describes, in batches: without `limit` a listing of a
@@ -15,9 +16,16 @@ import { keyOf } from './resolve-keys.js';
 export async function* logEventBatches(core: LedgerCore, input: LogInput = {}): AsyncIterable<RecordedEvent[]> {
   let key = input.date;
   if (input.pipeline !== undefined) {
-    const { state } = await loadPipeline(core, input.pipeline);
-    const { timetable } = definedPipeline(state);
-    if (input.date !== undefined) key = keyOf(timetable, input.date, state);
+    const models = await readModelsFor(core, undefined);
+    if (models !== null) {
+      // The summary row (is it defined, its timetable) and the one date row a key text may name.
+      const view = await tableView(models, input.pipeline);
+      if (input.date !== undefined) key = keyOf(view.timetable, input.date, withDates(view, await models.dates(input.pipeline, { keys: [input.date], light: true })).state);
+    } else {
+      const { state } = await loadPipeline(core, input.pipeline);
+      const { timetable } = definedPipeline(state);
+      if (input.date !== undefined) key = keyOf(timetable, input.date, state);
+    }
   }
   if (input.runId !== undefined && !(await core.store.findRun(input.runId))) {
     throw new LedgerError('notFound.run', `no run ${input.runId} in this ledger; list runs with \`runledger runs <pipeline>\``);
@@ -43,6 +51,22 @@ export async function* logEventBatches(core: LedgerCore, input: LogInput = {}): 
       const matching = batch.filter(matches);
       if (matching.length > 0) yield matching;
     }
+    return;
+  }
+  if (core.store.readBackward !== undefined) {
+    // From the newest back by index, until `limit` match: the last n events cost about n rows.
+    const last: RecordedEvent[] = [];
+    if (input.limit > 0) {
+      const batchSize = Math.min(1000, Math.max(16, input.limit));
+      outer: for await (const batch of core.store.readBackward({ ...filter, batchSize })) {
+        for (const event of batch) {
+          if (!matches(event)) continue;
+          last.push(event);
+          if (last.length >= input.limit) break outer;
+        }
+      }
+    }
+    if (last.length > 0) yield last.reverse();
     return;
   }
   let events: RecordedEvent[] = [];

@@ -9,6 +9,8 @@ import type { Timetable } from '../timetable/timetable.js';
 import type { LedgerCore } from './ledger-core.js';
 import type { AsOf, DateRow, PendingView, RangeInput, RunsView, StateView, WatermarkView } from './ledger-types.js';
 import { nowFor, readPipeline } from './load-pipeline.js';
+import { readModelsFor, statusFromTables, tableView, withDates } from './read-model-views.js';
+import { pipelineStatus, type PipelineStatus } from '../../projections/views/pipeline-status.js';
 import { keyOf, rangeOf } from './resolve-keys.js';
 import { boundedSlots, duePending, slotsFrom } from './slots.js';
 import type { TaskGridInput, TaskGridView } from './task-types.js';
@@ -22,8 +24,24 @@ import type { TaskGridInput, TaskGridView } from './task-types.js';
 export async function stateView(core: LedgerCore, input: RangeInput): Promise<StateView> {
   // "Now" first: after the load, nothing may await until the view is built, or a concurrent call could advance the shared state mid-view.
   const nowMs = await nowFor(core, input.asOf);
-  const { timetable, state } = await readPipeline(core, input.pipeline, input.asOf);
-  const [fromMs, toMs] = rangeOf(timetable, input, nowMs);
+  const models = await readModelsFor(core, input.asOf);
+  let timetable: Timetable;
+  let state: PipelineState;
+  let fromMs: number;
+  let toMs: number;
+  let through: () => string | null;
+  if (models !== null) {
+    // The summary row, then only the dates of the range, by their logical dates' index.
+    const view = await tableView(models, input.pipeline);
+    timetable = view.timetable;
+    [fromMs, toMs] = rangeOf(timetable, input, nowMs);
+    state = withDates(view, await models.dates(input.pipeline, { fromMs, toMs })).state;
+    through = () => view.summary.completeThrough;
+  } else {
+    ({ timetable, state } = await readPipeline(core, input.pipeline, input.asOf));
+    [fromMs, toMs] = rangeOf(timetable, input, nowMs);
+    through = () => completeThroughOf(timetable, state);
+  }
   const rows = new Map<string, DateRow>();
   for (const slot of boundedSlots(timetable, fromMs, toMs)) rows.set(slot.date, missingRow(slot));
   for (const date of state.dates.values()) {
@@ -58,7 +76,7 @@ export async function stateView(core: LedgerCore, input: RangeInput): Promise<St
     .map((row) => ({ at: Date.parse(row.logicalDate), row }))
     .sort((a, b) => a.at - b.at)
     .map(({ row }) => row);
-  return { pipeline: input.pipeline, watermark: state.watermark?.date ?? null, completeThrough: completeThroughOf(timetable, state), position: state.position, dates };
+  return { pipeline: input.pipeline, watermark: state.watermark?.date ?? null, completeThrough: through(), position: state.position, dates };
 }
 
 /**
@@ -68,6 +86,12 @@ export async function stateView(core: LedgerCore, input: RangeInput): Promise<St
  * const { watermark } = await watermarkView(core, { pipeline: 'etl_orders' });
  */
 export async function watermarkView(core: LedgerCore, input: { pipeline: string; asOf?: AsOf }): Promise<WatermarkView> {
+  const models = await readModelsFor(core, input.asOf);
+  if (models !== null) {
+    // One summary row: no date is read.
+    const { summary } = await tableView(models, input.pipeline);
+    return { pipeline: input.pipeline, watermark: summary.watermark?.date ?? null, completeThrough: summary.completeThrough };
+  }
   const { timetable, state } = await readPipeline(core, input.pipeline, input.asOf);
   return { pipeline: input.pipeline, watermark: state.watermark?.date ?? null, completeThrough: completeThroughOf(timetable, state) };
 }
@@ -81,8 +105,21 @@ export async function watermarkView(core: LedgerCore, input: { pipeline: string;
 export async function pendingView(core: LedgerCore, input: RangeInput): Promise<PendingView> {
   // "Now" first: after the load, nothing may await until the view is built, or a concurrent call could advance the shared state mid-view.
   const nowMs = await nowFor(core, input.asOf);
-  const { timetable, state } = await readPipeline(core, input.pipeline, input.asOf);
-  const [fromMs, toMs] = rangeOf(timetable, input, nowMs);
+  const models = await readModelsFor(core, input.asOf);
+  let timetable: Timetable;
+  let state: PipelineState;
+  let fromMs: number;
+  let toMs: number;
+  if (models !== null) {
+    // The timetable is walked over the range; the dates that had events are read by index, the rest are missing.
+    const view = await tableView(models, input.pipeline);
+    timetable = view.timetable;
+    [fromMs, toMs] = rangeOf(timetable, input, nowMs);
+    state = withDates(view, await models.dates(input.pipeline, { fromMs, toMs })).state;
+  } else {
+    ({ timetable, state } = await readPipeline(core, input.pipeline, input.asOf));
+    [fromMs, toMs] = rangeOf(timetable, input, nowMs);
+  }
   // Pending means due: an explicit --to past now must not list tomorrow as missing.
   // A slot already started early (a manual run) keeps its state visible.
   const { from, to, pending, inFlight } = duePending(timetable, fromMs, toMs, nowMs, state);
@@ -95,11 +132,25 @@ export async function pendingView(core: LedgerCore, input: RangeInput): Promise<
  * @example
  * const { runs } = await runsView(core, { pipeline: 'etl_orders', date: '2026-11-03' });
  */
-export async function runsView(core: LedgerCore, input: { pipeline: string; date?: string; asOf?: AsOf }): Promise<RunsView> {
+export async function runsView(core: LedgerCore, input: RunsInput): Promise<RunsView> {
+  const models = await readModelsFor(core, input.asOf);
+  if (models !== null) {
+    const view = await tableView(models, input.pipeline);
+    let key: string | undefined;
+    if (input.date !== undefined) {
+      // A key recorded under an earlier timetable still names itself, as in the fold.
+      withDates(view, await models.dates(input.pipeline, { keys: [input.date], light: true }));
+      key = keyOf(view.timetable, input.date, view.state);
+    }
+    const before = input.before === undefined ? undefined : await models.run(input.before);
+    if (input.before !== undefined && (before === null || before === undefined || before.pipeline !== input.pipeline)) throw unknownRun(input.pipeline, input.before);
+    const page = { ...(key === undefined ? {} : { date: key }), ...(input.limit === undefined ? {} : { limit: input.limit }), ...(before ? { before: before.seq } : {}), ...(input.light ? { light: true } : {}) };
+    return { pipeline: input.pipeline, runs: await models.runs(input.pipeline, page) };
+  }
   const { timetable, state, history } = await readPipeline(core, input.pipeline, input.asOf);
   const key = input.date === undefined ? undefined : keyOf(timetable, input.date, state);
   const runs = [...history.runs.values()].filter((run) => key === undefined || run.date === key);
-  return { pipeline: input.pipeline, runs };
+  return { pipeline: input.pipeline, runs: pageOf(runs, input) };
 }
 
 /**
@@ -116,6 +167,36 @@ export async function runTasksView(core: LedgerCore, input: TaskGridInput): Prom
   const outcome = definition.tasks ? deriveRunOutcome(definition.tasks, reported) : null;
   return { pipeline: input.pipeline, run, tasks: taskGrid(definition.tasks ?? [], reported), outcome };
 }
+
+/** The runs a page asks for: the last `limit` of those started before the run `before`. */
+function pageOf(runs: RunsView['runs'], input: RunsInput): RunsView['runs'] {
+  if (input.limit === undefined && input.before === undefined) return runs;
+  let until = runs.length;
+  if (input.before !== undefined) {
+    until = runs.findIndex((run) => run.runId === input.before);
+    if (until === -1) throw unknownRun(input.pipeline, input.before);
+  }
+  const from = input.limit === undefined ? 0 : Math.max(0, until - input.limit);
+  return runs.slice(from, until);
+}
+
+function unknownRun(pipeline: string, runId: string): LedgerError {
+  return new LedgerError('notFound.run', `no run ${runId} of ${pipeline}; list its runs with \`runledger runs ${pipeline}\``);
+}
+
+/**
+ * Which runs `Ledger.runs` lists: every run of the pipeline (or of one date), oldest first; `limit` keeps
+ * the last n, `before` (a run id) pages back to the runs started before that one.
+ */
+export type RunsInput = {
+  pipeline: string;
+  date?: string;
+  asOf?: AsOf;
+  limit?: number;
+  before?: string;
+  /** Metrics only as "some were recorded" (`{}`) and long errors as excerpts: enough for outcomes and durations, and no event is read. */
+  light?: boolean;
+};
 
 function completeThroughOf(timetable: Timetable, state: PipelineState): string | null {
   return completeThrough(state, slotsFrom(timetable));
@@ -141,4 +222,27 @@ function missingRow(slot: Slot): DateRow {
     offSchedule: false,
     stalled: false,
   };
+}
+
+/** A pipeline's `status` row, with the logical dates of its watermark and complete-through (for the metrics). */
+export type PipelineStatusView = { status: PipelineStatus; watermarkLogicalDate: string | null; completeThroughLogicalDate: string | null };
+
+/**
+ * A pipeline's `status` row at `nowMs`: from its summary row and the dates after its complete-through
+ * when the ledger keeps read models, else from the fold.
+ *
+ * @example
+ * const { status } = await pipelineStatusView(core, 'etl_orders', Date.now());
+ */
+export async function pipelineStatusView(core: LedgerCore, pipeline: string, nowMs: number): Promise<PipelineStatusView> {
+  const models = await readModelsFor(core, undefined);
+  if (models !== null) {
+    const { status, view } = await statusFromTables(models, pipeline, nowMs);
+    const through = status.completeThrough === null ? undefined : view.state.dates.get(status.completeThrough);
+    return { status, watermarkLogicalDate: view.summary.watermark?.logicalDate ?? null, completeThroughLogicalDate: through?.logicalDate ?? null };
+  }
+  const { timetable, state, history } = await readPipeline(core, pipeline);
+  const status = pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs });
+  const through = status.completeThrough === null ? undefined : state.dates.get(status.completeThrough);
+  return { status, watermarkLogicalDate: state.watermark?.logicalDate ?? null, completeThroughLogicalDate: through?.logicalDate ?? null };
 }

@@ -1,4 +1,4 @@
-import type { RunType } from '../../events/common.js';
+import type { RunOutput, RunType } from '../../events/common.js';
 import type { EventType } from '../../events/ledger-event.js';
 import type { PendingReason } from '../../projections/pending.js';
 import type { RunRecord } from '../../projections/run-history.js';
@@ -50,6 +50,8 @@ export type StartInput = {
   supersede?: { runId: string; message: string };
   /** The OpenLineage job and event time the run came from, recorded on it. */
   openlineage?: { namespace: string; job: string; eventTime: string };
+  /** When the run really started, if not now: the producer's own instant (OpenLineage ingest passes its `eventTime`). */
+  at?: string;
 };
 
 export type StartResult = {
@@ -107,7 +109,7 @@ export type DateRow = {
   finishedAt: string | null;
   leaseExpiresAt: string | null;
   metrics: Record<string, unknown> | null;
-  outputs: string[];
+  outputs: RunOutput[];
   error: string | null;
   errorCode: string | null;
   offSchedule: boolean;

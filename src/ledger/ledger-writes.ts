@@ -1,4 +1,5 @@
-import type { RunLog } from '../../events/common.js';
+import type { RunLog, RunOutput } from '../../events/common.js';
+import { INSTANT_PATTERN } from '../../events/name-patterns.js';
 import type { LedgerEvent } from '../../events/ledger-event.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import { runStream } from '../../events/recorded-event.js';
@@ -6,7 +7,7 @@ import { formatBytes, MAX_SIZE_CAP_BYTES, recordedTextLimits, utf8Bytes } from '
 import { decideClear } from '../../projections/decide-clear.js';
 import { decideCompletion, type CompletionCommand } from '../../projections/decide-completion.js';
 import { decideStart } from '../../projections/decide-start.js';
-import { decideTaskState, refuseUnfinishedTasks } from '../../projections/decide-task-state.js';
+import { decideTaskState, refuseUnfinishedTasks, settleUnfinishedTasks } from '../../projections/decide-task-state.js';
 import type { Refusal } from '../../projections/refusal.js';
 import { LedgerError } from '../errors.js';
 import { refuseTakenBinding, sameJob } from '../ingest/openlineage/job-binding.js';
@@ -19,8 +20,11 @@ import { listPipelines, loadPipeline, readPipeline } from './load-pipeline.js';
 import { measureMetrics, metricsSizeProblem } from './metrics-problem.js';
 import { keysFor, slotFor } from './resolve-keys.js';
 import { leaseOf, type Duration } from './library-options.js';
-import type { Timetable } from '../timetable/timetable.js';
 import type { TaskInput, TaskResult } from './task-types.js';
+import { readModelsFor, tableView, withDates } from './read-model-views.js';
+import type { PipelineState } from '../../projections/pipeline-state.js';
+import { evolveTaskRuns, initialTaskRuns, type TaskRuns } from '../../projections/task-runs.js';
+import type { Timetable } from '../timetable/timetable.js';
 
 /** What `Ledger.define` answers. */
 export type DefineResult = { pipeline: string; outcome: 'defined' | 'redefined' | 'unchanged'; definition: PipelineDefinition; changes: Array<{ field: string; from: unknown; to: unknown }> };
@@ -34,7 +38,9 @@ export type DefineResult = { pipeline: string; outcome: 'defined' | 'redefined' 
 export async function definePipeline(core: LedgerCore, input: DefineChanges & { reason?: string }): Promise<DefineResult> {
   checkPipelineName(input.pipeline);
   for (let retry = 0; ; retry++) {
-    const { state } = await loadPipeline(core, input.pipeline);
+    const models = await readModelsFor(core, undefined);
+    const summary = models === null ? undefined : await models.summary(input.pipeline);
+    const state = summary === undefined ? (await loadPipeline(core, input.pipeline)).state : { definition: summary?.definition ?? null, version: summary?.version ?? 0 };
     const before = state.definition;
     const { reason: _reason, ...requested } = input;
     const definition = buildDefinition(completeDefinitionInput(before, requested));
@@ -68,9 +74,10 @@ export async function startRun(core: LedgerCore, input: StartInput): Promise<Sta
   const runType = input.runType ?? 'scheduled';
   const leaseMs = leaseOf(input, 'ledger.start');
   const runId = input.runId ?? core.newId();
+  const at = producerAt(input.at);
   if (input.runId !== undefined) await refuseTakenRunId(core, input.runId);
   for (let retry = 0; ; retry++) {
-    const { definition, timetable, state } = await readPipeline(core, input.pipeline);
+    const { definition, timetable, state } = (await decidingView(core, input.pipeline, (timetable) => [slotFor(timetable, input, runType).slot.date])) ?? (await readPipeline(core, input.pipeline));
     const { slot, onSchedule } = slotFor(timetable, input, runType);
     const seen = state.dates.get(slot.date)?.attempts ?? 0;
     if (input.expectAttempts !== undefined && seen !== input.expectAttempts) {
@@ -92,6 +99,7 @@ export async function startRun(core: LedgerCore, input: StartInput): Promise<Sta
         ...(input.supersede === undefined ? {} : { supersede: input.supersede }),
         ...(input.openlineage === undefined ? {} : { openlineage: input.openlineage }),
         ...boundsOf(timetable),
+        ...(at === undefined ? {} : { at }),
       },
       { nowMs: core.clock() },
     );
@@ -133,16 +141,18 @@ async function refuseTakenRunId(core: LedgerCore, runId: string): Promise<void> 
  * @example
  * await succeedRun(core, { runId, metrics: { rows: 42 } });
  */
-export async function succeedRun(core: LedgerCore, input: { runId: string; metrics?: Record<string, unknown>; outputs?: string[]; log?: RunLog }): Promise<CompletionResult> {
+export async function succeedRun(core: LedgerCore, input: { runId: string; metrics?: Record<string, unknown>; outputs?: RunOutput[]; log?: RunLog; at?: string; settleTasks?: Record<string, string> }): Promise<CompletionResult> {
   const metrics = input.metrics ?? {};
+  const at = atField(input.at);
+  const outputs = checkOutputs(input.outputs ?? []);
   // The shape first (no pipeline needed), then the size against the run's pipeline's own cap.
   const bytes = metricsBytes(metrics);
   const log = checkRunLog(input.log);
   return completeRun(core, input.runId, (date, definition) => {
     const tooLarge = metricsSizeProblem(bytes, recordedTextLimits(definition).metricsBytes);
     if (tooLarge !== null) throw new LedgerError('input.invalidMetrics', `metrics cannot be recorded: ${tooLarge}`);
-    return { kind: 'succeed', runId: input.runId, date, metrics, outputs: input.outputs ?? [], ...log };
-  });
+    return { kind: 'succeed', runId: input.runId, date, metrics, outputs, ...log, ...at };
+  }, input.settleTasks);
 }
 
 /**
@@ -151,14 +161,15 @@ export async function succeedRun(core: LedgerCore, input: { runId: string; metri
  * @example
  * await failRun(core, { runId, error: 'raw file missing' });
  */
-export async function failRun(core: LedgerCore, input: { runId: string; error: string; code?: string | null; log?: RunLog }): Promise<CompletionResult> {
+export async function failRun(core: LedgerCore, input: { runId: string; error: string; code?: string | null; log?: RunLog; at?: string; settleTasks?: Record<string, string> }): Promise<CompletionResult> {
+  const at = atField(input.at);
   if (input.error.trim() === '') throw new LedgerError('input.emptyError', 'a failure needs an error message that says what went wrong, e.g. --error "raw file missing" (library: error)');
   const bytes = errorBytes(input.error, 'error message');
   const log = checkRunLog(input.log);
   return completeRun(core, input.runId, (date, definition) => {
     checkErrorSize(bytes, definition, 'error message');
-    return { kind: 'fail', runId: input.runId, date, error: input.error, code: input.code ?? null, ...log };
-  });
+    return { kind: 'fail', runId: input.runId, date, error: input.error, code: input.code ?? null, ...log, ...at };
+  }, input.settleTasks);
 }
 
 /**
@@ -167,12 +178,13 @@ export async function failRun(core: LedgerCore, input: { runId: string; error: s
  * @example
  * await interruptRun(core, { runId, by: 'SIGINT', message: 'stopped while loading' });
  */
-export async function interruptRun(core: LedgerCore, input: { runId: string; by: string; message?: string; log?: RunLog }): Promise<CompletionResult> {
+export async function interruptRun(core: LedgerCore, input: { runId: string; by: string; message?: string; log?: RunLog; at?: string }): Promise<CompletionResult> {
+  const at = atField(input.at);
   const bytes = errorBytes(input.message ?? '', 'interruption message');
   const log = checkRunLog(input.log);
   return completeRun(core, input.runId, (date, definition) => {
     checkErrorSize(bytes, definition, 'interruption message');
-    return { kind: 'interrupt', runId: input.runId, date, by: input.by, message: input.message ?? '', ...log };
+    return { kind: 'interrupt', runId: input.runId, date, by: input.by, message: input.message ?? '', ...log, ...at };
   });
 }
 
@@ -182,9 +194,10 @@ export async function interruptRun(core: LedgerCore, input: { runId: string; by:
  * @example
  * await heartbeatRun(core, { runId, lease: '1m' });
  */
-export async function heartbeatRun(core: LedgerCore, input: { runId: string; lease?: Duration; leaseMs?: number }): Promise<CompletionResult> {
+export async function heartbeatRun(core: LedgerCore, input: { runId: string; lease?: Duration; leaseMs?: number; at?: string }): Promise<CompletionResult> {
   const leaseMs = leaseOf(input, 'ledger.heartbeat');
-  return completeRun(core, input.runId, (date, definition) => ({ kind: 'heartbeat', runId: input.runId, date, leaseMs: leaseMs ?? definition.leaseMs }));
+  const at = atField(input.at);
+  return completeRun(core, input.runId, (date, definition) => ({ kind: 'heartbeat', runId: input.runId, date, leaseMs: leaseMs ?? definition.leaseMs, ...at }));
 }
 
 /**
@@ -196,15 +209,17 @@ export async function heartbeatRun(core: LedgerCore, input: { runId: string; lea
 export async function recordTask(core: LedgerCore, input: TaskInput): Promise<TaskResult> {
   const taskState = checkTaskState(input.state);
   const tryNumber = input.tryNumber === undefined ? null : checkTryNumber(input.tryNumber);
+  const at = atField(input.at);
   const found = await core.store.findRun(input.runId);
   if (!found) throw new LedgerError('notFound.run', `no run ${input.runId} in this ledger; list runs with \`runledger runs <pipeline>\``);
   const date = found.stream.slice(found.pipeline.length + 1);
   const bytes = input.error == null ? 0 : errorBytes(input.error, "task's error text");
   for (let retry = 0; ; retry++) {
-    const { definition, state, tasks } = await readPipeline(core, found.pipeline);
+    const view = await decidingView(core, found.pipeline, () => [date]);
+    const { definition, state, tasks } = view === null ? await readPipeline(core, found.pipeline) : { ...view, tasks: await tasksOfStream(core, found.stream) };
     requireTask(definition, input.taskId);
     checkErrorSize(bytes, definition, "task's error text");
-    const command = { runId: input.runId, date, taskId: input.taskId, state: taskState, tryNumber, error: input.error ?? null };
+    const command = { runId: input.runId, date, taskId: input.taskId, state: taskState, tryNumber, error: input.error ?? null, ...at };
     const decision = decideTaskState(state, tasks, command);
     if (!decision.ok) throw refusalError(decision.refusal);
     const { events, repeated, outcome } = decision.value;
@@ -216,24 +231,49 @@ export async function recordTask(core: LedgerCore, input: TaskInput): Promise<Ta
   }
 }
 
-async function completeRun(core: LedgerCore, runId: string, command: (date: string, definition: PipelineDefinition) => CompletionCommand): Promise<CompletionResult> {
+/**
+ * `settleTasks`: the completion is the producer's verdict on a task-level run (an Airflow DAG run's end):
+ * instead of refusing while tasks are unfinished, it settles them from these states (`settleUnfinishedTasks`)
+ * and records the outcome with the tasks it could not settle as unreported.
+ */
+async function completeRun(
+  core: LedgerCore,
+  runId: string,
+  command: (date: string, definition: PipelineDefinition) => CompletionCommand,
+  settleTasks?: Record<string, string>,
+): Promise<CompletionResult> {
   const found = await core.store.findRun(runId);
   if (!found) throw new LedgerError('notFound.run', `no run ${runId} in this ledger; list runs with \`runledger runs <pipeline>\``);
   const date = found.stream.slice(found.pipeline.length + 1);
   for (let retry = 0; ; retry++) {
-    const { definition, state, tasks } = await readPipeline(core, found.pipeline);
+    const view = await decidingView(core, found.pipeline, () => [date]);
+    // Task states matter only to a pipeline that records them; they are folded from the key's own stream.
+    const tasksOf = async () => (view?.definition.tasks ? tasksOfStream(core, found.stream) : initialTaskRuns());
+    const { definition, state, tasks } = view === null ? await readPipeline(core, found.pipeline) : { ...view, tasks: await tasksOf() };
     const cmd = command(date, definition);
     const decision = decideCompletion(state, cmd, { nowMs: core.clock() });
     if (!decision.ok) throw refusalError(decision.refusal);
     // A task-level run's outcome follows from its leaves; a repeat (no events) needs no check.
     // An interruption is about the runner, not the outcome, so unfinished tasks do not hold it back.
-    const unfinished = decision.value.events.length === 0 || cmd.kind === 'interrupt' ? null : refuseUnfinishedTasks(definition, tasks, cmd);
+    let events: LedgerEvent[] = decision.value.events;
+    const verdict = settleTasks !== undefined && definition.tasks !== undefined && events.length > 0 && (cmd.kind === 'succeed' || cmd.kind === 'fail');
+    if (verdict) {
+      const settled = settleUnfinishedTasks(definition, tasks, { pipeline: found.pipeline, date, runId }, new Map(Object.entries(settleTasks)), cmd.at);
+      const unreported = settled.unreported.length > 0 ? { unreportedTasks: settled.unreported } : {};
+      const marked = events.map((e): LedgerEvent => {
+        if (e.type === 'RunSucceeded') return { ...e, data: { ...e.data, ...unreported } };
+        if (e.type === 'RunFailed') return { ...e, data: { ...e.data, ...unreported } };
+        return e;
+      });
+      events = [...settled.events, ...marked];
+    }
+    const unfinished = verdict || decision.value.events.length === 0 || cmd.kind === 'interrupt' ? null : refuseUnfinishedTasks(definition, tasks, cmd);
     if (unfinished) throw refusalError(unfinished);
     const status = ({ succeed: 'success', fail: 'failed', interrupt: 'interrupted', heartbeat: 'running' } as const)[cmd.kind];
     const result: CompletionResult = { runId, pipeline: found.pipeline, date, status, repeated: decision.value.repeated };
     if (decision.value.events.length === 0) return result;
     const expected = state.dates.get(date)?.version ?? 0;
-    if (await appendEvents(core, [{ stream: found.stream, expectedVersion: expected, events: decision.value.events }])) {
+    if (await appendEvents(core, [{ stream: found.stream, expectedVersion: expected, events }])) {
       const event = decision.value.events[0];
       return event?.type === 'RunHeartbeat' ? { ...result, leaseExpiresAt: event.data.leaseExpiresAt } : result;
     }
@@ -299,6 +339,32 @@ function checkErrorSize(bytes: number, definition: { maxErrorBytes?: number | un
   );
 }
 
+/**
+ * The producer's own instant of a start or completion (`at`), as the events hold it: an RFC 3339
+ * instant with a zone, normalized to UTC milliseconds; undefined when the caller gave none.
+ */
+function producerAt(at: string | undefined): string | undefined {
+  if (at === undefined) return undefined;
+  const ms = typeof at === 'string' && INSTANT_PATTERN.test(at) ? Date.parse(at) : Number.NaN;
+  if (Number.isNaN(ms)) throw new LedgerError('input.invalidInstant', `'${String(at)}' is not an instant; give the producer's time as RFC 3339 with a zone, like 2026-11-02T00:10:00Z (library: at)`);
+  return new Date(ms).toISOString();
+}
+
+function atField(at: string | undefined): { at?: string } {
+  const value = producerAt(at);
+  return value === undefined ? {} : { at: value };
+}
+
+/** Outputs are texts or `{ namespace, name }` (both non-empty), as the event schema holds them. */
+function checkOutputs(outputs: readonly RunOutput[]): RunOutput[] {
+  if (!Array.isArray(outputs)) throw new LedgerError('input.invalidOutputs', 'outputs are a list of dataset names, or of { namespace, name }');
+  return outputs.map((o) => {
+    if (typeof o === 'string') return o;
+    if (typeof o === 'object' && o !== null && typeof o.namespace === 'string' && o.namespace !== '' && typeof o.name === 'string' && o.name !== '') return { namespace: o.namespace, name: o.name };
+    throw new LedgerError('input.invalidOutputs', `an output is a dataset name or { namespace, name } with both non-empty, not ${JSON.stringify(o)}`);
+  });
+}
+
 /** A run's log reference must be a path and a lowercase hex sha256; `{}` without one, so the event is as before. */
 function checkRunLog(log: RunLog | undefined): { log?: RunLog } {
   if (log === undefined) return {};
@@ -308,4 +374,25 @@ function checkRunLog(log: RunLog | undefined): { log?: RunLog } {
     throw new LedgerError('input.invalidRunLog', 'a run\'s log is { path, sha256 }: a non-empty file path and the 64 lowercase hex digits of the file\'s sha256');
   }
   return { log: { path, sha256 } };
+}
+
+/**
+ * What a write decides on, read from the read models when the ledger keeps them: the summary row and
+ * only the date rows the decision looks at (the deciders read `state.dates.get(key)` and the
+ * definition), so a write costs the same on the millionth event as on the first. Null without read
+ * models: the caller folds, as before.
+ */
+async function decidingView(core: LedgerCore, pipeline: string, keys: (timetable: Timetable) => readonly string[]): Promise<{ definition: PipelineDefinition; timetable: Timetable; state: PipelineState } | null> {
+  const models = await readModelsFor(core, undefined);
+  if (models === null) return null;
+  const view = await tableView(models, pipeline);
+  withDates(view, await models.dates(pipeline, { keys: keys(view.timetable), light: true }));
+  return view;
+}
+
+/** The task states of one date key's runs, folded from that key's own stream (no other event can change them). */
+async function tasksOfStream(core: LedgerCore, stream: string): Promise<TaskRuns> {
+  let tasks = initialTaskRuns();
+  for await (const batch of core.store.read({ stream })) for (const event of batch) tasks = evolveTaskRuns(tasks, event);
+  return tasks;
 }

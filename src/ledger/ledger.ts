@@ -1,4 +1,4 @@
-import type { RunLog } from '../../events/common.js';
+import type { RunLog, RunOutput } from '../../events/common.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
@@ -6,16 +6,17 @@ import type { RunHistory } from '../../projections/run-history.js';
 import type { TaskRuns } from '../../projections/task-runs.js';
 import { defaultActor } from '../runtime.js';
 import { knownSecrets, redactSecrets } from '../secrets.js';
+import { LedgerError } from '../errors.js';
 import type { EventStore } from '../store/event-store.js';
 import { openStore } from '../store/open-store.js';
+import type { RebuildProgress, RebuildResult } from '../store/read-models.js';
 import { subscribe, type SubscribeOptions, type Subscription } from '../ops/subscribe.js';
 import type { Timetable } from '../timetable/timetable.js';
 import type { DefineChanges } from './build-definition.js';
-import { LedgerError } from '../errors.js';
 import { checkOptionKeys, deprecated, durationMs, leaseOf, optionKeys, type Duration } from './library-options.js';
 import { CHECKPOINT_AFTER, createLedgerCore, type LedgerCore } from './ledger-core.js';
 import { logEventBatches } from './ledger-log.js';
-import { pendingView, runsView, runTasksView, stateView, watermarkView } from './ledger-queries.js';
+import { pendingView, pipelineStatusView, runsView, runTasksView, stateView, watermarkView, type PipelineStatusView, type RunsInput } from './ledger-queries.js';
 import { clearKeys, definePipeline, failRun, heartbeatRun, interruptRun, recordTask, startRun, succeedRun } from './ledger-writes.js';
 import { listPipelines, readPipeline } from './load-pipeline.js';
 import type {
@@ -50,13 +51,22 @@ export type DefineOptions = Omit<DefineChanges, 'leaseMs' | 'freshnessMs'> & {
 };
 
 const START_KEYS = optionKeys<StartInput>()({
-  pipeline: true, date: true, runType: true, force: true, lease: true, leaseMs: true, expectAttempts: true, dataInterval: true, reason: true, runId: true, supersede: true, openlineage: true,
+  pipeline: true, date: true, runType: true, force: true, lease: true, leaseMs: true, expectAttempts: true, dataInterval: true, reason: true, runId: true, supersede: true, openlineage: true, at: true,
 });
 const DEFINE_KEYS = optionKeys<DefineOptions>()({
   pipeline: true, schedule: true, start: true, end: true, timezone: true, timetable: true, catchup: true, maxActiveRuns: true, lease: true, leaseMs: true, tasks: true,
   freshness: true, freshnessMs: true, openlineage: true, maxMetricsBytes: true, maxErrorBytes: true, reason: true,
 });
-const TASK_KEYS = optionKeys<TaskInput>()({ runId: true, taskId: true, state: true, tryNumber: true, error: true, reason: true });
+type SucceedInput = { runId: string; metrics?: Record<string, unknown>; outputs?: RunOutput[]; log?: RunLog; at?: string; settleTasks?: Record<string, string> };
+type FailInput = { runId: string; error: string; code?: string | null; log?: RunLog; at?: string; settleTasks?: Record<string, string> };
+type InterruptInput = { runId: string; by: string; message?: string; log?: RunLog; at?: string };
+type HeartbeatInput = { runId: string; lease?: Duration; /** @deprecated Use `lease`; works until the next minor version. */ leaseMs?: number; at?: string };
+const SUCCEED_KEYS = optionKeys<SucceedInput>()({ runId: true, metrics: true, outputs: true, log: true, at: true, settleTasks: true });
+const FAIL_KEYS = optionKeys<FailInput>()({ runId: true, error: true, code: true, log: true, at: true, settleTasks: true });
+const INTERRUPT_KEYS = optionKeys<InterruptInput>()({ runId: true, by: true, message: true, log: true, at: true });
+const HEARTBEAT_KEYS = optionKeys<HeartbeatInput>()({ runId: true, lease: true, leaseMs: true, at: true });
+const RUNS_KEYS = optionKeys<RunsInput>()({ pipeline: true, date: true, asOf: true, limit: true, before: true, light: true });
+const TASK_KEYS = optionKeys<TaskInput>()({ runId: true, taskId: true, state: true, tryNumber: true, error: true, reason: true, at: true });
 const CLEAR_KEYS = optionKeys<ClearInput>()({ pipeline: true, dates: true, from: true, to: true, onlyFailed: true, reason: true, dryRun: true });
 const RANGE_KEYS = optionKeys<RangeInput>()({ pipeline: true, from: true, to: true, asOf: true });
 const LOG_KEYS = optionKeys<LogInput>()({ pipeline: true, date: true, runId: true, types: true, actor: true, since: true, until: true, asOf: true, limit: true });
@@ -86,6 +96,11 @@ export type LedgerOptions = {
   actor?: string;
   /** Create the ledger when it does not exist (default true; the CLI's queries pass false). */
   create?: boolean;
+  /**
+   * Told how a rebuild of the read models advances (events folded of all there are), when this ledger
+   * has to build them: a ledger written by an older release, or by a build with other folds.
+   */
+  rebuildProgress?: RebuildProgress;
   /**
    * Sign every appended event's chain hash: the path of an Ed25519 private key PEM file, or `hmac:<secret>`.
    * Default: `RUNLEDGER_SIGNING_KEY` from the environment; `null` does not sign. The key never enters the ledger.
@@ -121,9 +136,9 @@ export async function openLedger(options: LedgerOptions): Promise<Ledger> {
 }
 
 /** The facade's settings from the options of `openLedger`: the checkpoint threshold, and every secret to redact (longest first). */
-export function ledgerSettings(options: LedgerOptions): { checkpointAfter: number; secrets: string[] } {
+export function ledgerSettings(options: LedgerOptions): { checkpointAfter: number; secrets: string[]; rebuildProgress?: RebuildProgress } {
   const secrets = [...new Set([...knownSecrets(options.db, {}), ...(options.secrets ?? [])])].sort((a, b) => b.length - a.length);
-  return { checkpointAfter: options.checkpointAfter ?? CHECKPOINT_AFTER, secrets };
+  return { checkpointAfter: options.checkpointAfter ?? CHECKPOINT_AFTER, secrets, ...(options.rebuildProgress === undefined ? {} : { rebuildProgress: options.rebuildProgress }) };
 }
 
 /**
@@ -135,7 +150,7 @@ export class Ledger {
   readonly store: EventStore;
   readonly #core: LedgerCore;
 
-  constructor(store: EventStore, clock: () => number, actor: string, options: { checkpointAfter?: number; secrets?: readonly string[] } = {}) {
+  constructor(store: EventStore, clock: () => number, actor: string, options: { checkpointAfter?: number; secrets?: readonly string[]; rebuildProgress?: RebuildProgress } = {}) {
     this.store = store;
     this.#core = createLedgerCore(store, clock, actor, options);
   }
@@ -186,15 +201,21 @@ export class Ledger {
   /**
    * Records the success of the current run of its key (a cleared or superseded run is refused); a repeat is a no-op.
    * `log`: the path and sha256 of the run's log file, when one was kept (`succeed`, `fail` and `interrupt` alike).
+   * `at`: when the run really ended, if not now (a producer's own clock, e.g. an OpenLineage `eventTime`): the
+   * run's `finishedAt` and duration follow it, while the event's `recordedAt` stays the time it was recorded.
+   * `outputs`: dataset names, or `{ namespace, name }` kept apart. `settleTasks` (succeed and fail): the
+   * completion is the producer's verdict on a task-level run, so tasks with no finished state are settled
+   * from these states (e.g. `{ load: 'upstream_failed' }`) and the rest recorded as not reported, instead of
+   * the completion being refused while tasks are unfinished.
    */
-  async succeed(input: { runId: string; metrics?: Record<string, unknown>; outputs?: string[]; log?: RunLog }): Promise<CompletionResult> {
-    checkOptionKeys(input, ['runId', 'metrics', 'outputs', 'log'], 'ledger.succeed');
+  async succeed(input: SucceedInput): Promise<CompletionResult> {
+    checkOptionKeys(input, SUCCEED_KEYS, 'ledger.succeed');
     return succeedRun(this.#core, input);
   }
 
   /** Records the failure of the current run of its key (a cleared or superseded run is refused); a repeat is a no-op. */
-  async fail(input: { runId: string; error: string; code?: string | null; log?: RunLog }): Promise<CompletionResult> {
-    checkOptionKeys(input, ['runId', 'error', 'code', 'log'], 'ledger.fail');
+  async fail(input: FailInput): Promise<CompletionResult> {
+    checkOptionKeys(input, FAIL_KEYS, 'ledger.fail');
     return failRun(this.#core, input);
   }
 
@@ -206,14 +227,14 @@ export class Ledger {
    * @example
    * await ledger.interrupt({ runId, by: 'SIGINT', message: 'stopped while loading' });
    */
-  async interrupt(input: { runId: string; by: string; message?: string; log?: RunLog }): Promise<CompletionResult> {
-    checkOptionKeys(input, ['runId', 'by', 'message', 'log'], 'ledger.interrupt');
+  async interrupt(input: InterruptInput): Promise<CompletionResult> {
+    checkOptionKeys(input, INTERRUPT_KEYS, 'ledger.interrupt');
     return interruptRun(this.#core, input);
   }
 
   /** Extends the lease of a running run: by `lease` (`"1h"` or milliseconds), default the pipeline's. */
-  async heartbeat(input: { runId: string; lease?: Duration; /** @deprecated Use `lease`. */ leaseMs?: number }): Promise<CompletionResult> {
-    checkOptionKeys(input, ['runId', 'lease', 'leaseMs'], 'ledger.heartbeat');
+  async heartbeat(input: HeartbeatInput): Promise<CompletionResult> {
+    checkOptionKeys(input, HEARTBEAT_KEYS, 'ledger.heartbeat');
     return heartbeatRun(this.#core, input);
   }
 
@@ -255,10 +276,27 @@ export class Ledger {
     return pendingView(this.#core, input);
   }
 
-  /** Every run (attempt) of a pipeline, oldest first. */
-  async runs(input: { pipeline: string; date?: string; asOf?: AsOf }): Promise<RunsView> {
-    checkOptionKeys(input, ['pipeline', 'date', 'asOf'], 'ledger.runs');
+  /**
+   * Every run (attempt) of a pipeline, oldest first; `limit` keeps the last n, `before` (a run id) pages back.
+   *
+   * @example
+   * const older = await ledger.runs({ pipeline: 'etl_orders', limit: 50, before: page.runs[0]?.runId });
+   */
+  async runs(input: RunsInput): Promise<RunsView> {
+    checkOptionKeys(input, RUNS_KEYS, 'ledger.runs');
     return runsView(this.#core, input);
+  }
+
+  /**
+   * One pipeline's `status` row at `nowMs` (default: the ledger's clock), with the logical dates of its
+   * watermark and complete-through. Read from the pipeline's summary row and the dates after its
+   * complete-through, so it costs what is behind, not the pipeline's history.
+   *
+   * @example
+   * const { status } = await ledger.pipelineStatus({ pipeline: 'etl_orders' }); // status.lag === '2d 1h'
+   */
+  async pipelineStatus(input: { pipeline: string; nowMs?: number }): Promise<PipelineStatusView> {
+    return pipelineStatusView(this.#core, input.pipeline, input.nowMs ?? this.#core.clock());
   }
 
   /** The task grid of one run: every declared task with its latest state and try, and the outcome they imply. */
@@ -306,6 +344,19 @@ export class Ledger {
    */
   subscribe(options: SubscribeOptions, handler: (event: RecordedEvent) => Promise<void> | void): Promise<Subscription> {
     return subscribe(this.store, { clock: this.#core.clock, ...options }, handler);
+  }
+
+  /**
+   * Drops the read models and folds them again from the events, in one transaction (`runledger rebuild`).
+   * `notFound.readModels` on a store that keeps none.
+   *
+   * @example
+   * const { events } = await ledger.rebuild({ progress: (done, total) => bar.update(done / total) });
+   */
+  async rebuild(input: { progress?: RebuildProgress } = {}): Promise<RebuildResult> {
+    const models = this.store.readModels;
+    if (models === undefined) throw new LedgerError('notFound.readModels', `this ${this.store.kind} ledger keeps no read models to rebuild; every query folds its events`);
+    return models.rebuild(input.progress ?? this.#core.rebuildProgress);
   }
 
   async close(): Promise<void> {

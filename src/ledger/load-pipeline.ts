@@ -135,6 +135,12 @@ export async function readPipeline(core: LedgerCore, name: string, asOf?: AsOf):
  * const names = (await listPipelines(core)).map((d) => d.pipeline);
  */
 export async function listPipelines(core: LedgerCore): Promise<PipelineDefinition[]> {
+  const models = core.store.readModels;
+  if (models !== undefined && (await models.ensure(core.rebuildProgress))) {
+    // One summary row per pipeline, not every event.
+    const definitions = (await models.summaries()).flatMap((s) => (s.definition === null ? [] : [s.definition]));
+    return definitions.sort((a, b) => a.pipeline.localeCompare(b.pipeline));
+  }
   const byName = new Map<string, PipelineDefinition>();
   for await (const batch of core.store.read()) {
     for (const event of batch) {

@@ -72,7 +72,7 @@ export class Ledger extends LedgerFacade {
   }
 }
 
-const LEDGER_OPTION_KEYS = optionKeys<LedgerOptions>()({ db: true, clock: true, actor: true, create: true, signingKey: true, checkpointAfter: true, secrets: true });
+const LEDGER_OPTION_KEYS = optionKeys<LedgerOptions>()({ db: true, clock: true, actor: true, create: true, rebuildProgress: true, signingKey: true, checkpointAfter: true, secrets: true });
 
 /**
  * Opens (or creates) a ledger: a SQLite file, or PostgreSQL for a `postgres://` URL.

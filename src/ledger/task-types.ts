@@ -14,6 +14,8 @@ export type TaskInput = {
   tryNumber?: number;
   error?: string | null;
   reason?: string;
+  /** When the task really changed state, if not now: the producer's own instant (OpenLineage ingest passes its `eventTime`). */
+  at?: string;
 };
 
 export type TaskResult = {

@@ -1,7 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { runOutcome, type RunOutcome } from '../../projections/views/run-outcome.js';
-import { pipelineStatus } from '../../projections/views/pipeline-status.js';
-import { slotsFrom, type Ledger } from '../ledger/ledger.js';
+import type { Ledger } from '../ledger/ledger.js';
 import type { VerifyResult } from './chain-verifier.js';
 
 /** Buckets of the run duration histogram, in seconds: a second up to a day. */
@@ -48,12 +47,12 @@ export async function collectMetrics(ledger: Ledger, options: { nowMs: number; v
   const ledgerHead = await ledger.store.head();
   for (const definition of await ledger.pipelines()) {
     const name = definition.pipeline;
-    const { timetable, state, history } = await ledger.pipeline(name);
-    const status = pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs: options.nowMs });
+    // The status from the summary row; the runs from their table (outcome and times only, no event is read).
+    const { status, watermarkLogicalDate, completeThroughLogicalDate } = await ledger.pipelineStatus({ pipeline: name, nowMs: options.nowMs });
+    const history = await ledger.runs({ pipeline: name, light: true });
     const labels = { pipeline: name };
-    if (state.watermark) watermark.set(labels, Date.parse(state.watermark.logicalDate) / 1000);
-    const through = status.completeThrough === null ? undefined : state.dates.get(status.completeThrough);
-    if (through) completeThrough.set(labels, Date.parse(through.logicalDate) / 1000);
+    if (watermarkLogicalDate !== null) watermark.set(labels, Date.parse(watermarkLogicalDate) / 1000);
+    if (completeThroughLogicalDate !== null) completeThrough.set(labels, Date.parse(completeThroughLogicalDate) / 1000);
     if (status.completeUntil !== null) completeUntil.set(labels, Date.parse(status.completeUntil) / 1000);
     if (status.lagSeconds !== null) lag.set(labels, status.lagSeconds);
     if (status.freshnessSeconds !== null) freshness.set(labels, status.freshnessSeconds);
@@ -63,7 +62,7 @@ export async function collectMetrics(ledger: Ledger, options: { nowMs: number; v
     behind.set(labels, status.behind);
     // Every outcome is present from zero, so `increase()` sees the first failure.
     for (const outcome of OUTCOMES) runs.inc({ pipeline: name, outcome }, 0);
-    for (const run of history.runs.values()) {
+    for (const run of history.runs) {
       const outcome = runOutcome(run);
       if (outcome === null) continue;
       runs.inc({ pipeline: name, outcome });

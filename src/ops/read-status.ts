@@ -1,5 +1,5 @@
-import { compareWorstFirst, pipelineStatus, type PipelineStatus } from '../../projections/views/pipeline-status.js';
-import { slotsFrom, type Ledger } from '../ledger/ledger.js';
+import { compareWorstFirst, type PipelineStatus } from '../../projections/views/pipeline-status.js';
+import type { Ledger } from '../ledger/ledger.js';
 
 /** `status --json` and `GET /api/status`: every pipeline, worst first. */
 export type StatusView = { now: string; pipelines: PipelineStatus[] };
@@ -15,9 +15,6 @@ export async function readStatus(ledger: Ledger, options: { pipelines?: readonly
   const nowMs = options.nowMs ?? ledger.now();
   const names = options.pipelines && options.pipelines.length > 0 ? [...new Set(options.pipelines)] : (await ledger.pipelines()).map((d) => d.pipeline);
   const rows: PipelineStatus[] = [];
-  for (const name of names) {
-    const { timetable, state, history } = await ledger.pipeline(name);
-    rows.push(pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs }));
-  }
+  for (const name of names) rows.push((await ledger.pipelineStatus({ pipeline: name, nowMs })).status);
   return { now: new Date(nowMs).toISOString(), pipelines: rows.sort(compareWorstFirst) };
 }

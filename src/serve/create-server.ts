@@ -44,6 +44,7 @@ export async function createServer(options: ServeOptions): Promise<FastifyInstan
     ...(options.writeToken ? { writeToken: options.writeToken } : {}),
     ...(options.watchIntervalMs ? { watchIntervalMs: options.watchIntervalMs } : {}),
     ...(options.openlineageAuto ? { openlineageAuto: true } : {}),
+    ...(options.strictLineage ? { strictLineage: true } : {}),
   };
 
   app.addHook('onRequest', async (request, reply) => authorize(request, reply, deps));
@@ -68,7 +69,7 @@ export async function createServer(options: ServeOptions): Promise<FastifyInstan
     return sendError(reply, 500, 'unexpected', `unexpected error: ${oneLine(error instanceof Error ? error.message : String(error))}`);
   });
   app.setNotFoundHandler(async (request, reply) =>
-    sendError(reply, 404, 'notFound.route', `no route ${request.method} ${request.url.split('?')[0]}; see the README's HTTP API section`),
+    sendError(reply, 404, 'notFound.route', `no route ${request.method} ${request.url.split('?')[0]}; see 'HTTP API' in docs/web.md`),
   );
 
   for (const register of options.routes ?? serveRoutes) await register(app, deps);

@@ -17,6 +17,8 @@ export type ServeDeps = {
   watchIntervalMs?: number;
   /** Define unbound Airflow DAGs from the OpenLineage events' `dag` facet (`serve --openlineage-auto`). */
   openlineageAuto?: boolean;
+  /** On POST /api/v1/lineage, refuse (404) an event whose job and parent are bound to no pipeline (`serve --strict-lineage`); default: ignored with the reason. */
+  strictLineage?: boolean;
 };
 
 export type ServeOptions = ServeDeps & {

@@ -57,7 +57,7 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infe
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const path = ['body', ...(issue?.path ?? []).map(String)].join('.');
-  throw new LedgerError('input.invalidBody', `${path}: ${issue?.message ?? 'invalid'}; see the README's HTTP write API section for the fields`);
+  throw new LedgerError('input.invalidBody', `${path}: ${issue?.message ?? 'invalid'}; see 'Writing over HTTP' in docs/web.md for the fields`);
 }
 
 /** A start body as the ledger's `StartInput`, with the CLI's checks (both interval bounds or neither). */

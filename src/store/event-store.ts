@@ -1,6 +1,7 @@
 import type { EventMetadata } from '../../events/event-metadata.js';
 import type { LedgerEvent } from '../../events/ledger-event.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
+import type { ReadModels } from './read-models.js';
 
 /** An event to append: the domain event plus the envelope fields the caller decides. */
 export type NewEvent = LedgerEvent & {
@@ -76,6 +77,11 @@ export interface EventStore {
   listenForAppends?(onAppend: () => void): Promise<() => Promise<void>>;
   append(requests: AppendRequest[]): Promise<AppendResult>;
   read(filter?: ReadFilter): AsyncIterable<RecordedEvent[]>;
+  /**
+   * `read` from the newest event back (each batch newest first), so the last n events of a pipeline or
+   * run cost n rows by index (`log --limit`); absent where a store cannot, and callers read forward.
+   */
+  readBackward?(filter?: ReadFilter): AsyncIterable<RecordedEvent[]>;
   /** The stored text of each event (the exact bytes that were hashed), in position order. */
   readRaw(filter?: Pick<ReadFilter, 'fromPosition' | 'toPosition' | 'batchSize'>): AsyncIterable<RawEvent[]>;
   /** The pipeline and stream of a run, from its `RunStarted`, or null. */
@@ -96,6 +102,8 @@ export interface EventStore {
   readMeta?(): Promise<LedgerMeta>;
   /** Persisted projection checkpoints, when the store keeps them (SQLite and PostgreSQL do). */
   readonly checkpoints?: CheckpointStore;
+  /** The read models kept in the append's own transaction (see read-models.ts); absent where the store keeps none. */
+  readonly readModels?: ReadModels;
   close(): Promise<void>;
 }
 

@@ -47,6 +47,16 @@ const VALID: Array<[EventType, Record<string, unknown>]> = [
   ['RunInterrupted', { ...ref, by: 'aborted', message: '', log }],
   ['TaskStateChanged', { ...ref, taskId: 'load', state: 'up_for_retry', tryNumber: 2, error: null }],
   ['TaskStateChanged', { ...ref, taskId: 'load', state: 'failed', tryNumber: 1, error: 'x' }],
+  // The producer's own time (`at`), outputs kept as namespace and name, and tasks a verdict left unreported.
+  [
+    'RunStarted',
+    { ...ref, attempt: 1, runType: 'manual', logicalDate: I, dataInterval: { start: I, end: I }, runAfter: I, leaseExpiresAt: I, force: false, offSchedule: false, takeoverOf: null, at: '2026-11-05T00:00:05.120Z' },
+  ],
+  ['RunSucceeded', { ...ref, metrics: {}, outputs: [{ namespace: 'dbfs', name: '/user/hive/warehouse/temp' }, 'plain'], at: I, unreportedTasks: ['load'] }],
+  ['RunFailed', { ...ref, error: 'boom', code: null, at: I, unreportedTasks: [] }],
+  ['RunHeartbeat', { ...ref, leaseExpiresAt: I, at: I }],
+  ['RunInterrupted', { ...ref, by: 'OpenLineage ABORT', message: '', at: I }],
+  ['TaskStateChanged', { ...ref, taskId: 'load', state: 'upstream_failed', tryNumber: 1, error: null, at: I }],
 ];
 
 const METADATA: unknown[] = [

@@ -57,9 +57,12 @@ describe('mapLineageEvent (pure: an OpenLineage event in, the ledger command out
     ['COMPLETE', 'success'],
     ['FAIL', 'failed'],
     ['ABORT', 'failed'],
-  ] as const)('a task-level %s is the task state %s of the parent run', (eventType, state) => {
+  ] as const)('a task-level %s keeps its own job and run, and is the task state %s of the parent run when that job is unbound', (eventType, state) => {
     const mapped = mapLineageEvent(runEvent(taskEvent({ ...day, eventType, taskId: 'extract', taskRunId: runIdOf(2), tryNumber: 2 })));
-    expect(mapped).toMatchObject({ ok: true, command: { kind: 'task', runId: runIdOf(1), job: { job: 'airflow_orders' }, taskJob: { job: 'airflow_orders.extract' }, taskId: 'extract', state, tryNumber: 2 } });
+    expect(mapped).toMatchObject({
+      ok: true,
+      command: { kind: 'run', runId: runIdOf(2), job: { job: 'airflow_orders.extract' }, parent: { runId: runIdOf(1), job: { job: 'airflow_orders' } }, taskId: 'extract', taskState: state, tryNumber: 2 },
+    });
   });
 
   test('OTHER is ignored with the reason', () => {

@@ -75,7 +75,7 @@ describe('runledger serve --openlineage-auto', () => {
 });
 
 describe('runledger ingest openlineage', () => {
-  test('pending, state and log after ingest equal what the CLI records for the same runs (but the run ids and their origin)', () => {
+  test("pending, state and log after ingest equal what the CLI records for the same runs (but the run ids, their origin, and the producer's own times)", () => {
     const dir = tempDir();
     const ingested = join(dir, 'ingested.db');
     defineOrders(ingested);
@@ -94,12 +94,20 @@ describe('runledger ingest openlineage', () => {
       runIds(db).forEach((id, i) => (text = text.replaceAll(id, `run-${i + 1}`)));
       return JSON.parse(text) as unknown;
     };
+    const withoutTimes = (value: unknown) => JSON.parse(JSON.stringify(value, (key, v: unknown) => (key === 'startedAt' || key === 'finishedAt' ? undefined : v))) as unknown;
     for (const args of [['pending', 'airflow_orders'], ['state', 'airflow_orders']]) {
-      expect(normalise(ingested, doc(ingested, args))).toEqual(normalise(byHand, doc(byHand, args)));
+      expect(withoutTimes(normalise(ingested, doc(ingested, args)))).toEqual(withoutTimes(normalise(byHand, doc(byHand, args))));
     }
+    // The ingested runs started and ended when Airflow said they did, not when the file was read.
+    const times = (doc(ingested, ['state', 'airflow_orders']).dates as Array<{ startedAt: string; finishedAt: string }>).map((d) => [d.startedAt, d.finishedAt]);
+    expect(times).toEqual([
+      ['2026-11-03T00:00:05.120Z', '2026-11-03T00:14:31.007Z'],
+      ['2026-11-04T00:00:05.120Z', '2026-11-04T00:14:31.007Z'],
+      ['2026-11-05T00:00:05.120Z', '2026-11-05T00:14:31.007Z'],
+    ]);
     const log = (db: string) =>
       (normalise(db, doc(db, ['log', 'airflow_orders'])) as { events: Array<{ type: string; data: Record<string, unknown> }> }).events.map((e) => {
-        const { openlineage: _origin, ...data } = e.data;
+        const { openlineage: _origin, at: _at, ...data } = e.data;
         return { type: e.type, data };
       });
     expect(log(ingested)).toEqual(log(byHand));
@@ -128,7 +136,7 @@ describe('runledger ingest openlineage', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/RunStarted\s+airflow_orders\s+2026-11-04\s+0193a000-0000-7000-8000-000000000010\s+attempt 3/);
     expect(r.stdout).toContain('line 12: START default/airflow_orders → recorded: started airflow_orders 2026-11-06 attempt 1 (scheduled)');
-    expect(r.stdout).toContain('line 16: FAIL default/airflow_orders → duplicate: the failure of run 0193a000-0000-7000-8000-00000000000f (airflow_orders 2026-11-04) was already recorded');
+    expect(r.stdout).toContain('line 16: FAIL default/airflow_orders → duplicate: the FAIL of run 0193a000-0000-7000-8000-00000000000f at 2026-11-07T09:02:00.000Z (airflow_orders 2026-11-04) is already in the ledger');
     expect(r.stdout).toContain('dry run, nothing written');
     expect(eventCount(db)).toBe(1);
   });
@@ -144,17 +152,55 @@ describe('runledger ingest openlineage', () => {
     expect(again).toContain('0 recorded, 6 already recorded');
   });
 
-  test('a file with an invalid event is refused whole: one line naming line and path, exit 2, nothing written', () => {
+  test('a file with bad lines records every valid event and names each refused line with its number and reason, exit 2', () => {
+    const dir = tempDir();
+    const db = join(dir, 'l.db');
+    defineOrders(db);
+    const file = join(dir, 'bad.jsonl');
+    const events = lines('airflow-orders.jsonl');
+    const zoneless = events[2]?.replace('"eventTime":"2026-11-04T00:00:05.120Z"', '"eventTime":"2026-11-04T00:00:05.120"');
+    const noSchemaUrl = JSON.stringify({ ...(JSON.parse(events[0] as string) as Record<string, unknown>), schemaURL: undefined });
+    writeFileSync(file, [events[0], events[1]?.replace('"runId":"0193a000-0000-7000-8000-000000000001"', '"runId":"run-1"'), '{"eventType": "START",', zoneless, noSchemaUrl].join('\n'));
+    const r = cli(['--db', db, 'ingest', 'openlineage', file, '--json'], NOW);
+    expect(r.code).toBe(2);
+    const report = JSON.parse(r.stdout) as { recorded: number; refused: number; duplicates: number; results: Array<{ outcome: string; message: string }> };
+    expect(report).toMatchObject({ recorded: 1, refused: 3, duplicates: 1 });
+    expect(report.results.map((x) => x.outcome)).toEqual(['recorded', 'refused', 'refused', 'refused', 'duplicate']);
+    expect(report.results[4]?.message).toContain('(the event has no schemaURL; read as OpenLineage 2-0-2)');
+    const other = join(dir, 'other.db');
+    defineOrders(other);
+    const text = cli(['--db', other, 'ingest', 'openlineage', file], NOW);
+    expect(text.stderr).toContain('line 2 (event) refused: breaks the OpenLineage schema at run.runId: must be a UUID');
+    expect(text.stderr).toContain('line 3 (event) refused: is not JSON');
+    expect(text.stderr).toContain("line 4 (event) refused: breaks the OpenLineage schema at eventTime: '2026-11-04T00:00:05.120' has no zone");
+    expect(eventCount(db)).toBe(2);
+  });
+
+  test('--all-or-nothing: one bad line refuses the whole file, one line naming line and path, exit 2, nothing written', () => {
     const dir = tempDir();
     const db = join(dir, 'l.db');
     defineOrders(db);
     const file = join(dir, 'bad.jsonl');
     const events = lines('airflow-orders.jsonl');
     writeFileSync(file, [events[0], events[1]?.replace('"runId":"0193a000-0000-7000-8000-000000000001"', '"runId":"run-1"')].join('\n'));
-    const r = cli(['--db', db, 'ingest', 'openlineage', file], NOW);
+    const r = cli(['--db', db, 'ingest', 'openlineage', file, '--all-or-nothing'], NOW);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain('line 2 breaks the OpenLineage schema at run.runId: must be a UUID');
+    expect(eventCount(db)).toBe(1);
+  });
+
+  test('--all-or-nothing: an event refused by a rule writes nothing either', () => {
+    const dir = tempDir();
+    const db = join(dir, 'l.db');
+    defineOrders(db);
+    const file = join(dir, 'stale.jsonl');
+    const events = lines('airflow-orders.jsonl');
+    // 2026-11-02 at a time that is no slot of the daily timetable: refused by a rule (409, exit 3).
+    writeFileSync(file, [events[0], events[2]?.replaceAll('2026-11-03T00:00:00+00:00', '2026-11-03T06:00:00+00:00')].join('\n'));
+    const r = cli(['--db', db, 'ingest', 'openlineage', file, '--all-or-nothing'], NOW);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toContain('--all-or-nothing, so nothing was written');
     expect(eventCount(db)).toBe(1);
   });
 
@@ -168,10 +214,13 @@ describe('runledger ingest openlineage', () => {
     expect(JSON.parse(cli(['--db', db, 'pending', 'airflow_orders', '--json'], NOW).stdout).pending.map((p: { date: string }) => p.date)).toEqual(['2026-11-04']);
   });
 
-  test('events of an unbound job are named on stderr and the exit code is 4', () => {
+  test('events of an unbound job are ignored with the reason; with --strict they are named on stderr and the exit code is 4', () => {
     const db = join(tempDir(), 'l.db');
     cli(['--db', db, 'define', 'other', '--schedule', '@daily', '--start', '2026-11-02'], NOW);
-    const r = cli(['--db', db, 'ingest', 'openlineage', join(FIXTURES, 'airflow-orders.jsonl')], NOW);
+    const lenient = cli(['--db', db, 'ingest', 'openlineage', join(FIXTURES, 'airflow-orders.jsonl')], NOW);
+    expect(lenient.code, lenient.stderr).toBe(0);
+    expect(lenient.stdout).toContain('6 events: 0 recorded, 0 already recorded, 6 ignored, 0 refused');
+    const r = cli(['--db', db, 'ingest', 'openlineage', join(FIXTURES, 'airflow-orders.jsonl'), '--strict'], NOW);
     expect(r.code).toBe(4);
     expect(r.stderr.trim().split('\n')).toHaveLength(6);
     expect(r.stderr).toContain('no pipeline is bound to the OpenLineage job default/airflow_orders');

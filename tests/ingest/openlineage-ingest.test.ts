@@ -66,15 +66,14 @@ describe('POST /api/v1/lineage: Airflow DAG runs become ledger runs', () => {
     expect(log.events[0]?.metadata.reason).toContain('OpenLineage START of default/airflow_orders run');
   });
 
-  test('a real delivery (duplicates, reversed order, a retry, a late FAIL of a superseded attempt, manual and backfill runs) ends as the producer meant', async () => {
+  test('a real delivery (duplicates, reversed order, a retry, a re-sent FAIL of a superseded attempt, manual and backfill runs) ends as the producer meant', async () => {
     const { app, ledger } = await setup();
     const answers = await postEach(app, dailyDagStream());
     const outcomes = answers.map((a) => a.json().results[0].outcome);
-    expect(outcomes.filter((o) => o === 'duplicate')).toHaveLength(3); // START and COMPLETE of 11-05 again, the late START of 11-06
-    const refused = answers.filter((a) => a.statusCode !== 200);
-    expect(refused).toHaveLength(1);
-    expect(refused[0]?.statusCode).toBe(409);
-    expect(refused[0]?.json().error.code).toBe('ledger.staleRun');
+    // START and COMPLETE of 11-05 again, the late START of 11-06, and attempt 2's FAIL re-sent after attempt 3 started: it was recorded.
+    expect(outcomes.filter((o) => o === 'duplicate')).toHaveLength(4);
+    expect(answers.filter((a) => a.statusCode !== 200)).toEqual([]);
+    expect(answers[15]?.json().results[0]).toMatchObject({ outcome: 'duplicate', message: expect.stringContaining('is already in the ledger') });
     expect(await statusOf(ledger)).toMatchObject({
       '2026-11-02': 'success/1/scheduled',
       '2026-11-03': 'success/1/scheduled',
@@ -185,12 +184,18 @@ describe('POST /api/v1/lineage: Airflow DAG runs become ledger runs', () => {
     expect(scheduled.json().error).toMatchObject({ code: 'ledger.notASlot', message: expect.stringContaining('is not a slot of airflow_orders') });
   });
 
-  test('an unbound job is 404 saying how to bind it; nothing written', async () => {
+  test('an unbound job without a bound parent is ignored with how to bind it; with --strict-lineage it is 404; nothing written either way', async () => {
     const { app, ledger } = await setup();
     const head = (await ledger.store.head()).position;
-    const res = await post(app, dagRunEvent({ eventType: 'START', runId: runIdOf(1), ...dayInterval('2026-11-02'), eventTime: '2026-11-03T00:00:00Z', dagId: 'other_dag' }));
-    expect(res.statusCode).toBe(404);
-    expect(res.json().error).toEqual({ code: 'notFound.openlineageJob', message: expect.stringContaining('runledger define <pipeline> --openlineage default/other_dag') });
+    const event = dagRunEvent({ eventType: 'START', runId: runIdOf(1), ...dayInterval('2026-11-02'), eventTime: '2026-11-03T00:00:00Z', dagId: 'other_dag' });
+    const res = await post(app, event);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().results[0]).toMatchObject({ outcome: 'ignored', message: expect.stringContaining('runledger define <pipeline> --openlineage default/other_dag') });
+    const strict = await createServer({ ledger, clock: () => NOW, writeToken: 's3cret', strictLineage: true });
+    apps.push(strict);
+    const refused = await post(strict, event);
+    expect(refused.statusCode).toBe(404);
+    expect(refused.json().error).toEqual({ code: 'notFound.openlineageJob', message: expect.stringContaining('runledger define <pipeline> --openlineage default/other_dag') });
     expect((await ledger.store.head()).position).toBe(head);
   });
 
@@ -265,15 +270,32 @@ describe('task-level events', () => {
     expect((await ledger.runTasks({ pipeline: 'airflow_orders', runId: runIdOf(1) })).tasks[0]).toMatchObject({ taskId: 'extract', state: 'success' });
   });
 
-  test('of a pipeline without tasks are ignored with the reason; of an undeclared task 404', async () => {
+  test('of a pipeline without tasks are ignored with the reason; of an undeclared task too, and 404 with --strict-lineage', async () => {
     const plain = await setup();
     await post(plain.app, dagRunEvent({ eventType: 'START', runId: runIdOf(1), ...dayInterval('2026-11-02'), eventTime: '2026-11-03T00:00:00Z' }));
     const ignored = await post(plain.app, task('START', 'extract', '2026-11-03T00:00:10Z'));
     expect(ignored.json().results[0]).toMatchObject({ outcome: 'ignored', message: expect.stringContaining('records no task-level state') });
     const withTasks = await setup({ tasks: true });
     const unknown = await post(withTasks.app, task('START', 'transform', '2026-11-03T00:00:10Z'));
-    expect(unknown.statusCode).toBe(404);
-    expect(unknown.json().error.code).toBe('notFound.task');
+    expect(unknown.statusCode).toBe(200);
+    expect(unknown.json().results[0]).toMatchObject({ outcome: 'ignored', message: expect.stringContaining('declares no task transform') });
+    const strict = await createServer({ ledger: withTasks.ledger, clock: () => NOW, writeToken: 's3cret', strictLineage: true });
+    apps.push(strict);
+    const refused = await post(strict, task('START', 'transform', '2026-11-03T00:00:10Z'));
+    expect(refused.statusCode).toBe(404);
+    expect(refused.json().error.code).toBe('notFound.task');
+  });
+});
+
+describe('unbound DAGs', () => {
+  test("a task event of an unbound DAG is ignored, advising to bind the DAG (its parent), not the task", async () => {
+    const { app } = await setup({ bind: false });
+    const res = await post(app, taskEvent({ eventType: 'START', taskId: 'extract', taskRunId: runIdOf(2), runId: runIdOf(1), ...dayInterval('2026-11-02'), eventTime: '2026-11-03T00:00:10Z' }));
+    expect(res.statusCode).toBe(200);
+    expect(res.json().results[0]).toMatchObject({
+      outcome: 'ignored',
+      message: expect.stringContaining('no pipeline is bound to the OpenLineage job default/airflow_orders.extract (nor to its parent default/airflow_orders), so this START is not kept; bind one with `runledger define <pipeline> --openlineage default/airflow_orders`'),
+    });
   });
 });
 
@@ -288,11 +310,11 @@ describe('--openlineage-auto', () => {
     expect((await ledger.log({ types: ['PipelineDefined', 'PipelineRedefined'] })).events).toHaveLength(1);
   });
 
-  test('without it an unbound DAG is 404 and the message names the option', async () => {
+  test('without it an unbound DAG is ignored and the reason names the option', async () => {
     const { app } = await setup({ bind: false });
     const res = await post(app, acceptanceEvents()[0]);
-    expect(res.statusCode).toBe(404);
-    expect(res.json().error.message).toContain('--openlineage-auto');
+    expect(res.statusCode).toBe(200);
+    expect(res.json().results[0]).toMatchObject({ outcome: 'ignored', message: expect.stringContaining('--openlineage-auto') });
   });
 
   test('a DAG without a cron timetable is refused with the reason', async () => {

@@ -21,8 +21,8 @@ function packedFiles(): string[] {
 describe('npm pack ships what a user needs and nothing else', () => {
   const files = packedFiles();
 
-  test('README, LICENSE, CHANGELOG, the binary, the compiled library with its types, and the examples', () => {
-    for (const path of ['README.md', 'LICENSE', 'CHANGELOG.md', 'package.json', 'bin/runledger.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/testing/index.js', 'examples/orders/etl.mjs']) {
+  test('README and the guides it links, LICENSE, CHANGELOG, the binary, the compiled library with its types, and the examples', () => {
+    for (const path of ['README.md', 'docs/web.md', 'LICENSE', 'CHANGELOG.md', 'package.json', 'bin/runledger.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/testing/index.js', 'examples/orders/etl.mjs']) {
       expect(files, path).toContain(path);
     }
   });

@@ -203,7 +203,7 @@ describe('acceptance 1: Airflow cron extensions in America/New_York', () => {
   });
 });
 
-describe("README 'Where runledger differs from Airflow': runledger's side of each example", () => {
+describe("docs/timetables.md 'Where runledger differs from Airflow': runledger's side of each example", () => {
   const run = (dir: string, args: string[]) => cli(dir, args);
   test.each([
     {

@@ -69,7 +69,7 @@ describe('serve: errors', () => {
   test('an unknown route is 404 with the error body', async () => {
     const res = await (await server()).inject({ url: '/api/nothing?x=1' });
     expect(res.statusCode).toBe(404);
-    expect(res.json().error).toEqual({ code: 'notFound.route', message: "no route GET /api/nothing; see the README's HTTP API section" });
+    expect(res.json().error).toEqual({ code: 'notFound.route', message: "no route GET /api/nothing; see 'HTTP API' in docs/web.md" });
   });
 
   test('a body over the limit is 413 and never reaches the route', async () => {

@@ -129,7 +129,7 @@ export function acceptanceEvents(): Array<Record<string, unknown>> {
  * START/COMPLETE, one FAIL with its message, a retry (a cleared DAG run: new
  * runId, same interval) that fails and then succeeds, a manual run, a
  * backfill run, every event of 11-05 sent twice, 11-06 delivered in reverse
- * (COMPLETE before START), and a late FAIL of an attempt already superseded.
+ * (COMPLETE before START), and the FAIL of an attempt re-sent after a newer one started.
  */
 export function dailyDagStream(): Array<Record<string, unknown>> {
   const ev = (eventType: DagRunSpec['eventType'], n: number, date: string, at: string, extra: Partial<DagRunSpec> = {}) =>
@@ -153,7 +153,7 @@ export function dailyDagStream(): Array<Record<string, unknown>> {
     ev('START', 15, '2026-11-04', '2026-11-07T09:00:00Z'),
     ev('FAIL', 15, '2026-11-04', '2026-11-07T09:02:00Z', { error: 'load_orders failed: connection reset' }),
     ev('START', 16, '2026-11-04', '2026-11-07T09:30:00Z'),
-    // A FAIL of attempt 2 sent again after attempt 3 started: fenced out.
+    // The FAIL of attempt 2 sent again after attempt 3 started: it is in the ledger, so a duplicate.
     ev('FAIL', 15, '2026-11-04', '2026-11-07T09:02:00Z', { error: 'load_orders failed: connection reset' }),
     ev('COMPLETE', 16, '2026-11-04', '2026-11-07T09:41:00Z'),
     // A manual run of 11-07 and a backfill run of 11-08.
@@ -220,7 +220,6 @@ export function malformedEvents(): Array<{ rule: string; path: string; event: un
     change('eventTime has a zone', 'eventTime', (e) => (e['eventTime'] = '2026-11-03T00:00:04')),
     change('producer is required', 'producer', (e) => delete e['producer']),
     change('producer is a URI', 'producer', (e) => (e['producer'] = 'airflow 3')),
-    change('schemaURL is required', 'schemaURL', (e) => delete e['schemaURL']),
     change('eventType is one of the six', 'eventType', (e) => (e['eventType'] = 'SUCCESS')),
     change('run.runId is required', 'run.runId', (e) => delete e.run.runId),
     change('run.runId is a UUID', 'run.runId', (e) => (e.run.runId = 'scheduled__2026-11-02T00:00:00+00:00')),

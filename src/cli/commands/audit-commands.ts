@@ -8,8 +8,9 @@ import { replayExportFile } from '../../audit/replay-export.js';
 import { isPostgresUrl } from '../../store/open-store.js';
 import { parseHead } from '../../audit/verify-chain.js';
 import { verifyLedger } from '../../audit/verify-ledger.js';
+import { verifyProjections, type ProjectionDifference } from '../../audit/verify-projections.js';
 import { ed25519Checker, hmacChecker, hmacSecretOf, SIGNING_KEY_ENV, type SignatureChecker } from '../../store/event-signer.js';
-import { rebuildCheckpoints, verifyCheckpoints, type CheckpointCheck } from '../../ledger/projection-checkpoint.js';
+import { verifyCheckpoints, type CheckpointCheck } from '../../ledger/projection-checkpoint.js';
 import { ExitCode, LedgerError } from '../../errors.js';
 import { toolVersion } from '../../runtime.js';
 import { exportOpenLineage } from '../../ingest/openlineage/export-openlineage.js';
@@ -22,6 +23,13 @@ import { printStateView } from '../print-state-view.js';
 
 /** Exit code of a check that does not hold. */
 const CHECK_FAILED = 7 as ExitCode;
+
+/** The integrity failure a read-model row that differs from the fold is: which row, which field, both values. */
+function projectionError(d: ProjectionDifference): LedgerError {
+  const row = d.table === 'pipeline' ? `the summary row of ${d.pipeline}` : `${d.pipeline} ${d.table} ${d.key}`;
+  const what = d.field === '(row)' ? `the tables ${d.stored === 'absent' ? 'lack that row' : 'hold a row the fold does not give'}` : `field ${d.field} is ${JSON.stringify(d.stored)} in the tables but ${JSON.stringify(d.folded)} in the fold`;
+  return new LedgerError('integrity.projectionDiffers', `the read models differ from the events at ${row}: ${what}; the events are the truth: run \`runledger rebuild\` to refold the read models`);
+}
 
 /** Compares every checkpoint with a full rebuild, and drops those that queries must not use. */
 async function checkCheckpoints(store: EventStore): Promise<CheckpointCheck[]> {
@@ -57,12 +65,13 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
     .option('--signed-from <position>', 'with --public-key or --signing-secret: check signatures from this position (up to the head) on; the events before it were appended before signing began')
     .addOption(new Option('--head <position:hash>', 'same as --expect-head').hideHelp())
     .option('--checkpoints', 'also compare every projection checkpoint with a full rebuild of its pipeline (exit 7 when one differs)')
+    .option('--projections', 'also fold every pipeline afresh and compare each read-model row with it (exit 5 naming the first pipeline, date and field that differ)')
     .option('--json', 'print one JSON document (and still exit 5 when the chain is broken)')
     .addHelpText(
       'after',
-      '\nExamples:\n  runledger verify\n  runledger verify --checkpoints\n  runledger verify --expect-head 15:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n  runledger verify --public-key signing-key.pub.pem',
+      '\nExamples:\n  runledger verify\n  runledger verify --projections\n  runledger verify --checkpoints\n  runledger verify --expect-head 15:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n  runledger verify --public-key signing-key.pub.pem',
     )
-    .action(async (opts: { expectHead?: string; head?: string; json?: boolean; checkpoints?: boolean; publicKey?: string; signingSecret?: string | true; signedFrom?: string }) => {
+    .action(async (opts: { expectHead?: string; head?: string; json?: boolean; checkpoints?: boolean; projections?: boolean; publicKey?: string; signingSecret?: string | true; signedFrom?: string }) => {
       const text = opts.expectHead ?? opts.head;
       const expectHead = text === undefined ? undefined : headOption(text);
       const signatures = signatureChecker(opts, ctx.deps.env[SIGNING_KEY_ENV]);
@@ -70,7 +79,7 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
       if (signedFrom !== undefined && !signatures) {
         throw new LedgerError('input.missingOption', '--signed-from says where signature checks begin, and needs a key to check them with; add --public-key <file> or --signing-secret');
       }
-      const [report, checkpoints] = await ctx.withLedger(false, async (ledger) => {
+      const [report, checkpoints, projections] = await ctx.withLedger(false, async (ledger) => {
         // Past the head no event would be checked, and "ok" would vouch for signatures nobody looked at.
         const head = signedFrom === undefined ? null : await ledger.store.head();
         if (head !== null && signedFrom !== undefined && signedFrom > head.position) {
@@ -81,7 +90,11 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
           ...(signatures ? { signatures } : {}),
           ...(signedFrom === undefined ? {} : { signedFrom }),
         });
-        return [verified, opts.checkpoints && verified.ok ? await checkCheckpoints(ledger.store) : undefined] as const;
+        return [
+          verified,
+          opts.checkpoints && verified.ok ? await checkCheckpoints(ledger.store) : undefined,
+          opts.projections && verified.ok ? await verifyProjections(ledger.store) : undefined,
+        ] as const;
       });
       // runledger_meta is not on the chain: an edited row fails verify as a broken link does.
       const meta = report.meta.problem;
@@ -90,9 +103,10 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
       const badSignature = report.signatures?.ok === false && report.firstBadPosition === report.signatures.position ? report.signatures : null;
       const differing = checkpoints?.filter((c) => c.status === 'differs') ?? [];
       if (opts.json) {
-        ctx.json(checkpoints === undefined ? report : { ...report, checkpoints });
+        ctx.json({ ...report, ...(checkpoints === undefined ? {} : { checkpoints }), ...(projections === undefined ? {} : { projections }) });
         if (badSignature) throw new RunExit(CHECK_FAILED);
         if (!report.ok) throw new RunExit(ExitCode.integrity);
+        if (projections?.ok === false) throw new RunExit(ExitCode.integrity);
         if (differing.length > 0) throw new RunExit(CHECK_FAILED);
         return;
       }
@@ -125,7 +139,29 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
           );
         }
       }
+      if (projections !== undefined) {
+        if (projections.difference !== null) throw projectionError(projections.difference);
+        ctx.out(`read models: ${projections.rows.toLocaleString('en')} rows of ${projections.pipelines} pipeline(s) equal to a fresh fold of the events`);
+      }
       if (!expectHead) ctx.note('record this head outside the ledger and pass it later as --expect-head: only that catches a full rewrite or a removed last event');
+    });
+
+  program
+    .command('rebuild')
+    .summary('drop the read models and fold them again from the events')
+    .description(
+      'The events are the only truth; the read models (a row per pipeline, date and run, kept in each append\'s ' +
+        'transaction) answer the everyday queries. rebuild drops them and folds every event again, in one ' +
+        'transaction, showing progress on a terminal. It is never needed for correctness (a ledger of another ' +
+        'release rebuilds on first use, and `verify --projections` proves the tables equal the fold); run it after ' +
+        'restoring tables by hand or to time a refold.',
+    )
+    .option('--json', 'print one JSON document: { pipelines, events, dates, runs }')
+    .addHelpText('after', '\nExamples:\n  runledger rebuild\n  runledger rebuild --json && runledger verify --projections')
+    .action(async (opts: { json?: boolean }) => {
+      const result = await ctx.withLedger(false, (ledger) => ledger.rebuild());
+      if (opts.json) return ctx.json(result);
+      ctx.out(`rebuilt the read models from ${result.events.toLocaleString('en')} events: ${result.pipelines} pipeline(s), ${result.dates.toLocaleString('en')} date(s), ${result.runs.toLocaleString('en')} run(s)`);
     });
 
   program
@@ -182,10 +218,9 @@ export function registerAuditCommands(program: Command, ctx: CliContext): void {
       try {
         head = await withConsequence('nothing was imported', () =>
           ctx.withLedger(true, async (ledger) => {
-            const imported = await importExportFile(ledger.store, file);
-            // Imported rows arrive without projection checkpoints: build them now, so the first queries are as quick as later ones.
-            await rebuildCheckpoints(ledger.store);
-            return imported;
+            // The store builds the read models in the import's own transaction; checkpoints of whole states are
+            // no longer needed by the everyday queries, and are made lazily by the readers that fold.
+            return importExportFile(ledger.store, file);
           }),
         );
       } catch (error) {

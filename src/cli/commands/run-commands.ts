@@ -25,6 +25,7 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
     .option('--interval-start <instant>', 'explicit data interval start (manual runs)')
     .option('--interval-end <instant>', 'explicit data interval end (manual runs)')
     .option('--reason <text>', 'why, recorded in the event')
+    .option('--at <instant>', 'when the run really started, if not now (RFC 3339 with a zone): for a run recorded after the fact; its duration counts from it')
     .option('--json', 'print the run as JSON')
     .addHelpText(
       'after',
@@ -32,10 +33,11 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
         '  runledger start etl_orders 2026-11-02 --force --reason "upstream resent the file"\n' +
         '  runledger start etl_orders 2026-11-03T12:00:00+07:00 --type manual',
     )
-    .action(async (pipeline: string, date: string, opts: { type: StartInput['runType']; force?: boolean; lease?: string; intervalStart?: string; intervalEnd?: string; reason?: string; json?: boolean }) => {
+    .action(async (pipeline: string, date: string, opts: { type: StartInput['runType']; force?: boolean; lease?: string; intervalStart?: string; intervalEnd?: string; reason?: string; at?: string; json?: boolean }) => {
       const input: StartInput = { pipeline, date, force: opts.force ?? false, ...(opts.type ? { runType: opts.type } : {}) };
       if (opts.lease !== undefined) input.lease = parseDuration(opts.lease, '--lease');
       if (opts.reason !== undefined) input.reason = opts.reason;
+      if (opts.at !== undefined) input.at = opts.at;
       if ((opts.intervalStart === undefined) !== (opts.intervalEnd === undefined)) {
         throw new LedgerError('input.incompleteInterval', 'give both --interval-start and --interval-end, or neither');
       }
@@ -53,11 +55,12 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
     .argument('<runId>', 'the id `start` printed')
     .option('--metrics <json|@file>', 'a JSON object of metrics (rows, rejected, revenue, …), inline or @path')
     .option('--output <path>', 'an output the run wrote (repeatable)', collect, [] as string[])
+    .option('--at <instant>', 'when the run really ended, if not now (RFC 3339 with a zone); its duration ends there')
     .option('--json', 'print the result as JSON')
     .addHelpText('after', '\nExamples:\n  runledger succeed "$RUN" --metrics \'{"rows": 42, "rejected": 2}\' --output gold/orders-2026-11-02.csv\n  runledger succeed "$RUN" --metrics @metrics.json')
-    .action(async (runId: string, opts: { metrics?: string; output: string[]; json?: boolean }) => {
+    .action(async (runId: string, opts: { metrics?: string; output: string[]; at?: string; json?: boolean }) => {
       const metrics = parseMetrics(opts.metrics);
-      const result = await ctx.withLedger(false, (ledger) => ledger.succeed({ runId, metrics, outputs: opts.output }));
+      const result = await ctx.withLedger(false, (ledger) => ledger.succeed({ runId, metrics, outputs: opts.output, ...(opts.at === undefined ? {} : { at: opts.at }) }));
       if (opts.json) return ctx.json(result);
       ctx.out(result.repeated ? `${result.pipeline} ${result.date}: success of run ${runId} was already recorded` : `${result.pipeline} ${result.date}: success recorded`);
     });
@@ -68,10 +71,11 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
     .argument('<runId>', 'the id `start` printed')
     .requiredOption('--error <message>', 'what went wrong')
     .option('--code <code>', 'an error code of your own')
+    .option('--at <instant>', 'when the run really failed, if not now (RFC 3339 with a zone); its duration ends there')
     .option('--json', 'print the result as JSON')
     .addHelpText('after', '\nExample:\n  runledger fail "$RUN" --error "raw file missing" --code noInput')
-    .action(async (runId: string, opts: { error: string; code?: string; json?: boolean }) => {
-      const result = await ctx.withLedger(false, (ledger) => ledger.fail({ runId, error: opts.error, code: opts.code ?? null }));
+    .action(async (runId: string, opts: { error: string; code?: string; at?: string; json?: boolean }) => {
+      const result = await ctx.withLedger(false, (ledger) => ledger.fail({ runId, error: opts.error, code: opts.code ?? null, ...(opts.at === undefined ? {} : { at: opts.at }) }));
       if (opts.json) return ctx.json(result);
       ctx.out(result.repeated ? `${result.pipeline} ${result.date}: failure of run ${runId} was already recorded` : `${result.pipeline} ${result.date}: failure recorded`);
     });

@@ -4,7 +4,7 @@ import { createServer } from '../../serve/create-server.js';
 import type { CliContext } from '../cli-context.js';
 import { parseByteSize, parseWholeNumber } from '../parse-options.js';
 
-type ServeOpts = { host: string; port: string; token?: string; writeToken?: string; openlineageAuto?: boolean; log?: boolean; bodyLimit: string };
+type ServeOpts = { host: string; port: string; token?: string; writeToken?: string; openlineageAuto?: boolean; strictLineage?: boolean; log?: boolean; bodyLimit: string };
 
 /** A request body may be as small as a lineage event and as large as a success under the largest metrics cap (16 MB) with its envelope. */
 const BODY_LIMIT = { min: 1024, max: 64 * 1024 * 1024 };
@@ -28,6 +28,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .option('--token <token>', 'token every read needs (default: $RUNLEDGER_TOKEN); required off loopback')
     .option('--write-token <token>', 'token writes need (default: $RUNLEDGER_WRITE_TOKEN); without one, writes are refused')
     .option('--openlineage-auto', "on POST /api/v1/lineage, define unbound Airflow DAGs from the events' dag facet (cron timetable and zone)")
+    .option('--strict-lineage', 'on POST /api/v1/lineage, refuse with 404 an event whose job (and its parent\'s) is bound to no pipeline, instead of answering it ignored')
     .option('--log', 'log one line per request on stderr')
     .option('--body-limit <size>', "the largest request body taken, e.g. 4MB; a larger one is refused with 413 (raise it for pipelines whose --max-metrics-bytes is over 1MB; at most 64MB)", '1MB')
     .addHelpText(
@@ -55,6 +56,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
           ...(writeToken ? { writeToken } : {}),
           ...(opts.log ? { logRequests: true } : {}),
           ...(opts.openlineageAuto ? { openlineageAuto: true } : {}),
+          ...(opts.strictLineage ? { strictLineage: true } : {}),
         });
         let address: string;
         try {

@@ -53,14 +53,17 @@ export async function printTaskGrid(ctx: CliContext, pipeline: string, runId: st
   if (json) return ctx.json(view);
   const zone = zones.get(pipeline) ?? 'UTC';
   const r = view.run;
-  ctx.out(`run ${r.runId} of ${pipeline} ${r.date}, attempt ${r.attempt}: ${r.status}${view.outcome ? `; ${describeRunOutcome(view.outcome)}` : ''}`);
+  // A producer's verdict (an Airflow DAG run's end) may have ended the run with tasks that never reported: say so, not "unfinished".
+  const unreported = new Set(r.unreportedTasks ?? []);
+  const why = unreported.size > 0 ? `ended by the producer's verdict; not reported: ${[...unreported].join(', ')}` : view.outcome ? describeRunOutcome(view.outcome) : '';
+  ctx.out(`run ${r.runId} of ${pipeline} ${r.date}, attempt ${r.attempt}: ${r.status}${why ? `; ${why}` : ''}`);
   if (view.tasks.length === 0) return ctx.out('this pipeline declares no tasks; define it with --tasks <file.json> to record task states');
   ctx.out(
     formatTable(
       ['TASK', 'STATE', 'TRIES', 'UPDATED', 'RULE', 'NOTE'],
       view.tasks.map((t) => [
         t.taskId,
-        t.state ?? '-',
+        t.state ?? (unreported.has(t.taskId) ? 'not reported' : '-'),
         t.tryNumber === null ? '0' : String(t.tryNumber),
         t.updatedAt ? inZone(t.updatedAt, zone) : '-',
         t.triggerRule ?? '-',

@@ -6,7 +6,8 @@ import type { Ledger } from '../../ledger/ledger.js';
 import type { StartResult } from '../../ledger/ledger-types.js';
 import type { BindingIndex } from './binding-index.js';
 import { jobText } from './job-binding.js';
-import type { LineageCommand } from './map-lineage-event.js';
+import type { LineageCommand, RunPointer } from './map-lineage-event.js';
+import type { RecordedEvent } from '../../../events/recorded-event.js';
 
 /** What became of one OpenLineage event. Every event gets one: nothing is dropped without a reason. */
 export type LineageOutcome = 'recorded' | 'duplicate' | 'ignored' | 'refused';
@@ -30,10 +31,17 @@ export type ApplyContext = {
   bindings: BindingIndex;
   /** Define unbound Airflow DAGs from their `dag` facet (`--openlineage-auto`). */
   auto: boolean;
+  /**
+   * Refuse (404) an event whose job is bound to no pipeline and that has no
+   * bound parent (`serve --strict-lineage`, `ingest --strict`), and a task event
+   * of a task its pipeline does not declare. Default: ignored, with the reason.
+   */
+  strict?: boolean;
 };
 
 type RunCommand = Extract<LineageCommand, { kind: 'run' }>;
-type TaskCommand = Extract<LineageCommand, { kind: 'task' }>;
+/** A run command seen as a task of its parent's run: the ledger run is the parent's. */
+type TaskCommand = RunCommand & { taskJob: OpenLineageJob };
 type BoundCommand = RunCommand | TaskCommand;
 
 const HTTP_OF_EXIT: Readonly<Record<number, number>> = { [ExitCode.badInput]: 400, [ExitCode.refused]: 409, [ExitCode.notFound]: 404 };
@@ -43,10 +51,20 @@ const HTTP_OF_EXIT: Readonly<Record<number, number>> = { [ExitCode.badInput]: 40
  * rules (start rules, fencing, idempotent repeats), so the ledger ends as the
  * producer meant whatever order events arrive in:
  *
- * - the producer's `runId` is the ledger run id: a re-sent event is a no-op,
- *   a new runId for the same interval is the next attempt;
+ * - the event's own job decides where it goes when a pipeline is bound to it
+ *   (or `--openlineage-auto` defines one from its Airflow `dag` facet); only
+ *   when it is unbound does its `parent` facet make it a task of the parent's
+ *   run (an Airflow task of a bound DAG); an unbound job under a bound parent
+ *   or root (a dbt model, a Spark job) is ignored with the reason, and one
+ *   with no bound parent too, unless `strict` (then 404);
+ * - the producer's `runId` is the ledger run id, and its `eventTime` the run's
+ *   own time (`at`): an event the ledger already holds (same run, kind and
+ *   eventTime) is a duplicate, whatever happened since; a new runId for the
+ *   same interval is the next attempt;
  * - an end (`COMPLETE`, `FAIL`, `ABORT`, `RUNNING`, a task's state) of a run
  *   whose `START` has not arrived starts it first, from the end's own facets;
+ * - the end of a DAG run of a pipeline defined with tasks is Airflow's verdict:
+ *   it is recorded, settling tasks that sent nothing from `airflowState`;
  * - an event of an attempt older (by `eventTime`) than the key's current one
  *   is refused as stale; a newer attempt supersedes a running older one (its
  *   end never came) and reprocesses a successful one (the producer re-ran it).
@@ -58,15 +76,52 @@ const HTTP_OF_EXIT: Readonly<Record<number, number>> = { [ExitCode.badInput]: 40
  */
 export async function applyLineageCommand(ctx: ApplyContext, command: LineageCommand): Promise<LineageResult> {
   if (command.kind === 'ignore') return { outcome: 'ignored', status: 200, code: null, message: command.reason };
-  const where: Pick<LineageResult, 'job' | 'runId'> = { job: jobText(command.kind === 'task' ? command.taskJob : command.job), runId: command.runId };
+  const where: Pick<LineageResult, 'job' | 'runId'> = { job: jobText(command.job), runId: command.runId };
   try {
-    const pipeline = await resolvePipeline(ctx, command);
-    const result = command.kind === 'run' ? await applyRun(ctx, pipeline, command) : await applyTask(ctx, pipeline, command);
-    return { ...where, pipeline, ...result };
+    const route = await routeOf(ctx, command);
+    if (route.kind === 'ignored') return { ...where, outcome: 'ignored', status: 200, code: null, message: route.reason, ...(route.pipeline ? { pipeline: route.pipeline } : {}) };
+    const { pipeline } = route;
+    if (route.kind === 'run') return { ...where, pipeline, ...(await applyRun(ctx, pipeline, command)) };
+    const task: TaskCommand = { ...command, taskJob: command.job, job: route.parent.job, runId: route.parent.runId };
+    return { ...where, pipeline, ...(await applyTask(ctx, pipeline, task)) };
   } catch (error) {
     if (!isLedgerError(error) || error.exitCode === ExitCode.integrity || error.exitCode === ExitCode.unexpected) throw error;
     return { ...where, outcome: 'refused', status: HTTP_OF_EXIT[error.exitCode] ?? 400, code: error.code, message: error.message };
   }
+}
+
+type Route = { kind: 'run'; pipeline: string } | { kind: 'task'; pipeline: string; parent: RunPointer } | { kind: 'ignored'; reason: string; pipeline?: string };
+
+/**
+ * Where an event lands: its own job's pipeline; else, as a task, its parent's;
+ * else (`--openlineage-auto`) a pipeline defined from the Airflow `dag` facet
+ * for the job that is the DAG (the event's own, or its parent's for a task);
+ * else nowhere, with the reason.
+ */
+async function routeOf(ctx: ApplyContext, command: RunCommand): Promise<Route> {
+  const own = await ctx.bindings.pipelineOf(command.job);
+  if (own) return { kind: 'run', pipeline: own };
+  const parent = command.parent;
+  const parentPipeline = parent ? await ctx.bindings.pipelineOf(parent.job) : undefined;
+  if (parent && parentPipeline) return { kind: 'task', pipeline: parentPipeline, parent };
+  const dag = command.dag;
+  if (ctx.auto && dag) {
+    if (dag.dagId === command.job.job) return { kind: 'run', pipeline: await ctx.bindings.exclusively(() => autoDefine(ctx, command.job, command)) };
+    if (parent && dag.dagId === parent.job.job) return { kind: 'task', pipeline: await ctx.bindings.exclusively(() => autoDefine(ctx, parent.job, command)), parent };
+  }
+  const root = command.root;
+  const rootPipeline = root ? await ctx.bindings.pipelineOf(root.job) : undefined;
+  if (root && rootPipeline) {
+    return { kind: 'ignored', pipeline: rootPipeline, reason: `${jobText(command.job)} is bound to no pipeline; it runs inside run ${root.runId} of ${jobText(root.job)} (pipeline ${rootPipeline}), which records that run, so this ${command.eventType} is not kept` };
+  }
+  const job = jobText(command.job);
+  // An Airflow task's pipeline is its DAG's: advise binding the DAG, not the task.
+  const target = parent && dag?.dagId === parent.job.job ? jobText(parent.job) : job;
+  const hint = dag ? ', or let serve/ingest define it with --openlineage-auto' : '';
+  const bind = `bind one with \`runledger define <pipeline> --openlineage ${target}\`${hint}`;
+  const parentNote = parent ? ` (nor to its parent ${jobText(parent.job)})` : '';
+  if (ctx.strict) throw new LedgerError('notFound.openlineageJob', `no pipeline is bound to the OpenLineage job ${job}${parentNote}; ${bind}`);
+  return { kind: 'ignored', reason: `no pipeline is bound to the OpenLineage job ${job}${parentNote}, so this ${command.eventType} is not kept; ${bind}` };
 }
 
 type Applied = Omit<LineageResult, 'job' | 'runId' | 'pipeline'>;
@@ -75,8 +130,38 @@ function recorded(message: string, date: string): Applied {
   return { outcome: 'recorded', status: 200, code: null, message, date };
 }
 
+function duplicate(message: string, date: string): Applied {
+  return { outcome: 'duplicate', status: 200, code: null, message, date };
+}
+
+const LEDGER_TYPE_OF = { start: 'RunStarted', succeed: 'RunSucceeded', fail: 'RunFailed', abort: 'RunInterrupted', heartbeat: 'RunHeartbeat' } as const;
+
+/**
+ * The date of the run when the ledger already holds this very event: the
+ * same run, the same kind of change and the producer's same `eventTime`
+ * (`at`), which together identify an OpenLineage event. Null otherwise. Runs
+ * recorded before the ledger kept `at` have none to compare; their repeats
+ * are told by the run's state instead, as before.
+ */
+async function alreadyHeld(ctx: ApplyContext, pipeline: string, runId: string, held: (event: RecordedEvent) => boolean): Promise<string | null> {
+  const found = await knownRun(ctx, pipeline, runId);
+  if (!found) return null;
+  for await (const batch of ctx.ledger.store.read({ stream: found.stream })) {
+    if (batch.some((event) => (event.data as { runId?: string }).runId === runId && held(event))) return found.date;
+  }
+  return null;
+}
+
+function atOf(event: RecordedEvent): string | undefined {
+  const data = event.data as { at?: string; openlineage?: { eventTime: string } };
+  return data.at ?? data.openlineage?.eventTime;
+}
+
 async function applyRun(ctx: ApplyContext, pipeline: string, command: RunCommand): Promise<Applied> {
   const { ledger } = ctx;
+  const type = LEDGER_TYPE_OF[command.action];
+  const heldOn = await alreadyHeld(ctx, pipeline, command.runId, (e) => e.type === type && atOf(e) === command.eventTime);
+  if (heldOn !== null) return duplicate(`the ${command.eventType} of run ${command.runId} at ${command.eventTime} (${pipeline} ${heldOn}) is already in the ledger; nothing written`, heldOn);
   let found = await knownRun(ctx, pipeline, command.runId);
   let started: StartResult | null = null;
   if (!found) {
@@ -91,32 +176,36 @@ async function applyRun(ctx: ApplyContext, pipeline: string, command: RunCommand
   const date = started?.date ?? found?.date ?? '';
   const startLine = started ? `started ${pipeline} ${date} attempt ${started.attempt} (${started.runType}${started.forced ? ', reprocessing a success' : ''})` : '';
   if (command.action === 'start') {
-    return started ? recorded(startLine, date) : { outcome: 'duplicate', status: 200, code: null, message: `the START of run ${command.runId} (${pipeline} ${date}) was already recorded; nothing written`, date };
+    return started ? recorded(startLine, date) : duplicate(`the START of run ${command.runId} (${pipeline} ${date}) was already recorded; nothing written`, date);
   }
   const then = (text: string) => (started ? `${startLine}, then ${text}` : text);
+  const definition = await ctx.bindings.definition(pipeline);
   // A producer cannot shorten its error message (a stack trace); cut to the pipeline's cap, it is kept rather than refused.
-  const fit = async (text: string) => fitText(text, recordedTextLimits(await ctx.bindings.definition(pipeline)).errorBytes);
+  const fit = (text: string) => fitText(text, recordedTextLimits(definition).errorBytes);
+  const at = command.eventTime;
+  // The end of a DAG run of a task-level pipeline is Airflow's verdict: tasks that sent nothing are settled from its facet.
+  const settle = definition?.tasks ? { settleTasks: command.taskStates ?? {} } : {};
   try {
     switch (command.action) {
       case 'heartbeat': {
         if (started) return recorded(startLine, date);
-        const beat = await ledger.heartbeat({ runId: command.runId });
+        const beat = await ledger.heartbeat({ runId: command.runId, at });
         return recorded(`${pipeline} ${date}: lease extended to ${beat.leaseExpiresAt}`, date);
       }
       case 'succeed': {
-        const done = await ledger.succeed({ runId: command.runId, outputs: command.outputs });
-        return done.repeated ? duplicateEnd(pipeline, date, command, 'success') : recorded(then('success recorded'), date);
+        const done = await ledger.succeed({ runId: command.runId, outputs: command.outputs, at, ...settle });
+        return done.repeated ? duplicateEnd(pipeline, date, command, 'success') : recorded(then(`success recorded${await unreportedNote(ctx, pipeline, command.runId)}`), date);
       }
       case 'abort': {
         // An ABORT is the producer stopping the run, not the pipeline failing: the date becomes interrupted
         // (pending, and run again by every reprocess mode), as a backfill stopped with Ctrl-C.
-        const done = await ledger.interrupt({ runId: command.runId, by: 'OpenLineage ABORT', message: await fit(command.error ?? 'the producer aborted the run') });
+        const done = await ledger.interrupt({ runId: command.runId, by: 'OpenLineage ABORT', message: fit(command.error ?? 'the producer aborted the run'), at });
         return done.repeated ? duplicateEnd(pipeline, date, command, 'abort') : recorded(then('interruption recorded'), date);
       }
       case 'fail': {
-        const error = await fit(command.error ?? 'the run failed (its FAIL event carried no errorMessage facet)');
-        const done = await ledger.fail({ runId: command.runId, error, code: null });
-        return done.repeated ? duplicateEnd(pipeline, date, command, 'failure') : recorded(then('failure recorded'), date);
+        const error = fit(command.error ?? failedTasksText(command.taskStates) ?? 'the run failed (its FAIL event carried no errorMessage facet)');
+        const done = await ledger.fail({ runId: command.runId, error, code: null, at, ...settle });
+        return done.repeated ? duplicateEnd(pipeline, date, command, 'failure') : recorded(then(`failure recorded${await unreportedNote(ctx, pipeline, command.runId)}`), date);
       }
     }
   } catch (error) {
@@ -125,8 +214,21 @@ async function applyRun(ctx: ApplyContext, pipeline: string, command: RunCommand
   }
 }
 
+/** "the DAG run failed: task extract failed, load upstream_failed", from Airflow's task states, or null without any failed one. */
+function failedTasksText(states: Record<string, string> | null): string | null {
+  const failed = Object.entries(states ?? {}).filter(([, state]) => state === 'failed' || state === 'upstream_failed');
+  return failed.length === 0 ? null : `the DAG run failed: ${failed.map(([task, state]) => `task ${task} ${state}`).join(', ')}`;
+}
+
+/** "; tasks x, y reported no state (not reported)" after a verdict that left some unsettled. */
+async function unreportedNote(ctx: ApplyContext, pipeline: string, runId: string): Promise<string> {
+  const run = (await ctx.ledger.pipeline(pipeline)).history.runs.get(runId);
+  const tasks = run?.unreportedTasks ?? [];
+  return tasks.length === 0 ? '' : `; task${tasks.length === 1 ? '' : 's'} ${tasks.join(', ')} sent no state and ${tasks.length === 1 ? 'is' : 'are'} recorded as not reported`;
+}
+
 function duplicateEnd(pipeline: string, date: string, command: RunCommand, what: string): Applied {
-  return { outcome: 'duplicate', status: 200, code: null, message: `the ${what} of run ${command.runId} (${pipeline} ${date}) was already recorded; nothing written`, date };
+  return duplicate(`the ${what} of run ${command.runId} (${pipeline} ${date}) was already recorded; nothing written`, date);
 }
 
 async function applyTask(ctx: ApplyContext, pipeline: string, command: TaskCommand): Promise<Applied> {
@@ -137,51 +239,66 @@ async function applyTask(ctx: ApplyContext, pipeline: string, command: TaskComma
       outcome: 'ignored',
       status: 200,
       code: null,
-      message: `${pipeline} records no task-level state, so the ${command.eventType} of task ${command.taskId} is not kept; redefine it with --tasks to keep task states`,
+      message: `${jobText(command.taskJob)} is bound to no pipeline; it runs inside run ${command.runId} of ${jobText(command.job)} (pipeline ${pipeline}), which records no task-level state, so this ${command.eventType} is not kept; redefine ${pipeline} with --tasks to keep the states of its tasks`,
     };
   }
-  requireTask(definition, command.taskId);
+  if (!definition.tasks.some((t) => t.id === command.taskId)) {
+    if (ctx.strict) requireTask(definition, command.taskId);
+    return {
+      outcome: 'ignored',
+      status: 200,
+      code: null,
+      message: `${pipeline} declares no task ${command.taskId}, so the ${command.eventType} of ${jobText(command.taskJob)} is not kept; declare it with define --tasks to keep its state`,
+    };
+  }
+  const heldOn = await alreadyHeld(ctx, pipeline, command.runId, (e) => e.type === 'TaskStateChanged' && e.data.taskId === command.taskId && e.data.state === command.taskState && e.data.at === command.eventTime);
+  if (heldOn !== null) return duplicate(`task ${command.taskId} ${command.taskState} of run ${command.runId} at ${command.eventTime} is already in the ledger; nothing written`, heldOn);
   let found = await knownRun(ctx, pipeline, command.runId);
   let startLine = '';
   if (!found) {
     try {
       const started = await startFromLineage(ctx, pipeline, command, "its DAG run's START had not arrived");
       startLine = `started ${pipeline} ${started.date} attempt ${started.attempt} from task ${command.taskId}'s ${command.eventType}, then `;
-      found = { date: started.date };
+      found = { date: started.date, stream: '' };
     } catch (error) {
       found = await knownRun(ctx, pipeline, command.runId);
       if (!found) throw error;
     }
   }
-  if (command.state === 'running') {
+  const grid = await ledger.runTasks({ pipeline, runId: command.runId });
+  const row = grid.tasks.find((t) => t.taskId === command.taskId);
+  if (command.taskState === 'running') {
     // A START or RUNNING that arrives after the same try ended is late, not a rerun.
-    const grid = await ledger.runTasks({ pipeline, runId: command.runId });
-    const row = grid.tasks.find((t) => t.taskId === command.taskId);
     const sameTry = command.tryNumber === null || command.tryNumber === row?.tryNumber;
-    if (row?.state && row.state !== 'running' && row.state !== 'up_for_retry' && sameTry && ['success', 'failed', 'skipped', 'upstream_failed', 'removed'].includes(row.state)) {
-      return { outcome: 'duplicate', status: 200, code: null, message: `task ${command.taskId} of run ${command.runId} already ended (${row.state}) in try ${row.tryNumber}; this late ${command.eventType} changes nothing`, date: found.date };
+    if (row?.state && sameTry && ['success', 'failed', 'skipped', 'upstream_failed', 'removed'].includes(row.state)) {
+      return duplicate(`task ${command.taskId} of run ${command.runId} already ended (${row.state}) in try ${row.tryNumber}; this late ${command.eventType} changes nothing`, found.date);
     }
+  }
+  if (grid.run.status !== 'running' && (grid.run.unreportedTasks ?? []).includes(command.taskId)) {
+    // The DAG run's verdict came first and recorded this task as not reported; its own late event changes nothing now.
+    return duplicate(`run ${command.runId} of ${pipeline} ${found.date} already ended (${grid.run.status}) by its DAG run's verdict, which recorded task ${command.taskId} as not reported; this late ${command.eventType} changes nothing`, found.date);
   }
   const result = await ledger.task({
     runId: command.runId,
     taskId: command.taskId,
-    state: command.state,
-    error: command.error === null ? null : fitText(command.error, recordedTextLimits(definition).errorBytes),
+    state: command.taskState,
+    error: command.taskState === 'failed' ? fitText(command.error ?? (command.eventType === 'ABORT' ? 'aborted' : ''), recordedTextLimits(definition).errorBytes) || null : null,
+    at: command.eventTime,
     ...(command.tryNumber === null ? {} : { tryNumber: command.tryNumber }),
   });
-  if (result.repeated) return { outcome: 'duplicate', status: 200, code: null, message: `task ${command.taskId} ${command.state} (try ${result.tryNumber}) of run ${command.runId} was already recorded; nothing written`, date: result.date };
+  if (result.repeated) return duplicate(`task ${command.taskId} ${command.taskState} (try ${result.tryNumber}) of run ${command.runId} was already recorded; nothing written`, result.date);
   const outcome = result.run.status === 'running' ? '' : `; the run ${result.run.status === 'success' ? 'succeeded' : 'failed'}`;
-  return recorded(`${startLine}recorded task ${command.taskId} ${command.state} (try ${result.tryNumber}) of ${pipeline} ${result.date}${outcome}`, result.date);
+  return recorded(`${startLine}recorded task ${command.taskId} ${command.taskState} (try ${result.tryNumber}) of ${pipeline} ${result.date}${outcome}`, result.date);
 }
 
 /** The date of a run the ledger already holds, refusing a run id that belongs to another pipeline. */
-async function knownRun(ctx: ApplyContext, pipeline: string, runId: string): Promise<{ date: string } | null> {
+async function knownRun(ctx: ApplyContext, pipeline: string, runId: string): Promise<{ date: string; stream: string } | null> {
   const found = await ctx.ledger.store.findRun(runId);
   if (!found) return null;
   if (found.pipeline !== pipeline) {
     throw new LedgerError('ledger.runElsewhere', `OpenLineage run ${runId} is already a run of pipeline ${found.pipeline}, not of ${pipeline}; a runId names one run of one job`);
   }
-  return { date: found.stream.slice(found.pipeline.length + 1) };
+  return { date: found.stream.slice(found.pipeline.length + 1), stream: found.stream };
 }
 
 /**
@@ -241,20 +358,9 @@ async function startFromLineage(ctx: ApplyContext, pipeline: string, command: Bo
     ...(supersede === undefined ? {} : { supersede }),
     ...(explicitInterval ? { dataInterval: { start: iso(nominal.startMs), end: iso(nominal.endMs as number) } } : {}),
     openlineage: { namespace: command.job.namespace, job: command.job.job, eventTime: command.eventTime },
-    reason: `OpenLineage ${command.eventType} of ${jobText(command.kind === 'task' ? command.taskJob : command.job)} run ${command.runId} at ${command.eventTime}${notes ? ` (${notes})` : ''}`,
+    at: command.eventTime,
+    reason: `OpenLineage ${command.eventType} of ${jobText('taskJob' in command ? command.taskJob : command.job)} run ${command.runId} at ${command.eventTime}${notes ? ` (${notes})` : ''}`,
   });
-}
-
-/** The pipeline bound to the command's job, or with `--openlineage-auto` one defined from Airflow's `dag` facet. */
-async function resolvePipeline(ctx: ApplyContext, command: BoundCommand): Promise<string> {
-  const bound = await ctx.bindings.pipelineOf(command.job);
-  if (bound) return bound;
-  const job = jobText(command.job);
-  if (!ctx.auto || !command.dag) {
-    const hint = command.dag ? ', or let serve/ingest define it with --openlineage-auto' : '';
-    throw new LedgerError('notFound.openlineageJob', `no pipeline is bound to the OpenLineage job ${job}; bind one with \`runledger define <pipeline> --openlineage ${job}\`${hint}`);
-  }
-  return ctx.bindings.exclusively(() => autoDefine(ctx, command.job, command));
 }
 
 async function autoDefine(ctx: ApplyContext, job: OpenLineageJob, command: BoundCommand): Promise<string> {

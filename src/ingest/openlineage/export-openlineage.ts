@@ -1,3 +1,4 @@
+import type { RunOutput } from '../../../events/common.js';
 import type { RunRecord } from '../../../projections/run-history.js';
 import type { Ledger } from '../../ledger/ledger.js';
 
@@ -41,7 +42,8 @@ type ExportOptions = { pipeline?: string; toolVersion: string };
 
 /**
  * The ledger's runs as OpenLineage RunEvents, one JSON line each, in
- * `eventTime` order: a `START` per run at its start, then `COMPLETE`, `FAIL`
+ * `eventTime` order: a `START` per run at its start (the producer's own time
+ * for an ingested run), then `COMPLETE` (with the run's outputs), `FAIL`
  * (with the errorMessage facet), or `ABORT` (abandoned, or cleared while
  * running) at its end; a running run has its `START` only. Every run carries
  * `nominalTime` (its data interval) and a `runledger` facet with its date
@@ -69,7 +71,7 @@ export async function* exportOpenLineage(ledger: Ledger, options: ExportOptions)
         runledger: { ...facet(RUNLEDGER_FACET_SCHEMA), pipeline: definition.pipeline, date: run.date, attempt: run.attempt, runType: run.runType, runId: run.runId, forced: run.forced, offSchedule: run.offSchedule },
         processing_engine: { ...facet('https://openlineage.io/spec/facets/1-1-1/ProcessingEngineRunFacet.json#/$defs/ProcessingEngineRunFacet'), name: 'runledger', version: options.toolVersion },
       };
-      const event = (eventType: string, eventTime: string, extra: Record<string, unknown> = {}) => ({
+      const event = (eventType: string, eventTime: string, extra: Record<string, unknown> = {}, outputs: Array<{ namespace: string; name: string }> = []) => ({
         at: Date.parse(eventTime),
         line: `${JSON.stringify({
           eventType,
@@ -79,19 +81,36 @@ export async function* exportOpenLineage(ledger: Ledger, options: ExportOptions)
           run: { runId: openLineageRunId(run.runId), facets: { ...runFacets, ...extra } },
           job,
           inputs: [],
-          outputs: [],
+          outputs,
         })}\n`,
       });
       events.push(event('START', run.startedAt));
       const end = endOf(run);
       if (end && run.finishedAt) {
         const extra = end === 'FAIL' ? { errorMessage: { ...facet('https://openlineage.io/spec/facets/1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet'), message: run.error ?? 'failed', programmingLanguage: 'unknown' } } : {};
-        events.push(event(end, run.finishedAt, extra));
+        events.push(event(end, run.finishedAt, extra, end === 'COMPLETE' ? (run.outputs ?? []).map(datasetOf) : []));
       }
     }
   }
   events.sort((a, b) => a.at - b.at);
   for (const { line } of events) yield line;
+}
+
+/**
+ * An output as an OpenLineage dataset: ingested ones kept their namespace and
+ * name; a plain text (`succeed --output`, or an older ingest that joined them
+ * with `/`) is split after its URI authority (`s3://bucket/key` → `s3://bucket`
+ * and `key`), else at its first `/`, else it is a name in the `runledger` namespace.
+ *
+ * @example
+ * datasetOf('postgres://db:5432/public.orders') // { namespace: 'postgres://db:5432', name: 'public.orders' }
+ */
+export function datasetOf(output: RunOutput): { namespace: string; name: string } {
+  if (typeof output !== 'string') return { namespace: output.namespace, name: output.name };
+  const uri = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/]*)\/(.+)$/.exec(output);
+  if (uri) return { namespace: uri[1] as string, name: uri[2] as string };
+  const slash = output.indexOf('/');
+  return slash > 0 && slash < output.length - 1 ? { namespace: output.slice(0, slash), name: output.slice(slash + 1) } : { namespace: 'runledger', name: output };
 }
 
 /** The end event of a run: a cleared run ends as it had before the clear (a clear fenced out a running one: ABORT). */

@@ -2,7 +2,7 @@ import { MemoryEventStore } from '../../audit/memory-event-store.js';
 import { LedgerError } from '../../errors.js';
 import { Ledger } from '../../ledger/ledger.js';
 import type { RawEvent } from '../../store/event-store.js';
-import { applyLineageCommand, type LineageResult } from './apply-lineage-command.js';
+import { applyLineageCommand, type ApplyContext, type LineageResult } from './apply-lineage-command.js';
 import { BindingIndex } from './binding-index.js';
 import { mapLineageEvent } from './map-lineage-event.js';
 import { dateTimeMs, parseLineageEvent, type ParsedLineageEvent } from './openlineage-event.js';
@@ -23,13 +23,20 @@ export type IngestReport = {
   results: IndexedResult[];
   /** Ledger events written (or that would be, on a dry run). */
   written: WrittenEvent[];
+  /** Set when `--all-or-nothing` wrote nothing because an event was refused: the counts say what a write would have done. */
+  allOrNothing?: true;
 };
 
 /** An event that breaks the OpenLineage schema: where, and which rule. */
 export type InvalidEvent = { index: number; path: string; message: string };
 
+/** One event of a batch or file: parsed, or refused on its own (it breaks the schema, or its line is not JSON). */
+export type LineageEntry = ParsedLineageEvent | { kind: 'invalid'; code: 'input.invalidOpenLineageEvent' | 'input.invalidJson'; message: string };
+
 export type IngestOptions = {
   auto: boolean;
+  /** 404 for an event whose job and parent are bound to no pipeline (`--strict`); default: ignored with the reason. */
+  strict?: boolean;
   dryRun?: boolean;
   /** List the ledger events written (the CLI does; the HTTP endpoint, with other writers in parallel, does not). */
   listWritten?: boolean;
@@ -60,6 +67,21 @@ export function checkLineageEvents(values: readonly unknown[], label: (index: nu
   return parsed;
 }
 
+/**
+ * Checks each event against the OpenLineage schema on its own: a valid one
+ * is parsed, an invalid one becomes a refusal of that event alone (naming the
+ * path and the rule), so the rest of a file can still be recorded.
+ *
+ * @example
+ * parseEachLineageEvent([good, { eventTime: 'x' }]) // [{ kind: 'run', … }, { kind: 'invalid', message: 'breaks the OpenLineage schema at eventTime: …' }]
+ */
+export function parseEachLineageEvent(values: readonly unknown[]): LineageEntry[] {
+  return values.map((value) => {
+    const result = parseLineageEvent(value);
+    return result.ok ? result.value : { kind: 'invalid', code: 'input.invalidOpenLineageEvent', message: `breaks the OpenLineage schema at ${result.path}: ${result.message}` };
+  });
+}
+
 /** `input.invalidOpenLineageEvent` with every invalid event, for the HTTP answer. */
 export class InvalidLineageError extends LedgerError {
   readonly invalid: InvalidEvent[];
@@ -78,19 +100,21 @@ export class InvalidLineageError extends LedgerError {
  * @example
  * const report = await ingestLineage(ledger, bindings, events, { auto: false });
  */
-export async function ingestLineage(ledger: Ledger, bindings: BindingIndex, events: readonly ParsedLineageEvent[], options: IngestOptions): Promise<IngestReport> {
+export async function ingestLineage(ledger: Ledger, bindings: BindingIndex, events: readonly LineageEntry[], options: IngestOptions): Promise<IngestReport> {
   if (options.dryRun) {
     const rows: RawEvent[] = [];
     for await (const batch of ledger.store.readRaw({ batchSize: 5000 })) rows.push(...batch);
     const copy = new Ledger(MemoryEventStore.fromRows(rows), () => ledger.now(), 'dry-run');
-    const report = await ingestLineage(copy, new BindingIndex(copy.store), events, { auto: options.auto, listWritten: true });
+    const report = await ingestLineage(copy, new BindingIndex(copy.store), events, { auto: options.auto, strict: options.strict ?? false, listWritten: true });
     return { ...report, dryRun: true };
   }
   const before = options.listWritten ? (await ledger.store.head()).position : 0;
-  const order = events.map((event, index) => ({ event, index, at: event.kind === 'run' ? dateTimeMs(event.event.eventTime) : 0 }));
+  // Events without a time of their own (invalid ones, JobEvents) come first; their answers do not depend on order.
+  const order = events.map((event, index) => ({ event, index, at: event.kind === 'run' ? dateTimeMs(event.event.eventTime) : Number.NEGATIVE_INFINITY }));
   order.sort((a, b) => a.at - b.at || a.index - b.index);
   const results: IndexedResult[] = new Array(events.length);
-  for (const { event, index } of order) results[index] = await ingestOne(ledger, bindings, event, index, options.auto);
+  const ctx = { ledger, bindings, auto: options.auto, strict: options.strict ?? false };
+  for (const { event, index } of order) results[index] = await ingestOne(ctx, event, index);
   const count = (outcome: LineageResult['outcome']) => results.filter((r) => r.outcome === outcome).length;
   return {
     dryRun: false,
@@ -104,14 +128,16 @@ export async function ingestLineage(ledger: Ledger, bindings: BindingIndex, even
   };
 }
 
-async function ingestOne(ledger: Ledger, bindings: BindingIndex, parsed: ParsedLineageEvent, index: number, auto: boolean): Promise<IndexedResult> {
-  if (parsed.kind !== 'run') {
-    return { index, eventType: null, outcome: 'ignored', status: 200, code: null, message: `a ${parsed.kind === 'job' ? 'JobEvent' : 'DatasetEvent'} carries no run; runledger records runs only` };
+async function ingestOne(ctx: ApplyContext, entry: LineageEntry, index: number): Promise<IndexedResult> {
+  if (entry.kind === 'invalid') return { index, eventType: null, outcome: 'refused', status: 400, code: entry.code, message: entry.message };
+  const noted = (result: IndexedResult): IndexedResult => (entry.notes?.length ? { ...result, message: `${result.message} (${entry.notes.join('; ')})` } : result);
+  if (entry.kind !== 'run') {
+    return noted({ index, eventType: null, outcome: 'ignored', status: 200, code: null, message: `a ${entry.kind === 'job' ? 'JobEvent' : 'DatasetEvent'} carries no run; runledger records runs only` });
   }
-  const eventType = parsed.event.eventType ?? null;
-  const mapped = mapLineageEvent(parsed.event);
-  if (!mapped.ok) return { index, eventType, outcome: 'refused', status: 400, code: mapped.code, message: mapped.message, runId: parsed.event.run.runId };
-  return { index, eventType, ...(await applyLineageCommand({ ledger, bindings, auto }, mapped.command)) };
+  const eventType = entry.event.eventType ?? null;
+  const mapped = mapLineageEvent(entry.event);
+  if (!mapped.ok) return noted({ index, eventType, outcome: 'refused', status: 400, code: mapped.code, message: mapped.message, runId: entry.event.run.runId });
+  return noted({ index, eventType, ...(await applyLineageCommand(ctx, mapped.command)) });
 }
 
 async function writtenSince(ledger: Ledger, position: number): Promise<WrittenEvent[]> {

@@ -20,28 +20,38 @@ type Common = {
   dag: AirflowDag | null;
 };
 
-/** What one OpenLineage event asks of the ledger, before any pipeline or state is looked at. */
+/** A job's run another run points at (the `parent` facet, or its `root`). */
+export type RunPointer = { job: OpenLineageJob; runId: string };
+
+/** A dataset as OpenLineage names it: namespace and name kept apart. */
+export type Dataset = { namespace: string; name: string };
+
+/**
+ * What one OpenLineage event asks of the ledger, before any pipeline or state
+ * is looked at. Which binding it lands on is decided against the ledger
+ * (`applyLineageCommand`): its own job first; when that is unbound, as a task
+ * of its parent's run.
+ */
 export type LineageCommand =
   | { kind: 'ignore'; reason: string }
   | (Common & {
       kind: 'run';
       action: 'start' | 'succeed' | 'fail' | 'abort' | 'heartbeat';
+      /** The event's own job and run. */
       job: OpenLineageJob;
       runId: string;
       error: string | null;
-      /** The event's output datasets as `namespace/name`, recorded on a success. */
-      outputs: string[];
-    })
-  | (Common & {
-      kind: 'task';
-      /** The DAG's job and run (the `parent` facet): the ledger run the task belongs to. */
-      job: OpenLineageJob;
-      runId: string;
-      taskJob: OpenLineageJob;
+      /** The event's output datasets, recorded on a success. */
+      outputs: Dataset[];
+      /** The `parent` facet (also read under its older key `parentRun`), and its `root`. */
+      parent: RunPointer | null;
+      root: RunPointer | null;
+      /** As a task of the parent's run: its task id (Airflow's `task_id`, else the job name after `<parent job>.`), state and try. */
       taskId: string;
-      state: TaskState;
+      taskState: TaskState;
       tryNumber: number | null;
-      error: string | null;
+      /** Airflow's verdict on its tasks (`airflowState.tasksState`) on a DAG run's end, when sent. */
+      taskStates: Record<string, string> | null;
     });
 
 export type LineageMapping = { ok: true; command: LineageCommand } | { ok: false; code: 'input.invalidTime' | 'input.invalidFacet'; message: string };
@@ -76,8 +86,9 @@ const AirflowFacet = z.looseObject({
  * - A job's `START` starts a run, `COMPLETE` succeeds it, `FAIL` fails it with
  *   the `errorMessage` facet's message, `ABORT` fails it as aborted,
  *   `RUNNING` is a heartbeat; `OTHER` (metadata only) is ignored.
- * - An event with a `parent` facet is a task of the parent's run: its state
- *   (START → running, COMPLETE → success, FAIL/ABORT → failed).
+ * - An event with a `parent` facet also says what it is as a task of the
+ *   parent's run (START → running, COMPLETE → success, FAIL/ABORT → failed),
+ *   used only when its own job is bound to no pipeline.
  * - The interval is `nominalTime`, else Airflow's `data_interval_start`;
  *   Airflow's `run_type` gives the run type (asset- or dataset-triggered runs
  *   and unknown types are manual: something other than the schedule started them).
@@ -108,32 +119,59 @@ export function mapLineageEvent(event: RunEvent): LineageMapping {
     dag: dagOf(airflow?.dag),
   };
   const error = event.run.facets?.errorMessage?.message ?? null;
-  const parent = event.run.facets?.parent;
+  const parentFacet = parentOf(facets);
+  if (!parentFacet.ok) return parentFacet;
+  const parent = parentFacet.value;
   const job = { namespace: event.job.namespace, job: event.job.name };
-  if (parent) {
-    const parentJob = { namespace: parent.job.namespace, job: parent.job.name };
-    const prefix = `${parent.job.name}.`;
-    const taskId = taskFacet.value?.task?.task_id ?? (event.job.name.startsWith(prefix) ? event.job.name.slice(prefix.length) : event.job.name);
-    const tryNumber = taskFacet.value?.taskInstance?.try_number;
-    const state: TaskState = eventType === 'START' || eventType === 'RUNNING' ? 'running' : eventType === 'COMPLETE' ? 'success' : 'failed';
-    return {
-      ok: true,
-      command: {
-        ...common,
-        kind: 'task',
-        job: parentJob,
-        runId: parent.run.runId,
-        taskJob: job,
-        taskId,
-        state,
-        tryNumber: tryNumber !== undefined && Number.isSafeInteger(tryNumber) && tryNumber >= 1 ? tryNumber : null,
-        error: state === 'failed' ? (error ?? (eventType === 'ABORT' ? 'aborted' : null)) : null,
-      },
-    };
-  }
+  const prefix = parent ? `${parent.job.job}.` : null;
+  const taskId = taskFacet.value?.task?.task_id ?? (prefix && event.job.name.startsWith(prefix) ? event.job.name.slice(prefix.length) : event.job.name);
+  const tryNumber = taskFacet.value?.taskInstance?.try_number;
+  const taskState: TaskState = eventType === 'START' || eventType === 'RUNNING' ? 'running' : eventType === 'COMPLETE' ? 'success' : 'failed';
   const action = ({ START: 'start', RUNNING: 'heartbeat', COMPLETE: 'succeed', FAIL: 'fail', ABORT: 'abort' } as const)[eventType];
-  const outputs = (event.outputs ?? []).map((d) => `${d.namespace}/${d.name}`);
-  return { ok: true, command: { ...common, kind: 'run', action, job, runId: event.run.runId, error, outputs } };
+  const outputs = (event.outputs ?? []).map((d) => ({ namespace: d.namespace, name: d.name }));
+  const state = AirflowStateFacet.safeParse(facets['airflowState']);
+  return {
+    ok: true,
+    command: {
+      ...common,
+      kind: 'run',
+      action,
+      job,
+      runId: event.run.runId,
+      error,
+      outputs,
+      parent: parent ? { job: parent.job, runId: parent.runId } : null,
+      root: parent?.root ?? null,
+      taskId,
+      taskState,
+      tryNumber: tryNumber !== undefined && Number.isSafeInteger(tryNumber) && tryNumber >= 1 ? tryNumber : null,
+      taskStates: state.success && state.data.tasksState ? state.data.tasksState : null,
+    },
+  };
+}
+
+const Pointer = z.looseObject({ run: z.looseObject({ runId: z.string() }), job: z.looseObject({ namespace: z.string(), name: z.string() }) });
+const ParentRunFacet = Pointer.extend({ root: Pointer.optional() });
+/** Airflow's state facet on a DAG run's end: the run's state and each task's (`null` for a task that never got one). */
+const AirflowStateFacet = z.looseObject({ dagRunState: z.string().optional(), tasksState: z.record(z.string(), z.string().nullable()).optional() }).transform((f) => ({
+  ...f,
+  tasksState: f.tasksState ? Object.fromEntries(Object.entries(f.tasksState).filter((e): e is [string, string] => e[1] !== null)) : undefined,
+}));
+
+/**
+ * The `parent` facet (checked by the event schema), else the `parentRun` key
+ * that openlineage-airflow (Airflow 2) used for the same facet.
+ */
+function parentOf(facets: Record<string, unknown>): { ok: true; value: (RunPointer & { root: RunPointer | null }) | null } | { ok: false; code: 'input.invalidFacet'; message: string } {
+  const key = facets['parent'] !== undefined ? 'parent' : facets['parentRun'] !== undefined ? 'parentRun' : null;
+  if (key === null) return { ok: true, value: null };
+  const parsed = ParentRunFacet.safeParse(facets[key]);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { ok: false, code: 'input.invalidFacet', message: `${['run.facets', key, ...(issue?.path ?? []).map(String)].join('.')}: ${issue?.message ?? 'invalid'}` };
+  }
+  const pointer = (p: z.infer<typeof Pointer>): RunPointer => ({ job: { namespace: p.job.namespace, job: p.job.name }, runId: p.run.runId });
+  return { ok: true, value: { ...pointer(parsed.data), root: parsed.data.root ? pointer(parsed.data.root) : null } };
 }
 
 type AirflowFacet = z.infer<typeof AirflowFacet>;

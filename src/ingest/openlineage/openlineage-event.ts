@@ -27,7 +27,14 @@ export function dateTimeMs(text: string): number {
   return Date.parse(normal.toUpperCase());
 }
 
-const DateTime = z.string().refine(isDateTime, { message: 'must be an RFC 3339 date-time with a zone, like 2026-11-02T00:00:00Z' });
+const ZONELESS = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+const DateTime = z.string().superRefine((text, ctx) => {
+  if (isDateTime(text)) return;
+  const message = ZONELESS.test(text)
+    ? `'${text}' has no zone, so it names no instant (it could be any of 26 hours); send it with Z or an offset, like 2026-11-02T00:00:00Z`
+    : 'must be an RFC 3339 date-time with a zone, like 2026-11-02T00:00:00Z';
+  ctx.addIssue({ code: 'custom', message });
+});
 const Uri = z.string().regex(/^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/, { message: 'must be a URI, like https://github.com/apache/airflow' });
 const Uuid = z.string().regex(/^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i, { message: 'must be a UUID, like 01932a3c-7e5e-7b4c-9a6d-0f5b8a1c2d3e' });
 
@@ -51,7 +58,9 @@ const Dataset = z.looseObject({ namespace: z.string(), name: z.string(), facets:
 const InputDataset = Dataset.extend({ inputFacets: z.record(z.string(), BaseFacet).optional() });
 const OutputDataset = Dataset.extend({ outputFacets: z.record(z.string(), BaseFacet).optional() });
 
-const BaseEvent = z.looseObject({ eventTime: DateTime, producer: Uri, schemaURL: Uri });
+// `schemaURL` is required by the spec, yet some producers leave it out; it only names the spec version, so
+// such an event is read as 2-0-2 and its result says so (`notes`).
+const BaseEvent = z.looseObject({ eventTime: DateTime, producer: Uri, schemaURL: Uri.optional() });
 
 export const EventType = z.enum(['START', 'RUNNING', 'COMPLETE', 'ABORT', 'FAIL', 'OTHER']);
 export type EventType = z.infer<typeof EventType>;
@@ -70,7 +79,10 @@ export type RunEvent = z.infer<typeof RunEvent>;
 const JobEvent = BaseEvent.extend({ job: JobRef, inputs: z.array(InputDataset).optional(), outputs: z.array(OutputDataset).optional() });
 const DatasetEvent = BaseEvent.extend({ dataset: Dataset });
 
-export type ParsedLineageEvent = { kind: 'run'; event: RunEvent } | { kind: 'job' | 'dataset' };
+/** `notes`: what was assumed to read the event (no `schemaURL`), said in its result. */
+export type ParsedLineageEvent = { kind: 'run'; event: RunEvent; notes?: string[] } | { kind: 'job' | 'dataset'; notes?: string[] };
+
+const NO_SCHEMA_URL = 'the event has no schemaURL; read as OpenLineage 2-0-2';
 export type LineageParse = { ok: true; value: ParsedLineageEvent } | { ok: false; path: string; message: string };
 
 /**
@@ -84,6 +96,11 @@ export type LineageParse = { ok: true; value: ParsedLineageEvent } | { ok: false
 export function parseLineageEvent(value: unknown): LineageParse {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, path: '(event)', message: 'an event is a JSON object' };
   const raw = value as Record<string, unknown>;
+  const result = parseKnown(value, raw);
+  return result.ok && raw['schemaURL'] === undefined ? { ok: true, value: { ...result.value, notes: [NO_SCHEMA_URL] } } : result;
+}
+
+function parseKnown(value: unknown, raw: Record<string, unknown>): LineageParse {
   const hasRun = raw['run'] !== undefined;
   if (hasRun || (raw['job'] === undefined && raw['dataset'] === undefined)) {
     const parsed = RunEvent.safeParse(value);

@@ -1,4 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import { createGunzip, createInflate } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { BindingIndex } from '../../ingest/openlineage/binding-index.js';
 import { checkLineageEvents, ingestLineage, InvalidLineageError } from '../../ingest/openlineage/ingest-lineage.js';
 import { LedgerError } from '../../errors.js';
@@ -10,10 +12,15 @@ import type { ServeDeps } from '../serve-options.js';
  * the write token as `Authorization: Bearer`. Every event gets an answer in
  * `results` (recorded, duplicate, ignored, or refused with the CLI's code and
  * message); the status is 200 when none was refused, else the status of the
- * first refusal (400 schema, 404 unbound job, 409 a rule), so a transport that
- * only reads the status still sees it. A batch with an event that breaks the
- * schema is refused whole (400, each invalid event's path listed), nothing
- * written. Re-sending a whole batch is safe: what was recorded is a duplicate.
+ * first refusal (400 schema, 404 unbound job with `--strict-lineage`, 409 a
+ * rule), so a transport that only reads the status still sees it. A batch with
+ * an event that breaks the schema is refused whole (400, each invalid event's
+ * path listed), nothing written. Re-sending is safe: an event already in the
+ * ledger is a duplicate.
+ *
+ * A body sent with `Content-Encoding: gzip` or `deflate` (the HTTP transport's
+ * `compression: gzip`) is decoded as it arrives, and the server's body limit
+ * counts the decoded bytes: a small body that inflates past it is 413.
  *
  * @example
  * curl -H 'Authorization: Bearer s3cret' -H 'content-type: application/json' \
@@ -21,7 +28,7 @@ import type { ServeDeps } from '../serve-options.js';
  */
 export function lineageRoutes(app: FastifyInstance, deps: ServeDeps): void {
   const bindings = new BindingIndex(deps.ledger.store);
-  app.post('/api/v1/lineage', { config: { scope: 'write' } }, async (request, reply) => {
+  app.post('/api/v1/lineage', { config: { scope: 'write' }, preParsing: async (request, _reply, payload) => decoded(request, payload) }, async (request, reply) => {
     const body = request.body;
     if (body === undefined || body === null || typeof body !== 'object') {
       throw new LedgerError('input.invalidBody', 'the body must be one OpenLineage event (a JSON object) or a JSON array of them, sent as application/json');
@@ -35,7 +42,7 @@ export function lineageRoutes(app: FastifyInstance, deps: ServeDeps): void {
       if (!(error instanceof InvalidLineageError)) throw error;
       return reply.code(400).send({ error: { code: error.code, message: error.message, invalid: error.invalid } });
     }
-    const report = await ingestLineage(deps.ledger, bindings, events, { auto: deps.openlineageAuto ?? false });
+    const report = await ingestLineage(deps.ledger, bindings, events, { auto: deps.openlineageAuto ?? false, strict: deps.strictLineage ?? false });
     const { written: _written, dryRun: _dryRun, ...answer } = report;
     const refused = report.results.find((r) => r.outcome === 'refused');
     if (!refused) return reply.code(200).send(answer);
@@ -43,4 +50,35 @@ export function lineageRoutes(app: FastifyInstance, deps: ServeDeps): void {
     const message = values.length === 1 ? refused.message : `event ${refused.index + 1} of ${values.length}: ${refused.message}${report.refused > 1 ? ` (${report.refused} refused in all; see results)` : ''}`;
     return reply.code(refused.status).send({ error: { code: refused.code, message }, ...answer });
   });
+}
+
+/** An HTTP error fastify's error handler answers with its status and message. */
+function httpError(statusCode: number, message: string): Error {
+  return Object.assign(new Error(message), { statusCode });
+}
+
+/**
+ * The request body as the parser should read it: decoded when it came
+ * compressed. The stream reports the encoded bytes it took in
+ * (`receivedEncodedLength`), as fastify expects of a decoding stream, so the
+ * Content-Length check still holds, while the body limit counts decoded bytes.
+ */
+function decoded(request: FastifyRequest, payload: Readable): Readable {
+  const encoding = String(request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (encoding === 'identity' || encoding === '') return payload;
+  if (encoding !== 'gzip' && encoding !== 'x-gzip' && encoding !== 'deflate') {
+    throw httpError(415, `Content-Encoding '${encoding}' is not supported; send the body as is, or with gzip or deflate`);
+  }
+  const inflater = encoding === 'deflate' ? createInflate() : createGunzip();
+  const stream = inflater as typeof inflater & { receivedEncodedLength: number };
+  stream.receivedEncodedLength = 0;
+  payload.on('data', (chunk: Buffer) => {
+    stream.receivedEncodedLength += chunk.length;
+  });
+  inflater.on('error', (error) => {
+    Object.assign(error, { statusCode: 400, message: `the body is not valid ${encoding} data (${error.message}); send it as Content-Encoding says, or without one` });
+  });
+  // A request that ends early (a 413 stops reading) leaves nothing inflating in the background.
+  request.raw.once('close', () => inflater.destroy());
+  return payload.pipe(inflater);
 }

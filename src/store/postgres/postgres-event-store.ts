@@ -5,6 +5,7 @@ import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
 import type { AppendRequest, AppendResult, ChainHead, CheckpointStore, ConsumerPositions, EventStore, LedgerMeta, MetaRow, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
 import { postgresCheckpoints } from './postgres-checkpoints.js';
+import { postgresReadModels, type PostgresReadModels } from './postgres-read-models.js';
 import { decodeStoredRow, rawEventOf, readCheck } from '../decode-stored-row.js';
 import { sealEvents, type SealedEvent } from '../seal-events.js';
 import { batchesOf, ChainUnsealer } from '../unseal-chain.js';
@@ -229,6 +230,7 @@ class PostgresEventStore implements EventStore {
   readonly #events: string;
   readonly #hasLedger: boolean;
   readonly checkpoints?: CheckpointStore;
+  readonly readModels?: PostgresReadModels;
   #closed = false;
   readonly #signer: EventSigner | null;
   /** False for a version-1 ledger opened by a query command (not migrated): it has no signature column. */
@@ -245,6 +247,14 @@ class PostgresEventStore implements EventStore {
     this.#events = `${quoteIdent(schema)}.events`;
     this.#hasLedger = hasLedger;
     if (hasLedger) this.checkpoints = postgresCheckpoints(pool, schema, (read) => withReadRetry(target, read));
+    if (hasLedger) {
+      this.readModels = postgresReadModels({
+        schema,
+        read: (sql, params) => this.#read(sql, params),
+        transaction: (work) => transaction(pool, target, work),
+        appendLock: appendLockName(schema),
+      });
+    }
     this.consumers = postgresConsumers((sql, params) => this.#query(this.#pool, sql, params), schema, (sql, params) => this.#read(sql, params));
   }
 
@@ -309,7 +319,26 @@ class PostgresEventStore implements EventStore {
     const { args, checks } = appendFunctionArgs(requests);
     const call = `SELECT ${quoteIdent(this.#schema)}.${APPEND_FUNCTION}(${args.map((_, i) => `$${i + 1}`).join(', ')}) AS r`;
     let reply: AppendFunctionReply;
+    const models = this.readModels;
+    if (this.#appendFunction === 'unknown' && models !== undefined) {
+      // Asked once per process: the transaction below cannot install a missing function halfway.
+      const found = await this.#read<{ f: string | null }>('SELECT to_regprocedure($1) AS f', [appendFunctionSignature(this.#schema)]);
+      if (found[0]?.f != null) this.#appendFunction = 'ready';
+    }
     try {
+      if (models !== undefined && this.#appendFunction === 'ready' && (await models.isReady(this.#pool))) {
+        // The function and the table writer in one transaction: the append lock the function takes is held
+        // until COMMIT, so the rows are written in commit order and a rolled-back append leaves none.
+        let result: AppendResult | undefined;
+        reply = await transaction(this.#pool, this.#target, async (client) => {
+          const answer = (await client.query<{ r: AppendFunctionReply }>(call, args)).rows[0]?.r as AppendFunctionReply;
+          result = appendResultOf(answer, all, ids, checks);
+          if (result.ok && !result.alreadyAppended && result.events.length > 0) await models.apply(client, result.events, (result.events[0] as RecordedEvent).position - 1);
+          return answer;
+        });
+        this.#appendFunction = 'ready';
+        return result as AppendResult;
+      }
       reply = (await this.#pool.query<{ r: AppendFunctionReply }>(call, args)).rows[0]?.r as AppendFunctionReply;
     } catch (error) {
       if ((error as { code?: string }).code !== '42883' || this.#appendFunction === 'ready') throw asPostgresLedgerError(error, this.#target);
@@ -381,6 +410,7 @@ class PostgresEventStore implements EventStore {
       }
       const sealed = sealEvents(head, batch, this.#signer);
       for (let i = 0; i < sealed.length; i += INSERT_CHUNK) await this.#insert(client, sealed.slice(i, i + INSERT_CHUNK));
+      await this.readModels?.apply(client, sealed.map((one) => one.event), head.position);
       const last = sealed.at(-1)?.event;
       // Inside the transaction: PostgreSQL delivers it at COMMIT, and never for a rolled-back append.
       if (last) await client.query('SELECT pg_notify($1, $2)', [appendChannel(this.#schema), String(last.position)]);
@@ -442,6 +472,8 @@ class PostgresEventStore implements EventStore {
         const sealed = await unsealer.next(batch);
         for (let i = 0; i < sealed.length; i += INSERT_CHUNK) await this.#insert(client, sealed.slice(i, i + INSERT_CHUNK));
       }
+      // The read models of the imported chain, in the import's own transaction.
+      await this.readModels?.rebuildIn(client);
       return this.#head(client);
     });
   }
@@ -451,6 +483,11 @@ class PostgresEventStore implements EventStore {
     for await (const rows of this.#rows(filter)) {
       yield rows.map((row) => decodeRow(row, check));
     }
+  }
+
+  async *readBackward(filter: ReadFilter = {}): AsyncIterable<RecordedEvent[]> {
+    const check = await readCheck(filter.validate);
+    for await (const rows of this.#rows(filter, false, true)) yield rows.map((r) => decodeRow(r, check));
   }
 
   async *readRaw(filter: ReadFilter = {}): AsyncIterable<RawEvent[]> {
@@ -464,24 +501,26 @@ class PostgresEventStore implements EventStore {
    * snapshot is held while the caller folds a batch, and an abandoned
    * iteration leaks nothing.
    */
-  async *#rows(filter: ReadFilter, withColumns = false): AsyncIterable<Row[]> {
+  async *#rows(filter: ReadFilter, withColumns = false, backward = false): AsyncIterable<Row[]> {
     if (!this.#hasLedger) return;
     const where = ['position >= $1', 'position <= $2'];
     const params: unknown[] = [];
     if (filter.pipeline !== undefined) where.push(`pipeline = $${params.push(filter.pipeline) + 3}`);
     if (filter.stream !== undefined) where.push(`stream = $${params.push(filter.stream) + 3}`);
     if (filter.runId !== undefined) where.push(`run_id = $${params.push(filter.runId) + 3}`);
-    const sql = `SELECT position, payload, prev_hash, hash${withColumns ? `, ${this.#hasSignatureColumn ? 'signature' : 'NULL AS signature'}, ${STORED_COLUMNS}` : ''} FROM ${this.#events} WHERE ${where.join(' AND ')} ORDER BY position LIMIT $3`;
+    const sql = `SELECT position, payload, prev_hash, hash${withColumns ? `, ${this.#hasSignatureColumn ? 'signature' : 'NULL AS signature'}, ${STORED_COLUMNS}` : ''} FROM ${this.#events} WHERE ${where.join(' AND ')} ORDER BY position${backward ? ' DESC' : ''} LIMIT $3`;
     const limit = filter.batchSize ?? 1000;
     let from = filter.fromPosition ?? 1;
-    const to = filter.toPosition ?? Number.MAX_SAFE_INTEGER;
+    let to = filter.toPosition ?? Number.MAX_SAFE_INTEGER;
     for (;;) {
       // Each page is its own statement, so a page whose connection is lost is read again from the same position.
       const rows = await this.#read<Row>(sql, [from, to, limit, ...params]);
       if (rows.length === 0) return;
       yield rows;
       if (rows.length < limit) return;
-      from = Number((rows.at(-1) as Row).position) + 1;
+      const last = Number((rows.at(-1) as Row).position);
+      if (backward) to = last - 1;
+      else from = last + 1;
     }
   }
 

@@ -13,6 +13,7 @@ import { sqliteConsumers } from './sqlite-consumers.js';
 import type { EventSigner } from '../event-signer.js';
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA, SQLITE_SCHEMA_VERSION } from './sqlite-schema.js';
 import { openSqliteFile, shareSidecarFiles } from './open-sqlite-file.js';
+import { createSqliteReadModelTables, sqliteReadModels, type SqliteReadModels } from './sqlite-read-models.js';
 
 export type SqliteStoreOptions = {
   /** A file path, or `:memory:`. */
@@ -37,6 +38,7 @@ type Statements = {
   findRun: Database.Statement;
   firstAfter: Database.Statement;
   append: Database.Transaction<(requests: AppendRequest[], all: NewEvent[], checkIds: boolean) => AppendResult | typeof RETRY_CHECKING_IDS>;
+  readModels: SqliteReadModels;
 };
 /** Returned or thrown inside the fast append transaction when the append must run again looking its ids up. */
 const RETRY_CHECKING_IDS = Symbol('retry checking event ids');
@@ -132,6 +134,7 @@ function checkOrCreateSchema(db: Database.Database, path: string, create: boolea
       if (db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table'`).get() !== undefined) return false;
       db.exec(SQLITE_SCHEMA);
       db.prepare(`INSERT INTO runledger_meta (key, value) VALUES ('format', 'runledger'), ('schemaVersion', ?)`).run(String(SQLITE_SCHEMA_VERSION));
+      createSqliteReadModelTables(db);
       return true;
     }).immediate();
     // The file the other process wrote is checked like any existing one.
@@ -177,7 +180,10 @@ class SqliteEventStore implements EventStore {
   readonly #path: string;
   readonly #statements: Statements | null;
   readonly checkpoints?: CheckpointStore;
+  readonly readModels?: SqliteReadModels;
   readonly #signer: EventSigner | null;
+  /** The statements `read` has prepared, by their SQL (a handful of filter shapes). */
+  readonly #reads = new Map<string, Database.Statement>();
   /** False for a version-1 ledger opened by a query command (not migrated): it has no signature column. */
   readonly #hasSignatureColumn: boolean;
 
@@ -190,6 +196,7 @@ class SqliteEventStore implements EventStore {
     this.#hasSignatureColumn = hasSchema && (db.pragma('table_info(events)') as Array<{ name: string }>).some((c) => c.name === 'signature');
     this.#statements = hasSchema ? this.#prepare() : null;
     if (hasSchema) this.checkpoints = sqliteCheckpoints(db);
+    if (this.#statements) this.readModels = this.#statements.readModels;
     this.consumers = sqliteConsumers(db);
   }
 
@@ -213,8 +220,10 @@ class SqliteEventStore implements EventStore {
     };
     // Made once: better-sqlite3 builds a wrapper per transaction() call.
     const signed = this.#hasSignatureColumn;
-    const append = db.transaction((requests: AppendRequest[], all: NewEvent[], checkIds: boolean) => appendIn(statements, this.#signer, signed, requests, all, checkIds));
-    return { ...statements, append };
+    const readModels = sqliteReadModels(db);
+    const withModels = { ...statements, readModels };
+    const append = db.transaction((requests: AppendRequest[], all: NewEvent[], checkIds: boolean) => appendIn(withModels, this.#signer, signed, requests, all, checkIds));
+    return { ...withModels, append };
   }
 
   #ready() {
@@ -291,6 +300,8 @@ class SqliteEventStore implements EventStore {
         }
       };
       for await (const batch of batchesOf(rows)) insertAll(await unsealer.nextColumns(batch));
+      // The read models of the imported chain, in the same transaction: the ledger opens with them right.
+      st.readModels.rebuildInTransaction();
       const last = headOf(st.head.get() as Row | undefined);
       db.exec('COMMIT');
       return last;
@@ -308,6 +319,13 @@ class SqliteEventStore implements EventStore {
     }
   }
 
+  async *readBackward(filter: ReadFilter = {}): AsyncIterable<RecordedEvent[]> {
+    const check = await readCheck(filter.validate);
+    for await (const rows of this.#rows(filter, false, true)) {
+      yield rows.map((r) => decodeStoredRow({ position: r[0] as number, payload: r[1] as string, prevHash: r[2] as string, hash: r[3] as string }, check));
+    }
+  }
+
   async *readRaw(filter: ReadFilter = {}): AsyncIterable<RawEvent[]> {
     // Rows as arrays (better-sqlite3's raw mode): building twelve-key objects in the driver was a quarter of
     // verify's time on 50,000 events; the same objects built here cost a fraction of that.
@@ -317,25 +335,30 @@ class SqliteEventStore implements EventStore {
   }
 
   /** Rows in raw mode: the columns of the SELECT in order (position, payload, prev_hash, hash, then readRaw's). */
-  async *#rows(filter: ReadFilter, withColumns = false): AsyncIterable<unknown[][]> {
+  async *#rows(filter: ReadFilter, withColumns = false, backward = false): AsyncIterable<unknown[][]> {
     if (!this.#statements) return;
     const where = ['position >= @from', 'position <= @to'];
     if (filter.pipeline !== undefined) where.push('pipeline = @pipeline');
     if (filter.stream !== undefined) where.push('stream = @stream');
     if (filter.runId !== undefined) where.push('run_id = @runId');
-    const statement = this.#db.prepare(
-      `SELECT position, payload, prev_hash, hash${withColumns ? `, ${this.#hasSignatureColumn ? 'signature' : 'NULL AS signature'}, ${STORED_COLUMNS}` : ''} FROM events WHERE ${where.join(' AND ')} ORDER BY position LIMIT @limit`,
-    );
-    statement.raw(true);
+    const sql = `SELECT position, payload, prev_hash, hash${withColumns ? `, ${this.#hasSignatureColumn ? 'signature' : 'NULL AS signature'}, ${STORED_COLUMNS}` : ''} FROM events WHERE ${where.join(' AND ')} ORDER BY position${backward ? ' DESC' : ''} LIMIT @limit`;
+    // Prepared once per shape of filter: a library calling start + succeed in a loop prepared one per read.
+    let statement = this.#reads.get(sql);
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql).raw(true);
+      this.#reads.set(sql, statement);
+    }
     const limit = filter.batchSize ?? 1000;
     let from = filter.fromPosition ?? 1;
-    const to = filter.toPosition ?? Number.MAX_SAFE_INTEGER;
+    let to = filter.toPosition ?? Number.MAX_SAFE_INTEGER;
     for (;;) {
       const rows = statement.all({ from, to, limit, pipeline: filter.pipeline, stream: filter.stream, runId: filter.runId }) as unknown[][];
       if (rows.length === 0) return;
       yield rows;
       if (rows.length < limit) return;
-      from = ((rows.at(-1) as unknown[])[0] as number) + 1;
+      const last = (rows.at(-1) as unknown[])[0] as number;
+      if (backward) to = last - 1;
+      else from = last + 1;
     }
   }
 
@@ -416,6 +439,13 @@ function appendIn(st: Omit<Statements, 'append'>, signer: EventSigner | null, si
     // Only a stored event id can collide here (versions and positions were read in this transaction).
     if (!checkIds && (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw RETRY_CHECKING_IDS;
     throw error;
+  }
+  if (st.readModels.ready) {
+    // The table writer folds the events as they were stored (decoded from their canonical payload, as every reader sees them).
+    st.readModels.apply(
+      sealed.map((s) => decodeStoredRow({ position: s.event.position, payload: s.payload, prevHash: s.event.prevHash, hash: s.event.hash })),
+      head ? head[0] : 0,
+    );
   }
   return { ok: true, events: sealed.map((s) => s.event), head: { position, hash }, alreadyAppended: false };
 }

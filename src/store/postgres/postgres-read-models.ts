@@ -1,0 +1,348 @@
+import type pg from 'pg';
+import { canonicalJson } from '../../../events/canonical-json.js';
+import type { RecordedEvent } from '../../../events/recorded-event.js';
+import { hashedPart } from '../../../events/recorded-event.js';
+import type { DateState } from '../../../projections/date-state.js';
+import { PROJECTION_VERSION } from '../../../projections/projection-version.js';
+import { decodeStoredRow } from '../decode-stored-row.js';
+import { completeThroughAfter, finishAll, foldRows, noRows, rowFolder, timetableCache, touchedKeys, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
+import { dateOfRow, pipelineRow, runOfRow, summaryOfRow, type DateRow, type Payloads, type PipelineRow, type RunRow } from '../read-model-rows.js';
+import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
+import { quoteIdent } from './postgres-schema.js';
+
+/** The shape of these tables; with `PROJECTION_VERSION` it makes the stamp in `rm_meta` (as on SQLite). */
+const READ_MODEL_SCHEMA_VERSION = 1;
+const STAMP = `${PROJECTION_VERSION}.${READ_MODEL_SCHEMA_VERSION}`;
+
+/** The read-model tables of a ledger in `schema`: the same rows as SQLite's (see sqlite-read-models.ts). */
+function readModelSchemaSql(schema: string): string {
+  const s = quoteIdent(schema);
+  return `
+CREATE TABLE ${s}.rm_meta (key text PRIMARY KEY, value text NOT NULL);
+CREATE TABLE ${s}.rm_pipelines (
+  pipeline text PRIMARY KEY, definition text, schedule text, timezone text, defined_at text, version integer NOT NULL,
+  watermark_date text, watermark_logical text, complete_through text, counts text NOT NULL, last_success text, last_failure text,
+  position bigint NOT NULL
+);
+CREATE TABLE ${s}.rm_dates (
+  pipeline text NOT NULL, date text NOT NULL, status text NOT NULL, run_id text NOT NULL, attempt integer NOT NULL, attempts integer NOT NULL,
+  run_type text NOT NULL, logical_ms bigint NOT NULL, logical_date text NOT NULL, interval_start text, interval_end text, run_after text NOT NULL,
+  started_at text NOT NULL, finished_at text, lease_expires_at text NOT NULL, error_excerpt text, error_code text, error_position bigint,
+  result_position bigint, off_schedule integer NOT NULL, forced integer NOT NULL, cleared_at text, start_position bigint NOT NULL,
+  version integer NOT NULL, extra text,
+  PRIMARY KEY (pipeline, date)
+);
+CREATE INDEX rm_dates_by_logical ON ${s}.rm_dates (pipeline, logical_ms);
+CREATE INDEX rm_dates_running ON ${s}.rm_dates (pipeline) WHERE status = 'running';
+CREATE TABLE ${s}.rm_runs (
+  run_id text PRIMARY KEY, pipeline text NOT NULL, seq bigint NOT NULL, date text NOT NULL, attempt integer NOT NULL, run_type text NOT NULL,
+  status text NOT NULL, logical_date text NOT NULL, interval_start text NOT NULL, interval_end text NOT NULL, started_at text NOT NULL,
+  finished_at text, lease_expires_at text NOT NULL, actor text NOT NULL, forced integer NOT NULL, off_schedule integer NOT NULL,
+  error_excerpt text, error_position bigint, result_position bigint, extra text
+);
+CREATE INDEX rm_runs_by_pipeline ON ${s}.rm_runs (pipeline, seq);
+CREATE INDEX rm_runs_by_date ON ${s}.rm_runs (pipeline, date, seq);
+`;
+}
+
+const TABLES = ['rm_meta', 'rm_pipelines', 'rm_dates', 'rm_runs'];
+const DATE_BIGINTS = ['logical_ms', 'error_position', 'result_position', 'start_position'] as const;
+const RUN_BIGINTS = ['seq', 'error_position', 'result_position'] as const;
+/** Rows written per statement (as one JSON array of records). */
+const WRITE_CHUNK = 2000;
+
+/** node-postgres hands `bigint` back as text: the rows carry numbers, as SQLite's do. */
+function numbers<R>(row: Record<string, unknown>, columns: readonly string[]): R {
+  for (const column of columns) if (typeof row[column] === 'string') row[column] = Number(row[column]);
+  return row as R;
+}
+const dateRowOf = (row: Record<string, unknown>) => numbers<DateRow>(row, DATE_BIGINTS);
+const runRowOf = (row: Record<string, unknown>) => numbers<RunRow>(row, RUN_BIGINTS);
+const pipelineRowOf = (row: Record<string, unknown>) => numbers<PipelineRow>(row, ['position']);
+
+/** Stand-ins for metrics the writer carries along without reading (see sqlite-read-models.ts). */
+const KEPT_METRICS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+const KEPT_OUTPUTS: string[] = Object.freeze([]) as unknown as string[];
+const LIGHT: Payloads = { result: () => ({ metrics: KEPT_METRICS, outputs: KEPT_OUTPUTS }), error: (_position, _kind, excerpt) => excerpt };
+
+type Db = pg.Pool | pg.PoolClient;
+type EventRow = { position: string | number; payload: string; prev_hash: string; hash: string };
+
+export type PostgresReadModels = ReadModels & {
+  /** True when the tables exist with this build's stamp (asked once, then kept). */
+  isReady(db: Db): Promise<boolean>;
+  /** The table writer, inside the append's transaction on `client`. */
+  apply(client: pg.PoolClient, events: readonly RecordedEvent[], headBefore: number): Promise<void>;
+  /** Rebuilds inside the caller's transaction (import). */
+  rebuildIn(client: pg.PoolClient, progress?: RebuildProgress): Promise<RebuildResult>;
+};
+
+/**
+ * The read models of a PostgreSQL ledger in `schema`, written in the append's own transaction.
+ *
+ * @example
+ * const models = postgresReadModels({ schema, read, transaction });
+ */
+export function postgresReadModels(deps: {
+  schema: string;
+  /** One read statement on the pool (retried when its connection is lost). */
+  read: <R extends pg.QueryResultRow>(sql: string, params: unknown[]) => Promise<R[]>;
+  /** A READ COMMITTED transaction on one pooled client. */
+  transaction: <T>(work: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
+  /** The append lock's name, taken before a rebuild or a catch-up so no append runs between. */
+  appendLock: string;
+}): PostgresReadModels {
+  const s = quoteIdent(deps.schema);
+  let ready: boolean | undefined;
+  const timetables = timetableCache();
+  const q = async <R>(db: Db, sql: string, params: unknown[] = []): Promise<R[]> => (await db.query(sql, params)).rows as R[];
+
+  const stampOf = async (db: Db): Promise<string | null> => {
+    const tables = await q<{ n: string }>(db, `SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = $1 AND table_name = ANY($2)`, [deps.schema, TABLES]);
+    if (Number(tables[0]?.n) !== TABLES.length) return null;
+    return (await q<{ value: string }>(db, `SELECT value FROM ${s}.rm_meta WHERE key = 'stamp'`))[0]?.value ?? null;
+  };
+  const metaPosition = async (db: Db): Promise<number> => Number((await q<{ value: string }>(db, `SELECT value FROM ${s}.rm_meta WHERE key = 'position'`))[0]?.value ?? 0);
+  const setMeta = (db: Db, key: string, value: string) =>
+    q(db, `INSERT INTO ${s}.rm_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [key, value]);
+  const headOf = async (db: Db): Promise<number> => Number((await q<{ p: string | null }>(db, `SELECT max(position) AS p FROM ${s}.events`))[0]?.p ?? 0);
+
+  const eventsAt = async (db: Db, positions: number[]): Promise<Map<number, RecordedEvent>> => {
+    if (positions.length === 0) return new Map();
+    const rows = await q<EventRow>(db, `SELECT position, payload, prev_hash, hash FROM ${s}.events WHERE position = ANY($1::bigint[])`, [positions]);
+    return new Map(rows.map((r) => [Number(r.position), decode(r)]));
+  };
+  const payloadsFrom = (events: Map<number, RecordedEvent>): Payloads => ({
+    result(position) {
+      const event = events.get(position);
+      return event?.type === 'RunSucceeded' ? { metrics: event.data.metrics, outputs: event.data.outputs } : { metrics: null, outputs: [] };
+    },
+    error(position, kind, excerpt) {
+      const event = events.get(position);
+      if (event?.type === 'RunFailed') return event.data.error;
+      if (event?.type === 'RunInterrupted') return kind === 'date' ? event.data.message : `interrupted by ${event.data.by}: ${event.data.message}`;
+      return excerpt;
+    },
+  });
+  /** The payloads a set of rows points to, read in one statement. */
+  const payloadsFor = async (db: Db, rows: ReadonlyArray<{ result_position: number | null; error_position: number | null }>, withResults: boolean): Promise<Payloads> => {
+    const positions = new Set<number>();
+    for (const row of rows) {
+      if (withResults && row.result_position !== null) positions.add(row.result_position);
+      if (row.error_position !== null) positions.add(row.error_position);
+    }
+    return payloadsFrom(await eventsAt(db, [...positions]));
+  };
+
+  const loadTouched = async (client: pg.PoolClient, pipeline: string, events: readonly RecordedEvent[]): Promise<TouchedRows> => {
+    const { dates, runs } = touchedKeys(events);
+    const summaryRows = await q<Record<string, unknown>>(client, `SELECT * FROM ${s}.rm_pipelines WHERE pipeline = $1`, [pipeline]);
+    const dateRows = (await q<Record<string, unknown>>(client, `SELECT * FROM ${s}.rm_dates WHERE pipeline = $1 AND date = ANY($2)`, [pipeline, [...dates]])).map(dateRowOf);
+    const runRows = (await q<Record<string, unknown>>(client, `SELECT * FROM ${s}.rm_runs WHERE run_id = ANY($1) AND pipeline = $2`, [[...runs], pipeline])).map(runRowOf);
+    const long = await payloadsFor(client, [...dateRows, ...runRows], false);
+    const writer: Payloads = { result: () => ({ metrics: KEPT_METRICS, outputs: KEPT_OUTPUTS }), error: long.error };
+    const touched: TouchedRows = { summary: summaryRows[0] ? summaryOfRow(pipelineRowOf(summaryRows[0])) : null, dates: new Map(), runs: new Map() };
+    for (const row of dateRows) touched.dates.set(row.date, { state: dateOfRow(row, writer), refs: { result: row.result_position, error: row.error_position } });
+    for (const row of runRows) touched.runs.set(row.run_id, { run: runOfRow(row, writer), refs: { result: row.result_position, error: row.error_position }, seq: row.seq });
+    return touched;
+  };
+
+  const upsert = async (client: pg.PoolClient, table: string, key: string, rows: readonly object[]): Promise<void> => {
+    for (let i = 0; i < rows.length; i += WRITE_CHUNK) {
+      const chunk = rows.slice(i, i + WRITE_CHUNK);
+      const columns = Object.keys(chunk[0] as object);
+      await client.query(
+        `INSERT INTO ${s}.${table} SELECT * FROM json_populate_recordset(null::${s}.${table}, $1::json)
+         ON CONFLICT (${key}) DO UPDATE SET (${columns.join(', ')}) = (${columns.map((c) => `EXCLUDED.${c}`).join(', ')})`,
+        [JSON.stringify(chunk)],
+      );
+    }
+  };
+
+  /** Writes a fold's rows, then its complete-through, walked over the success keys read in one statement. */
+  const write = async (client: pg.PoolClient, folded: FoldedRows): Promise<void> => {
+    await upsert(client, 'rm_dates', 'pipeline, date', folded.dates);
+    await upsert(client, 'rm_runs', 'run_id', folded.runs);
+    const summary = folded.summary;
+    const timetable = timetables(summary.definition);
+    if (folded.completeThrough !== 'keep' && timetable !== null) {
+      const fromMs = folded.completeThrough === 'advance' && summary.completeThrough !== null ? timetable.parseDate(summary.completeThrough) : Number.MIN_SAFE_INTEGER;
+      const keys = await q<{ date: string }>(client, `SELECT date FROM ${s}.rm_dates WHERE pipeline = $1 AND status = 'success' AND logical_ms >= $2`, [summary.pipeline, fromMs]);
+      const successes = new Set(keys.map((k) => k.date));
+      summary.completeThrough = completeThroughAfter(summary, folded.completeThrough, (key) => successes.has(key), timetable);
+    } else if (timetable === null) {
+      summary.completeThrough = null;
+    }
+    await upsert(client, 'rm_pipelines', 'pipeline', [pipelineRow(summary)]);
+  };
+
+  const applyEvents = async (client: pg.PoolClient, events: readonly RecordedEvent[]): Promise<void> => {
+    const byPipeline = new Map<string, RecordedEvent[]>();
+    for (const event of events) {
+      const list = byPipeline.get(event.data.pipeline);
+      if (list) list.push(event);
+      else byPipeline.set(event.data.pipeline, [event]);
+    }
+    for (const [pipeline, list] of byPipeline) await write(client, foldRows(pipeline, await loadTouched(client, pipeline, list), list));
+  };
+
+  const catchUp = async (client: pg.PoolClient, head: number): Promise<void> => {
+    let from = (await metaPosition(client)) + 1;
+    while (from <= head) {
+      const rows = await q<EventRow>(client, `SELECT position, payload, prev_hash, hash FROM ${s}.events WHERE position >= $1 AND position <= $2 ORDER BY position LIMIT 1000`, [from, head]);
+      if (rows.length === 0) break;
+      await applyEvents(client, rows.map(decode));
+      from = Number((rows.at(-1) as EventRow).position) + 1;
+    }
+    await setMeta(client, 'position', String(head));
+  };
+
+  const rebuildIn = async (client: pg.PoolClient, progress?: RebuildProgress): Promise<RebuildResult> => {
+    await client.query(`DROP TABLE IF EXISTS ${TABLES.map((t) => `${s}.${t}`).join(', ')}`);
+    await client.query(readModelSchemaSql(deps.schema));
+    const total = await headOf(client);
+    const pipelines = (await q<{ pipeline: string }>(client, `SELECT DISTINCT pipeline FROM ${s}.events ORDER BY pipeline`)).map((r) => r.pipeline);
+    const result: RebuildResult = { pipelines: 0, events: 0, dates: 0, runs: 0 };
+    progress?.(0, total);
+    for (const pipeline of pipelines) {
+      const folder = rowFolder(pipeline, noRows());
+      let from = 1;
+      for (;;) {
+        const rows = await q<EventRow>(client, `SELECT position, payload, prev_hash, hash FROM ${s}.events WHERE pipeline = $1 AND position >= $2 ORDER BY position LIMIT 5000`, [pipeline, from]);
+        if (rows.length === 0) break;
+        folder.add(rows.map(decode));
+        result.events += rows.length;
+        from = Number((rows.at(-1) as EventRow).position) + 1;
+        progress?.(result.events, total);
+      }
+      const folded = finishAll(folder);
+      await upsert(client, 'rm_dates', 'pipeline, date', folded.dates);
+      await upsert(client, 'rm_runs', 'run_id', folded.runs);
+      await upsert(client, 'rm_pipelines', 'pipeline', [pipelineRow(folded.summary)]);
+      result.pipelines += 1;
+      result.dates += folded.dates.length;
+      result.runs += folded.runs.length;
+    }
+    await setMeta(client, 'stamp', STAMP);
+    await setMeta(client, 'position', String(total));
+    ready = true;
+    return result;
+  };
+
+  const lock = (client: pg.PoolClient) => client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [deps.appendLock]);
+  const rebuild = (progress?: RebuildProgress) =>
+    deps.transaction(async (client) => {
+      await lock(client);
+      return rebuildIn(client, progress);
+    });
+
+  return {
+    async isReady(db) {
+      ready ??= (await stampOf(db)) === STAMP;
+      return ready;
+    },
+    async apply(client, events, headBefore) {
+      if (events.length === 0 || !(await this.isReady(client))) return;
+      // Folded as every reader decodes them (from their canonical payload), so the rows equal a refold's exactly.
+      const canonical = events.map((e) => decodeStoredRow({ position: e.position, payload: canonicalJson(hashedPart(e)), prevHash: e.prevHash, hash: e.hash }));
+      if ((await metaPosition(client)) !== headBefore) await catchUp(client, headBefore);
+      await applyEvents(client, canonical);
+      await setMeta(client, 'position', String((events.at(-1) as RecordedEvent).position));
+    },
+    rebuildIn,
+    rebuild,
+    async ensure(progress) {
+      try {
+        const stamp = await stampOf(await Promise.resolve(poolDb()));
+        if (stamp !== STAMP) {
+          ready = false;
+          await rebuild(progress);
+          return true;
+        }
+        ready = true;
+        const [head, position] = await Promise.all([deps.read<{ p: string | null }>(`SELECT max(position) AS p FROM ${s}.events`, []), deps.read<{ value: string }>(`SELECT value FROM ${s}.rm_meta WHERE key = 'position'`, [])]);
+        if (Number(head[0]?.p ?? 0) !== Number(position[0]?.value ?? 0)) {
+          await deps.transaction(async (client) => {
+            await lock(client);
+            const now = await headOf(client);
+            if ((await metaPosition(client)) !== now) await catchUp(client, now);
+          });
+        }
+        return true;
+      } catch {
+        // A role that may not create tables, or a ledger another release holds: the caller folds.
+        return false;
+      }
+    },
+    async summary(pipeline) {
+      const rows = await deps.read<Record<string, unknown>>(`SELECT * FROM ${s}.rm_pipelines WHERE pipeline = $1`, [pipeline]);
+      return rows[0] ? summaryOfRow(pipelineRowOf(rows[0])) : null;
+    },
+    async summaries() {
+      return (await deps.read<Record<string, unknown>>(`SELECT * FROM ${s}.rm_pipelines ORDER BY pipeline COLLATE "C"`, [])).map((r) => summaryOfRow(pipelineRowOf(r)));
+    },
+    async pipelines() {
+      return (await deps.read<{ pipeline: string }>(`SELECT pipeline FROM ${s}.rm_pipelines ORDER BY pipeline COLLATE "C"`, [])).map((r) => r.pipeline);
+    },
+    async dates(pipeline, query: DateQuery = {}) {
+      let rows: DateRow[];
+      if (query.keys !== undefined) {
+        rows = (await deps.read<Record<string, unknown>>(`SELECT * FROM ${s}.rm_dates WHERE pipeline = $1 AND date = ANY($2) ORDER BY logical_ms`, [pipeline, [...query.keys]])).map(dateRowOf);
+      } else if (query.status === 'running') {
+        rows = (await deps.read<Record<string, unknown>>(`SELECT * FROM ${s}.rm_dates WHERE pipeline = $1 AND status = 'running' ORDER BY logical_ms`, [pipeline])).map(dateRowOf);
+      } else {
+        rows = (
+          await deps.read<Record<string, unknown>>(`SELECT * FROM ${s}.rm_dates WHERE pipeline = $1 AND logical_ms BETWEEN $2 AND $3 ORDER BY logical_ms`, [
+            pipeline,
+            query.fromMs ?? Number.MIN_SAFE_INTEGER,
+            query.toMs ?? Number.MAX_SAFE_INTEGER,
+          ])
+        ).map(dateRowOf);
+        if (query.status !== undefined) rows = rows.filter((r) => r.status === query.status);
+      }
+      const payloads = query.light ? LIGHT : await payloadsForRead(rows);
+      return rows.map((row): DateState => dateOfRow(row, payloads));
+    },
+    async runs(pipeline, query: RunQuery = {}) {
+      const params: unknown[] = [pipeline, query.before ?? Number.MAX_SAFE_INTEGER];
+      const byDate = query.date === undefined ? '' : ` AND date = $${params.push(query.date)}`;
+      const limit = query.limit === undefined ? '' : ` LIMIT $${params.push(query.limit)}`;
+      const rows = (await deps.read<Record<string, unknown>>(`SELECT * FROM ${s}.rm_runs WHERE pipeline = $1 AND seq < $2${byDate} ORDER BY seq DESC${limit}`, params)).map(runRowOf);
+      const payloads = query.light ? LIGHT : await payloadsForRead(rows);
+      return rows.reverse().map((row) => runOfRow(row, payloads));
+    },
+    async run(runId) {
+      const rows = (await deps.read<Record<string, unknown>>(`SELECT * FROM ${s}.rm_runs WHERE run_id = $1`, [runId])).map(runRowOf);
+      const row = rows[0];
+      return row === undefined ? null : { ...runOfRow(row, await payloadsForRead([row])), pipeline: row.pipeline, seq: row.seq };
+    },
+    async storedRows(pipeline): Promise<StoredRows> {
+      const summary = await deps.read<Record<string, unknown>>(`SELECT * FROM ${s}.rm_pipelines WHERE pipeline = $1`, [pipeline]);
+      return {
+        summary: summary[0] ? pipelineRowOf(summary[0]) : null,
+        dates: (await deps.read<Record<string, unknown>>(`SELECT * FROM ${s}.rm_dates WHERE pipeline = $1`, [pipeline])).map(dateRowOf),
+        runs: (await deps.read<Record<string, unknown>>(`SELECT * FROM ${s}.rm_runs WHERE pipeline = $1`, [pipeline])).map(runRowOf),
+      };
+    },
+  };
+
+  /** The pool, for the one look-up that must not run in a transaction (the stamp). */
+  function poolDb(): Db {
+    return { query: (sql: string, params: unknown[]) => deps.read(sql, params).then((rows) => ({ rows })) } as unknown as Db;
+  }
+
+  async function payloadsForRead(rows: ReadonlyArray<{ result_position: number | null; error_position: number | null }>): Promise<Payloads> {
+    const positions = new Set<number>();
+    for (const row of rows) {
+      if (row.result_position !== null) positions.add(row.result_position);
+      if (row.error_position !== null) positions.add(row.error_position);
+    }
+    if (positions.size === 0) return payloadsFrom(new Map());
+    const events = await deps.read<EventRow>(`SELECT position, payload, prev_hash, hash FROM ${s}.events WHERE position = ANY($1::bigint[])`, [[...positions]]);
+    return payloadsFrom(new Map(events.map((r) => [Number(r.position), decode(r)])));
+  }
+}
+
+function decode(row: EventRow): RecordedEvent {
+  return decodeStoredRow({ position: Number(row.position), payload: row.payload, prevHash: row.prev_hash, hash: row.hash });
+}

@@ -1,0 +1,288 @@
+import type { PipelineDefinition } from '../../events/pipeline-definition.js';
+import type { DateState } from '../../projections/date-state.js';
+import type { DateMark } from '../../projections/pipeline-state.js';
+import type { RunRecord } from '../../projections/run-history.js';
+
+/**
+ * The read models as rows: what the table writer stores and what `verify --projections` compares, column
+ * by column. Every row is what the pure folds (`evolve`, `evolveRunHistory`) decided, encoded; nothing
+ * here decides anything. Field names are the SQL column names, so both adapters bind them as they are.
+ */
+
+/** Error texts longer than this keep only an excerpt in their row, and the position of the event that holds the whole text. */
+export const ERROR_EXCERPT_CHARS = 240;
+
+/** Where the last success or failure of a pipeline happened; `error` on a failure only (its first line). */
+export type LastOutcome = { date: string; runId: string; at: string; seq: number; error?: string };
+
+/** A row of `rm_pipelines`: a pipeline at a glance. */
+export type PipelineRow = {
+  pipeline: string;
+  /** The current definition as JSON (null for a pipeline with run events but no definition). */
+  definition: string | null;
+  schedule: string | null;
+  timezone: string | null;
+  defined_at: string | null;
+  version: number;
+  watermark_date: string | null;
+  watermark_logical: string | null;
+  complete_through: string | null;
+  /** Date keys by status, as JSON `{ "success": 3, … }`: only statuses that occur, in name order. */
+  counts: string;
+  /** The last success (by position) and the last failure (by finish instant, as `status` shows it), as JSON. */
+  last_success: string | null;
+  last_failure: string | null;
+  /** Position of the last event of this pipeline folded in. */
+  position: number;
+};
+
+/** A row of `rm_dates`: one date key's current state. */
+export type DateRow = {
+  pipeline: string;
+  date: string;
+  status: string;
+  run_id: string;
+  attempt: number;
+  attempts: number;
+  run_type: string;
+  /** The logical date's instant in ms: ranges are read by it. */
+  logical_ms: number;
+  logical_date: string;
+  /** Null when equal to the logical date / run-after (the usual case), to keep rows small. */
+  interval_start: string | null;
+  interval_end: string | null;
+  run_after: string;
+  started_at: string;
+  finished_at: string | null;
+  lease_expires_at: string;
+  error_excerpt: string | null;
+  error_code: string | null;
+  /** The event holding the whole error text when the excerpt is not all of it. */
+  error_position: number | null;
+  /** The `RunSucceeded` holding the metrics and outputs, or null when they are `null` and `[]`. */
+  result_position: number | null;
+  off_schedule: number;
+  forced: number;
+  cleared_at: string | null;
+  start_position: number;
+  version: number;
+  /** Any `DateState` field without a column of its own, as JSON, or null. */
+  extra: string | null;
+};
+
+/** A row of `rm_runs`: one run (attempt). */
+export type RunRow = {
+  run_id: string;
+  pipeline: string;
+  /** Position of the run's `RunStarted`: runs list in this order. */
+  seq: number;
+  date: string;
+  attempt: number;
+  run_type: string;
+  status: string;
+  logical_date: string;
+  interval_start: string;
+  interval_end: string;
+  started_at: string;
+  finished_at: string | null;
+  lease_expires_at: string;
+  actor: string;
+  forced: number;
+  off_schedule: number;
+  error_excerpt: string | null;
+  error_position: number | null;
+  result_position: number | null;
+  /** Any `RunRecord` field without a column of its own (the log file, OpenLineage's job), as JSON, or null. */
+  extra: string | null;
+};
+
+/** Positions of the events that hold a row's long fields. */
+export type Refs = { result: number | null; error: number | null };
+
+/** The parts of a pipeline row the queries use, decoded. */
+export type PipelineSummary = {
+  pipeline: string;
+  definition: PipelineDefinition | null;
+  definedAt: string | null;
+  version: number;
+  watermark: DateMark | null;
+  completeThrough: string | null;
+  counts: Record<string, number>;
+  lastSuccess: LastOutcome | null;
+  lastFailure: LastOutcome | null;
+  position: number;
+};
+
+const DATE_COLUMNS = new Set<string>([
+  'date', 'status', 'runId', 'attempt', 'attempts', 'runType', 'logicalDate', 'dataInterval', 'runAfter', 'startedAt', 'finishedAt',
+  'leaseExpiresAt', 'metrics', 'outputs', 'error', 'offSchedule', 'forced', 'clearedAt', 'startPosition', 'version',
+]);
+const RUN_COLUMNS = new Set<string>([
+  'runId', 'date', 'attempt', 'runType', 'status', 'logicalDate', 'dataInterval', 'startedAt', 'finishedAt', 'leaseExpiresAt',
+  'actor', 'forced', 'offSchedule', 'metrics', 'error',
+]);
+
+/** The fields of `value` that have no column, as JSON (keys sorted), or null when there are none. */
+function extraOf(value: object, columns: ReadonlySet<string>): string | null {
+  const extra = Object.entries(value).filter(([key, v]) => !columns.has(key) && v !== undefined);
+  if (extra.length === 0) return null;
+  return JSON.stringify(Object.fromEntries(extra.sort(([a], [b]) => (a < b ? -1 : 1))));
+}
+
+function excerpt(text: string | null): string | null {
+  return text === null ? null : text.length <= ERROR_EXCERPT_CHARS ? text : text.slice(0, ERROR_EXCERPT_CHARS);
+}
+
+/** A date's row. */
+export function dateRow(pipeline: string, date: DateState, refs: Refs): DateRow {
+  const message = date.error?.message ?? null;
+  return {
+    pipeline,
+    date: date.date,
+    status: date.status,
+    run_id: date.runId,
+    attempt: date.attempt,
+    attempts: date.attempts,
+    run_type: date.runType,
+    logical_ms: Date.parse(date.logicalDate),
+    logical_date: date.logicalDate,
+    interval_start: date.dataInterval.start === date.logicalDate ? null : date.dataInterval.start,
+    interval_end: date.dataInterval.end === date.runAfter ? null : date.dataInterval.end,
+    run_after: date.runAfter,
+    started_at: date.startedAt,
+    finished_at: date.finishedAt,
+    lease_expires_at: date.leaseExpiresAt,
+    error_excerpt: excerpt(message),
+    error_code: date.error?.code ?? null,
+    error_position: message !== null && message.length > ERROR_EXCERPT_CHARS ? refs.error : null,
+    result_position: date.metrics === null && date.outputs.length === 0 ? null : refs.result,
+    off_schedule: date.offSchedule ? 1 : 0,
+    forced: date.forced ? 1 : 0,
+    cleared_at: date.clearedAt,
+    start_position: date.startPosition,
+    version: date.version,
+    extra: extraOf(date, DATE_COLUMNS),
+  };
+}
+
+/** The long fields a row points to, read from their events. */
+export type Payloads = {
+  /** `RunSucceeded`'s metrics and outputs. */
+  result(position: number): { metrics: Record<string, unknown> | null; outputs: DateState['outputs'] };
+  /** The whole error text of the event at `position`, as the fold would have set it for `kind` (`excerpt`: what the row holds). */
+  error(position: number, kind: 'date' | 'run', excerpt: string): string;
+};
+
+/** A date's state from its row (and the events its row points to). */
+export function dateOfRow(row: DateRow, payloads: Payloads): DateState {
+  const result = row.result_position === null ? { metrics: null, outputs: [] } : payloads.result(row.result_position);
+  const message = row.error_position === null ? row.error_excerpt : payloads.error(row.error_position, 'date', row.error_excerpt ?? '');
+  return {
+    date: row.date,
+    status: row.status as DateState['status'],
+    runId: row.run_id,
+    attempt: row.attempt,
+    attempts: row.attempts,
+    runType: row.run_type as DateState['runType'],
+    logicalDate: row.logical_date,
+    dataInterval: { start: row.interval_start ?? row.logical_date, end: row.interval_end ?? row.run_after },
+    runAfter: row.run_after,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    leaseExpiresAt: row.lease_expires_at,
+    metrics: result.metrics,
+    outputs: result.outputs,
+    error: message === null ? null : { message, code: row.error_code },
+    offSchedule: row.off_schedule === 1,
+    forced: row.forced === 1,
+    clearedAt: row.cleared_at,
+    startPosition: row.start_position,
+    version: row.version,
+    ...(row.extra === null ? {} : (JSON.parse(row.extra) as object)),
+  };
+}
+
+/** A run's row. */
+export function runRow(pipeline: string, run: RunRecord, seq: number, refs: Refs): RunRow {
+  return {
+    run_id: run.runId,
+    pipeline,
+    seq,
+    date: run.date,
+    attempt: run.attempt,
+    run_type: run.runType,
+    status: run.status,
+    logical_date: run.logicalDate,
+    interval_start: run.dataInterval.start,
+    interval_end: run.dataInterval.end,
+    started_at: run.startedAt,
+    finished_at: run.finishedAt,
+    lease_expires_at: run.leaseExpiresAt,
+    actor: run.actor,
+    forced: run.forced ? 1 : 0,
+    off_schedule: run.offSchedule ? 1 : 0,
+    error_excerpt: excerpt(run.error),
+    error_position: run.error !== null && run.error.length > ERROR_EXCERPT_CHARS ? refs.error : null,
+    result_position: run.metrics === null ? null : refs.result,
+    extra: extraOf(run, RUN_COLUMNS),
+  };
+}
+
+/** A run from its row. */
+export function runOfRow(row: RunRow, payloads: Payloads): RunRecord {
+  const error = row.error_position === null ? row.error_excerpt : payloads.error(row.error_position, 'run', row.error_excerpt ?? '');
+  return {
+    runId: row.run_id,
+    date: row.date,
+    attempt: row.attempt,
+    runType: row.run_type as RunRecord['runType'],
+    status: row.status as RunRecord['status'],
+    logicalDate: row.logical_date,
+    dataInterval: { start: row.interval_start, end: row.interval_end },
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    leaseExpiresAt: row.lease_expires_at,
+    actor: row.actor,
+    forced: row.forced === 1,
+    offSchedule: row.off_schedule === 1,
+    metrics: row.result_position === null ? null : payloads.result(row.result_position).metrics,
+    error,
+    ...(row.extra === null ? {} : (JSON.parse(row.extra) as object)),
+  };
+}
+
+/** A pipeline row, decoded. */
+export function summaryOfRow(row: PipelineRow): PipelineSummary {
+  return {
+    pipeline: row.pipeline,
+    definition: row.definition === null ? null : (JSON.parse(row.definition) as PipelineDefinition),
+    definedAt: row.defined_at,
+    version: row.version,
+    watermark: row.watermark_date === null || row.watermark_logical === null ? null : { date: row.watermark_date, logicalDate: row.watermark_logical },
+    completeThrough: row.complete_through,
+    counts: JSON.parse(row.counts) as Record<string, number>,
+    lastSuccess: row.last_success === null ? null : (JSON.parse(row.last_success) as LastOutcome),
+    lastFailure: row.last_failure === null ? null : (JSON.parse(row.last_failure) as LastOutcome),
+    position: row.position,
+  };
+}
+
+/** A pipeline summary as its row. */
+export function pipelineRow(summary: PipelineSummary): PipelineRow {
+  const counts = Object.fromEntries(Object.entries(summary.counts).filter(([, n]) => n !== 0).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return {
+    pipeline: summary.pipeline,
+    definition: summary.definition === null ? null : JSON.stringify(summary.definition),
+    schedule: summary.definition?.schedule ?? null,
+    timezone: summary.definition?.timezone ?? null,
+    defined_at: summary.definedAt,
+    version: summary.version,
+    watermark_date: summary.watermark?.date ?? null,
+    watermark_logical: summary.watermark?.logicalDate ?? null,
+    complete_through: summary.completeThrough,
+    counts: JSON.stringify(counts),
+    last_success: summary.lastSuccess === null ? null : JSON.stringify(summary.lastSuccess),
+    last_failure: summary.lastFailure === null ? null : JSON.stringify(summary.lastFailure),
+    position: summary.position,
+  };
+}

@@ -1,0 +1,66 @@
+import type { DateState } from '../../projections/date-state.js';
+import type { RunRecord } from '../../projections/run-history.js';
+import type { DateRow, PipelineRow, PipelineSummary, RunRow } from './read-model-rows.js';
+
+/** Progress of a rebuild: events folded so far of all there are. */
+export type RebuildProgress = (done: number, total: number) => void;
+
+/** What `rebuild` did. */
+export type RebuildResult = { pipelines: number; events: number; dates: number; runs: number };
+
+/** Which dates of a pipeline a range read returns. */
+export type DateQuery = {
+  /** Inclusive bounds on the logical date's instant, in ms. */
+  fromMs?: number;
+  toMs?: number;
+  /** Only dates of this status (e.g. `running`, for the runs in flight). */
+  status?: string;
+  /** Only these keys. */
+  keys?: readonly string[];
+  /** Without the values kept in events (metrics, outputs, whole long errors): for answers that only need the state. */
+  light?: boolean;
+};
+
+/** Which runs of a pipeline a run list returns: oldest first; `before` pages back from a run's start position. */
+export type RunQuery = {
+  date?: string;
+  limit?: number;
+  before?: number;
+  /** Metrics as stand-ins and errors as excerpts: for outcomes and durations (the metrics scrape). */
+  light?: boolean;
+};
+
+/** Every row of one pipeline as stored, for `verify --projections`. */
+export type StoredRows = { summary: PipelineRow | null; dates: DateRow[]; runs: RunRow[] };
+
+/**
+ * The read models a store keeps beside its events, written by the table writer inside every append's
+ * transaction (see read-model-fold.ts). Every answer here equals the fold of the events; `rebuild`
+ * makes them so from scratch. Absent on a store that keeps none (the in-memory and export stores):
+ * the ledger then folds the events, as it always did.
+ *
+ * @example
+ * const summary = await store.readModels?.summary('etl_orders');
+ */
+export interface ReadModels {
+  /**
+   * Brings the tables up to the events when they lag (another process of an older release appended) or
+   * are missing or of another projection version (rebuilds them, reporting progress). False when they
+   * cannot be trusted and cannot be fixed from here (a read-only file): the caller folds the events.
+   */
+  ensure(progress?: RebuildProgress): Promise<boolean>;
+  /** Drops and refolds every table from the events, in one transaction. */
+  rebuild(progress?: RebuildProgress): Promise<RebuildResult>;
+  summary(pipeline: string): Promise<PipelineSummary | null>;
+  /** Every pipeline's summary, by name. */
+  summaries(): Promise<PipelineSummary[]>;
+  /** A pipeline's dates the query selects, ascending by logical date. */
+  dates(pipeline: string, query?: DateQuery): Promise<DateState[]>;
+  runs(pipeline: string, query?: RunQuery): Promise<RunRecord[]>;
+  /** One run, with its pipeline and its place in the run list (`seq`, its start position). */
+  run(runId: string): Promise<(RunRecord & { pipeline: string; seq: number }) | null>;
+  /** Every pipeline that has a row, by name. */
+  pipelines(): Promise<string[]>;
+  /** One pipeline's rows as stored (`verify --projections`). */
+  storedRows(pipeline: string): Promise<StoredRows>;
+}

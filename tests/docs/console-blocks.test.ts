@@ -1,0 +1,55 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { promptsOutsideConsole } from './console-blocks.js';
+import { chainsOfFile, docFiles, ROOT, type BlockChain } from './doc-files.js';
+import { BLOCK_TIMEOUT_MS, driftsOfChain, rewritten, type Drift } from './run-console-block.js';
+
+// Every ```console block of README.md and docs/*.md is run as the doc says, in a terminal, and must print what the
+// doc shows (docs/contributing.md, "Console blocks are tests"). Each block runs in a fresh temp dir, so with a fresh
+// ledger, unless it continues the block before it.
+
+const title = (chain: BlockChain) => {
+  const [first, ...rest] = chain.blocks;
+  const more = rest.length > 0 ? ` (continued at ${rest.map((b) => b.line).join(', ')})` : '';
+  return `${first?.file}:${first?.line}${more}${chain.skip !== undefined ? ` skipped: ${chain.skip}` : ''}`;
+};
+
+const files = docFiles();
+// DOC_TEST_WRITE=1 writes what each drifted block printed into its doc (and still fails the run): for a change
+// that meant to change the output. Review `git diff` before committing it.
+const WRITE = process.env['DOC_TEST_WRITE'] === '1';
+
+test('the doc files are README.md and docs/*.md, and they hold console blocks', () => {
+  expect(files[0]).toBe('README.md');
+  expect(files.some((f) => f.startsWith('docs/'))).toBe(true);
+  expect(files.flatMap((f) => chainsOfFile(f)).length).toBeGreaterThan(10);
+});
+
+test('an example with a `$ ` prompt is a console block, so it runs (```sh holds commands without output)', () => {
+  expect(files.flatMap((f) => promptsOutsideConsole(f, readFileSync(join(ROOT, f), 'utf8')))).toEqual([]);
+});
+
+for (const file of files) {
+  const chains = chainsOfFile(file);
+  if (chains.length === 0) continue;
+  describe(file, () => {
+    const drifted: Drift[] = [];
+    afterAll(() => {
+      if (WRITE && drifted.length > 0) writeFileSync(join(ROOT, file), rewritten(readFileSync(join(ROOT, file), 'utf8'), drifted));
+    });
+    for (const chain of chains) {
+      if (chain.skip !== undefined) {
+        test.skip(title(chain), () => {});
+        continue;
+      }
+      // Each block of a chain runs in turn: the test's time is the blocks' hang guards together.
+      test.concurrent(title(chain), async ({ expect }) => {
+        for (const drift of await driftsOfChain(chain)) {
+          drifted.push(drift);
+          expect.soft(drift.actual, drift.where).toBe(drift.expected);
+        }
+      }, BLOCK_TIMEOUT_MS * chain.blocks.length + 10_000);
+    }
+  });
+}

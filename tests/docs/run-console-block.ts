@@ -1,0 +1,149 @@
+// Runs a console block as a reader would type it into a terminal, and says how its output differs from the doc.
+// See docs/contributing.md, "Console blocks are tests", for the convention this implements.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
+import { BIN } from '../support/run-cli.js';
+import { trimLines, type ConsoleBlock } from './console-blocks.js';
+import type { BlockChain } from './doc-files.js';
+
+/** The terminal the blocks run in: wide enough for the docs' tables, as wide as the docs say. */
+export const TERMINAL_COLUMNS = 120;
+/** A hang guard for one block (a command waiting for input, a server), not a speed check. */
+export const BLOCK_TIMEOUT_MS = 110_000;
+const ULID = /\b[0-9A-HJKMNP-TV-Z]{26}\b/g;
+const SHA256 = /\b[0-9a-f]{64}\b/g;
+/** How long a command took, as backfill and catchup print it (`0.31s`, `12.3s`). */
+const ELAPSED = /\b\d+\.\d{1,2}s\b/g;
+
+/**
+ * What a terminal shows, as text: colours and other escape sequences dropped, and a line redrawn after a carriage
+ * return shows only its last drawing. Trailing spaces and trailing blank lines do not count.
+ */
+export function terminalText(text: string): string {
+  const lines = stripVTControlCharacters(text.replace(/\r+\n/g, '\n'))
+    .split('\n')
+    .map((line) => line.slice(line.lastIndexOf('\r') + 1));
+  return trimLines(lines.join('\n'));
+}
+
+/**
+ * Run ids (ULIDs), sha256 hashes and how long a command took differ on every run: they compare as `<ULID>`, `<HASH>`
+ * and `<ELAPSED>`.
+ */
+export function normalize(text: string): string {
+  return trimLines(text).replace(ULID, '<ULID>').replace(SHA256, '<HASH>').replace(ELAPSED, '<ELAPSED>');
+}
+
+/**
+ * Runs every `$ ` command of the block, in order, in one bash in a pseudo-terminal (stdout and stderr merged, as on
+ * a screen), in `dir`. `npx runledger` and `runledger` are this checkout's built CLI. The shell variables the block
+ * leaves are written to `shellState`, and read back first when the block continues another. Returns what the
+ * terminal showed after each command.
+ */
+export async function runConsoleBlock(block: ConsoleBlock, dir: string, shellState: string): Promise<string[]> {
+  const marker = `@@doc-test-${randomBytes(8).toString('hex')}@@`;
+  const script = `${shellState}.sh`;
+  const node = shellQuote(process.execPath);
+  const bin = shellQuote(BIN);
+  const state = shellQuote(shellState);
+  writeFileSync(
+    script,
+    [
+      `stty cols ${TERMINAL_COLUMNS} rows 50 2>/dev/null`,
+      `npx() { if [ "$1" = runledger ]; then shift; ${node} ${bin} "$@"; else command npx "$@"; fi; }`,
+      `runledger() { ${node} ${bin} "$@"; }`,
+      // The variables a continued block sees are the ones the blocks before it set, as in the reader's own shell.
+      `__rl_vars=$(compgen -v)`,
+      block.continues ? `[ -f ${state} ] && . ${state}` : '',
+      `trap '__rl_save' EXIT`,
+      `__rl_save() { for __rl_v in $(compgen -v); do case "$__rl_v" in __rl_*|BASH*|FUNCNAME|PIPESTATUS|_) continue;; esac; case $'\\n'"$__rl_vars"$'\\n' in *$'\\n'"$__rl_v"$'\\n'*) ;; *) declare -p "$__rl_v";; esac; done > ${state} 2>/dev/null; }`,
+      ...block.steps.flatMap((step) => [step.command, `printf '\\n%s\\n' '${marker}'`]),
+    ].join('\n') + '\n',
+  );
+  const argv = process.platform === 'darwin' ? ['-q', '/dev/null', 'bash', script] : ['-q', '-e', '-c', `bash ${shellQuote(script)}`, '/dev/null'];
+  const transcript = await new Promise<string>((resolve, reject) => {
+    // A startup file named by BASH_ENV would run before the block and could print.
+    const { BASH_ENV: _bashEnv, ENV: _env, ...env } = process.env;
+    const child = spawn('script', argv, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    // Decoded once at the end: a chunk may end inside a character (the calendar's glyphs are 3 bytes).
+    const out: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => out.push(d));
+    const timer = setTimeout(() => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+      reject(new Error(`${block.file}:${block.line}: the block still ran after ${BLOCK_TIMEOUT_MS / 1000} s (a command waiting for input, or a server?); mark it <!-- doc-test: skip: <reason> --> if it cannot end`));
+    }, BLOCK_TIMEOUT_MS);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(new Error(`cannot run the doc tests' terminal (util-linux script): ${error.message}`));
+    });
+    child.on('close', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(out).toString('utf8'));
+    });
+  });
+  const chunks = transcript.replace(/\r+\n/g, '\n').split(new RegExp(`\\n?${marker}\\n`));
+  return block.steps.map((_, i) => terminalText(chunks[i] ?? ''));
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The block as the doc shows it, and as it ran: `$ command` lines each followed by their output. */
+export function transcripts(block: ConsoleBlock, outputs: string[]): { expected: string; actual: string } {
+  const show = (output: (i: number) => string) =>
+    block.steps.map((step, i) => [`$ ${step.command}`, output(i)].filter((part) => part !== '').join('\n')).join('\n');
+  return { expected: show((i) => normalize(block.steps[i]?.output ?? '')), actual: show((i) => normalize(outputs[i] ?? '')) };
+}
+
+/** A block that printed something else than its doc shows: where, and both transcripts (the test shows their diff). */
+export type Drift = { block: ConsoleBlock; outputs: string[]; where: string; expected: string; actual: string };
+
+/** Undefined when the block printed what the doc shows. */
+export function driftOf(block: ConsoleBlock, outputs: string[]): Drift | undefined {
+  const { expected, actual } = transcripts(block, outputs);
+  if (expected === actual) return undefined;
+  const first = block.steps.find((step, i) => normalize(step.output) !== normalize(outputs[i] ?? ''));
+  const where = `${block.file}:${first?.line ?? block.line}: the console block at line ${block.line} prints something else than the doc shows, first at \`$ ${first?.command.split('\n')[0] ?? ''}\``;
+  return { block, outputs, where, expected, actual };
+}
+
+/** Runs a chain of blocks in one fresh directory; the drift of every block that printed something else. */
+export async function driftsOfChain(chain: BlockChain): Promise<Drift[]> {
+  const root = mkdtempSync(join(tmpdir(), 'runledger-doc-'));
+  try {
+    const dir = join(root, 'work');
+    mkdirSync(dir);
+    const drifts: Drift[] = [];
+    for (const block of chain.blocks) {
+      const drift = driftOf(block, await runConsoleBlock(block, dir, join(root, 'shell-state')));
+      if (drift) drifts.push(drift);
+    }
+    return drifts;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+
+/**
+ * The file with each drifted block's outputs replaced by what ran (`DOC_TEST_WRITE=1`): the doc then shows what the
+ * commands print, real run ids included. Review the diff before committing it.
+ */
+export function rewritten(markdown: string, drifts: Drift[]): string {
+  const lines = markdown.split('\n');
+  const edits = drifts.flatMap(({ block, outputs }) =>
+    block.steps.map((step, i) => ({ ...step.outputLines, text: (outputs[i] ?? '').split('\n').filter((l, _, all) => all.length > 1 || l !== '').map((l) => (l === '' ? '' : block.indent + l)) })),
+  );
+  for (const edit of edits.sort((a, b) => b.from - a.from)) lines.splice(edit.from - 1, edit.to - edit.from, ...edit.text);
+  return lines.join('\n');
+}
