@@ -8,5 +8,6 @@
  * 2: a run records the log file its outcome named (`RunRecord.log`).
  * 3: a run's start and end are the producer's own times (`at`) when its events carry them; a run keeps
  *    its outputs and the tasks a producer's verdict left unreported (`RunRecord.outputs`, `.unreportedTasks`).
+ * 4: a pipeline's last failure keeps its error's most telling line (`tellingLine`), not its first line.
  */
-export const PROJECTION_VERSION = 3;
+export const PROJECTION_VERSION = 4;

@@ -35,7 +35,10 @@ export async function stateView(core: LedgerCore, input: RangeInput): Promise<St
     const view = await tableView(models, input.pipeline);
     timetable = view.timetable;
     [fromMs, toMs] = rangeOf(timetable, input, nowMs);
-    state = withDates(view, await models.dates(input.pipeline, { fromMs, toMs })).state;
+    // Off-schedule runs outside the slots show too unless the range is bounded (see below): fetch their rows as well.
+    const fetchFrom = input.from === undefined ? Number.MIN_SAFE_INTEGER : fromMs;
+    const fetchTo = input.to === undefined ? Math.max(toMs, nowMs) : toMs;
+    state = withDates(view, await models.dates(input.pipeline, { fromMs: fetchFrom, toMs: fetchTo })).state;
     through = () => view.summary.completeThrough;
   } else {
     ({ timetable, state } = await readPipeline(core, input.pipeline, input.asOf));
@@ -115,7 +118,10 @@ export async function pendingView(core: LedgerCore, input: RangeInput): Promise<
     const view = await tableView(models, input.pipeline);
     timetable = view.timetable;
     [fromMs, toMs] = rangeOf(timetable, input, nowMs);
-    state = withDates(view, await models.dates(input.pipeline, { fromMs, toMs })).state;
+    // Off-schedule runs outside the slots show too unless the range is bounded (see below): fetch their rows as well.
+    const fetchFrom = input.from === undefined ? Number.MIN_SAFE_INTEGER : fromMs;
+    const fetchTo = input.to === undefined ? Math.max(toMs, nowMs) : toMs;
+    state = withDates(view, await models.dates(input.pipeline, { fromMs: fetchFrom, toMs: fetchTo })).state;
   } else {
     ({ timetable, state } = await readPipeline(core, input.pipeline, input.asOf));
     [fromMs, toMs] = rangeOf(timetable, input, nowMs);
