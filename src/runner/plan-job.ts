@@ -84,7 +84,8 @@ export async function planJob(ledger: Ledger, request: JobRequest): Promise<Plan
     }
     const plan = planCatchup(state, slots, { nowMs, catchup: definition.catchup, after, reprocess });
     const next = lastDue ? timetable.next(lastDue) : timetable.first();
-    const olderPending = olderPendingDates(timetable, state, nowMs, plan);
+    // With catchup off, dates never run are left behind by design (as in Airflow); failed or cleared ones are still news.
+    const olderPending = olderPendingDates(timetable, state, nowMs, plan, definition.catchup);
     const catchup = { enabled: definition.catchup, after, ...(pastEnd ? { pastEnd } : {}), ...(olderPending.length > 0 ? { olderPending } : {}) };
     job = { pipeline: request.pipeline, runType: 'catchup', reprocess, from: null, to: null, catchup, plan: { ...plan, notDueFrom: next ?? null } };
   }
@@ -96,13 +97,13 @@ export async function planJob(ledger: Ledger, request: JobRequest): Promise<Plan
  * The pending dates (missing, failed, cleared, interrupted, stalled) due by now that a plain catchup leaves out:
  * before its window, or failed ones its reprocess mode left alone. `catchup --all-pending` runs them.
  */
-function olderPendingDates(timetable: Timetable, state: PipelineState, nowMs: number, plan: RunPlan): string[] {
+function olderPendingDates(timetable: Timetable, state: PipelineState, nowMs: number, plan: RunPlan, withMissing: boolean): string[] {
   const first = timetable.first();
   const lastDue = timetable.lastDue(nowMs);
   if (!first || !lastDue) return [];
   const planned = new Set(plan.slots.map((s) => s.date));
   const all = planBackfill(state, timetable.slotsBetween(Date.parse(first.logicalDate), Date.parse(lastDue.logicalDate)), { reprocess: 'failed', nowMs });
-  return all.slots.filter((s) => !planned.has(s.date)).map((s) => s.date);
+  return all.slots.filter((s) => !planned.has(s.date) && (withMissing || s.reason !== 'missing')).map((s) => s.date);
 }
 
 /**
