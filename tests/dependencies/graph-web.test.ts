@@ -73,6 +73,7 @@ describe('the dependency graph on the web', () => {
   test("a blocked date's calendar cell is marked and says what it waits for", async () => {
     const res = await app.inject({ url: '/pipelines/sales_report' });
     expect(res.statusCode).toBe(200);
-    expect(res.body).toContain('<i class="c s-missing blocked" data-date="2026-11-02" title="2026-11-02: missing · waits for orders_raw 2026-11-02 (failed)"></i>');
+    // Cells are links (web's aligned calendar); the blocked mark and what it waits for ride on them.
+    expect(res.body).toContain('<a class="c s-missing blocked" data-date="2026-11-02" title="2026-11-02: missing · waits for orders_raw 2026-11-02 (failed)"');
   });
 });
