@@ -33,6 +33,11 @@ export type StartCommand = {
    * as `previousSlotBlocks` gives it; absent when nothing blocks it.
    */
   waitFor?: { date: string; status: string };
+  /**
+   * The pipeline's first slot and its end (inclusive, or null), so a date outside them is refused as such rather
+   * than as "not a slot".
+   */
+  bounds?: { firstDate: string; firstLogicalDate: string; end: string | null };
   /** The producer's own start time (OpenLineage `eventTime`), recorded as the run's `at`; a run it supersedes ends then too. */
   at?: string;
 };
@@ -57,10 +62,24 @@ export function decideStart(state: PipelineState, command: StartCommand, context
     );
   }
   if (!command.onSchedule && command.runType !== 'manual') {
-    return refuse('ledger.notASlot', `${slot.logicalDate} is not a slot of ${pipeline}'s timetable; use --type manual (library: type: 'manual') to run an off-schedule date`);
+    const { bounds } = command;
+    const at = Date.parse(slot.logicalDate);
+    if (bounds && at < Date.parse(bounds.firstLogicalDate)) {
+      return refuse(
+        'ledger.notASlot',
+        `${slot.logicalDate} is before ${pipeline}'s start (its first date is ${bounds.firstDate}); redefine it with an earlier --start to schedule that date, or use --type manual (library: runType: 'manual') for a one-off off-schedule run`,
+      );
+    }
+    if (bounds?.end != null && at > Date.parse(bounds.end)) {
+      return refuse(
+        'ledger.notASlot',
+        `${slot.logicalDate} is after ${pipeline}'s end (${bounds.end}); redefine it with a later --end to schedule that date, or use --type manual (library: runType: 'manual') for a one-off off-schedule run`,
+      );
+    }
+    return refuse('ledger.notASlot', `${slot.logicalDate} is not a slot of ${pipeline}'s timetable; use --type manual (library: runType: 'manual') to run an off-schedule date`);
   }
   if (command.onSchedule && command.runType !== 'manual' && Date.parse(slot.runAfter) > nowMs) {
-    return refuse('ledger.notDue', `${pipeline} ${slot.date} is not due until ${slot.runAfter}; wait, or use --type manual (library: type: 'manual') to run it early`);
+    return refuse('ledger.notDue', `${pipeline} ${slot.date} is not due until ${slot.runAfter}; wait, or use --type manual (library: runType: 'manual') to run it early`);
   }
   const current = state.dates.get(slot.date);
   let takeover: RunAbandoned | null = null;

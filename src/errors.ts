@@ -115,6 +115,7 @@ export const LEDGER_ERROR_CODES = [
   'input.invalidCommand',
   'input.invalidUpstream',
   'input.unknownUpstream',
+  'input.unknownOption',
   'input.unknownPlaceholder',
   'input.unknownZone',
   'input.fileTooLarge',

@@ -1,3 +1,4 @@
+import { tellingLine } from './telling-line.js';
 import { isDone, leaseExpired } from '../date-state.js';
 import type { PendingReason } from '../pending.js';
 import type { PipelineState } from '../pipeline-state.js';
@@ -187,7 +188,7 @@ function lastFailure(history: RunHistory): LastFailure | null {
   for (const run of history.runs.values()) {
     if (run.error === null || run.finishedAt === null) continue;
     if (last && Date.parse(run.finishedAt) < Date.parse(last.at)) continue;
-    last = { date: run.date, runId: run.runId, at: run.finishedAt, error: firstLine(run.error) };
+    last = { date: run.date, runId: run.runId, at: run.finishedAt, error: tellingLine(run.error) };
   }
   return last;
 }
@@ -201,10 +202,6 @@ function lastSuccess(history: RunHistory): LastSuccess | null {
     last = { date: run.date, runId: run.runId, at: run.finishedAt };
   }
   return last;
-}
-
-function firstLine(text: string): string {
-  return (text.split(/\r?\n/).find((line) => line.trim() !== '') ?? '').trim();
 }
 
 /**

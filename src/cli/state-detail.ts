@@ -1,5 +1,7 @@
 import { clearedBecause, waitsForText } from '../../projections/views/cleared-because.js';
 import type { StateView } from '../ledger/ledger-types.js';
+import { tellingLine } from '../../projections/views/telling-line.js';
+import { cut } from './format-table.js';
 
 type DateRow = StateView['dates'][number];
 
@@ -12,7 +14,8 @@ type DateRow = StateView['dates'][number];
  * stateDetail({ ...row, metrics: { rows: 7, output: '/tmp/gold.csv', rejectsOutput: null } }, 40) // 'rows=7'
  */
 export function stateDetail(d: DateRow, width: number): string {
-  const parts = [d.offSchedule ? 'off-schedule' : '', markOrRetry(d), d.error ?? '', d.error ? '' : shortMetrics(d.metrics)].filter(Boolean);
+  // A multi-line error (a stack, a command's stderr tail) shows its most telling line; `runs --run` and --json have it whole.
+  const parts = [d.offSchedule ? 'off-schedule' : '', markOrRetry(d), d.error ? tellingLine(d.error) : '', d.error ? '' : shortMetrics(d.metrics)].filter(Boolean);
   // Why a date waits comes first, each reason apart, so a cut cell still says the most useful part.
   const why = [d.clearCause ? clearedBecause(d.clearCause) : '', d.blockedBy ? waitsForText(d.blockedBy) : '', parts.join(' ')].filter(Boolean);
   return cut(why.join('; '), width);
@@ -33,7 +36,3 @@ function shortMetrics(metrics: Record<string, unknown> | null): string {
     .join(' ');
 }
 
-function cut(text: string, width: number): string {
-  if (text.length <= width) return text;
-  return width <= 1 ? '…' : `${text.slice(0, width - 1).trimEnd()}…`;
-}

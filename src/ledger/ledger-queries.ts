@@ -58,7 +58,9 @@ export async function stateView(core: LedgerCore, input: StateInput): Promise<St
       if (moved.size === before) break;
       toMs = pageEnd(timetable, fromMs, rangeEndMs, input.limit, moved);
     }
-    state = withDates(view, await models.dates(input.pipeline, { fromMs, toMs })).state;
+    // Off-schedule runs outside the slots show too unless the range is bounded (see offScheduleBounds): fetch their rows as well.
+    const reach = offScheduleBounds(input, fromMs, toMs, rangeEndMs, nowMs);
+    state = withDates(view, await models.dates(input.pipeline, { fromMs: Math.max(reach.from, Number.MIN_SAFE_INTEGER), toMs: reach.to })).state;
     through = () => view.summary.completeThrough;
   } else {
     ({ timetable, state } = await readPipeline(core, input.pipeline, input.asOf));
@@ -75,7 +77,10 @@ export async function stateView(core: LedgerCore, input: StateInput): Promise<St
   const recorded: Array<Timed<DateRow>> = [];
   for (const date of state.dates.values()) {
     const at = Date.parse(date.logicalDate);
-    if (at < fromMs || at > toMs) continue;
+    // Off-schedule (manual) runs show even outside the slots: before the start, or after the last due slot,
+    // unless the caller bounded the range.
+    const bounds = date.offSchedule ? offScheduleBounds(input, fromMs, toMs, rangeEndMs, nowMs) : { from: fromMs, to: toMs };
+    if (at < bounds.from || at > bounds.to) continue;
     recorded.push({ at, key: date.date, row: dateRow(date, nowMs) });
   }
   recorded.sort((a, b) => a.at - b.at);
@@ -89,6 +94,17 @@ export async function stateView(core: LedgerCore, input: StateInput): Promise<St
   const view: StateView = { pipeline: input.pipeline, watermark: state.watermark?.date ?? null, completeThrough: through(), position: state.position, dates: rows };
   if (input.limit !== undefined) view.nextFrom = next === null ? null : cursorFrom(timetable, next.key, next.at, next.row.logicalDate);
   return view;
+}
+
+/**
+ * The instants an off-schedule row may sit between: before the first slot when the caller gave no `from` (so only on
+ * the first page), after the last due slot when it gave no `to` and this page reaches the range's end.
+ */
+function offScheduleBounds(input: StateInput, fromMs: number, toMs: number, rangeEndMs: number, nowMs: number): { from: number; to: number } {
+  return {
+    from: input.from === undefined ? Number.NEGATIVE_INFINITY : fromMs,
+    to: input.to === undefined && toMs >= rangeEndMs ? Math.max(toMs, nowMs) : toMs,
+  };
 }
 
 /** True for a key that names a slot of the timetable at another instant than its own (a day key kept from an earlier zone). */
@@ -171,7 +187,10 @@ export async function pendingView(core: LedgerCore, input: RangeInput): Promise<
     const view = await tableView(models, input.pipeline);
     ({ definition, timetable } = view);
     [fromMs, toMs] = rangeOf(timetable, input, nowMs);
-    state = withDates(view, await models.dates(input.pipeline, { fromMs, toMs })).state;
+    // Off-schedule runs outside the slots show too unless the range is bounded (see below): fetch their rows as well.
+    const fetchFrom = input.from === undefined ? Number.MIN_SAFE_INTEGER : fromMs;
+    const fetchTo = input.to === undefined ? Math.max(toMs, nowMs) : toMs;
+    state = withDates(view, await models.dates(input.pipeline, { fromMs: fetchFrom, toMs: fetchTo })).state;
     // Depends on past: the slot before the range says whether the range's first date waits for it.
     const before = definition.dependsOnPast ? previousSlot(timetable, fromMs) : undefined;
     if (before) withDates(view, await models.dates(input.pipeline, { keys: [before.date] }));

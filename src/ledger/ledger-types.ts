@@ -5,6 +5,7 @@ import type { PendingSlot } from '../../projections/pending.js';
 import type { BlockedBy } from '../../projections/upstream-slots.js';
 import type { RunRecord } from '../../projections/run-history.js';
 import type { DataInterval } from '../../projections/slot.js';
+import type { Duration } from './library-options.js';
 
 /** `asOf`: an event position, or an instant; a query then answers as the ledger stood at that point. */
 export type AsOf = { position: number } | { instant: string };
@@ -29,6 +30,9 @@ export type StartInput = {
   date: string;
   runType?: RunType;
   force?: boolean;
+  /** How long the run may go without a heartbeat: `"1h"`, `"30m"` (as `--lease`), or milliseconds; default the pipeline's. */
+  lease?: Duration;
+  /** @deprecated Use `lease` (`"1h"` or milliseconds); `leaseMs` works until the next minor version. */
   leaseMs?: number;
   /**
    * Start only if the key has had exactly this many attempts: an optimistic

@@ -13,7 +13,6 @@ import { decideCompletion, type CompletionCommand } from '../../projections/deci
 import { decideStart } from '../../projections/decide-start.js';
 import { decideTaskState, refuseUnfinishedTasks, settleUnfinishedTasks } from '../../projections/decide-task-state.js';
 import type { Refusal } from '../../projections/refusal.js';
-import { checkDurationMs } from '../duration.js';
 import { LedgerError } from '../errors.js';
 import { refuseTakenBinding, sameJob } from '../ingest/openlineage/job-binding.js';
 import { appendEvents, retryOrGiveUp } from './append-events.js';
@@ -26,6 +25,7 @@ import type { ClearInput, ClearResult, CompletionResult, MarkInput, MarkResult, 
 import { listPipelines, loadPipeline, readPipeline } from './load-pipeline.js';
 import { measureMetrics, metricsSizeProblem } from './metrics-problem.js';
 import { keysFor, slotFor } from './resolve-keys.js';
+import { leaseOf, type Duration } from './library-options.js';
 import type { TaskInput, TaskResult } from './task-types.js';
 import { readModelsFor, tableView, withDates } from './read-model-views.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
@@ -63,6 +63,14 @@ export async function definePipeline(core: LedgerCore, input: DefineChanges & { 
   }
 }
 
+/** The first slot and the end of a timetable, for the start rule's "before the start" and "after the end" refusals. */
+function boundsOf(timetable: Timetable): { bounds?: { firstDate: string; firstLogicalDate: string; end: string | null } } {
+  const first = timetable.first();
+  if (!first) return {};
+  const { end } = timetable.spec;
+  return { bounds: { firstDate: first.date, firstLogicalDate: first.logicalDate, end: end === null ? null : timetable.formatInstant(Date.parse(end)) } };
+}
+
 /**
  * Starts a run of one date key, or refuses (`ledger.alreadyRunning`, `ledger.alreadySucceeded`, …).
  *
@@ -71,7 +79,7 @@ export async function definePipeline(core: LedgerCore, input: DefineChanges & { 
  */
 export async function startRun(core: LedgerCore, input: StartInput): Promise<StartResult> {
   const runType = input.runType ?? 'scheduled';
-  if (input.leaseMs !== undefined) checkDurationMs(input.leaseMs, 'leaseMs');
+  const leaseMs = leaseOf(input, 'ledger.start');
   const runId = input.runId ?? core.newId();
   const at = producerAt(input.at);
   if (input.runId !== undefined) await refuseTakenRunId(core, input.runId);
@@ -102,10 +110,11 @@ export async function startRun(core: LedgerCore, input: StartInput): Promise<Sta
         runType,
         force: input.force ?? false,
         runId,
-        leaseMs: input.leaseMs ?? definition.leaseMs,
+        leaseMs: leaseMs ?? definition.leaseMs,
         ...(input.supersede === undefined ? {} : { supersede: input.supersede }),
         ...(input.openlineage === undefined ? {} : { openlineage: input.openlineage }),
         ...(waitFor ? { waitFor } : {}),
+        ...boundsOf(timetable),
         ...(at === undefined ? {} : { at }),
       },
       { nowMs: core.clock() },
@@ -258,12 +267,12 @@ export async function interruptRun(core: LedgerCore, input: { runId: string; by:
  * Extends the lease of a running run.
  *
  * @example
- * await heartbeatRun(core, { runId, leaseMs: 60_000 });
+ * await heartbeatRun(core, { runId, lease: '1m' });
  */
-export async function heartbeatRun(core: LedgerCore, input: { runId: string; leaseMs?: number; at?: string }): Promise<CompletionResult> {
-  if (input.leaseMs !== undefined) checkDurationMs(input.leaseMs, 'leaseMs');
+export async function heartbeatRun(core: LedgerCore, input: { runId: string; lease?: Duration; leaseMs?: number; at?: string }): Promise<CompletionResult> {
+  const leaseMs = leaseOf(input, 'ledger.heartbeat');
   const at = atField(input.at);
-  return completeRun(core, input.runId, (date, definition) => ({ kind: 'heartbeat', runId: input.runId, date, leaseMs: input.leaseMs ?? definition.leaseMs, ...at }));
+  return completeRun(core, input.runId, (date, definition) => ({ kind: 'heartbeat', runId: input.runId, date, leaseMs: leaseMs ?? definition.leaseMs, ...at }));
 }
 
 /**

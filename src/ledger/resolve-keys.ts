@@ -48,7 +48,7 @@ export function slotFor(timetable: Timetable, input: StartInput, runType: StartI
   const onScheduleSlot = timetable.slotAt(ms);
   const explicit = input.dataInterval;
   if (explicit && runType !== 'manual') {
-    throw new LedgerError('input.intervalNeedsManual', "an explicit data interval is only for manual runs; add --type manual (library: type: 'manual')");
+    throw new LedgerError('input.intervalNeedsManual', "an explicit data interval is only for manual runs; add --type manual (library: runType: 'manual')");
   }
   const interval = explicit
     ? { start: timetable.formatInstant(timetable.parseDate(explicit.start)), end: timetable.formatInstant(timetable.parseDate(explicit.end)) }

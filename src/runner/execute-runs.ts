@@ -225,7 +225,7 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
       force: selection.reason === 'completed',
       expectAttempts: state.dates.get(slot.date)?.attempts ?? 0,
     };
-    if (options.leaseMs !== undefined) start.leaseMs = options.leaseMs;
+    if (options.leaseMs !== undefined) start.lease = options.leaseMs;
     // A takeover writes its own reason naming the stalled run; keep that one.
     if (options.startReason !== undefined && selection.reason !== 'stalled') start.reason = options.startReason;
     const t0 = clock();

@@ -1,7 +1,8 @@
 import type { RunPlan } from '../../projections/plan-runs.js';
-import { formatTable } from '../cli/format-table.js';
 import type { BlockedBy } from '../../projections/upstream-slots.js';
 import { waitsForText } from '../../projections/views/cleared-because.js';
+import { tellingLine } from '../../projections/views/telling-line.js';
+import { cut, formatTable } from '../cli/format-table.js';
 import type { PlannedJob } from './plan-job.js';
 import { STORE_NOTE, type RunReport, type RunSummary } from './run-types.js';
 
@@ -161,7 +162,21 @@ export function formatDryRun(job: PlannedJob): string {
     plan.slots.length === 0
       ? ''
       : formatTable(['DATE', 'REASON', 'RUN AFTER', 'DATA INTERVAL'], plan.slots.map((s) => [s.date, s.reason, s.runAfter, `${s.dataInterval.start} .. ${s.dataInterval.end}`]));
-  return head + table + leftAlone(plan);
+  const older = olderPendingNote(job);
+  return head + table + leftAlone(plan) + (older === '' ? '' : `${older}\n`);
+}
+
+/**
+ * The pending dates a plain catchup leaves alone (before its window, or failed ones its mode skips), and the
+ * command that runs them; '' when there are none.
+ *
+ * @example
+ * olderPendingNote(job) // 'still pending before this catchup: 2026-11-25; `runledger catchup etl_orders --all-pending` runs them too'
+ */
+export function olderPendingNote(job: PlannedJob): string {
+  const older = job.catchup?.olderPending ?? [];
+  if (older.length === 0) return '';
+  return `still pending and left alone by this catchup: ${list(older)}; \`runledger catchup ${job.pipeline} --all-pending\` runs ${older.length === 1 ? 'it' : 'them'} too`;
 }
 
 /** Why a plan is empty, with the option that would change it. */
@@ -170,7 +185,8 @@ export function nothingToDo(job: PlannedJob): string {
   if (pastEnd) {
     return `nothing to catchup for ${job.pipeline}: its catchup is off, so only the latest complete interval before now would run (${pastEnd.latest}), and that lies past the pipeline's end (${pastEnd.end}); use backfill for dates up to the end`;
   }
-  const where = job.from !== null ? ` from ${job.from} to ${job.to}` : job.catchup?.after ? ` after the latest scheduled or catchup run (${job.catchup.after})` : '';
+  const where =
+    job.from !== null ? ` from ${job.from} to ${job.to}` : job.catchup?.allPending ? ' since its start' : job.catchup?.after ? ` after the latest scheduled or catchup run (${job.catchup.after})` : '';
   const { plan } = job;
   const succeeded = plan.excluded.filter((e) => e.status === 'success').length;
   const failed = plan.excluded.filter((e) => e.status === 'failed').length;
@@ -202,7 +218,7 @@ function count(n: number, what: string): string {
   return `${n} ${what}${n === 1 ? '' : 's'}`;
 }
 
+/** A DETAIL cell: the most telling line of a multi-line error, cut to 120 characters (the whole text is in --json). */
 function oneLine(text: string): string {
-  const flat = text.replace(/\s*\n\s*/g, ' | ').trim();
-  return flat.length > 120 ? `${flat.slice(0, 117)}...` : flat;
+  return cut(tellingLine(text), 120);
 }

@@ -1,10 +1,8 @@
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import { formatLag } from '../../projections/views/format-lag.js';
-import { checkDurationMs, parseDuration } from '../duration.js';
 import { checkDelayMs, checkRetries } from '../ledger/build-definition.js';
-
-/** A duration as the library takes it: milliseconds, or text like `"5m"` or `"1h30m"`. */
-export type Duration = number | string;
+// One duration type for the whole library (`"1h"` or milliseconds), as leases and freshness take it.
+import { durationMs, type Duration } from '../ledger/library-options.js';
 
 /**
  * Run control a backfill or catchup may set over the pipeline's own (`define --retries …`), with the CLI's
@@ -28,16 +26,6 @@ export type RetryPolicy = { maxAttempts: number; delayMs: number; exponential: b
 
 const DEFAULT_RETRY_DELAY_MS = 300_000;
 const DEFAULT_MAX_RETRY_DELAY_MS = 86_400_000;
-
-/**
- * A duration given as milliseconds or as text (`"90s"`, `"1h"`).
- *
- * @example
- * durationMs('5m', 'retryDelay') // 300000
- */
-export function durationMs(value: Duration, what: string): number {
-  return typeof value === 'string' ? parseDuration(value, what) : checkDurationMs(value, what);
-}
 
 /**
  * The retry policy of a run: the options given to this backfill or catchup, else the pipeline's definition.

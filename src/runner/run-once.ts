@@ -4,6 +4,7 @@ import { LedgerError, isLedgerError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { StartInput } from '../ledger/ledger-types.js';
 import type { RetryRequest } from '../ledger/ledger-writes.js';
+import { leaseOf } from '../ledger/library-options.js';
 import { metricsProblem } from '../ledger/metrics-problem.js';
 import { timedOutMessage } from './retry-policy.js';
 import type { Metrics, RunContext, RunTask, TaskOutcome } from './run-types.js';
@@ -95,7 +96,7 @@ export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOpt
   const forward = () => controller.abort(outer?.reason);
   outer?.addEventListener('abort', forward, { once: true });
 
-  const leaseMs = options.start.leaseMs ?? definition.leaseMs;
+  const leaseMs = leaseOf(options.start, 'ledger.start') ?? definition.leaseMs;
   // Real elapsed time, not the ledger's clock (which --now may fix): until when the lease surely holds.
   let leaseHeldUntil = performance.now() + leaseMs;
   let fenced: LedgerError | undefined;
@@ -103,7 +104,7 @@ export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOpt
   const beat = async () => {
     try {
       const sent = performance.now();
-      await ledger.heartbeat({ runId: run.runId, leaseMs });
+      await ledger.heartbeat({ runId: run.runId, lease: leaseMs });
       leaseHeldUntil = sent + leaseMs;
     } catch (error) {
       // A refused heartbeat means the run was cleared or taken over: its work no longer counts, so stop it.

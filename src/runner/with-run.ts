@@ -2,8 +2,8 @@ import type { RunType } from '../../events/common.js';
 import { LedgerError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { StartInput } from '../ledger/ledger-types.js';
+import { durationMs, leaseOf, optionKeys, type Duration } from '../ledger/library-options.js';
 import { functionTask, type RunFunction } from './function-task.js';
-import { durationMs, type Duration } from './retry-policy.js';
 import { runOnce } from './run-once.js';
 import type { Metrics, RunContext } from './run-types.js';
 
@@ -12,7 +12,9 @@ export type WithRunOptions = {
   runType?: RunType;
   /** Reprocess a date that already succeeded (recorded in the event). */
   force?: boolean;
-  /** Lease of the run; default the pipeline's. Heartbeats renew it while `fn` works. */
+  /** Lease of the run: `"1h"` or milliseconds; default the pipeline's. Heartbeats renew it while `fn` works. */
+  lease?: Duration;
+  /** @deprecated Use `lease` (`"1h"` or milliseconds); works until the next minor version. */
   leaseMs?: number;
   /** Why, recorded in the start event. */
   reason?: string;
@@ -26,6 +28,12 @@ export type WithRunOptions = {
    */
   timeout?: Duration;
 };
+
+/** What `ledger.withRun` takes: the run to start and how. */
+export type WithRunInput = WithRunOptions & { pipeline: string; date: string };
+
+/** Every option key of `ledger.withRun`, checked against the type by the compiler. */
+export const WITH_RUN_KEYS = optionKeys<WithRunInput>()({ pipeline: true, date: true, runType: true, force: true, lease: true, leaseMs: true, reason: true, signal: true, heartbeatMs: true, timeout: true });
 
 export type WithRunResult = { run: RunContext; metrics: Metrics };
 
@@ -41,14 +49,15 @@ const ABANDON_AFTER_TIMEOUT_MS = 1000;
  * `fn`'s signal aborts and the ledger's refusal is thrown.
  *
  * @example
- * const { metrics } = await ledger.withRun('etl_orders', '2026-11-02', async (run, signal) => {
+ * const { metrics } = await ledger.withRun({ pipeline: 'etl_orders', date: '2026-11-02' }, async (run, signal) => {
  *   const rows = await load(run.dataInterval.start, run.dataInterval.end, { signal });
  *   return { rows };
  * });
  */
 export async function withRun(ledger: Ledger, pipeline: string, date: string, fn: RunFunction, options: WithRunOptions = {}): Promise<WithRunResult> {
   const start: StartInput = { pipeline, date, runType: options.runType ?? 'scheduled', force: options.force ?? false };
-  if (options.leaseMs !== undefined) start.leaseMs = options.leaseMs;
+  const leaseMs = leaseOf(options, 'ledger.withRun');
+  if (leaseMs !== undefined) start.lease = leaseMs;
   if (options.reason !== undefined) start.reason = options.reason;
   const timeoutMs = options.timeout === undefined ? undefined : durationMs(options.timeout, 'timeout');
   const result = await runOnce(ledger, functionTask(fn), {

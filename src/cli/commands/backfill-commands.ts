@@ -4,7 +4,7 @@ import { parseDuration } from '../../duration.js';
 import { ExitCode, LedgerError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import { commandTask } from '../../runner/command-task.js';
-import { blockedLine, dryRunJson, formatDryRun, formatSummary, leftAlone, nothingToDo, summaryJson } from '../../runner/format-summary.js';
+import { blockedLine, dryRunJson, formatDryRun, formatSummary, leftAlone, nothingToDo, olderPendingNote, summaryJson } from '../../runner/format-summary.js';
 import { planJob, resolveReprocess, type JobRequest } from '../../runner/plan-job.js';
 import { createProgressReporter, type ProgressReporter } from '../../runner/progress-reporter.js';
 import { runJob } from '../../runner/run-job.js';
@@ -107,26 +107,41 @@ export function registerBackfillCommands(program: Command, ctx: CliContext): voi
   jobOptions(
     program
       .command('catchup')
-      .summary("run a command for the due dates after the latest scheduled run")
+      .summary('run a command for the due dates after the latest scheduled run (--all-pending: every pending date)')
       .description(
         "Run a command for the due, pending dates after the latest scheduled or catchup run (from the start when there is none); " +
-          "with the pipeline's catchup off, only the latest due date. Older gaps are left to `pending` and `backfill`, as in Airflow. " +
-          'Runs are recorded as `catchup`.',
+          "with the pipeline's catchup off, only the latest due date. Older gaps are left alone, as in Airflow, unless --all-pending: " +
+          'then every date `pending` lists since the start (missing, failed, cleared, interrupted, stalled) runs, oldest first, ' +
+          "whatever the pipeline's catchup setting. Runs are recorded as `catchup`.",
       )
       .argument('[pipeline]', 'pipeline name (leave out with --all)')
+      .option('--all-pending', 'run every pending date since the start (missing, failed, cleared, interrupted, stalled), oldest first, not only those after the latest scheduled run')
       .option('--all', "every pipeline: each one's pending due dates (older gaps included), in dependency order, each with its stored command (define --command); a date starts only after the upstream dates it waits for succeeded"),
     'failed',
   )
-    .addHelpText('after', `${HOW}\n\nExamples:\n  runledger catchup etl_orders --dry-run\n  runledger catchup --all --parallel 4`)
-    .action(async (pipeline: string | undefined, argv: string[], opts: JobCliOptions) => {
+    .addHelpText(
+      'after',
+      `${HOW}\n\nAirflow's catchup never re-runs a failed run or a gap before its latest run; --all-pending does both, so after an\n` +
+        'outage with failures one command finishes everything.\n\nExamples:\n' +
+        "  runledger catchup etl_orders --dry-run\n  runledger catchup etl_orders --all-pending -- ./etl.sh {date}\n  runledger catchup --all --parallel 4",
+    )
+    .action(async (pipeline: string | undefined, argv: string[], opts: JobCliOptions & { allPending?: boolean }) => {
       const reprocess = resolveReprocess(opts.reprocess, opts.force);
       if (opts.all) {
         if (pipeline !== undefined) throw new LedgerError('input.conflictingOptions', `--all runs every pipeline; leave out '${pipeline}', or drop --all to run only it`);
+        // --all already runs each pipeline's older gaps too, so --all-pending adds nothing there.
         return runFleetCommand(ctx, { kind: 'catchup', ...(reprocess ? { reprocess } : {}) }, opts, argv, runControlOf(opts));
       }
       if (pipeline === undefined) throw new LedgerError('input.whichPipeline', 'name the pipeline to catch up, e.g. runledger catchup etl_orders, or pass --all for every pipeline');
       const wait = waitUpstreamMs(opts.waitUpstream);
-      const request: JobRequest = { kind: 'catchup', pipeline, ...(reprocess ? { reprocess } : {}), ...(opts.runBackwards ? { runBackwards: true } : {}), ...(wait === undefined ? {} : { waitUpstreamMs: wait }) };
+      const request: JobRequest = {
+        kind: 'catchup',
+        pipeline,
+        ...(reprocess ? { reprocess } : {}),
+        ...(opts.runBackwards ? { runBackwards: true } : {}),
+        ...(opts.allPending ? { allPending: true } : {}),
+        ...(wait === undefined ? {} : { waitUpstreamMs: wait }),
+      };
       await runJobCommand(ctx, request, opts, argv);
     });
 }
@@ -228,8 +243,11 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
     summary = result.summary;
     reporter?.close();
     if (opts.json) ctx.json(summaryJson(summary));
-    else if (result.job.plan.slots.length === 0) ctx.out(`${nothingToDo(result.job)}\n${leftAlone(result.job.plan)}${blockedLine(result.job.pipeline, summary.blocked, false)}`.trimEnd());
+    else if (result.job.plan.slots.length === 0) ctx.out(`${nothingToDo(result.job)}\n${leftAlone(result.job.plan)}${olderPendingNote(result.job)}${blockedLine(result.job.pipeline, summary.blocked, false)}`.trimEnd());
     else ctx.out(withLine(formatSummary(summary), blockedLine(result.job.pipeline, summary.blocked, false)));
+    // After runs, the dates this catchup left behind go to stderr with the other notes (stdout keeps the summary).
+    const older = olderPendingNote(result.job);
+    if (older !== '' && result.job.plan.slots.length > 0 && !opts.json) ctx.note(`runledger: ${older}`);
   } finally {
     reporter?.close();
     for (const { name, handler } of handlers) deps.signals?.off(name, handler);
@@ -254,7 +272,7 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
   }
   if (summary.failed > 0) {
     const rest = summary.stoppedAfterFailure ? ` Stopped at the first failure; ${notStarted} later ${notStarted === 1 ? 'date is' : 'dates are'} still pending: add --continue-on-failure to carry on past failures.` : '';
-    ctx.note(`runledger: ${summary.failed} ${summary.failed === 1 ? 'run' : 'runs'} failed (exit 6).${rest} Fix the cause and rerun with --reprocess failed.`);
+    ctx.note(`runledger: ${summary.failed} ${summary.failed === 1 ? 'run' : 'runs'} failed (exit 6).${rest} ${rerunHint(request)}`);
     return ExitCode.runFailed;
   }
   return ExitCode.ok;
@@ -268,6 +286,19 @@ function withLine(text: string, line: string): string {
 async function storedCommand(ctx: CliContext, pipeline: string): Promise<string[]> {
   const { definition } = await ctx.withLedger(false, (ledger) => ledger.pipeline(pipeline));
   return definition.command ? commandArgv(definition.command) : [];
+}
+
+/**
+ * What reruns the failed dates, by kind: a backfill's range still holds them, so the same command with
+ * --reprocess failed (its default leaves failed dates alone); a catchup's next window starts after them, so
+ * only --all-pending reaches back (its default already reruns failed dates).
+ */
+function rerunHint(request: JobRequest): string {
+  if (request.kind === 'backfill') {
+    return request.reprocess === 'failed' || request.reprocess === 'completed' ? 'Fix the cause and rerun the same command.' : 'Fix the cause and rerun the same command with --reprocess failed.';
+  }
+  if (request.allPending) return 'Fix the cause and rerun the same command.';
+  return `Fix the cause and run \`runledger catchup ${request.pipeline} --all-pending -- …\` (the same command): a plain catchup starts after the latest catchup run.`;
 }
 
 

@@ -100,7 +100,9 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
       // file; a partial one changes an existing pipeline, so the ledger must already be there.
       const complete = input.schedule !== undefined && input.start !== undefined;
       if (complete) buildDefinition(completeDefinitionInput(null, input));
-      const result = await ctx.withLedger(complete, (ledger) => ledger.define(input)).catch((error: unknown) => {
+      const { leaseMs, freshnessMs, ...rest } = input;
+      const options = { ...rest, ...(leaseMs === undefined ? {} : { lease: leaseMs }), ...(freshnessMs === undefined ? {} : { freshness: freshnessMs }) };
+      const result = await ctx.withLedger(complete, (ledger) => ledger.define(options)).catch((error: unknown) => {
         // No ledger yet means no pipeline yet: completing the input throws input.missingOption, which says what a first definition needs.
         if (!complete && isLedgerError(error) && error.code === 'notFound.ledger') completeDefinitionInput(null, input);
         throw error;

@@ -8,7 +8,8 @@ import { LedgerError } from '../../errors.js';
 import type { LogInput } from '../../ledger/ledger-types.js';
 import type { CliContext } from '../cli-context.js';
 import { parseAsOf, parseInstant } from '../cli-context.js';
-import { formatMetrics, formatTable, StreamingTable } from '../format-table.js';
+import { tellingLine } from '../../../projections/views/telling-line.js';
+import { formatMetrics, formatTable, StreamingTable, tableFit } from '../format-table.js';
 import { logEntry } from '../log-document.js';
 import { printStateView } from '../print-state-view.js';
 import { writeJsonDocument } from '../write-json-document.js';
@@ -36,6 +37,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .option(...AS_OF)
     .option('--calendar', 'draw the calendar even when stdout is not a terminal')
     .option('--table', 'print the table even on a terminal')
+    .option('--wide', "with the table: don't cut DETAIL to the terminal's width (an error shows its most telling line; --json has the whole text)")
     .option('--json', 'print one JSON document')
     .addHelpText(
       'after',
@@ -45,13 +47,13 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
         'unless NO_COLOR is set; older months fold away (choose them with --from/--to).\n' +
         '\nExamples:\n  runledger state etl_orders\n  runledger state etl_orders --calendar --from 2026-01-01\n  runledger state etl_orders --from 2026-11-01 --to 2026-11-30 --json\n  runledger state etl_orders --as-of 2026-11-04T09:00:00+07:00',
     )
-    .action(async (pipeline: string, opts: RangeOpts & { calendar?: boolean; table?: boolean }) => {
+    .action(async (pipeline: string, opts: RangeOpts & { calendar?: boolean; table?: boolean; wide?: boolean }) => {
       const calendar = !opts.json && (opts.calendar || (ctx.deps.stdoutIsTTY === true && !opts.table));
       // The calendar's renderer and page views load only for it.
       if (calendar) return (await import('../print-state-calendar.js')).printStateCalendar(ctx, range(pipeline, opts));
       const [view, zones] = await ctx.withLedger(false, async (ledger) => [await ledger.state(range(pipeline, opts)), await pipelineZones(ledger, [pipeline])] as const);
       if (opts.json) return writeJsonDocument(ctx, view, 'dates');
-      printStateView(ctx, view, zones.get(pipeline));
+      printStateView(ctx, view, zones.get(pipeline), opts.wide ?? false);
     });
 
   program
@@ -77,14 +79,14 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .option('--to <date>', 'last date (default: the last slot due now)')
     .option(...AS_OF)
     .option('--json', 'print one JSON document')
+    .option('--wide', "don't cut the DETAIL and ERROR columns to the terminal's width (each error's most telling line; --json has the whole text)")
     .addHelpText('after', '\nExamples:\n  runledger pending etl_orders\n  runledger pending etl_orders --from 2026-11-01 --to 2026-11-30 --json')
-    .action(async (pipeline: string, opts: RangeOpts) => {
+    .action(async (pipeline: string, opts: RangeOpts & { wide?: boolean }) => {
       const view = await ctx.withLedger(false, (ledger) => ledger.pending(range(pipeline, opts)));
       if (opts.json) return ctx.json(view);
       if (view.pending.length === 0) ctx.out(`nothing pending for ${pipeline}${view.from ? ` from ${view.from} to ${view.to}` : ''}`);
       else {
         const errors = view.pending.some((p) => p.error !== undefined);
-        const headers = ['DATE', 'REASON', 'RUN AFTER', 'DATA INTERVAL', ...(errors ? ['ERROR'] : [])];
         // A retry says which attempt it waits for and when; a depends-on-past date which slot it waits for;
         // a blocked date the upstream slot it waits for; a cascaded clear its cause. Other lists look as before.
         const details = view.pending.some((p) => p.retry !== undefined || p.previous !== undefined || p.blockedBy !== undefined || p.cause !== undefined);
@@ -96,12 +98,12 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
           ]
             .filter(Boolean)
             .join('; ');
-        ctx.out(
-          formatTable(
-            [...headers.slice(0, 2), ...(details ? ['DETAIL'] : []), ...headers.slice(2)],
-            view.pending.map((p) => [p.date, reasonWords(p.reason), ...(details ? [detail(p)] : []), p.runAfter, `${p.dataInterval.start} .. ${p.dataInterval.end}`, ...(errors ? [p.error ?? ''] : [])]),
-          ),
-        );
+        // DETAIL follows REASON (run control's place for it); ERROR stays last.
+        const headers = ['DATE', 'REASON', ...(details ? ['DETAIL'] : []), 'RUN AFTER', 'DATA INTERVAL', ...(errors ? ['ERROR'] : [])];
+        const rows = view.pending.map((p) => [p.date, reasonWords(p.reason), ...(details ? [detail(p)] : []), p.runAfter, `${p.dataInterval.start} .. ${p.dataInterval.end}`, ...(errors ? [tellingLine(p.error ?? '')] : [])]);
+        // The DETAIL and ERROR columns are the ones cut to the terminal's width.
+        const flexible = [...(details ? [2] : []), ...(errors ? [details ? 5 : 4] : [])];
+        ctx.out(formatTable(headers, rows, tableFit(ctx.deps.columns, opts.wide, flexible)));
       }
       if (view.inFlight.length > 0) ctx.out(`in flight: ${view.inFlight.map((r) => `${r.date} (run ${r.runId})`).join(', ')}`);
     });
@@ -154,6 +156,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .option(...AS_OF)
     .option('--json', 'print one JSON document {"events": [...]}, written as the events are read')
     .option('--jsonl', 'print JSON Lines: one event object per line (for jq -c, streaming consumers)')
+    .option('--wide', "don't cut WHAT and WHY to the terminal's width (an error shows its most telling line; --json has every field whole)")
     .addHelpText(
       'after',
       '\nExamples:\n  runledger log etl_orders --date 2026-11-04\n  runledger log --type RunCleared,PipelineRedefined --since 2026-11-01T00:00:00Z\n' +
@@ -190,7 +193,8 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
           return;
         }
         if (next.done) return ctx.out('no events match');
-        const table = new StreamingTable(['POS', 'WHEN', 'WHO', 'WHAT', 'WHY'], (text) => ctx.deps.stdout(text));
+        // Off a terminal the timeline is kept whole (scripts grep it for run ids and log paths); on one it fits the width.
+        const table = new StreamingTable(['POS', 'WHEN', 'WHO', 'WHAT', 'WHY'], (text) => ctx.deps.stdout(text), { ...tableFit(ctx.deps.columns, opts.wide, [3, 4]), maxCell: Number.POSITIVE_INFINITY });
         // Each instant in its pipeline's zone: the zones of the pipelines a batch names, looked up once each.
         const zones = new Map<string, string>();
         for (; !next.done; next = await batches.next()) {
@@ -207,7 +211,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     });
 }
 
-export type LogOpts = { date?: string; run?: string; type?: string; actor?: string; since?: string; until?: string; limit?: string; asOf?: string; json?: boolean; jsonl?: boolean };
+export type LogOpts = { date?: string; run?: string; type?: string; actor?: string; since?: string; until?: string; limit?: string; asOf?: string; json?: boolean; jsonl?: boolean; wide?: boolean };
 
 export function logInput(pipeline: string | undefined, opts: LogOpts): LogInput {
   const input: LogInput = {};
@@ -252,7 +256,7 @@ function describe(e: RecordedEvent, zone: string): string {
     case 'RunSucceeded':
       return `succeeded ${e.data.pipeline} ${e.data.date} run ${e.data.runId}${e.data.metrics && Object.keys(e.data.metrics).length > 0 ? ` ${formatMetrics(e.data.metrics)}` : ''}${logOf(e.data)}`;
     case 'RunFailed':
-      return `failed ${e.data.pipeline} ${e.data.date} run ${e.data.runId}: ${e.data.error}${e.data.code ? ` (${e.data.code})` : ''}${logOf(e.data)}`;
+      return `failed ${e.data.pipeline} ${e.data.date} run ${e.data.runId}: ${tellingLine(e.data.error)}${e.data.code ? ` (${e.data.code})` : ''}${logOf(e.data)}`;
     case 'RunCleared':
       return `cleared ${e.data.pipeline} ${e.data.date} (was ${e.data.previousStatus}) run ${e.data.runId}${e.data.cause ? `, because ${e.data.cause.pipeline} ${e.data.cause.date} was cleared (event ${e.data.cause.eventId})` : ''}`;
     case 'RunHeartbeat':
