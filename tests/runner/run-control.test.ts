@@ -133,17 +133,14 @@ describe('timeout', () => {
     const { ledger } = await ledgerWith();
     let reason: unknown;
     const error = await ledger
-      .withRun(
-        'etl_orders',
-        '2026-11-02',
-        (_run, signal) =>
-          new Promise((_resolve, reject) => {
-            signal.addEventListener('abort', () => {
-              reason = signal.reason;
-              reject(new Error('aborted'));
-            });
-          }),
-        { timeout: 50 },
+      // The one library shape: the timeout rides in withRun's options object with the pipeline and date.
+      .withRun({ pipeline: 'etl_orders', date: '2026-11-02', timeout: 50 }, (_run, signal) =>
+        new Promise((_resolve, reject) => {
+          signal.addEventListener('abort', () => {
+            reason = signal.reason;
+            reject(new Error('aborted'));
+          });
+        }),
       )
       .catch((e: unknown) => e);
     expect(isLedgerError(error) && error.code).toBe('ledger.timedOut');
