@@ -77,7 +77,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .option('--to <date>', 'last date (default: the last slot due now)')
     .option(...AS_OF)
     .option('--json', 'print one JSON document')
-    .option('--wide', "don't cut the ERROR column to the terminal's width (each error's most telling line; --json has the whole text)")
+    .option('--wide', "don't cut the ERROR and DETAIL columns to the terminal's width (ERROR shows each error's most telling line; --json has the whole text)")
     .addHelpText('after', '\nExamples:\n  runledger pending etl_orders\n  runledger pending etl_orders --from 2026-11-01 --to 2026-11-30 --json')
     .action(async (pipeline: string, opts: RangeOpts & { wide?: boolean }) => {
       const view = await ctx.withLedger(false, (ledger) => ledger.pending(range(pipeline, opts)));
