@@ -2,6 +2,7 @@ import type { AuditEntry } from '../../projections/views/pipeline-history.js';
 import { healthOf, HEALTHS } from '../../projections/views/overview-filter.js';
 import { formatDuration, shownRunStatus } from '../../projections/views/run-rows.js';
 import { PENDING_REASONS, reasonWords } from '../../projections/pending.js';
+import { tellingLine } from '../../projections/views/telling-line.js';
 import { clearedBecause, waitsForText } from '../../projections/views/cleared-because.js';
 import { formatMetrics } from '../cli/format-table.js';
 import { inZone } from '../cli/zoned-instant.js';
@@ -16,10 +17,6 @@ import { APP_CSS } from './page-assets.js';
 import { timeHtml } from './time-html.js';
 import { watermarkChart } from './watermark-chart.js';
 
-/** The first non-empty line of an error, as the CLI's tables show it; the whole text is on the date page. */
-function firstLine(text: string): string {
-  return text.split('\n').find((l) => l.trim() !== '') ?? text;
-}
 
 export type { Links } from './links.js';
 
@@ -127,7 +124,8 @@ export function pageShellParts(options: ShellOptions): { start: string; end: str
 
 /** What a pending row adds to its reason: the attempt a retry waits for, the slot a depends-on-past date waits for, the upstream slot a blocked date waits for, a cascade's cause. */
 function pendingDetail(p: PipelinePage['pending']['pending'][number], zone: string): string {
-  const own = p.retry ? `attempt ${p.retry.attempt} of ${p.retry.of}${p.retry.nextAt ? `, next at ${inZone(p.retry.nextAt, zone)}` : ''}${p.error ? ` · ${p.error}` : ''}` : p.previous ? `waits for ${p.previous}` : p.error ? firstLine(p.error) : '';
+  // The error has a column of its own, as in the CLI's pending table; the detail says why the date waits.
+  const own = p.retry ? `attempt ${p.retry.attempt} of ${p.retry.of}${p.retry.nextAt ? `, next at ${inZone(p.retry.nextAt, zone)}` : ''}` : p.previous ? `waits for ${p.previous}` : '';
   return [own, p.blockedBy ? waitsForText(p.blockedBy) : '', p.cause ? clearedBecause(p.cause) : ''].filter(Boolean).join('; ');
 }
 
@@ -161,8 +159,8 @@ function pipelineBody(page: PipelinePage, links: Links): Html {
   // An hourly pipeline down for a month has 720 pending dates: the oldest are listed, the count says the rest.
   const listed = page.pending.pending.slice(0, MAX_PENDING_ROWS);
   const pending = page.pending.pending.length
-    ? html`${page.pending.pending.length > listed.length ? html`<p class="muted">The oldest ${listed.length} of ${page.pending.pending.length} pending dates.</p>` : html``}<table class="pending"><thead><tr><th>Date</th><th>Reason</th><th>Due since</th><th>Data interval</th><th>Detail</th></tr></thead><tbody>${listed.map(
-        (p) => html`<tr><td class="mono">${links.date(d.pipeline, p.date) ? html`<a href="${links.date(d.pipeline, p.date) ?? ''}">${p.date}</a>` : p.date}</td><td>${badge(p.reason)}</td><td class="mono">${timeHtml(p.runAfter, d.timezone)}</td><td class="mono">${p.dataInterval.start} → ${p.dataInterval.end}</td><td data-detail="${p.reason}">${pendingDetail(p, d.timezone)}</td></tr>`,
+    ? html`${page.pending.pending.length > listed.length ? html`<p class="muted">The oldest ${listed.length} of ${page.pending.pending.length} pending dates.</p>` : html``}<table class="pending"><thead><tr><th>Date</th><th>Reason</th><th>Due since</th><th>Data interval</th><th>Error</th><th>Detail</th></tr></thead><tbody>${listed.map(
+        (p) => html`<tr><td class="mono">${links.date(d.pipeline, p.date) ? html`<a href="${links.date(d.pipeline, p.date) ?? ''}">${p.date}</a>` : p.date}</td><td>${badge(p.reason)}</td><td class="mono">${timeHtml(p.runAfter, d.timezone)}</td><td class="mono">${p.dataInterval.start} → ${p.dataInterval.end}</td><td>${p.error ? html`<span class="err" title="${p.error}">${tellingLine(p.error)}</span>` : html``}</td><td data-detail="${p.reason}">${pendingDetail(p, d.timezone)}</td></tr>`,
       )}</tbody></table>`
     : html`<p>Nothing pending${page.pending.from ? html` from ${page.pending.from} to ${page.pending.to}` : html``}.</p>`;
   const inFlight = page.pending.inFlight.length

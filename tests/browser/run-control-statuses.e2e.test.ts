@@ -70,7 +70,9 @@ describe.skipIf(!haveBrowser)('run-control statuses in Chromium', () => {
     expect(await page.locator('.legend').textContent()).toContain('skipped');
     expect(await page.locator('.legend').textContent()).toContain('up for retry');
     expect(await page.locator('[data-fact="complete-through"]').textContent()).toBe('2026-11-03');
-    expect(await page.locator('td[data-detail="up_for_retry"]').textContent()).toBe('attempt 2 of 3, next at 2026-11-08T01:05:00+07:00 · source not ready');
+    expect(await page.locator('td[data-detail="up_for_retry"]').textContent()).toBe('attempt 2 of 3, next at 2026-11-08T01:05:00+07:00');
+    // The error has its own column, as in the CLI's pending table.
+    expect(await page.locator('table.pending tr', { has: page.locator('td[data-detail="up_for_retry"]') }).locator('.err').textContent()).toBe('source not ready');
     expect(await page.locator('td[data-detail="waitingForPrevious"]').first().textContent()).toBe('waits for 2026-11-04');
     expect(await page.locator('.badge.b-other', { hasText: 'waiting for previous' }).count()).toBeGreaterThan(0);
     expect(await page.locator('.runs [data-retry="2"]').textContent()).toBe('retried: attempt 2 of 3');
