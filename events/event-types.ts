@@ -15,6 +15,8 @@ export const currentSchemaVersion: Readonly<Record<EventType, number>> = {
   RunAbandoned: 1,
   RunInterrupted: 1,
   TaskStateChanged: 1,
+  RunMarked: 1,
+  RetryScheduled: 1,
 };
 
 /**

@@ -28,7 +28,11 @@ const oneOf = (values: readonly string[]) => {
   return (v: unknown): boolean => typeof v === 'string' && set.has(v);
 };
 const isRunType = oneOf(['scheduled', 'manual', 'backfill', 'catchup']);
-const isPreviousStatus = oneOf(['running', 'success', 'failed', 'interrupted']);
+const isPreviousStatus = oneOf(['running', 'success', 'failed', 'interrupted', 'skipped', 'up_for_retry']);
+const isMarkStatus = oneOf(['success', 'skipped']);
+const isMarkedPreviousStatus = oneOf(['missing', 'success', 'skipped', 'failed', 'up_for_retry', 'interrupted', 'cleared']);
+const isNonNegativeInt = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0;
+const isAttemptAfterFirst = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 2;
 const isTimetable = oneOf(['interval', 'trigger']);
 const isTaskState = oneOf(TASK_STATES);
 const isTriggerRule = oneOf(TRIGGER_RULES);
@@ -75,6 +79,13 @@ const isPipelineDefinition = (v: unknown): boolean =>
   (v['openlineage'] === undefined || (isObject(v['openlineage']) && isText(v['openlineage']['namespace']) && isText(v['openlineage']['job']))) &&
   isOptionalSizeCap(v['maxMetricsBytes']) &&
   isOptionalSizeCap(v['maxErrorBytes']) &&
+  isOptionalPositiveInt(v['retries']) &&
+  optional(isNonNegativeInt)(v['retryDelayMs']) &&
+  (v['retryExponential'] === undefined || v['retryExponential'] === true) &&
+  isOptionalPositiveInt(v['maxRetryDelayMs']) &&
+  isOptionalPositiveInt(v['timeoutMs']) &&
+  (v['dependsOnPast'] === undefined || v['dependsOnPast'] === true) &&
+  isOptionalPositiveInt(v['slaMs']) &&
   (v['upstreams'] === undefined || (Array.isArray(v['upstreams']) && v['upstreams'].every(isUpstream))) &&
   (v['command'] === undefined || isPipelineCommand(v['command']));
 
@@ -118,6 +129,16 @@ const dataChecks: Readonly<Record<EventType, (d: Json) => boolean>> = {
   RunAbandoned: (d) => isRunRef(d) && d['reason'] === 'leaseExpired' && isString(d['supersededBy']),
   RunInterrupted: (d) => isRunRef(d) && isText(d['by']) && isString(d['message']) && isOptionalRunLog(d['log']) && isOptionalAt(d['at']),
   TaskStateChanged: (d) => isRunRef(d) && isTaskId(d['taskId']) && isTaskState(d['state']) && isPositiveInt(d['tryNumber']) && isNullableString(d['error']) && isOptionalAt(d['at']),
+  RunMarked: (d) =>
+    isRunRef(d) &&
+    isMarkStatus(d['status']) &&
+    isInstant(d['logicalDate']) &&
+    isObject(d['dataInterval']) &&
+    isInstant(d['dataInterval']['start']) &&
+    isInstant(d['dataInterval']['end']) &&
+    isInstant(d['runAfter']) &&
+    isMarkedPreviousStatus(d['previousStatus']),
+  RetryScheduled: (d) => isRunRef(d) && isAttemptAfterFirst(d['attempt']) && isAttemptAfterFirst(d['maxAttempts']) && isInstant(d['nextAt']) && isNonNegativeInt(d['delayMs']),
 };
 
 /**

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { PipelineDefined } from './pipeline-defined.js';
 import { PipelineRedefined } from './pipeline-redefined.js';
+import { RetryScheduled } from './retry-scheduled.js';
 import { RunAbandoned } from './run-abandoned.js';
 import { RunCleared } from './run-cleared.js';
 import { RunFailed } from './run-failed.js';
 import { RunHeartbeat } from './run-heartbeat.js';
 import { RunInterrupted } from './run-interrupted.js';
+import { RunMarked } from './run-marked.js';
 import { RunStarted } from './run-started.js';
 import { RunSucceeded } from './run-succeeded.js';
 import { TaskStateChanged } from './task-state-changed.js';
@@ -22,6 +24,8 @@ export const LedgerEvent = z.discriminatedUnion('type', [
   RunAbandoned,
   RunInterrupted,
   TaskStateChanged,
+  RunMarked,
+  RetryScheduled,
 ]);
 export type LedgerEvent = z.infer<typeof LedgerEvent>;
 export type EventType = LedgerEvent['type'];

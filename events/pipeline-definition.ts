@@ -70,5 +70,21 @@ export const PipelineDefinition = z.object({
   upstreams: z.array(Upstream).optional(),
   /** The command `catchup --all` runs for each date; absent when none was stored (and in older definitions). */
   command: PipelineCommand.optional(),
+  /**
+   * Run control (`define --retries --retry-delay --retry-exponential --max-retry-delay --timeout
+   * --depends-on-past --sla`). Each is absent when not set, as in every definition recorded before they
+   * existed, so those read and hash as they always did. `retries`: how many times a failed attempt of a
+   * backfill or catchup is tried again; `retryDelayMs`: the pause before the first retry (doubled after each
+   * with `retryExponential`, at most `maxRetryDelayMs`); `timeoutMs`: an attempt running longer is stopped
+   * and fails; `dependsOnPast`: a date runs only after the previous slot succeeded or was skipped;
+   * `slaMs`: a date not done by its run-after plus this is late (`notify --on late`).
+   */
+  retries: z.number().int().positive().optional(),
+  retryDelayMs: z.number().int().nonnegative().optional(),
+  retryExponential: z.literal(true).optional(),
+  maxRetryDelayMs: z.number().int().positive().optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  dependsOnPast: z.literal(true).optional(),
+  slaMs: z.number().int().positive().optional(),
 });
 export type PipelineDefinition = z.infer<typeof PipelineDefinition>;

@@ -15,7 +15,7 @@ export const RunCleared = z.object({
   schemaVersion: z.literal(1),
   data: z.object({
     ...RunRef,
-    previousStatus: z.enum(['running', 'success', 'failed', 'interrupted']),
+    previousStatus: z.enum(['running', 'success', 'failed', 'interrupted', 'skipped', 'up_for_retry']),
     /** Absent on a clear asked for directly, and on every clear recorded before cascades existed (they hash as before). */
     cause: ClearCause.optional(),
   }),

@@ -5,8 +5,30 @@ import type { DataInterval } from './slot.js';
  * The status of a date key's latest generation. A key with no event is
  * `missing`. `interrupted`: its runner was stopped before the run finished;
  * pending, and resumed by every reprocess mode (it is not a failure).
+ * `skipped`: marked by hand as having nothing to do (`runledger mark --skipped`); done, like a success,
+ * for complete-through and pending, but never the watermark. `up_for_retry`: its last attempt failed and
+ * another is scheduled (`define --retries`); not failed yet, still pending.
  */
-export type DateStatus = 'running' | 'success' | 'failed' | 'interrupted' | 'cleared';
+export type DateStatus = 'running' | 'success' | 'skipped' | 'failed' | 'up_for_retry' | 'interrupted' | 'cleared';
+
+/**
+ * True when a date needs nothing more: it succeeded, or it was marked skipped.
+ *
+ * @example
+ * isDone('skipped') // true
+ */
+export function isDone(status: DateStatus | undefined): boolean {
+  return status === 'success' || status === 'skipped';
+}
+
+/** A date set by hand (`runledger mark`): to what, by whom, why and when. No command ran for it. */
+export type ManualMark = { status: 'success' | 'skipped'; actor: string; reason: string; at: string };
+
+/**
+ * Where a date stands in its retry policy: the attempt (1-based within the policy, not the key's lifetime
+ * count) out of `of`; `nextAt` while it waits for that attempt (`up_for_retry`), else null.
+ */
+export type RetryProgress = { attempt: number; of: number; nextAt: string | null };
 
 /**
  * Why a key was cleared when the clear was not asked for directly: the upstream clear it cascaded from
@@ -48,6 +70,10 @@ export type DateState = {
   startPosition: number;
   /** Version of the key's stream, for optimistic concurrency. */
   version: number;
+  /** Present when the current generation is a mark (`runledger mark`), not a run. */
+  mark?: ManualMark;
+  /** Present while the key is under a retry policy: waiting for its next attempt, or on an attempt after the first. */
+  retry?: RetryProgress;
 };
 
 /** True when `runId` is the run that may still complete this key (fencing). */

@@ -1,4 +1,5 @@
 import type { DatasetRef, RunLog, RunOutput } from '../events/common.js';
+import type { RetryScheduled } from '../events/retry-scheduled.js';
 import type { RunFailed } from '../events/run-failed.js';
 import type { RunHeartbeat } from '../events/run-heartbeat.js';
 import type { RunInterrupted } from '../events/run-interrupted.js';
@@ -9,12 +10,15 @@ import { accept, refuse, type Decision } from './refusal.js';
 /** `at`: the producer's own instant of the completion (OpenLineage `eventTime`), recorded on the event when given. */
 export type CompletionCommand =
   | { kind: 'succeed'; runId: string; date: string; metrics: Record<string, unknown>; outputs: RunOutput[]; log?: RunLog; at?: string; inputs?: DatasetRef[] }
-  | { kind: 'fail'; runId: string; date: string; error: string; code: string | null; log?: RunLog; at?: string }
+  | { kind: 'fail'; runId: string; date: string; error: string; code: string | null; log?: RunLog; at?: string; retry?: RetryPlan }
   | { kind: 'heartbeat'; runId: string; date: string; leaseMs: number; at?: string }
   | { kind: 'interrupt'; runId: string; date: string; by: string; message: string; log?: RunLog; at?: string };
 
+/** A failure that will be tried again: the next attempt's number within the policy, out of how many, and when. */
+export type RetryPlan = { attempt: number; maxAttempts: number; nextAt: string; delayMs: number };
+
 /** `events` is empty when the same completion was already recorded (idempotent repeat). */
-export type CompletionDecision = { events: Array<RunSucceeded | RunFailed | RunHeartbeat | RunInterrupted>; repeated: boolean };
+export type CompletionDecision = { events: Array<RunSucceeded | RunFailed | RunHeartbeat | RunInterrupted | RetryScheduled>; repeated: boolean };
 
 /**
  * Fencing: a completion must name the key's current run. A repeat of the
@@ -47,8 +51,13 @@ export function decideCompletion(state: PipelineState, command: CompletionComman
     switch (command.kind) {
       case 'succeed':
         return accept({ events: [{ type: 'RunSucceeded', schemaVersion: 1, data: { ...ref, metrics: command.metrics, outputs: command.outputs, ...logOf(command), ...atOf(command), ...(command.inputs && command.inputs.length > 0 ? { inputs: command.inputs } : {}) } }], repeated: false });
-      case 'fail':
-        return accept({ events: [{ type: 'RunFailed', schemaVersion: 1, data: { ...ref, error: command.error, code: command.code, ...logOf(command), ...atOf(command) } }], repeated: false });
+      case 'fail': {
+        const failed: RunFailed = { type: 'RunFailed', schemaVersion: 1, data: { ...ref, error: command.error, code: command.code, ...logOf(command), ...atOf(command) } };
+        // The retry goes in the same append as the failure: no reader ever sees the date failed in between.
+        if (!command.retry) return accept({ events: [failed], repeated: false });
+        const retry: RetryScheduled = { type: 'RetryScheduled', schemaVersion: 1, data: { ...ref, ...command.retry } };
+        return accept({ events: [failed, retry], repeated: false });
+      }
       case 'interrupt':
         return accept({ events: [{ type: 'RunInterrupted', schemaVersion: 1, data: { ...ref, by: command.by, message: command.message, ...logOf(command), ...atOf(command) } }], repeated: false });
       case 'heartbeat': {
@@ -59,7 +68,7 @@ export function decideCompletion(state: PipelineState, command: CompletionComman
   }
   const repeat =
     (command.kind === 'succeed' && date.status === 'success') ||
-    (command.kind === 'fail' && date.status === 'failed') ||
+    (command.kind === 'fail' && (date.status === 'failed' || date.status === 'up_for_retry')) ||
     (command.kind === 'interrupt' && date.status === 'interrupted');
   if (repeat) return accept({ events: [], repeated: true });
   const finished =
@@ -67,7 +76,9 @@ export function decideCompletion(state: PipelineState, command: CompletionComman
       ? 'was abandoned when its lease expired'
       : date.status === 'interrupted'
         ? 'was interrupted'
-        : `already ${date.status === 'success' ? 'succeeded' : 'failed'}`;
+        : date.status === 'up_for_retry'
+          ? 'already failed (a retry is scheduled)'
+          : `already ${date.status === 'success' ? 'succeeded' : 'failed'}`;
   return refuse(
     'ledger.runFinished',
     `run ${command.runId} of ${pipeline} ${command.date} ${finished}; its ${what} is not recorded. Start a new attempt to run it again`,

@@ -28,6 +28,16 @@ export type StartCommand = {
   supersede?: { runId: string; message: string };
   /** Recorded on the run when it was started from an OpenLineage event. */
   openlineage?: RunStarted['data']['openlineage'];
+  /**
+   * The previous slot that keeps this one from starting (the pipeline depends on past and it is not done),
+   * as `previousSlotBlocks` gives it; absent when nothing blocks it.
+   */
+  waitFor?: { date: string; status: string };
+  /**
+   * The pipeline's first slot and its end (inclusive, or null), so a date outside them is refused as such rather
+   * than as "not a slot".
+   */
+  bounds?: { firstDate: string; firstLogicalDate: string; end: string | null };
   /** The producer's own start time (OpenLineage `eventTime`), recorded as the run's `at`; a run it supersedes ends then too. */
   at?: string;
 };
@@ -52,10 +62,24 @@ export function decideStart(state: PipelineState, command: StartCommand, context
     );
   }
   if (!command.onSchedule && command.runType !== 'manual') {
-    return refuse('ledger.notASlot', `${slot.logicalDate} is not a slot of ${pipeline}'s timetable; use --type manual (library: type: 'manual') to run an off-schedule date`);
+    const { bounds } = command;
+    const at = Date.parse(slot.logicalDate);
+    if (bounds && at < Date.parse(bounds.firstLogicalDate)) {
+      return refuse(
+        'ledger.notASlot',
+        `${slot.logicalDate} is before ${pipeline}'s start (its first date is ${bounds.firstDate}); redefine it with an earlier --start to schedule that date, or use --type manual (library: runType: 'manual') for a one-off off-schedule run`,
+      );
+    }
+    if (bounds?.end != null && at > Date.parse(bounds.end)) {
+      return refuse(
+        'ledger.notASlot',
+        `${slot.logicalDate} is after ${pipeline}'s end (${bounds.end}); redefine it with a later --end to schedule that date, or use --type manual (library: runType: 'manual') for a one-off off-schedule run`,
+      );
+    }
+    return refuse('ledger.notASlot', `${slot.logicalDate} is not a slot of ${pipeline}'s timetable; use --type manual (library: runType: 'manual') to run an off-schedule date`);
   }
   if (command.onSchedule && command.runType !== 'manual' && Date.parse(slot.runAfter) > nowMs) {
-    return refuse('ledger.notDue', `${pipeline} ${slot.date} is not due until ${slot.runAfter}; wait, or use --type manual (library: type: 'manual') to run it early`);
+    return refuse('ledger.notDue', `${pipeline} ${slot.date} is not due until ${slot.runAfter}; wait, or use --type manual (library: runType: 'manual') to run it early`);
   }
   const current = state.dates.get(slot.date);
   let takeover: RunAbandoned | null = null;
@@ -79,9 +103,19 @@ export function decideStart(state: PipelineState, command: StartCommand, context
     };
   }
   if (current?.status === 'success' && !command.force) {
+    const how = current.mark ? `was marked success by ${current.mark.actor}` : `already succeeded (run ${current.runId})`;
+    return refuse('ledger.alreadySucceeded', `${pipeline} ${slot.date} ${how}; pass --force (library: force: true) to reprocess it`);
+  }
+  if (current?.status === 'skipped' && !command.force) {
     return refuse(
       'ledger.alreadySucceeded',
-      `${pipeline} ${slot.date} already succeeded (run ${current.runId}); pass --force (library: force: true) to reprocess it`,
+      `${pipeline} ${slot.date} was marked skipped by ${current.mark?.actor ?? 'someone'} (${current.mark?.reason ?? 'no reason'}); pass --force (library: force: true) to run it anyway, or clear it first`,
+    );
+  }
+  if (command.waitFor) {
+    return refuse(
+      'ledger.waitingForPrevious',
+      `${pipeline} depends on past and the slot before ${slot.date}, ${command.waitFor.date}, is ${command.waitFor.status}; run or mark ${command.waitFor.date} first, or start ${slot.date} with --type manual to run it anyway`,
     );
   }
   const attempt = (current?.attempts ?? 0) + 1;
@@ -98,7 +132,7 @@ export function decideStart(state: PipelineState, command: StartCommand, context
       dataInterval: slot.dataInterval,
       runAfter: slot.runAfter,
       leaseExpiresAt: new Date(nowMs + command.leaseMs).toISOString(),
-      force: current?.status === 'success',
+      force: current?.status === 'success' || current?.status === 'skipped',
       offSchedule: !command.onSchedule,
       takeoverOf: takeover ? takeover.data.runId : null,
       ...(command.openlineage ? { openlineage: command.openlineage } : {}),

@@ -78,6 +78,8 @@ function foldInto(next: PipelineState, event: RecordedEvent, instant: WatermarkI
     case 'RunStarted': {
       const d = event.data;
       const before = next.dates.get(d.date);
+      // The attempt a scheduled retry was waiting for: the date stays under its retry policy.
+      const retry = before?.status === 'up_for_retry' && before.retry ? { retry: { attempt: before.retry.attempt, of: before.retry.of, nextAt: null } } : {};
       next.dates.set(d.date, {
         date: d.date,
         status: 'running',
@@ -99,6 +101,7 @@ function foldInto(next: PipelineState, event: RecordedEvent, instant: WatermarkI
         clearedAt: null,
         startPosition: event.position,
         version: event.streamVersion,
+        ...retry,
       });
       return;
     }
@@ -113,18 +116,46 @@ function foldInto(next: PipelineState, event: RecordedEvent, instant: WatermarkI
         outputs: event.data.outputs,
         version: event.streamVersion,
       });
-      const mark = { date: date.date, logicalDate: date.logicalDate };
-      const markMs = Date.parse(mark.logicalDate);
-      const watermark = next.watermark;
-      if (watermark !== null && instant.mark !== watermark) {
-        instant.mark = watermark;
-        instant.ms = Date.parse(watermark.logicalDate);
-      }
-      if (watermark === null || markMs > instant.ms) {
-        next.watermark = mark;
-        instant.mark = mark;
-        instant.ms = markMs;
-      }
+      raiseWatermark(next, { date: date.date, logicalDate: date.logicalDate }, instant);
+      return;
+    }
+    case 'RunMarked': {
+      const d = event.data;
+      const before = next.dates.get(d.date);
+      // A running key is refused by the decider; no log, however made, may mark one from under its run.
+      if (before?.status === 'running') return touch(next, event);
+      next.dates.set(d.date, {
+        date: d.date,
+        status: d.status,
+        runId: d.runId,
+        attempt: before?.attempt ?? 0,
+        attempts: before?.attempts ?? 0,
+        runType: before?.runType ?? 'manual',
+        logicalDate: d.logicalDate,
+        dataInterval: { start: d.dataInterval.start, end: d.dataInterval.end },
+        runAfter: d.runAfter,
+        startedAt: event.recordedAt,
+        finishedAt: event.recordedAt,
+        leaseExpiresAt: event.recordedAt,
+        metrics: null,
+        outputs: [],
+        error: null,
+        offSchedule: false,
+        forced: false,
+        clearedAt: null,
+        startPosition: event.position,
+        version: event.streamVersion,
+        mark: { status: d.status, actor: event.metadata.actor, reason: event.metadata.reason ?? '', at: event.recordedAt },
+      });
+      // A success by hand is a success: downstream may read the date (Airflow's mark success does the same).
+      if (d.status === 'success') raiseWatermark(next, { date: d.date, logicalDate: d.logicalDate }, instant);
+      return;
+    }
+    case 'RetryScheduled': {
+      const date = next.dates.get(event.data.date);
+      if (!date || !isCurrentRun(date, event.data.runId) || date.status !== 'failed') return touch(next, event);
+      const { attempt, maxAttempts, nextAt } = event.data;
+      next.dates.set(date.date, { ...date, status: 'up_for_retry', retry: { attempt, of: maxAttempts, nextAt }, version: event.streamVersion });
       return;
     }
     case 'RunFailed': {
@@ -172,9 +203,11 @@ function foldInto(next: PipelineState, event: RecordedEvent, instant: WatermarkI
     case 'RunCleared': {
       const date = next.dates.get(event.data.date);
       if (!date || date.status === 'cleared') return touch(next, event);
+      // A clear also cancels a scheduled retry: the key starts its policy afresh.
+      const { retry: _cancelled, ...rest } = date;
       const cause = event.data.cause;
       next.dates.set(date.date, {
-        ...date,
+        ...rest,
         status: 'cleared',
         clearedAt: event.recordedAt,
         version: event.streamVersion,
@@ -189,6 +222,21 @@ function foldInto(next: PipelineState, event: RecordedEvent, instant: WatermarkI
       const unknown: never = event;
       throw new Error(`evolve: unhandled event ${JSON.stringify((unknown as { type: unknown }).type)}`);
     }
+  }
+}
+
+/** Moves the watermark up to `mark` when it is later (never down, S5). */
+function raiseWatermark(next: PipelineState, mark: DateMark, instant: WatermarkInstant): void {
+  const markMs = Date.parse(mark.logicalDate);
+  const watermark = next.watermark;
+  if (watermark !== null && instant.mark !== watermark) {
+    instant.mark = watermark;
+    instant.ms = Date.parse(watermark.logicalDate);
+  }
+  if (watermark === null || markMs > instant.ms) {
+    next.watermark = mark;
+    instant.mark = mark;
+    instant.ms = markMs;
   }
 }
 

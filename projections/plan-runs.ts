@@ -10,13 +10,16 @@ import type { Slot } from './slot.js';
  */
 export type Reprocess = 'none' | 'failed' | 'completed';
 
-/** Why a slot is in a plan: its state at planning time. `completed` means it succeeded and is reprocessed. */
-export type PlanReason = 'missing' | 'cleared' | 'stalled' | 'interrupted' | 'failed' | 'completed';
+/**
+ * Why a slot is in a plan: its state at planning time. `completed` means it succeeded (or was marked skipped)
+ * and is reprocessed; `up_for_retry`: a retry is scheduled for it, and the runner waits for its time.
+ */
+export type PlanReason = 'missing' | 'cleared' | 'stalled' | 'interrupted' | 'failed' | 'up_for_retry' | 'completed';
 
 export type PlannedSlot = Slot & { reason: PlanReason };
 
 /** A slot left alone because the reprocess mode does not cover its status. */
-export type ExcludedSlot = { date: string; status: 'success' | 'failed'; runId: string };
+export type ExcludedSlot = { date: string; status: 'success' | 'skipped' | 'failed'; runId: string };
 
 export type RunPlan = {
   /** The slots to run, in the order they were given (ascending). */
@@ -51,6 +54,9 @@ export function selectSlot(date: DateState | undefined, reprocess: Reprocess, no
     case 'interrupted':
       // Its runner was stopped, the pipeline did not fail: the same command resumes it.
       return { run: true, reason: 'interrupted' };
+    case 'up_for_retry':
+      // Its retry policy is not spent: every mode carries it on (the runner waits for its time).
+      return { run: true, reason: 'up_for_retry' };
     case 'running':
       // An expired lease means the runner died: the ledger's start takes the run over (S4).
       if (leaseExpired(date, nowMs)) return { run: true, reason: 'stalled' };
@@ -59,8 +65,9 @@ export function selectSlot(date: DateState | undefined, reprocess: Reprocess, no
       if (reprocess !== 'none') return { run: true, reason: 'failed' };
       return { run: false, excluded: { date: date.date, status: 'failed', runId: date.runId } };
     case 'success':
+    case 'skipped':
       if (reprocess === 'completed') return { run: true, reason: 'completed' };
-      return { run: false, excluded: { date: date.date, status: 'success', runId: date.runId } };
+      return { run: false, excluded: { date: date.date, status: date.status, runId: date.runId } };
     default: {
       const unknown: never = date.status;
       throw new Error(`selectSlot: unhandled status ${String(unknown)}`);

@@ -8,6 +8,11 @@
  * 2: a run records the log file its outcome named (`RunRecord.log`).
  * 3: a run's start and end are the producer's own times (`at`) when its events carry them; a run keeps
  *    its outputs and the tasks a producer's verdict left unreported (`RunRecord.outputs`, `.unreportedTasks`).
- * 4: a key cleared by a cascade keeps its cause (`DateState.clearCause`).
+ * 4: on one line of history, marks (`RunMarked`: the `skipped` status, `DateState.mark`) and retries
+ *    (`RetryScheduled`: the `up_for_retry` status, `DateState.retry`, `RunRecord.retry`) with a key cleared by a
+ *    cascade keeping its cause (`DateState.clearCause`); on the other, that cause and a pipeline's last failure
+ *    keeping its error's most telling line (`tellingLine`), not its first line.
+ * 5: each line's merge of its two 4s (run control's and newcomer's), so tables built by either rebuild.
+ * 6: a merge of both 5s (run control and newcomer in one fold), so tables built by either 5 rebuild.
  */
-export const PROJECTION_VERSION = 4;
+export const PROJECTION_VERSION = 6;

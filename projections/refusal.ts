@@ -17,6 +17,7 @@ export const REFUSAL_CODES = [
   'ledger.staleRun',
   'ledger.tasksUnfinished',
   'ledger.unknownRun',
+  'ledger.waitingForPrevious',
 ] as const;
 export type RefusalCode = (typeof REFUSAL_CODES)[number];
 

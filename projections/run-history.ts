@@ -31,6 +31,8 @@ export type RunRecord = {
   outputs?: RunOutput[];
   /** Tasks that reported no state before the producer's verdict ended the run (absent when every task reported). */
   unreportedTasks?: string[];
+  /** A failed attempt that was scheduled to be tried again: the next attempt (within the policy), of how many, and when. */
+  retry?: { attempt: number; of: number; nextAt: string };
 };
 
 /** Every run of a pipeline, in start order, keyed by run id. */
@@ -49,6 +51,8 @@ export function evolveRunHistory(history: RunHistory, event: RecordedEvent): Run
   switch (event.type) {
     case 'PipelineDefined':
     case 'PipelineRedefined':
+    // A mark is no run (nothing ran); it is in the log, and in the date's state.
+    case 'RunMarked':
     // Task rows are folded by projections/task-runs.ts; a run's outcome comes from its own RunSucceeded or RunFailed (S12).
     case 'TaskStateChanged':
       return history;
@@ -90,6 +94,10 @@ export function evolveRunHistory(history: RunHistory, event: RecordedEvent): Run
           ? { ...r, status: 'failed', finishedAt: event.data.at ?? event.recordedAt, error: event.data.error, ...withLog(event.data.log), ...withUnreported(event.data.unreportedTasks) }
           : r,
       );
+      return history;
+    case 'RetryScheduled':
+      // The attempt stays failed; the retry is the next attempt, a run of its own when it starts.
+      update(history, event.data.runId, (r) => (r.status === 'failed' ? { ...r, retry: { attempt: event.data.attempt, of: event.data.maxAttempts, nextAt: event.data.nextAt } } : r));
       return history;
     case 'RunInterrupted':
       update(history, event.data.runId, (r) =>

@@ -41,6 +41,12 @@ export function evolveTaskRuns(tasks: TaskRuns, event: RecordedEvent): TaskRuns 
     case 'PipelineDefined':
     case 'PipelineRedefined':
     case 'RunHeartbeat':
+    // The failure that scheduled it already closed the run.
+    case 'RetryScheduled':
+      return tasks;
+    case 'RunMarked':
+      // A mark opens a generation of its own, with no tasks: nothing may report on the key's older run.
+      tasks.open.delete(event.data.date);
       return tasks;
     case 'RunStarted':
       // A new attempt supersedes whatever run the key had (S2).

@@ -3,14 +3,14 @@ import type { BlockedBy } from '../upstream-slots.js';
 import { clearedBecause, waitsForText } from './cleared-because.js';
 
 /**
- * The status of one calendar cell: a date's status (missing, running, success, failed, cleared, interrupted), a running key
- * whose lease ran out (`stalled`), and slots that are not due yet.
- * `interrupted`: its runner was stopped; the same backfill resumes it.
+ * The status of one calendar cell: a date's status (missing, running, success, skipped, failed, up for retry,
+ * cleared, interrupted), a running key whose lease ran out (`stalled`), and slots that are not due yet.
+ * `interrupted`: its runner was stopped; the same backfill resumes it. `skipped`: marked by hand as nothing to do.
  */
-export type CellStatus = 'success' | 'failed' | 'running' | 'stalled' | 'interrupted' | 'cleared' | 'missing' | 'not-due';
+export type CellStatus = 'success' | 'skipped' | 'failed' | 'up_for_retry' | 'running' | 'stalled' | 'interrupted' | 'cleared' | 'missing' | 'not-due';
 
 /** Every cell status, in the order legends list them. */
-export const CELL_STATUSES: readonly CellStatus[] = ['success', 'failed', 'running', 'stalled', 'interrupted', 'cleared', 'missing', 'not-due'];
+export const CELL_STATUSES: readonly CellStatus[] = ['success', 'skipped', 'failed', 'up_for_retry', 'running', 'stalled', 'interrupted', 'cleared', 'missing', 'not-due'];
 
 /**
  * Why a key shares a cell with another: the second of a repeated DST hour
@@ -50,6 +50,8 @@ export type CalendarCell = {
    * (`cleared because …`), for a blocked cell's mark and tooltip; absent otherwise.
    */
   blocked?: string;
+  /** What else the tooltip says: who marked it and why, or the attempt a retry waits for (null for neither). */
+  note: string | null;
 };
 
 export type CalendarRow = { label: string; cells: CalendarCell[] };
@@ -70,7 +72,7 @@ export type CalendarView = {
 /** What the calendar needs of a `state` row (the `dates[]` of `state --json` fits). */
 export type CalendarInput = {
   date: string;
-  status: 'missing' | 'running' | 'success' | 'failed' | 'interrupted' | 'cleared';
+  status: 'missing' | 'running' | 'success' | 'skipped' | 'failed' | 'up_for_retry' | 'interrupted' | 'cleared';
   stalled: boolean;
   attempts: number;
   error: string | null;
@@ -78,6 +80,10 @@ export type CalendarInput = {
   offSchedule?: boolean;
   blockedBy?: BlockedBy;
   clearCause?: ClearedBecause;
+  /** A date marked by hand: the reason, for the tooltip. */
+  mark?: { status: string; actor: string; reason: string };
+  /** A date under a retry policy: the attempt it is on or waits for, and when. */
+  retry?: { attempt: number; of: number; nextAt: string | null };
 };
 
 export type CalendarOptions = {
@@ -109,7 +115,7 @@ export function buildCalendar(options: CalendarOptions): CalendarView {
   const counts = Object.fromEntries(CELL_STATUSES.map((s) => [s, 0])) as Record<CellStatus, number>;
   const rows: CalendarRow[] = [];
   const layout = options.dailyKeys ? 'month' : 'day';
-  const add = (date: string, status: CellStatus, attempts: number, error: string | null, offSchedule: boolean, blocked?: string) => {
+  const add = (date: string, status: CellStatus, attempts: number, error: string | null, offSchedule: boolean, note: string | null, blocked?: string) => {
     counts[status] += 1;
     const label = layout === 'month' ? date.slice(0, 7) : date.slice(0, 10);
     const parsed = layout === 'month' ? Number(date.slice(8, 10)) - 1 : Number(date.slice(11, 13));
@@ -128,10 +134,10 @@ export function buildCalendar(options: CalendarOptions): CalendarView {
       if (kind === 'same-hour' && STATUS_SEVERITY[status] > STATUS_SEVERITY[holder.status]) holder.status = status;
       return;
     }
-    row.cells.push({ date, status, column, ...marks, attempts, error, offSchedule, extras: [], ...(blocked === undefined ? {} : { blocked }) });
+    row.cells.push({ date, status, column, ...marks, attempts, error, note, offSchedule, extras: [], ...(blocked === undefined ? {} : { blocked }) });
   };
-  for (const d of options.dates) add(d.date, cellStatus(d), d.attempts, d.status === 'failed' ? d.error : null, d.offSchedule === true, blockedText(d));
-  for (const date of options.notDue ?? []) add(date, 'not-due', 0, null, false);
+  for (const d of options.dates) add(d.date, cellStatus(d), d.attempts, d.status === 'failed' || d.status === 'up_for_retry' ? d.error : null, d.offSchedule === true, cellNote(d), blockedText(d));
+  for (const date of options.notDue ?? []) add(date, 'not-due', 0, null, false, null);
   const keep = options.maxRows === undefined ? rows.length : Math.max(0, options.maxRows);
   const hiddenRows = Math.max(0, rows.length - keep);
   return {
@@ -146,18 +152,33 @@ export function buildCalendar(options: CalendarOptions): CalendarView {
 }
 
 /**
+ * The words a cell adds about a mark or a retry: `marked skipped by alice: holiday`, `attempt 2 of 4, next at …`.
+ *
+ * @example
+ * cellNote({ status: 'up_for_retry', retry: { attempt: 2, of: 4, nextAt: '2026-11-03T00:05:00Z' } }) // 'attempt 2 of 4, next at 2026-11-03T00:05:00Z'
+ */
+export function cellNote(row: Pick<CalendarInput, 'status' | 'mark' | 'retry'>): string | null {
+  if (row.mark && (row.status === 'success' || row.status === 'skipped')) return `marked ${row.mark.status} by ${row.mark.actor}${row.mark.reason ? `: ${row.mark.reason}` : ''}`;
+  if (row.retry && row.status === 'up_for_retry' && row.retry.nextAt !== null) return `attempt ${row.retry.attempt} of ${row.retry.of}, next at ${row.retry.nextAt}`;
+  if (row.retry && row.status !== 'missing' && row.status !== 'cleared') return `attempt ${row.retry.attempt} of ${row.retry.of}`;
+  return null;
+}
+
+/**
  * How bad each status is, for a cell or a strip bucket that stands for
  * several keys: it takes the worst one inside.
  */
 export const STATUS_SEVERITY: Readonly<Record<CellStatus, number>> = {
   'not-due': 0,
   success: 1,
-  running: 2,
-  cleared: 3,
-  interrupted: 4,
-  missing: 5,
-  stalled: 6,
-  failed: 7,
+  skipped: 2,
+  running: 3,
+  cleared: 4,
+  interrupted: 5,
+  missing: 6,
+  stalled: 7,
+  up_for_retry: 8,
+  failed: 9,
 };
 
 /** The words of a row's `blockedBy` and `clearCause`, or undefined when it has neither. */

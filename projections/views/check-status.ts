@@ -1,3 +1,4 @@
+import { PENDING_REASONS, reasonWords } from '../pending.js';
 import { formatLag } from './format-lag.js';
 import type { PipelineStatus } from './pipeline-status.js';
 import { waitsForText } from './cleared-because.js';
@@ -6,7 +7,7 @@ import { waitsForText } from './cleared-because.js';
 export type CheckRules = {
   /** Largest lag allowed, in seconds; overrides every pipeline's freshness. */
   maxLagSeconds?: number;
-  /** Most pending dates allowed (missing, failed, cleared and stalled together). */
+  /** Most pending dates allowed (missing, failed, up for retry, interrupted, cleared, stalled and waiting for previous together). */
   maxPending?: number;
   /** No date may be currently failed. */
   noFailed?: boolean;
@@ -45,7 +46,7 @@ export function checkStatus(status: PipelineStatus, rules: CheckRules): Violatio
     });
   }
   if (rules.maxPending !== undefined && status.pending.total > rules.maxPending) {
-    const parts = (['missing', 'failed', 'interrupted', 'cleared', 'stalled', 'upstream'] as const).filter((r) => status.pending[r] > 0).map((r) => `${status.pending[r]} ${r}`);
+    const parts = PENDING_REASONS.filter((r) => status.pending[r] > 0).map((r) => `${status.pending[r]} ${reasonWords(r)}`);
     violations.push({
       pipeline: p,
       rule: 'pending',

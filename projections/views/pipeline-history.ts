@@ -1,5 +1,6 @@
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
+import { isDone } from '../date-state.js';
 import { evolve, initialState, type PipelineState } from '../pipeline-state.js';
 import type { Slot } from '../slot.js';
 
@@ -16,7 +17,7 @@ export type HistoryPoint = {
   completeThroughAt: string | null;
 };
 
-export type AuditKind = 'defined' | 'redefined' | 'cleared' | 'forced' | 'takeover' | 'abandoned';
+export type AuditKind = 'defined' | 'redefined' | 'cleared' | 'forced' | 'takeover' | 'abandoned' | 'marked';
 
 /** One entry of the audit timeline: who changed the course of the pipeline's history, and why. */
 export type AuditEntry = {
@@ -61,7 +62,7 @@ export function historyFold(walkerFor: (definition: PipelineDefinition) => SlotW
 
   const walkFrom = (s: PipelineState, from: Slot | undefined, last: Slot | null): Slot | null => {
     let done = last;
-    for (let slot = from; slot && s.dates.get(slot.date)?.status === 'success'; slot = walker?.next(slot)) done = slot;
+    for (let slot = from; slot && isDone(s.dates.get(slot.date)?.status); slot = walker?.next(slot)) done = slot;
     return done;
   };
 
@@ -91,6 +92,9 @@ export function historyFold(walkerFor: (definition: PipelineDefinition) => SlotW
       case 'RunAbandoned':
         note(event, 'abandoned', event.data.date, event.data.runId, `abandoned run of ${event.data.date}: ${event.data.reason}`);
         break;
+      case 'RunMarked':
+        note(event, 'marked', event.data.date, event.data.runId, `marked ${event.data.date} ${event.data.status} (was ${event.data.previousStatus}); no command ran`);
+        break;
       default:
         break;
     }
@@ -99,8 +103,8 @@ export function historyFold(walkerFor: (definition: PipelineDefinition) => SlotW
       const after = state.dates.get(key)?.status;
       if (after !== before) {
         const next = through ? walker.next(through) : walker.first();
-        if (after === 'success' && next?.date === key) through = walkFrom(state, next, through);
-        else if (after !== 'success' && through && isAtOrBefore(state, key, through)) through = walkFrom(state, walker.first(), null);
+        if (isDone(after) && next?.date === key) through = walkFrom(state, next, through);
+        else if (!isDone(after) && through && isAtOrBefore(state, key, through)) through = walkFrom(state, walker.first(), null);
       }
     }
     const watermark = state.watermark;

@@ -1,4 +1,5 @@
-import { leaseExpired } from '../date-state.js';
+import { tellingLine } from './telling-line.js';
+import { isDone, leaseExpired } from '../date-state.js';
 import type { PendingReason } from '../pending.js';
 import type { PipelineState } from '../pipeline-state.js';
 import type { RunHistory } from '../run-history.js';
@@ -86,7 +87,7 @@ export type PipelineStatusInput = {
 export function pipelineStatus(input: PipelineStatusInput): PipelineStatus {
   const { state, nowMs } = input;
   const definition = state.definition;
-  const pending: PendingCounts = { total: 0, missing: 0, failed: 0, interrupted: 0, cleared: 0, stalled: 0, upstream: 0 };
+  const pending: PendingCounts = { total: 0, missing: 0, failed: 0, up_for_retry: 0, interrupted: 0, cleared: 0, stalled: 0, waitingForPrevious: 0, upstream: 0 };
   let blocked = 0;
   let firstBlocked: PipelineStatus['firstBlocked'] = null;
   let completeThrough: Slot | null = null;
@@ -94,11 +95,13 @@ export function pipelineStatus(input: PipelineStatusInput): PipelineStatus {
   let walking = true;
   let behind = 0;
   let anyDue = false;
+  /** Whether the slot before this one is done (null before the first slot: it waits for nothing). */
+  let previousDone: boolean | null = null;
   for (const slot of input.slots) {
     firstSlot ??= slot;
     const date = state.dates.get(slot.date);
     const due = Date.parse(slot.runAfter) <= nowMs;
-    if (walking && date?.status === 'success') completeThrough = slot;
+    if (walking && isDone(date?.status)) completeThrough = slot;
     else walking = false;
     if (!due) {
       // Past the last due slot only an early success can still extend complete-through.
@@ -107,12 +110,15 @@ export function pipelineStatus(input: PipelineStatusInput): PipelineStatus {
     }
     anyDue = true;
     if (!walking) behind += 1;
-    let reason = pendingReason(date, nowMs);
+    // Depends on past: a slot that would run afresh waits while the one before it is not done.
+    const waiting = definition?.dependsOnPast === true && previousDone === false && (date === undefined || date.status === 'cleared');
+    previousDone = isDone(date?.status);
+    let reason: PendingReason | null = waiting ? 'waitingForPrevious' : pendingReason(date, nowMs);
     const by = reason === null || reason === 'stalled' || input.blocked === undefined ? null : input.blocked(slot);
     if (by !== null) {
       blocked += 1;
       firstBlocked ??= { date: slot.date, blockedBy: by };
-      if (reason !== 'failed') reason = 'upstream';
+      if (reason !== 'failed' && reason !== 'up_for_retry') reason = 'upstream';
     }
     if (reason) {
       pending[reason] += 1;
@@ -158,9 +164,22 @@ export function pipelineStatus(input: PipelineStatusInput): PipelineStatus {
 
 function pendingReason(date: ReturnType<PipelineState['dates']['get']>, nowMs: number): PendingReason | null {
   if (!date) return 'missing';
-  if (date.status === 'running') return leaseExpired(date, nowMs) ? 'stalled' : null;
-  if (date.status === 'success') return null;
-  return date.status;
+  switch (date.status) {
+    case 'running':
+      return leaseExpired(date, nowMs) ? 'stalled' : null;
+    case 'success':
+    case 'skipped':
+      return null;
+    case 'failed':
+    case 'up_for_retry':
+    case 'interrupted':
+    case 'cleared':
+      return date.status;
+    default: {
+      const unknown: never = date.status;
+      throw new Error(`pendingReason: unhandled status ${String(unknown)}`);
+    }
+  }
 }
 
 /** The run that failed last (by when its failure was recorded); a later clear or retry does not hide it. */
@@ -169,7 +188,7 @@ function lastFailure(history: RunHistory): LastFailure | null {
   for (const run of history.runs.values()) {
     if (run.error === null || run.finishedAt === null) continue;
     if (last && Date.parse(run.finishedAt) < Date.parse(last.at)) continue;
-    last = { date: run.date, runId: run.runId, at: run.finishedAt, error: firstLine(run.error) };
+    last = { date: run.date, runId: run.runId, at: run.finishedAt, error: tellingLine(run.error) };
   }
   return last;
 }
@@ -183,10 +202,6 @@ function lastSuccess(history: RunHistory): LastSuccess | null {
     last = { date: run.date, runId: run.runId, at: run.finishedAt };
   }
   return last;
-}
-
-function firstLine(text: string): string {
-  return (text.split(/\r?\n/).find((line) => line.trim() !== '') ?? '').trim();
 }
 
 /**

@@ -1,6 +1,6 @@
-import { cellStatus, type CalendarInput, type CellStatus } from './calendar.js';
+import { cellNote, cellStatus, type CalendarInput, type CellStatus } from './calendar.js';
 
-export type StripCell = { date: string; status: CellStatus; error: string | null };
+export type StripCell = { date: string; status: CellStatus; error: string | null; note: string | null };
 
 /**
  * The overview's status strip: the last `length` slots of a pipeline, oldest
@@ -11,5 +11,5 @@ export type StripCell = { date: string; status: CellStatus; error: string | null
  * statusStrip(state.dates, 30).map((c) => c.status) // ['success', 'success', 'failed', …]
  */
 export function statusStrip(dates: readonly CalendarInput[], length: number): StripCell[] {
-  return dates.slice(-length).map((d) => ({ date: d.date, status: cellStatus(d), error: d.status === 'failed' ? d.error : null }));
+  return dates.slice(-length).map((d) => ({ date: d.date, status: cellStatus(d), error: d.status === 'failed' || d.status === 'up_for_retry' ? d.error : null, note: cellNote(d) }));
 }

@@ -4,6 +4,7 @@ import { toolVersion } from '../runtime.js';
 import { CliContext, type CliDeps, type GlobalOptions } from './cli-context.js';
 import { registerClearCommand } from './commands/clear-command.js';
 import { registerDefineCommands } from './commands/define-command.js';
+import { registerMarkCommand } from './commands/mark-command.js';
 import { registerQueryCommands } from './commands/query-commands.js';
 import { registerRunCommands } from './commands/run-commands.js';
 import { registerTaskCommands } from './commands/task-commands.js';
@@ -45,6 +46,7 @@ export function createProgram(deps: CliDeps, extra: CommandRegistrar[] = []): Co
   registerRunCommands(program, ctx);
   registerTaskCommands(program, ctx);
   registerClearCommand(program, ctx);
+  registerMarkCommand(program, ctx);
   registerQueryCommands(program, ctx);
   for (const register of extra) register(program, ctx);
   oneLineUsageErrors(program);

@@ -1,13 +1,34 @@
 /**
+ * How a table fits the screen. `width`: the terminal's columns (undefined off a terminal or with `--wide`);
+ * `flexible`: the columns that give way, by index (free text: an error, a sentence, a reason), each cut with "…";
+ * `maxCell`: the most characters a flexible cell keeps without a width (off a terminal), unless `wide`.
+ */
+export type TableFit = { width?: number | undefined; flexible?: readonly number[]; maxCell?: number; wide?: boolean };
+
+/** Flexible cells never shrink below this, so a narrow terminal still shows the start of each. */
+const MIN_FLEXIBLE = 12;
+/** What a flexible cell keeps off a terminal (a pipe, a file, CI), where there is no width to fit. */
+export const DEFAULT_MAX_CELL = 100;
+
+/**
  * A plain text table: columns padded to their widest cell, a header row, no
- * colour (so it reads the same in a terminal, a log file and a CI job).
+ * colour (so it reads the same in a terminal, a log file and a CI job). Every
+ * cell is one line (a newline in a cell would break the row); with a `fit`, the
+ * flexible columns are cut so the table fits the terminal.
  *
  * @example
  * formatTable(['DATE', 'STATUS'], [['2026-11-02', 'success']])
+ * formatTable(['POS', 'WHAT', 'WHY'], rows, { width: process.stdout.columns, flexible: [1, 2] })
  */
-export function formatTable(header: string[], rows: string[][]): string {
-  const widths = columnWidths(header, rows);
-  return [tableLine(header, widths), ...rows.map((row) => tableLine(row, widths))].join('\n') + '\n';
+export function formatTable(header: string[], rows: string[][], fit: TableFit = {}): string {
+  const flat = rows.map((row) => row.map(flatCell));
+  const widths = fitWidths(header, columnWidths(header, flat), fit);
+  return [tableLine(header, widths), ...flat.map((row) => tableLine(row, widths, fit))].join('\n') + '\n';
+}
+
+/** A cell as one line: a line break in it becomes a space. */
+function flatCell(cell: string): string {
+  return cell.includes('\n') || cell.includes('\r') ? cell.replace(/\s*[\r\n]+\s*/g, ' ').trim() : cell;
 }
 
 /** The widest cell per column; a loop, not `Math.max(...cells)`, which overflows the stack past ~100,000 rows. */
@@ -17,11 +38,45 @@ function columnWidths(header: string[], rows: string[][]): number[] {
   return widths;
 }
 
-function tableLine(cells: string[], widths: number[]): string {
+/** Column widths after the flexible ones gave way: to `maxCell` each off a terminal, then the widest first until the table fits `width`. */
+function fitWidths(header: string[], natural: number[], fit: TableFit): number[] {
+  const widths = [...natural];
+  const flexible = fit.flexible ?? [];
+  if (fit.wide || flexible.length === 0) return widths;
+  if (fit.width === undefined) {
+    const cap = fit.maxCell ?? DEFAULT_MAX_CELL;
+    for (const i of flexible) widths[i] = Math.min(widths[i] ?? 0, Math.max(cap, header[i]?.length ?? 0));
+    return widths;
+  }
+  const total = () => widths.reduce((sum, w) => sum + w, 0) + 2 * (widths.length - 1);
+  while (total() > fit.width) {
+    // The widest flexible column still above its floor gives one character at a time (a fair share when two are wide).
+    let widest = -1;
+    for (const i of flexible) {
+      const floor = Math.max(MIN_FLEXIBLE, header[i]?.length ?? 0);
+      if ((widths[i] ?? 0) > floor && (widest < 0 || (widths[i] ?? 0) > (widths[widest] ?? 0))) widest = i;
+    }
+    if (widest < 0) break;
+    widths[widest] = (widths[widest] ?? 0) - Math.max(1, Math.min(total() - fit.width, (widths[widest] ?? 0) - Math.max(MIN_FLEXIBLE, header[widest]?.length ?? 0)));
+  }
+  return widths;
+}
+
+function tableLine(cells: string[], widths: number[], fit: TableFit = {}): string {
+  const flexible = fit.flexible ?? [];
   return cells
-    .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+    .map((cell, i) => {
+      const text = flexible.includes(i) && !fit.wide ? cut(cell, widths[i] ?? cell.length) : cell;
+      return i === cells.length - 1 ? text : text.padEnd(widths[i] ?? 0);
+    })
     .join('  ')
     .trimEnd();
+}
+
+/** `text` cut to `width` characters, the last one "…" when anything was cut. */
+export function cut(text: string, width: number): string {
+  if (text.length <= width) return text;
+  return width <= 1 ? '…' : `${text.slice(0, width - 1).trimEnd()}…`;
 }
 
 /** Rows whose widths set the columns of a streamed table; later rows keep those widths (a longer cell pushes its line). */
@@ -39,16 +94,18 @@ const SAMPLE_ROWS = 1000;
 export class StreamingTable {
   readonly #header: string[];
   readonly #write: (text: string) => void;
+  readonly #fit: TableFit;
   #sample: string[][] | null = [];
   #widths: number[] = [];
 
-  constructor(header: string[], write: (text: string) => void) {
+  constructor(header: string[], write: (text: string) => void, fit: TableFit = {}) {
     this.#header = header;
     this.#write = write;
+    this.#fit = fit;
   }
 
   add(row: string[]): void {
-    if (this.#sample === null) return this.#write(`${tableLine(row, this.#widths)}\n`);
+    if (this.#sample === null) return this.#write(`${tableLine(row.map(flatCell), this.#widths, this.#fit)}\n`);
     this.#sample.push(row);
     if (this.#sample.length >= SAMPLE_ROWS) this.#flushSample();
   }
@@ -60,8 +117,8 @@ export class StreamingTable {
   #flushSample(): void {
     const sample = this.#sample ?? [];
     this.#sample = null;
-    this.#widths = columnWidths(this.#header, sample);
-    this.#write(formatTable(this.#header, sample));
+    this.#widths = fitWidths(this.#header, columnWidths(this.#header, sample.map((row) => row.map(flatCell))), this.#fit);
+    this.#write(formatTable(this.#header, sample, this.#fit));
   }
 }
 
@@ -72,4 +129,14 @@ export function formatMetrics(metrics: Record<string, unknown> | null): string {
     .filter(([, v]) => v === null || ['string', 'number', 'boolean'].includes(typeof v))
     .map(([k, v]) => `${k}=${String(v)}`)
     .join(' ');
+}
+
+/**
+ * The fit of a command's table: the terminal's width when stdout is one, nothing cut with `--wide`.
+ *
+ * @example
+ * formatTable(header, rows, tableFit(ctx.deps.columns, opts.wide, [4]))
+ */
+export function tableFit(columns: number | undefined, wide: boolean | undefined, flexible: readonly number[]): TableFit {
+  return { width: columns, flexible, wide: wide ?? false };
 }

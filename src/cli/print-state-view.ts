@@ -12,7 +12,7 @@ import { inZone } from './zoned-instant.js';
  * @example
  * printStateView(ctx, await ledger.state({ pipeline: 'etl_orders' }))
  */
-export function printStateView(ctx: CliContext, view: StateView, zone = 'UTC'): void {
+export function printStateView(ctx: CliContext, view: StateView, zone = 'UTC', wide = false): void {
   const rows = view.dates.map((d) => [
     d.date,
     d.stalled ? 'stalled' : d.status,
@@ -23,7 +23,7 @@ export function printStateView(ctx: CliContext, view: StateView, zone = 'UTC'): 
   ]);
   // DETAIL gets what the other columns leave of the terminal (at least 24 characters), or 100 off a terminal.
   const used = rows.length === 0 ? 0 : ['DATE', 'STATUS', 'ATTEMPT', 'TYPE', 'RUN', 'FINISHED'].reduce((sum, h, i) => sum + Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)) + 2, 0);
-  const width = ctx.deps.columns === undefined ? 100 : Math.max(24, ctx.deps.columns - used);
+  const width = wide ? Number.POSITIVE_INFINITY : ctx.deps.columns === undefined ? 100 : Math.max(24, ctx.deps.columns - used);
   ctx.out(formatTable(['DATE', 'STATUS', 'ATTEMPT', 'TYPE', 'RUN', 'FINISHED', 'DETAIL'], rows.map((row, i) => [...row, stateDetail(view.dates[i] as (typeof view.dates)[number], width)])));
   ctx.out(`watermark: ${view.watermark ?? 'none'}   complete through: ${view.completeThrough ?? 'none'}`);
 }

@@ -35,6 +35,20 @@ export type DefineInput = {
   upstreams?: readonly Upstream[] | null | undefined;
   /** The command `catchup --all` runs for each date, as argv; null drops it on a redefinition. */
   command?: PipelineCommand | null | undefined;
+  /** How many times backfill and catchup try a failed attempt again (0 or null: none). */
+  retries?: number | null | undefined;
+  /** The pause before the first retry, in ms (default 5 minutes, as Airflow's retry_delay); null drops it. */
+  retryDelayMs?: number | null | undefined;
+  /** Double the pause after each retry (Airflow's retry_exponential_backoff), up to `maxRetryDelayMs`. */
+  retryExponential?: boolean | null | undefined;
+  /** The longest pause between retries, in ms (default 24 hours, as Airflow's max_retry_delay); null drops it. */
+  maxRetryDelayMs?: number | null | undefined;
+  /** An attempt running longer is stopped (SIGTERM, then SIGKILL) and fails, `timed out after …`; null drops it. */
+  timeoutMs?: number | null | undefined;
+  /** A date runs only after the slot before it succeeded or was skipped (Airflow's depends_on_past). */
+  dependsOnPast?: boolean | null | undefined;
+  /** A date not done by its run-after plus this is late (`notify --on late`); null drops it. */
+  slaMs?: number | null | undefined;
 };
 
 /**
@@ -128,11 +142,39 @@ export function buildDefinition(input: DefineInput): PipelineDefinition {
     // Optional as well: a pipeline without upstreams or command hashes as definitions did before they existed.
     ...(input.upstreams == null || input.upstreams.length === 0 ? {} : { upstreams: checkUpstreams(input.pipeline, input.upstreams) }),
     ...(input.command == null ? {} : { command: checkCommand(input.command) }),
+    // Run control: each left out when not set, so a definition without it hashes as before it existed.
+    ...(input.retries == null || input.retries === 0 ? {} : { retries: checkRetries(input.retries, '--retries (retries)') }),
+    ...(input.retryDelayMs == null ? {} : { retryDelayMs: checkDelayMs(input.retryDelayMs, '--retry-delay (retryDelayMs)') }),
+    ...(input.retryExponential ? { retryExponential: true as const } : {}),
+    ...(input.maxRetryDelayMs == null ? {} : { maxRetryDelayMs: checkDurationMs(input.maxRetryDelayMs, '--max-retry-delay (maxRetryDelayMs)') }),
+    ...(input.timeoutMs == null ? {} : { timeoutMs: checkDurationMs(input.timeoutMs, '--timeout (timeoutMs)') }),
+    ...(input.dependsOnPast ? { dependsOnPast: true as const } : {}),
+    ...(input.slaMs == null ? {} : { slaMs: checkDurationMs(input.slaMs, '--sla (slaMs)') }),
   };
   // Builds the timetable once so a malformed schedule is refused here, with the field named.
   createTimetable(timetableSpec(definition));
   return definition;
 }
+
+/**
+ * A number of retries: a whole number from 0 to 100 (past that a failing date would hold a runner for days).
+ *
+ * @example
+ * checkRetries(3, '--retries') // 3
+ */
+export function checkRetries(retries: number, what: string): number {
+  if (!Number.isSafeInteger(retries) || retries < 0 || retries > MAX_RETRIES) {
+    throw new LedgerError('input.invalidRetries', `${what} must be a whole number from 0 to ${MAX_RETRIES}, not ${String(retries)}`);
+  }
+  return retries;
+}
+
+/** A retry delay may be zero (try again at once); otherwise a duration as `checkDurationMs` takes it. */
+export function checkDelayMs(ms: number, what: string): number {
+  return ms === 0 ? 0 : checkDurationMs(ms, what);
+}
+
+const MAX_RETRIES = 100;
 
 /** A pipeline's cap on metrics or error text: whole bytes from 1 KB to 16 MB. */
 function checkSizeCap(bytes: number, field: 'maxMetricsBytes' | 'maxErrorBytes'): number {

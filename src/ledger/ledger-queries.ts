@@ -1,3 +1,4 @@
+import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import { completeThrough } from '../../projections/complete-through.js';
 import { leaseExpired, type DateState } from '../../projections/date-state.js';
 import { deriveRunOutcome } from '../../projections/derive-run-outcome.js';
@@ -14,7 +15,7 @@ import { readModelsFor, statusFromTables, tableView, withDates } from './read-mo
 import { pipelineStatus, type PipelineStatus } from '../../projections/views/pipeline-status.js';
 import { keyOf, rangeOf } from './resolve-keys.js';
 import { parseRangeStart } from '../timetable/parse-range-end.js';
-import { boundedSlots, duePending, slotsFrom } from './slots.js';
+import { boundedSlots, duePending, previousSlot, slotsFrom } from './slots.js';
 import { blockingRule, loadUpstreams } from './load-upstreams.js';
 import { markBlocked } from '../../projections/pending.js';
 import type { BlockedBy } from '../../projections/upstream-slots.js';
@@ -57,7 +58,9 @@ export async function stateView(core: LedgerCore, input: StateInput): Promise<St
       if (moved.size === before) break;
       toMs = pageEnd(timetable, fromMs, rangeEndMs, input.limit, moved);
     }
-    state = withDates(view, await models.dates(input.pipeline, { fromMs, toMs })).state;
+    // Off-schedule runs outside the slots show too unless the range is bounded (see offScheduleBounds): fetch their rows as well.
+    const reach = offScheduleBounds(input, fromMs, toMs, rangeEndMs, nowMs);
+    state = withDates(view, await models.dates(input.pipeline, { fromMs: Math.max(reach.from, Number.MIN_SAFE_INTEGER), toMs: reach.to })).state;
     through = () => view.summary.completeThrough;
   } else {
     ({ timetable, state } = await readPipeline(core, input.pipeline, input.asOf));
@@ -74,7 +77,10 @@ export async function stateView(core: LedgerCore, input: StateInput): Promise<St
   const recorded: Array<Timed<DateRow>> = [];
   for (const date of state.dates.values()) {
     const at = Date.parse(date.logicalDate);
-    if (at < fromMs || at > toMs) continue;
+    // Off-schedule (manual) runs show even outside the slots: before the start, or after the last due slot,
+    // unless the caller bounded the range.
+    const bounds = date.offSchedule ? offScheduleBounds(input, fromMs, toMs, rangeEndMs, nowMs) : { from: fromMs, to: toMs };
+    if (at < bounds.from || at > bounds.to) continue;
     recorded.push({ at, key: date.date, row: dateRow(date, nowMs) });
   }
   recorded.sort((a, b) => a.at - b.at);
@@ -88,6 +94,17 @@ export async function stateView(core: LedgerCore, input: StateInput): Promise<St
   const view: StateView = { pipeline: input.pipeline, watermark: state.watermark?.date ?? null, completeThrough: through(), position: state.position, dates: rows };
   if (input.limit !== undefined) view.nextFrom = next === null ? null : cursorFrom(timetable, next.key, next.at, next.row.logicalDate);
   return view;
+}
+
+/**
+ * The instants an off-schedule row may sit between: before the first slot when the caller gave no `from` (so only on
+ * the first page), after the last due slot when it gave no `to` and this page reaches the range's end.
+ */
+function offScheduleBounds(input: StateInput, fromMs: number, toMs: number, rangeEndMs: number, nowMs: number): { from: number; to: number } {
+  return {
+    from: input.from === undefined ? Number.NEGATIVE_INFINITY : fromMs,
+    to: input.to === undefined && toMs >= rangeEndMs ? Math.max(toMs, nowMs) : toMs,
+  };
 }
 
 /** True for a key that names a slot of the timetable at another instant than its own (a day key kept from an earlier zone). */
@@ -120,6 +137,8 @@ function dateRow(date: DateState, nowMs: number): DateRow {
     offSchedule: date.offSchedule,
     stalled: leaseExpired(date, nowMs),
     ...(date.clearCause === undefined ? {} : { clearCause: date.clearCause }),
+    ...(date.mark ? { mark: date.mark } : {}),
+    ...(date.retry ? { retry: date.retry } : {}),
   };
 }
 
@@ -158,6 +177,7 @@ export async function pendingView(core: LedgerCore, input: RangeInput): Promise<
   const nowMs = await nowFor(core, input.asOf);
   const blocked = await blockingFor(core, input);
   const models = await readModelsFor(core, input.asOf);
+  let definition: PipelineDefinition;
   let timetable: Timetable;
   let state: PipelineState;
   let fromMs: number;
@@ -165,16 +185,22 @@ export async function pendingView(core: LedgerCore, input: RangeInput): Promise<
   if (models !== null) {
     // The timetable is walked over the range; the dates that had events are read by index, the rest are missing.
     const view = await tableView(models, input.pipeline);
-    timetable = view.timetable;
+    ({ definition, timetable } = view);
     [fromMs, toMs] = rangeOf(timetable, input, nowMs);
-    state = withDates(view, await models.dates(input.pipeline, { fromMs, toMs })).state;
+    // Off-schedule runs outside the slots show too unless the range is bounded (see below): fetch their rows as well.
+    const fetchFrom = input.from === undefined ? Number.MIN_SAFE_INTEGER : fromMs;
+    const fetchTo = input.to === undefined ? Math.max(toMs, nowMs) : toMs;
+    state = withDates(view, await models.dates(input.pipeline, { fromMs: fetchFrom, toMs: fetchTo })).state;
+    // Depends on past: the slot before the range says whether the range's first date waits for it.
+    const before = definition.dependsOnPast ? previousSlot(timetable, fromMs) : undefined;
+    if (before) withDates(view, await models.dates(input.pipeline, { keys: [before.date] }));
   } else {
-    ({ timetable, state } = await readPipeline(core, input.pipeline, input.asOf));
+    ({ definition, timetable, state } = await readPipeline(core, input.pipeline, input.asOf));
     [fromMs, toMs] = rangeOf(timetable, input, nowMs);
   }
   // Pending means due: an explicit --to past now must not list tomorrow as missing.
   // A slot already started early (a manual run) keeps its state visible.
-  const { from, to, pending, inFlight } = duePending(timetable, fromMs, toMs, nowMs, state);
+  const { from, to, pending, inFlight } = duePending(timetable, fromMs, toMs, nowMs, state, definition.dependsOnPast === true);
   markBlocked(pending, state, blocked === undefined ? () => null : (slot) => blocked(slot.dataInterval));
   return { pipeline: input.pipeline, from, to, pending, inFlight };
 }

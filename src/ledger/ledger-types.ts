@@ -1,10 +1,11 @@
 import type { RunOutput, RunType } from '../../events/common.js';
 import type { EventType } from '../../events/ledger-event.js';
-import type { ClearedBecause } from '../../projections/date-state.js';
+import type { ClearedBecause, DateStatus, ManualMark, RetryProgress } from '../../projections/date-state.js';
 import type { PendingSlot } from '../../projections/pending.js';
 import type { BlockedBy } from '../../projections/upstream-slots.js';
 import type { RunRecord } from '../../projections/run-history.js';
 import type { DataInterval } from '../../projections/slot.js';
+import type { Duration } from './library-options.js';
 
 /** `asOf`: an event position, or an instant; a query then answers as the ledger stood at that point. */
 export type AsOf = { position: number } | { instant: string };
@@ -29,6 +30,9 @@ export type StartInput = {
   date: string;
   runType?: RunType;
   force?: boolean;
+  /** How long the run may go without a heartbeat: `"1h"`, `"30m"` (as `--lease`), or milliseconds; default the pipeline's. */
+  lease?: Duration;
+  /** @deprecated Use `lease` (`"1h"` or milliseconds); `leaseMs` works until the next minor version. */
   leaseMs?: number;
   /**
    * Start only if the key has had exactly this many attempts: an optimistic
@@ -95,6 +99,28 @@ export type ClearInput = {
 /** A date a cascade cleared (or would clear, on a dry run), and the clear of the upstream date it came from. */
 export type DownstreamClear = { pipeline: string; date: string; runId: string; previousStatus: string; cause: { pipeline: string; date: string } };
 
+/** What `mark` takes: the dates (or a range), what to mark them as (`success: true` or `skipped: true`, one of them), and why (required). */
+export type MarkInput = {
+  pipeline: string;
+  dates?: string[];
+  from?: string;
+  to?: string;
+  success?: boolean;
+  skipped?: boolean;
+  reason: string;
+  dryRun?: boolean;
+};
+
+export type MarkResult = {
+  pipeline: string;
+  status: 'success' | 'skipped';
+  dryRun: boolean;
+  /** Each key marked, with the mark's id (a clear names it) and the status it had before. */
+  marked: Array<{ date: string; runId: string; previousStatus: string }>;
+  /** Keys already in the status asked for: nothing recorded for them. */
+  unchanged: Array<{ date: string; status: string; why: string }>;
+};
+
 export type ClearResult = {
   pipeline: string;
   dryRun: boolean;
@@ -106,7 +132,7 @@ export type ClearResult = {
 
 export type DateRow = {
   date: string;
-  status: 'missing' | 'running' | 'success' | 'failed' | 'interrupted' | 'cleared';
+  status: 'missing' | DateStatus;
   runId: string | null;
   attempt: number | null;
   attempts: number;
@@ -126,6 +152,10 @@ export type DateRow = {
   blockedBy?: BlockedBy;
   /** A date a cascade cleared: the upstream clear it came from, who made it and why. */
   clearCause?: ClearedBecause;
+  /** Set by hand (`runledger mark`): to what, by whom, why, when; no command ran. */
+  mark?: ManualMark;
+  /** Under a retry policy: the attempt within it, of how many, and when the next one may start while it waits. */
+  retry?: RetryProgress;
 };
 
 /**

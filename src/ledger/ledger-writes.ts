@@ -5,11 +5,14 @@ import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import { runStream } from '../../events/recorded-event.js';
 import { formatBytes, MAX_SIZE_CAP_BYTES, recordedTextLimits, utf8Bytes } from '../../events/limits.js';
 import { decideClear } from '../../projections/decide-clear.js';
+import { decideMark } from '../../projections/decide-mark.js';
+import { previousSlotBlocks } from '../../projections/depends-on-past.js';
+import type { Slot } from '../../projections/slot.js';
+import { previousSlot } from './slots.js';
 import { decideCompletion, type CompletionCommand } from '../../projections/decide-completion.js';
 import { decideStart } from '../../projections/decide-start.js';
 import { decideTaskState, refuseUnfinishedTasks, settleUnfinishedTasks } from '../../projections/decide-task-state.js';
 import type { Refusal } from '../../projections/refusal.js';
-import { checkDurationMs } from '../duration.js';
 import { LedgerError } from '../errors.js';
 import { refuseTakenBinding, sameJob } from '../ingest/openlineage/job-binding.js';
 import { appendEvents, retryOrGiveUp } from './append-events.js';
@@ -18,10 +21,11 @@ import { checkTaskState, checkTryNumber, requireTask } from './check-tasks.js';
 import { refuseBadUpstreams, upstreamsChanged } from './check-upstreams.js';
 import { clearWithDownstream } from './clear-downstream.js';
 import type { LedgerCore } from './ledger-core.js';
-import type { ClearInput, ClearResult, CompletionResult, StartInput, StartResult } from './ledger-types.js';
+import type { ClearInput, ClearResult, CompletionResult, MarkInput, MarkResult, StartInput, StartResult } from './ledger-types.js';
 import { listPipelines, loadPipeline, readPipeline } from './load-pipeline.js';
 import { measureMetrics, metricsSizeProblem } from './metrics-problem.js';
 import { keysFor, slotFor } from './resolve-keys.js';
+import { leaseOf, type Duration } from './library-options.js';
 import type { TaskInput, TaskResult } from './task-types.js';
 import { readModelsFor, tableView, withDates } from './read-model-views.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
@@ -59,6 +63,14 @@ export async function definePipeline(core: LedgerCore, input: DefineChanges & { 
   }
 }
 
+/** The first slot and the end of a timetable, for the start rule's "before the start" and "after the end" refusals. */
+function boundsOf(timetable: Timetable): { bounds?: { firstDate: string; firstLogicalDate: string; end: string | null } } {
+  const first = timetable.first();
+  if (!first) return {};
+  const { end } = timetable.spec;
+  return { bounds: { firstDate: first.date, firstLogicalDate: first.logicalDate, end: end === null ? null : timetable.formatInstant(Date.parse(end)) } };
+}
+
 /**
  * Starts a run of one date key, or refuses (`ledger.alreadyRunning`, `ledger.alreadySucceeded`, …).
  *
@@ -67,13 +79,21 @@ export async function definePipeline(core: LedgerCore, input: DefineChanges & { 
  */
 export async function startRun(core: LedgerCore, input: StartInput): Promise<StartResult> {
   const runType = input.runType ?? 'scheduled';
-  if (input.leaseMs !== undefined) checkDurationMs(input.leaseMs, 'leaseMs');
+  const leaseMs = leaseOf(input, 'ledger.start');
   const runId = input.runId ?? core.newId();
   const at = producerAt(input.at);
   if (input.runId !== undefined) await refuseTakenRunId(core, input.runId);
   for (let retry = 0; ; retry++) {
-    const { definition, timetable, state } = (await decidingView(core, input.pipeline, (timetable) => [slotFor(timetable, input, runType).slot.date])) ?? (await readPipeline(core, input.pipeline));
+    // The date's row, and the one before it: depends on past asks whether that one is done.
+    const keysToRead = (timetable: Timetable) => {
+      const { slot } = slotFor(timetable, input, runType);
+      const before = previousSlot(timetable, Date.parse(slot.logicalDate));
+      return before ? [slot.date, before.date] : [slot.date];
+    };
+    const { definition, timetable, state } = (await decidingView(core, input.pipeline, keysToRead)) ?? (await readPipeline(core, input.pipeline));
     const { slot, onSchedule } = slotFor(timetable, input, runType);
+    // Depends on past holds back every run but a manual one (the explicit "run it anyway", as Airflow's ignore_depends_on_past).
+    const waitFor = definition.dependsOnPast && runType !== 'manual' ? previousSlotBlocks(state, previousSlot(timetable, Date.parse(slot.logicalDate))?.date ?? null) : null;
     const seen = state.dates.get(slot.date)?.attempts ?? 0;
     if (input.expectAttempts !== undefined && seen !== input.expectAttempts) {
       throw new LedgerError(
@@ -90,9 +110,11 @@ export async function startRun(core: LedgerCore, input: StartInput): Promise<Sta
         runType,
         force: input.force ?? false,
         runId,
-        leaseMs: input.leaseMs ?? definition.leaseMs,
+        leaseMs: leaseMs ?? definition.leaseMs,
         ...(input.supersede === undefined ? {} : { supersede: input.supersede }),
         ...(input.openlineage === undefined ? {} : { openlineage: input.openlineage }),
+        ...(waitFor ? { waitFor } : {}),
+        ...boundsOf(timetable),
         ...(at === undefined ? {} : { at }),
       },
       { nowMs: core.clock() },
@@ -155,15 +177,74 @@ export async function succeedRun(core: LedgerCore, input: { runId: string; metri
  * @example
  * await failRun(core, { runId, error: 'raw file missing' });
  */
-export async function failRun(core: LedgerCore, input: { runId: string; error: string; code?: string | null; log?: RunLog; at?: string; settleTasks?: Record<string, string> }): Promise<CompletionResult> {
+export async function failRun(core: LedgerCore, input: { runId: string; error: string; code?: string | null; log?: RunLog; at?: string; settleTasks?: Record<string, string>; retry?: RetryRequest }): Promise<CompletionResult> {
   const at = atField(input.at);
   if (input.error.trim() === '') throw new LedgerError('input.emptyError', 'a failure needs an error message that says what went wrong, e.g. --error "raw file missing" (library: error)');
   const bytes = errorBytes(input.error, 'error message');
   const log = checkRunLog(input.log);
+  const retry = input.retry === undefined ? undefined : checkRetryRequest(input.retry);
   return completeRun(core, input.runId, (date, definition) => {
     checkErrorSize(bytes, definition, 'error message');
-    return { kind: 'fail', runId: input.runId, date, error: input.error, code: input.code ?? null, ...log, ...at };
+    const plan = retry === undefined ? {} : { retry: { ...retry, nextAt: new Date(core.clock() + retry.delayMs).toISOString() } };
+    return { kind: 'fail', runId: input.runId, date, error: input.error, code: input.code ?? null, ...log, ...at, ...plan };
   }, input.settleTasks);
+}
+
+/** A failure to be tried again: the next attempt within the policy (2 or more), out of `maxAttempts`, after `delayMs`. */
+export type RetryRequest = { attempt: number; maxAttempts: number; delayMs: number };
+
+function checkRetryRequest(retry: RetryRequest): RetryRequest {
+  const { attempt, maxAttempts, delayMs } = retry;
+  if (!Number.isSafeInteger(attempt) || !Number.isSafeInteger(maxAttempts) || attempt < 2 || attempt > maxAttempts) {
+    throw new LedgerError('input.invalidRetries', `a retry is attempt 2 or later out of at least as many, not attempt ${attempt} of ${maxAttempts}`);
+  }
+  if (!Number.isSafeInteger(delayMs) || delayMs < 0) throw new LedgerError('input.invalidRetries', `a retry's delay is a whole number of milliseconds, 0 or more, not ${delayMs}`);
+  return { attempt, maxAttempts, delayMs };
+}
+
+/**
+ * Sets keys to `success` or `skipped` without running anything (see `Ledger.mark`); refused, with nothing
+ * written, when one of them is running.
+ *
+ * @example
+ * await markKeys(core, { pipeline: 'etl_orders', dates: ['2026-12-25'], skipped: true, reason: 'holiday: no orders' });
+ */
+export async function markKeys(core: LedgerCore, input: MarkInput): Promise<MarkResult> {
+  const status = markStatus(input);
+  if (typeof input.reason !== 'string' || input.reason.trim() === '') {
+    throw new LedgerError('input.missingReason', `a mark needs a reason, recorded with it: --reason "…" (library: reason), e.g. --reason "holiday: the source publishes nothing"`);
+  }
+  for (let retry = 0; ; retry++) {
+    const { timetable, state } = await readPipeline(core, input.pipeline);
+    const keys = keysFor(timetable, state, input, core.clock, 'mark');
+    const slots = keys.map((key) => ({ slot: markSlot(timetable, state, key), markId: core.newId() }));
+    const decision = decideMark(state, { slots, status });
+    if (!decision.ok) throw refusalError(decision.refusal);
+    const result: MarkResult = { pipeline: input.pipeline, status, dryRun: input.dryRun ?? false, marked: decision.value.marked, unchanged: decision.value.unchanged };
+    if (input.dryRun || decision.value.events.length === 0) return result;
+    const requests = decision.value.events.map((event) => ({
+      stream: runStream(input.pipeline, event.data.date),
+      expectedVersion: state.dates.get(event.data.date)?.version ?? 0,
+      events: [event],
+    }));
+    if (await appendEvents(core, requests, input.reason)) return result;
+    retryOrGiveUp(retry, input.pipeline);
+  }
+}
+
+function markStatus(input: MarkInput): 'success' | 'skipped' {
+  if (input.success === true && input.skipped !== true) return 'success';
+  if (input.skipped === true && input.success !== true) return 'skipped';
+  throw new LedgerError('input.invalidMark', 'say what to mark the dates as: --success (done, no command ran) or --skipped (nothing to do); one of them (library: success: true or skipped: true)');
+}
+
+/** The slot a key names: the timetable's, or a key recorded off-schedule with the interval it was recorded with. */
+function markSlot(timetable: Timetable, state: PipelineState, key: string): Slot {
+  const recorded = state.dates.get(key);
+  if (recorded) return { date: key, logicalDate: recorded.logicalDate, dataInterval: recorded.dataInterval, runAfter: recorded.runAfter };
+  const slot = timetable.slotAt(timetable.parseDate(key));
+  if (!slot) throw new LedgerError('ledger.notASlot', `${key} is not a slot of the pipeline's timetable; name its dates as \`runledger state\` lists them`);
+  return slot;
 }
 
 /**
@@ -186,12 +267,12 @@ export async function interruptRun(core: LedgerCore, input: { runId: string; by:
  * Extends the lease of a running run.
  *
  * @example
- * await heartbeatRun(core, { runId, leaseMs: 60_000 });
+ * await heartbeatRun(core, { runId, lease: '1m' });
  */
-export async function heartbeatRun(core: LedgerCore, input: { runId: string; leaseMs?: number; at?: string }): Promise<CompletionResult> {
-  if (input.leaseMs !== undefined) checkDurationMs(input.leaseMs, 'leaseMs');
+export async function heartbeatRun(core: LedgerCore, input: { runId: string; lease?: Duration; leaseMs?: number; at?: string }): Promise<CompletionResult> {
+  const leaseMs = leaseOf(input, 'ledger.heartbeat');
   const at = atField(input.at);
-  return completeRun(core, input.runId, (date, definition) => ({ kind: 'heartbeat', runId: input.runId, date, leaseMs: input.leaseMs ?? definition.leaseMs, ...at }));
+  return completeRun(core, input.runId, (date, definition) => ({ kind: 'heartbeat', runId: input.runId, date, leaseMs: leaseMs ?? definition.leaseMs, ...at }));
 }
 
 /**

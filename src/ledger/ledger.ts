@@ -13,16 +13,19 @@ import type { RebuildProgress, RebuildResult } from '../store/read-models.js';
 import { subscribe, type SubscribeOptions, type Subscription } from '../ops/subscribe.js';
 import type { Timetable } from '../timetable/timetable.js';
 import type { DefineChanges } from './build-definition.js';
+import { checkOptionKeys, deprecated, durationMs, leaseOf, optionKeys, type Duration } from './library-options.js';
 import { CHECKPOINT_AFTER, createLedgerCore, type LedgerCore } from './ledger-core.js';
 import { logEventBatches } from './ledger-log.js';
 import { pendingView, pipelineStatusView, runsView, runTasksView, stateView, watermarkView, type PipelineStatusView, type RunsInput } from './ledger-queries.js';
-import { clearKeys, definePipeline, failRun, heartbeatRun, interruptRun, recordTask, startRun, succeedRun } from './ledger-writes.js';
+import { clearKeys, definePipeline, failRun, heartbeatRun, interruptRun, markKeys, recordTask, startRun, succeedRun, type RetryRequest } from './ledger-writes.js';
 import { listPipelines, readPipeline } from './load-pipeline.js';
 import type {
   AsOf,
   ClearInput,
   ClearResult,
   CompletionResult,
+  MarkInput,
+  MarkResult,
   LogInput,
   PendingView,
   RangeInput,
@@ -36,6 +39,59 @@ import type {
 import type { TaskGridInput, TaskGridView, TaskInput, TaskResult } from './task-types.js';
 
 export { slotsFrom } from './slots.js';
+
+/** What `ledger.define` takes: the definition's fields, with durations as `"1h"` or milliseconds. */
+export type DefineOptions = Omit<DefineChanges, 'leaseMs' | 'freshnessMs'> & {
+  /** How long a run may go without a heartbeat before another may take it over: `"1h"` or milliseconds (default 1h). */
+  lease?: Duration;
+  /** How stale the data may get before `check` reports it: `"1d"` or milliseconds; null drops it on a redefinition. */
+  freshness?: Duration | null;
+  /** @deprecated Use `lease`; works until the next minor version. */
+  leaseMs?: number | undefined;
+  /** @deprecated Use `freshness`; works until the next minor version. */
+  freshnessMs?: number | null | undefined;
+  reason?: string;
+};
+
+const START_KEYS = optionKeys<StartInput>()({
+  pipeline: true, date: true, runType: true, force: true, lease: true, leaseMs: true, expectAttempts: true, dataInterval: true, reason: true, runId: true, supersede: true, openlineage: true, at: true,
+});
+const DEFINE_KEYS = optionKeys<DefineOptions>()({
+  pipeline: true, schedule: true, start: true, end: true, timezone: true, timetable: true, catchup: true, maxActiveRuns: true, lease: true, leaseMs: true, tasks: true,
+  freshness: true, freshnessMs: true, openlineage: true, maxMetricsBytes: true, maxErrorBytes: true, reason: true, upstreams: true, command: true,
+  retries: true, retryDelayMs: true, retryExponential: true, maxRetryDelayMs: true, timeoutMs: true, dependsOnPast: true, slaMs: true,
+});
+type SucceedInput = { runId: string; metrics?: Record<string, unknown>; outputs?: RunOutput[]; log?: RunLog; at?: string; settleTasks?: Record<string, string>; inputs?: DatasetRef[] };
+type FailInput = { runId: string; error: string; code?: string | null; log?: RunLog; at?: string; settleTasks?: Record<string, string>; retry?: RetryRequest };
+type InterruptInput = { runId: string; by: string; message?: string; log?: RunLog; at?: string };
+type HeartbeatInput = { runId: string; lease?: Duration; /** @deprecated Use `lease`; works until the next minor version. */ leaseMs?: number; at?: string };
+const SUCCEED_KEYS = optionKeys<SucceedInput>()({ runId: true, metrics: true, outputs: true, log: true, at: true, settleTasks: true, inputs: true });
+const FAIL_KEYS = optionKeys<FailInput>()({ runId: true, error: true, code: true, log: true, at: true, settleTasks: true, retry: true });
+const MARK_KEYS = optionKeys<MarkInput>()({ pipeline: true, dates: true, from: true, to: true, success: true, skipped: true, reason: true, dryRun: true });
+const INTERRUPT_KEYS = optionKeys<InterruptInput>()({ runId: true, by: true, message: true, log: true, at: true });
+const HEARTBEAT_KEYS = optionKeys<HeartbeatInput>()({ runId: true, lease: true, leaseMs: true, at: true });
+const RUNS_KEYS = optionKeys<RunsInput>()({ pipeline: true, date: true, asOf: true, limit: true, before: true, light: true });
+const TASK_KEYS = optionKeys<TaskInput>()({ runId: true, taskId: true, state: true, tryNumber: true, error: true, reason: true, at: true });
+const CLEAR_KEYS = optionKeys<ClearInput>()({ pipeline: true, dates: true, from: true, to: true, onlyFailed: true, reason: true, dryRun: true, downstream: true });
+const RANGE_KEYS = optionKeys<RangeInput>()({ pipeline: true, from: true, to: true, asOf: true });
+const STATE_KEYS = optionKeys<StateInput>()({ pipeline: true, from: true, to: true, asOf: true, limit: true });
+const LOG_KEYS = optionKeys<LogInput>()({ pipeline: true, date: true, runId: true, types: true, actor: true, since: true, until: true, asOf: true, limit: true });
+
+/** `define`'s options as the definition takes them: durations in milliseconds, the deprecated names noted once. */
+function defineChanges(input: DefineOptions): DefineChanges & { reason?: string } {
+  const { lease, leaseMs, freshness, freshnessMs, ...rest } = input;
+  const out: DefineChanges & { reason?: string } = { ...rest };
+  const lease_ = leaseOf({ lease, leaseMs }, 'ledger.define');
+  if (lease_ !== undefined) out.leaseMs = lease_;
+  if (freshness !== undefined && freshnessMs !== undefined) throw new LedgerError('input.conflictingOptions', 'ledger.define got both freshness and freshnessMs; pass freshness alone ("1d" or milliseconds)');
+  if (freshnessMs !== undefined) {
+    deprecated('ledger.define({ freshnessMs })', 'ledger.define({ freshness: "1d" }) or { freshness: <milliseconds> }');
+    out.freshnessMs = freshnessMs;
+  } else if (freshness !== undefined) {
+    out.freshnessMs = freshness === null ? null : durationMs(freshness, 'freshness');
+  }
+  return out;
+}
 
 export type LedgerOptions = {
   /** A SQLite file path (default store) or a `postgres://` URL. */
@@ -133,9 +189,16 @@ export class Ledger {
     return this.#core.newId();
   }
 
-  /** Defines a pipeline, or redefines it when the definition changed (`PipelineRedefined` with the diff). */
-  async define(input: DefineChanges & { reason?: string }): Promise<{ pipeline: string; outcome: 'defined' | 'redefined' | 'unchanged'; definition: PipelineDefinition; changes: Array<{ field: string; from: unknown; to: unknown }> }> {
-    return definePipeline(this.#core, input);
+  /**
+   * Defines a pipeline, or redefines it when the definition changed (`PipelineRedefined` with the diff).
+   * Durations (`lease`, `freshness`) are `"1h"`-style texts, as on the CLI, or milliseconds.
+   *
+   * @example
+   * await ledger.define({ pipeline: 'etl_orders', schedule: '@daily', start: '2026-11-02', timezone: 'Asia/Jakarta', lease: '2h' });
+   */
+  async define(input: DefineOptions): Promise<{ pipeline: string; outcome: 'defined' | 'redefined' | 'unchanged'; definition: PipelineDefinition; changes: Array<{ field: string; from: unknown; to: unknown }> }> {
+    checkOptionKeys(input, DEFINE_KEYS, 'ledger.define');
+    return definePipeline(this.#core, defineChanges(input));
   }
 
   /** Every defined pipeline and its current definition, by name. */
@@ -150,6 +213,7 @@ export class Ledger {
 
   /** Starts a run of one date key, or refuses (`ledger.alreadyRunning`, `ledger.alreadySucceeded`, …). */
   async start(input: StartInput): Promise<StartResult> {
+    checkOptionKeys(input, START_KEYS, 'ledger.start');
     return startRun(this.#core, input);
   }
 
@@ -164,12 +228,18 @@ export class Ledger {
    * the completion being refused while tasks are unfinished. `inputs`: the datasets the run read
    * (`{ namespace, name }`, as OpenLineage names them), for `runledger lineage`.
    */
-  async succeed(input: { runId: string; metrics?: Record<string, unknown>; outputs?: RunOutput[]; log?: RunLog; at?: string; settleTasks?: Record<string, string>; inputs?: DatasetRef[] }): Promise<CompletionResult> {
+  async succeed(input: SucceedInput): Promise<CompletionResult> {
+    checkOptionKeys(input, SUCCEED_KEYS, 'ledger.succeed');
     return succeedRun(this.#core, input);
   }
 
-  /** Records the failure of the current run of its key (a cleared or superseded run is refused); a repeat is a no-op. */
-  async fail(input: { runId: string; error: string; code?: string | null; log?: RunLog; at?: string; settleTasks?: Record<string, string> }): Promise<CompletionResult> {
+  /**
+   * Records the failure of the current run of its key (a cleared or superseded run is refused); a repeat is a no-op.
+   * With `retry`, a `RetryScheduled` goes in the same append: the date is `up_for_retry` until the next attempt,
+   * `retry.attempt` of `retry.maxAttempts`, may start at the ledger's clock plus `retry.delayMs`.
+   */
+  async fail(input: FailInput): Promise<CompletionResult> {
+    checkOptionKeys(input, FAIL_KEYS, 'ledger.fail');
     return failRun(this.#core, input);
   }
 
@@ -181,12 +251,14 @@ export class Ledger {
    * @example
    * await ledger.interrupt({ runId, by: 'SIGINT', message: 'stopped while loading' });
    */
-  async interrupt(input: { runId: string; by: string; message?: string; log?: RunLog; at?: string }): Promise<CompletionResult> {
+  async interrupt(input: InterruptInput): Promise<CompletionResult> {
+    checkOptionKeys(input, INTERRUPT_KEYS, 'ledger.interrupt');
     return interruptRun(this.#core, input);
   }
 
-  /** Extends the lease of a running run. */
-  async heartbeat(input: { runId: string; leaseMs?: number; at?: string }): Promise<CompletionResult> {
+  /** Extends the lease of a running run: by `lease` (`"1h"` or milliseconds), default the pipeline's. */
+  async heartbeat(input: HeartbeatInput): Promise<CompletionResult> {
+    checkOptionKeys(input, HEARTBEAT_KEYS, 'ledger.heartbeat');
     return heartbeatRun(this.#core, input);
   }
 
@@ -200,11 +272,27 @@ export class Ledger {
    * await ledger.task({ runId, taskId: 'load', state: 'success' }) // { …, run: { status: 'running', unfinished: ['cleanup'] } }
    */
   async task(input: TaskInput): Promise<TaskResult> {
+    checkOptionKeys(input, TASK_KEYS, 'ledger.task');
     return recordTask(this.#core, input);
+  }
+
+  /**
+   * Sets dates to `success` (Airflow's "mark success": done, no command ran) or `skipped` (nothing to
+   * process: done for complete-through and pending, never the watermark) without running anything, each as a
+   * `RunMarked` with the actor and the required reason. A running date refuses the whole mark
+   * (`ledger.alreadyRunning`, nothing written); a date already so marked is left alone. A clear undoes a mark.
+   *
+   * @example
+   * await ledger.mark({ pipeline: 'etl_orders', dates: ['2026-12-25'], skipped: true, reason: 'holiday: the shop was closed' });
+   */
+  async mark(input: MarkInput): Promise<MarkResult> {
+    checkOptionKeys(input, MARK_KEYS, 'ledger.mark');
+    return markKeys(this.#core, input);
   }
 
   /** Makes keys pending again, fencing out their runs; never deletes history. */
   async clear(input: ClearInput): Promise<ClearResult> {
+    checkOptionKeys(input, CLEAR_KEYS, 'ledger.clear');
     return clearKeys(this.#core, input);
   }
 
@@ -217,16 +305,19 @@ export class Ledger {
    * if (page.nextFrom) await ledger.state({ pipeline: 'etl_orders', from: page.nextFrom, limit: 1000 });
    */
   async state(input: StateInput): Promise<StateView> {
+    checkOptionKeys(input, STATE_KEYS, 'ledger.state');
     return stateView(this.#core, input);
   }
 
   /** The watermark (greatest date ever successful; it never goes down) and complete-through (every date from the start up to it is successful now; it drops after a clear). */
   async watermark(input: { pipeline: string; asOf?: AsOf }): Promise<WatermarkView> {
+    checkOptionKeys(input, ['pipeline', 'asOf'], 'ledger.watermark');
     return watermarkView(this.#core, input);
   }
 
   /** Slots due by `now` that are not done, with reasons; running ones apart. */
   async pending(input: RangeInput): Promise<PendingView> {
+    checkOptionKeys(input, RANGE_KEYS, 'ledger.pending');
     return pendingView(this.#core, input);
   }
 
@@ -237,6 +328,7 @@ export class Ledger {
    * const older = await ledger.runs({ pipeline: 'etl_orders', limit: 50, before: page.runs[0]?.runId });
    */
   async runs(input: RunsInput): Promise<RunsView> {
+    checkOptionKeys(input, RUNS_KEYS, 'ledger.runs');
     return runsView(this.#core, input);
   }
 
@@ -254,6 +346,7 @@ export class Ledger {
 
   /** The task grid of one run: every declared task with its latest state and try, and the outcome they imply. */
   async runTasks(input: TaskGridInput): Promise<TaskGridView> {
+    checkOptionKeys(input, ['pipeline', 'runId', 'asOf'], 'ledger.runTasks');
     return runTasksView(this.#core, input);
   }
 
@@ -280,6 +373,7 @@ export class Ledger {
    * for await (const batch of ledger.logBatches({ pipeline: 'etl_orders' })) print(batch);
    */
   async *logBatches(input: LogInput = {}): AsyncIterable<RecordedEvent[]> {
+    checkOptionKeys(input, LOG_KEYS, 'ledger.log');
     yield* logEventBatches(this.#core, input);
   }
 

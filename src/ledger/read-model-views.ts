@@ -92,29 +92,38 @@ export async function statusFromTables(models: ReadModels, pipeline: string, now
   const afterMs = throughSlot === undefined ? Number.MIN_SAFE_INTEGER : Date.parse(throughSlot.logicalDate);
   const known = new Map<string, [string, string]>();
   for (const [date, status, lease] of await models.statuses(pipeline, afterMs)) known.set(date, [status, lease]);
-  const pending: PendingCounts = { total: 0, missing: 0, failed: 0, interrupted: 0, cleared: 0, stalled: 0, upstream: 0 };
+  const pending: PendingCounts = { total: 0, missing: 0, failed: 0, up_for_retry: 0, interrupted: 0, cleared: 0, stalled: 0, waitingForPrevious: 0, upstream: 0 };
   let behind = 0;
   let blocked = 0;
   let firstBlocked: PipelineStatus['firstBlocked'] = null;
   const waitsFor = upstream.blocked;
   const last = timetable.lastDue(nowMs);
+  const dependsOnPast = definition.dependsOnPast === true;
+  // The slot before the first one walked is complete-through's, which is done (none before the first slot).
+  let previousDone: boolean | null = throughSlot === undefined ? null : true;
   if (last !== undefined) {
     timetable.eachSlot(afterMs + 1, Date.parse(last.logicalDate), (date, logicalDate, end) => {
       behind += 1;
       const row = known.get(date);
+      const status = row?.[0];
+      const done = status === 'success' || status === 'skipped';
+      // Depends on past, as the fold's status decides it: a slot that would run afresh waits while the one before it is not done.
+      const waiting = dependsOnPast && previousDone === false && (status === undefined || status === 'cleared');
+      previousDone = done;
       let reason: PendingReason | null;
-      if (row === undefined) reason = 'missing';
-      else if (row[0] === 'running') reason = Date.parse(row[1]) <= nowMs ? 'stalled' : null;
-      else if (row[0] === 'success') reason = null;
-      else reason = row[0] as PendingReason;
+      if (waiting) reason = 'waitingForPrevious';
+      else if (row === undefined) reason = 'missing';
+      else if (status === 'running') reason = Date.parse(row[1]) <= nowMs ? 'stalled' : null;
+      else if (done) reason = null;
+      else reason = status as PendingReason;
       // As pipelineStatus decides it: a pending date that is not a stalled run, waiting for an upstream
-      // slot that is not done, is blocked (a failed one keeps its reason). Only pending slots build a Slot.
+      // slot that is not done, is blocked (a failed or up-for-retry one keeps its reason). Only pending slots build a Slot.
       if (reason !== null && reason !== 'stalled' && waitsFor !== undefined) {
         const by = waitsFor({ date, logicalDate, dataInterval: { start: logicalDate, end }, runAfter: end });
         if (by !== null) {
           blocked += 1;
           firstBlocked ??= { date, blockedBy: by };
-          if (reason !== 'failed') reason = 'upstream';
+          if (reason !== 'failed' && reason !== 'up_for_retry') reason = 'upstream';
         }
       }
       if (reason !== null) {

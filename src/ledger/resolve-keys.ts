@@ -48,7 +48,7 @@ export function slotFor(timetable: Timetable, input: StartInput, runType: StartI
   const onScheduleSlot = timetable.slotAt(ms);
   const explicit = input.dataInterval;
   if (explicit && runType !== 'manual') {
-    throw new LedgerError('input.intervalNeedsManual', "an explicit data interval is only for manual runs; add --type manual (library: type: 'manual')");
+    throw new LedgerError('input.intervalNeedsManual', "an explicit data interval is only for manual runs; add --type manual (library: runType: 'manual')");
   }
   const interval = explicit
     ? { start: timetable.formatInstant(timetable.parseDate(explicit.start)), end: timetable.formatInstant(timetable.parseDate(explicit.end)) }
@@ -69,7 +69,7 @@ export function slotFor(timetable: Timetable, input: StartInput, runType: StartI
  * @example
  * const keys = keysFor(timetable, state, { pipeline: 'etl_orders', dates: ['2026-11-03'] }, Date.now);
  */
-export function keysFor(timetable: Timetable, state: PipelineState, input: ClearInput, now: () => number): string[] {
+export function keysFor(timetable: Timetable, state: PipelineState, input: Pick<ClearInput, 'dates' | 'from' | 'to'>, now: () => number, verb: 'clear' | 'mark' = 'clear'): string[] {
   const keys = new Set<string>((input.dates ?? []).map((d) => keyOf(timetable, d, state)));
   if (input.from !== undefined || input.to !== undefined) {
     const [fromMs, toMs] = rangeOf(timetable, input, now());
@@ -79,6 +79,6 @@ export function keysFor(timetable: Timetable, state: PipelineState, input: Clear
       if (at >= fromMs && at <= toMs) keys.add(date.date);
     }
   }
-  if (keys.size === 0) throw new LedgerError('input.nothingToClear', 'name the dates to clear, or a range with --from and --to');
+  if (keys.size === 0) throw new LedgerError('input.nothingToClear', `name the dates to ${verb}, or a range with --from and --to`);
   return [...keys];
 }

@@ -1,3 +1,4 @@
+import { isDone } from '../../projections/date-state.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
 import { leaseExpired } from '../../projections/date-state.js';
 import { addPendingSlot, type PendingReport } from '../../projections/pending.js';
@@ -57,8 +58,25 @@ function rangeTooLarge(timetable: Timetable, fromMs: number): LedgerError {
  * builds no `Slot`, and no object at all for a slot that is done: over ten
  * years of hourly slots, building and keeping them was most of the time.
  */
-export function duePending(timetable: Timetable, fromMs: number, toMs: number, nowMs: number, state: PipelineState): PendingReport & { from: string | null; to: string | null } {
+export function duePending(
+  timetable: Timetable,
+  fromMs: number,
+  toMs: number,
+  nowMs: number,
+  state: PipelineState,
+  dependsOnPast = false,
+): PendingReport & { from: string | null; to: string | null } {
   const last = timetable.lastDue(nowMs);
+  // Depends on past: each slot is told whether the one before it is done (the range's first asks the timetable).
+  let previous: { date: string; done: boolean } | undefined;
+  if (dependsOnPast) {
+    const before = previousSlot(timetable, fromMs);
+    previous = before ? { date: before.date, done: isDone(state.dates.get(before.date)?.status) } : undefined;
+  }
+  const visit = (date: string, logicalDate: string, end: string) => {
+    addPendingSlot(report, state, nowMs, date, logicalDate, end, undefined, previous);
+    if (dependsOnPast) previous = { date, done: isDone(state.dates.get(date)?.status) };
+  };
   const lastTick = last === undefined ? Number.NEGATIVE_INFINITY : Date.parse(last.logicalDate);
   refuseLongRange(timetable, fromMs, toMs);
   const report: PendingReport = { pending: [], inFlight: [] };
@@ -70,7 +88,7 @@ export function duePending(timetable: Timetable, fromMs: number, toMs: number, n
       if (++count > MAX_SLOTS) throw rangeTooLarge(timetable, fromMs);
       from ??= date;
       to = date;
-      addPendingSlot(report, state, nowMs, date, logicalDate, end);
+      visit(date, logicalDate, end);
     });
   }
   // Slots not yet due are listed only when they have a state (a run started early), but count towards the limit.
@@ -80,7 +98,7 @@ export function duePending(timetable: Timetable, fromMs: number, toMs: number, n
       if (!state.dates.has(date)) return;
       from ??= date;
       to = date;
-      addPendingSlot(report, state, nowMs, date, logicalDate, end);
+      visit(date, logicalDate, end);
     });
   }
   // Off-schedule running runs are in flight too (the overview counts them); their keys are no slot, so no walk meets them.
@@ -102,6 +120,20 @@ function offScheduleInFlight(timetable: Timetable, fromMs: number, toMs: number,
     out.push({ date: date.date, runId: date.runId, leaseExpiresAt: date.leaseExpiresAt });
   }
   return out;
+}
+
+/**
+ * The slot just before the one whose logical date is `logicalMs` (which need not be a slot), or undefined
+ * for the pipeline's first. An interval slot's predecessor is the latest due at its logical date; a
+ * trigger slot's (zero-width, due at its own tick) the latest due just before it.
+ *
+ * @example
+ * previousSlot(timetable, Date.parse('2026-11-03T00:00:00Z'))?.date // '2026-11-02'
+ */
+export function previousSlot(timetable: Timetable, logicalMs: number): Slot | undefined {
+  const candidate = timetable.lastDue(logicalMs);
+  if (candidate && Date.parse(candidate.logicalDate) < logicalMs) return candidate;
+  return timetable.lastDue(logicalMs - 1);
 }
 
 /** Every slot from the pipeline's first, lazily. */

@@ -1,3 +1,4 @@
+import { PENDING_REASONS } from '../../projections/pending.js';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { runOutcome, type RunOutcome } from '../../projections/views/run-outcome.js';
 import type { Ledger } from '../ledger/ledger.js';
@@ -7,7 +8,7 @@ import type { VerifyResult } from './chain-verifier.js';
 /** Buckets of the run duration histogram, in seconds: a second up to a day. */
 const DURATION_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14_400, 43_200, 86_400];
 const OUTCOMES: RunOutcome[] = ['success', 'failed', 'interrupted', 'abandoned', 'cleared'];
-const REASONS = ['missing', 'failed', 'interrupted', 'cleared', 'stalled'] as const;
+const REASONS = PENDING_REASONS;
 
 /**
  * The ledger as Prometheus metrics (text format 0.0.4), built in a registry

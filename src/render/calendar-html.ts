@@ -4,7 +4,9 @@ import { html, join, type Html } from './escape-html.js';
 /** Words for each cell status, shared by the legend, tooltips and the terminal calendar. */
 export const STATUS_WORDS: Record<CellStatus, string> = {
   success: 'success',
+  skipped: 'skipped',
   failed: 'failed',
+  up_for_retry: 'up for retry',
   running: 'running',
   stalled: 'stalled (lease expired)',
   interrupted: 'interrupted',
@@ -21,12 +23,13 @@ export const EXTRA_WORDS: Record<ExtraKind, string> = {
 };
 
 /** A cell's tooltip (kept short: a report holds thousands). */
-function cellTitle(cell: { date: string; status: CellStatus; watermark?: boolean; completeThrough?: boolean; attempts?: number; error?: string | null; blocked?: string | undefined }): string {
+function cellTitle(cell: { date: string; status: CellStatus; watermark?: boolean; completeThrough?: boolean; attempts?: number; error?: string | null; note?: string | null; blocked?: string | undefined }): string {
   return [
     `${cell.date}: ${STATUS_WORDS[cell.status]}`,
     cell.attempts && cell.attempts > 1 ? `${cell.attempts} attempts` : '',
     cell.watermark ? 'watermark' : '',
     cell.completeThrough ? 'complete through' : '',
+    cell.note ?? '',
     cell.error ?? '',
     cell.blocked ?? '',
   ]

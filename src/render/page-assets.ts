@@ -4,7 +4,7 @@
  * charts take their colours from classes, never from `style` attributes.
  */
 export const APP_CSS = `
-:root{--ok:#2da44e;--fail:#cf222e;--run:#0969da;--stall:#8250df;--intr:#8c959f;--clear:#1b9aaa;--miss:#d4a72c;--due:#e6e9ec;--ink:#1f2328;--mute:#656d76;--line:#d0d7de}
+:root{--ok:#2da44e;--fail:#cf222e;--run:#0969da;--stall:#8250df;--intr:#8c959f;--clear:#1b9aaa;--miss:#d4a72c;--skip:#e85aad;--retry:#f08c00;--due:#e6e9ec;--ink:#1f2328;--mute:#656d76;--line:#d0d7de}
 *{box-sizing:border-box}
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--ink);margin:0;background:#fff}
 header{display:flex;gap:1.2em;align-items:center;padding:.6em 1.2em;border-bottom:1px solid var(--line);background:#f6f8fa}
@@ -35,7 +35,7 @@ code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12p
 .strip{display:inline-flex;gap:2px}
 .strip .c{width:10px;height:16px;border-radius:2px}
 .s-none{background:transparent}
-.s-success{background:var(--ok)}.s-failed{background:var(--fail)}.s-running{background:var(--run)}
+.s-success{background:var(--ok)}.s-skipped{background:var(--skip)}.s-failed{background:var(--fail)}.s-up_for_retry{background:var(--retry)}.s-running{background:var(--run)}
 .s-stalled{background:var(--stall)}.s-interrupted{background:var(--intr)}.s-cleared{background:var(--clear)}.s-missing{background:var(--miss)}.s-not-due{background:var(--due)}
 .c.wm{outline:2px solid var(--ink);outline-offset:1px}
 .c.blocked{background-image:repeating-linear-gradient(45deg,transparent 0 3px,rgba(0,0,0,.35) 3px 5px)}
@@ -43,7 +43,7 @@ code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12p
 .legend{display:flex;flex-wrap:wrap;gap:.3em 1.2em;font-size:12px;color:var(--mute);margin:.3em 0}
 .legend .c{vertical-align:middle;margin-right:.3em}
 .badge{display:inline-block;padding:0 .5em;border-radius:1em;font-size:12px;color:#fff}
-.b-success{background:var(--ok)}.b-failed{background:var(--fail)}.b-running{background:var(--run)}.b-stalled{background:var(--stall)}.b-interrupted{background:var(--intr)}
+.b-success{background:var(--ok)}.b-skipped{background:var(--skip)}.b-up_for_retry{background:var(--retry)}.b-failed{background:var(--fail)}.b-running{background:var(--run)}.b-stalled{background:var(--stall)}.b-interrupted{background:var(--intr)}
 .b-cleared{background:var(--clear)}.b-missing{background:var(--miss);color:var(--ink)}.b-abandoned{background:var(--mute)}.b-other{background:var(--mute)}
 svg.chart{border:1px solid var(--line);border-radius:6px;background:#fff;max-width:100%;height:auto}
 svg.chart text{font:11px ui-monospace,monospace;fill:var(--mute)}

@@ -1,6 +1,9 @@
 import type { AuditEntry } from '../../projections/views/pipeline-history.js';
 import { healthOf, HEALTHS } from '../../projections/views/overview-filter.js';
 import { formatDuration, shownRunStatus } from '../../projections/views/run-rows.js';
+import { PENDING_REASONS, reasonWords } from '../../projections/pending.js';
+import { tellingLine } from '../../projections/views/telling-line.js';
+import { clearedBecause, waitsForText } from '../../projections/views/cleared-because.js';
 import { formatMetrics } from '../cli/format-table.js';
 import { inZone } from '../cli/zoned-instant.js';
 import type { AuditPage, OverviewPage, Page, PageTime, PipelinePage, RunPage, VerifyPage } from '../views/page-models.js';
@@ -14,10 +17,6 @@ import { APP_CSS } from './page-assets.js';
 import { timeHtml } from './time-html.js';
 import { watermarkChart } from './watermark-chart.js';
 
-/** The first non-empty line of an error, as the CLI's tables show it; the whole text is on the date page. */
-function firstLine(text: string): string {
-  return text.split('\n').find((l) => l.trim() !== '') ?? text;
-}
 
 export type { Links } from './links.js';
 
@@ -123,16 +122,22 @@ export function pageShellParts(options: ShellOptions): { start: string; end: str
   };
 }
 
+/** What a pending row adds to its reason: the attempt a retry waits for, the slot a depends-on-past date waits for, the upstream slot a blocked date waits for, a cascade's cause. */
+function pendingDetail(p: PipelinePage['pending']['pending'][number], zone: string): string {
+  // The error has a column of its own, as in the CLI's pending table; the detail says why the date waits.
+  const own = p.retry ? `attempt ${p.retry.attempt} of ${p.retry.of}${p.retry.nextAt ? `, next at ${inZone(p.retry.nextAt, zone)}` : ''}` : p.previous ? `waits for ${p.previous}` : '';
+  return [own, p.blockedBy ? waitsForText(p.blockedBy) : '', p.cause ? clearedBecause(p.cause) : ''].filter(Boolean).join('; ');
+}
 
 function overviewBody(page: OverviewPage, links: Links): Html {
   if (page.rows.length === 0 && (page.total ?? 0) === 0) return html`<h1>Pipelines</h1><p>No pipelines yet; define one with <code>runledger define</code>.</p>`;
   const rows = page.rows.map(({ status: s, strip }) => {
-    const reasons = (['missing', 'failed', 'interrupted', 'cleared', 'stalled'] as const).filter((r) => s.pending[r] > 0).map((r) => `${s.pending[r]} ${r}`);
+    const reasons = PENDING_REASONS.filter((r) => s.pending[r] > 0).map((r) => `${s.pending[r]} ${reasonWords(r)}`);
     const health = healthOf(s);
     return html`<tr data-pipeline="${s.pipeline}" data-health="${health}">
 <td class="name"><a href="${links.pipeline(s.pipeline)}">${s.pipeline}</a><div class="muted">${s.schedule} · ${s.timezone}</div></td>
 <td><span class="badge h-${health}">${health}</span></td>
-<td class="wide"><span class="strip">${strip.map((c) => html`<i class="c s-${c.status}" title="${c.date}: ${STATUS_WORDS[c.status]}${c.error ? ` · ${c.error}` : ''}"></i>`)}</span></td>
+<td class="wide"><span class="strip">${strip.map((c) => html`<i class="c s-${c.status}" title="${c.date}: ${STATUS_WORDS[c.status]}${c.note ? ` · ${c.note}` : ''}${c.error ? ` · ${c.error}` : ''}"></i>`)}</span></td>
 <td class="mono wide" data-fact="watermark">${s.watermark ?? '—'}</td><td class="mono wide" data-fact="complete-through">${s.completeThrough ?? '—'}</td>
 <td data-fact="lag">${s.lagSeconds === null ? html`<span class="muted">nothing due yet</span>` : s.lagSeconds === 0 ? 'up to date' : `${s.lag} behind`}</td>
 <td class="num" data-fact="pending">${s.pending.total}${reasons.length ? html`<div class="muted">${reasons.join(', ')}</div>` : html``}</td><td class="num wide">${s.inFlight.length}</td>
@@ -154,8 +159,8 @@ function pipelineBody(page: PipelinePage, links: Links): Html {
   // An hourly pipeline down for a month has 720 pending dates: the oldest are listed, the count says the rest.
   const listed = page.pending.pending.slice(0, MAX_PENDING_ROWS);
   const pending = page.pending.pending.length
-    ? html`${page.pending.pending.length > listed.length ? html`<p class="muted">The oldest ${listed.length} of ${page.pending.pending.length} pending dates.</p>` : html``}<table class="pending"><thead><tr><th>Date</th><th>Reason</th><th>Due since</th><th>Data interval</th><th>Error</th></tr></thead><tbody>${listed.map(
-        (p) => html`<tr><td class="mono">${links.date(d.pipeline, p.date) ? html`<a href="${links.date(d.pipeline, p.date) ?? ''}">${p.date}</a>` : p.date}</td><td>${badge(p.reason)}</td><td class="mono">${timeHtml(p.runAfter, d.timezone)}</td><td class="mono">${p.dataInterval.start} → ${p.dataInterval.end}</td><td>${p.error ? html`<span class="err">${firstLine(p.error)}</span>` : html``}</td></tr>`,
+    ? html`${page.pending.pending.length > listed.length ? html`<p class="muted">The oldest ${listed.length} of ${page.pending.pending.length} pending dates.</p>` : html``}<table class="pending"><thead><tr><th>Date</th><th>Reason</th><th>Due since</th><th>Data interval</th><th>Error</th><th>Detail</th></tr></thead><tbody>${listed.map(
+        (p) => html`<tr><td class="mono">${links.date(d.pipeline, p.date) ? html`<a href="${links.date(d.pipeline, p.date) ?? ''}">${p.date}</a>` : p.date}</td><td>${badge(p.reason)}</td><td class="mono">${timeHtml(p.runAfter, d.timezone)}</td><td class="mono">${p.dataInterval.start} → ${p.dataInterval.end}</td><td>${p.error ? html`<span class="err" title="${p.error}">${tellingLine(p.error)}</span>` : html``}</td><td data-detail="${p.reason}">${pendingDetail(p, d.timezone)}</td></tr>`,
       )}</tbody></table>`
     : html`<p>Nothing pending${page.pending.from ? html` from ${page.pending.from} to ${page.pending.to}` : html``}.</p>`;
   const inFlight = page.pending.inFlight.length
@@ -164,7 +169,7 @@ function pipelineBody(page: PipelinePage, links: Links): Html {
   const runs = page.runs.length
     ? html`<table class="runs"><thead><tr><th>Run</th><th>Date</th><th>Attempt</th><th>Type</th><th>Status</th><th>Started</th><th>Duration</th><th>Actor</th><th>Metrics / error</th></tr></thead><tbody>${page.runs.map((r) => {
         const href = links.run(d.pipeline, r.runId);
-        return html`<tr><td class="mono">${href ? html`<a href="${href}">${r.runId}</a>` : r.runId}</td><td class="mono">${r.date}</td><td class="num">${r.attempt}</td><td>${r.runType}${r.forced ? ' (forced)' : ''}${r.offSchedule ? ' (off-schedule)' : ''}</td><td>${badge(r.shownStatus)}</td><td class="mono">${timeHtml(r.startedAt, d.timezone)}</td><td class="num">${r.durationMs === null ? '—' : formatDuration(r.durationMs)}</td><td>${r.actor}</td><td>${r.error ? html`<span class="err">${r.error}</span>` : html`<span class="mono">${formatMetrics(r.metrics)}</span>`}</td></tr>`;
+        return html`<tr><td class="mono">${href ? html`<a href="${href}">${r.runId}</a>` : r.runId}</td><td class="mono">${r.date}</td><td class="num">${r.attempt}</td><td>${r.runType}${r.forced ? ' (forced)' : ''}${r.offSchedule ? ' (off-schedule)' : ''}</td><td>${badge(r.shownStatus)}${r.retry ? html` <span class="muted" data-retry="${r.retry.attempt}">retried: attempt ${r.retry.attempt} of ${r.retry.of}</span>` : html``}</td><td class="mono">${timeHtml(r.startedAt, d.timezone)}</td><td class="num">${r.durationMs === null ? '—' : formatDuration(r.durationMs)}</td><td>${r.actor}</td><td>${r.error ? html`<span class="err">${r.error}</span>` : html`<span class="mono">${formatMetrics(r.metrics)}</span>`}</td></tr>`;
       })}</tbody></table>${runsNav(page, links)}`
     : html`<p>No runs yet.</p>`;
   // Each data-part is a unit the live page replaces on its own when its markup changed.

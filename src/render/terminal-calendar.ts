@@ -5,7 +5,9 @@ import { STATUS_WORDS } from './calendar-html.js';
 /** One glyph per status, so the calendar reads without colour. */
 export const GLYPHS: Record<CellStatus, string> = {
   success: '■',
+  skipped: '–',
   failed: '✗',
+  up_for_retry: '↻',
   running: '▶',
   stalled: '!',
   interrupted: '‖',
@@ -20,8 +22,12 @@ function paint(colors: Colors, status: CellStatus, text: string): string {
   switch (status) {
     case 'success':
       return colors.green(text);
+    case 'skipped':
+      return colors.magentaBright(text);
     case 'failed':
       return colors.red(text);
+    case 'up_for_retry':
+      return colors.yellowBright(text);
     case 'running':
       return colors.blue(text);
     case 'stalled':
@@ -87,7 +93,7 @@ export function terminalCalendar(calendar: CalendarView, options: { color: boole
   if (calendar.rows.some((r) => r.cells.some((c) => c.extras.some((e) => e.kind !== 'same-hour')))) {
     lines.push('+ after a cell: a repeated hour (clocks went back) or an off-schedule run shares it; `state --json` lists each');
   }
-  const shown = CELL_STATUSES.filter((s) => s !== 'not-due' && calendar.counts[s] > 0).map((s) => `${calendar.counts[s]} ${s}`);
+  const shown = CELL_STATUSES.filter((s) => s !== 'not-due' && calendar.counts[s] > 0).map((s) => `${calendar.counts[s]} ${s === 'up_for_retry' ? 'up for retry' : s}`);
   lines.push(
     `${options.pipeline ? `${options.pipeline}: ` : ''}watermark ${calendar.watermark ?? 'none'}, complete through ${calendar.completeThrough ?? 'none'}${shown.length ? ` (${shown.join(', ')})` : ''}`,
   );

@@ -1,13 +1,18 @@
 import type { Reprocess } from '../../projections/plan-runs.js';
 import { checkDurationMs, parseDuration } from '../duration.js';
 import type { Ledger } from '../ledger/ledger.js';
+import { leaseOf, optionKeys, type Duration } from '../ledger/library-options.js';
 import { functionTask, type RunFunction } from './function-task.js';
 import { resolveReprocess, type JobRequest } from './plan-job.js';
 import { runJob, type JobOptions } from './run-job.js';
 import type { RunSummary } from './run-types.js';
 
-export type CatchupOptions = Omit<JobOptions, 'onPlanned'> & {
+export type CatchupOptions = Omit<JobOptions, 'onPlanned' | 'leaseMs'> & {
   pipeline: string;
+  /** How long each run may go without a heartbeat (the runner heartbeats well within it): `"1h"` or milliseconds; default the pipeline's. */
+  lease?: Duration;
+  /** @deprecated Use `lease` (`"1h"` or milliseconds); works until the next minor version. */
+  leaseMs?: number;
   /** Backfill default `none`; catchup default `failed` (catchup reruns what `pending` lists, failed dates included). */
   reprocess?: Reprocess;
   /** Same as `reprocess: 'completed'`. */
@@ -19,6 +24,8 @@ export type CatchupOptions = Omit<JobOptions, 'onPlanned'> & {
    * waits for, instead of leaving it alone (`--wait-upstream`).
    */
   waitUpstream?: string | number;
+  /** Catchup only: every pending date since the start (missing, failed, cleared, interrupted, stalled), not only those after the latest scheduled run (`--all-pending`). */
+  allPending?: boolean;
 };
 
 /** `waitUpstream` in milliseconds, as `{ waitUpstreamMs }` for a job request, or `{}`. */
@@ -27,7 +34,7 @@ function upstreamWait(value: string | number | undefined): { waitUpstreamMs?: nu
   return { waitUpstreamMs: typeof value === 'number' ? checkDurationMs(value, 'waitUpstream') : parseDuration(value, 'waitUpstream') };
 }
 
-export type BackfillOptions = CatchupOptions & { from: string; to: string };
+export type BackfillOptions = Omit<CatchupOptions, 'allPending'> & { from: string; to: string };
 
 /**
  * Backfill for TypeScript pipelines: runs `fn` for each slot of `[from, to]` the
@@ -51,8 +58,24 @@ export async function backfill(ledger: Ledger, options: BackfillOptions, fn: Run
     ...(options.runBackwards ? { runBackwards: true } : {}),
     ...upstreamWait(options.waitUpstream),
   };
-  return (await runJob(ledger, request, functionTask(fn), options)).summary;
+  return (await runJob(ledger, request, functionTask(fn), jobOptions(options, 'ledger.backfill'))).summary;
 }
+
+/** The runner's options from a library call's: the lease in milliseconds. */
+function jobOptions(options: CatchupOptions | BackfillOptions, call: string): JobOptions {
+  const { lease, leaseMs, ...rest } = options;
+  const ms = leaseOf({ lease, leaseMs }, call);
+  return { ...rest, ...(ms === undefined ? {} : { leaseMs: ms }) };
+}
+
+/** Every option key of `ledger.catchup`, checked against the type by the compiler. */
+export const CATCHUP_KEYS = optionKeys<CatchupOptions>()({
+  pipeline: true, reprocess: true, force: true, runBackwards: true, allPending: true, waitUpstream: true, lease: true, leaseMs: true, maxActiveRuns: true, placePollMs: true,
+  continueOnFailure: true, heartbeatMs: true, signal: true, onProgress: true, monotonic: true,
+  retries: true, retryDelay: true, retryExponential: true, maxRetryDelay: true, timeout: true, sleep: true,
+});
+/** Every option key of `ledger.backfill`. */
+export const BACKFILL_KEYS = [...CATCHUP_KEYS.filter((k) => k !== 'allPending'), 'from', 'to'];
 
 /**
  * Catchup for TypeScript pipelines: runs `fn` for the due pending slots after the
@@ -60,10 +83,17 @@ export async function backfill(ledger: Ledger, options: BackfillOptions, fn: Run
  * pipeline's catchup is off), recorded as `catchup` runs.
  *
  * @example
- * await catchup(ledger, { pipeline: 'etl_orders' }, async (run) => ({ rows: await load(run.date) }));
+ * await ledger.catchup({ pipeline: 'etl_orders', allPending: true }, async (run) => ({ rows: await load(run.date) }));
  */
 export async function catchup(ledger: Ledger, options: CatchupOptions, fn: RunFunction): Promise<RunSummary> {
   const reprocess = resolveReprocess(options.reprocess, options.force);
-  const request: JobRequest = { kind: 'catchup', pipeline: options.pipeline, ...(reprocess ? { reprocess } : {}), ...(options.runBackwards ? { runBackwards: true } : {}), ...upstreamWait(options.waitUpstream) };
-  return (await runJob(ledger, request, functionTask(fn), options)).summary;
+  const request: JobRequest = {
+    kind: 'catchup',
+    pipeline: options.pipeline,
+    ...(reprocess ? { reprocess } : {}),
+    ...(options.runBackwards ? { runBackwards: true } : {}),
+    ...(options.allPending ? { allPending: true } : {}),
+    ...upstreamWait(options.waitUpstream),
+  };
+  return (await runJob(ledger, request, functionTask(fn), jobOptions(options, 'ledger.catchup'))).summary;
 }

@@ -1,4 +1,4 @@
-import type { ChildProcess, SpawnOptions } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,10 +11,27 @@ import { cleanStaleRunDirs, RUN_DIR_PREFIX } from './clean-stale-run-dirs.js';
 import { openRunLogFile, type RunLogFile } from './run-log-file.js';
 import type { Metrics, RunContext, RunTask, TaskOutcome } from './run-types.js';
 
+/**
+ * The options the runner passes to `spawn`. The public types of this module are the structural subset of Node's
+ * `child_process` the runner uses (as Kysely declares its drivers' types), so a project compiles them without
+ * `@types/node`; `child_process.spawn` and `process.kill` fit them.
+ */
+export type SpawnOptionsUsed = { env: Record<string, string>; stdio: ['ignore', 'pipe', 'pipe']; detached: boolean; cwd?: string };
+/** The signals the runner sends a command: a stop (SIGINT or SIGTERM), then SIGKILL after the grace period. */
+export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGKILL';
+/** What the runner uses of a spawned command (Node's `ChildProcess` has all of it). */
+export interface SpawnedCommand {
+  readonly pid?: number | undefined;
+  readonly exitCode: number | null;
+  readonly signalCode: string | null;
+  kill(signal?: StopSignal): boolean;
+  on(event: 'exit' | 'close', listener: (code: number | null, signal: string | null) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
 /** The part of `child_process.spawn` the runner uses (injected so tests and the demo can pass their own). */
-export type SpawnFn = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
+export type SpawnFn = (command: string, args: readonly string[], options: SpawnOptionsUsed) => SpawnedCommand;
 /** `process.kill`: sends a signal to a pid, or to a process group with a negative pid. */
-export type KillFn = (pid: number, signal: NodeJS.Signals) => void;
+export type KillFn = (pid: number, signal: StopSignal) => void;
 
 export type CommandTaskOptions = {
   /** The command and its arguments, run with no shell; `{date}` `{start}` `{end}` `{runId}` are replaced in each. */
@@ -42,7 +59,7 @@ export type CommandTaskOptions = {
 };
 
 /** A runner task that runs a command, plus a way to kill every command still running (a second Ctrl-C). */
-export type CommandTask = { task: RunTask; killAll(signal: NodeJS.Signals): void };
+export type CommandTask = { task: RunTask; killAll(signal: StopSignal): void };
 
 const PLACEHOLDER = /\{(date|start|end|runId)\}/g;
 const STDERR_TAIL_CHARS = 2000;
@@ -93,7 +110,7 @@ export function commandTask(options: CommandTaskOptions): CommandTask {
   }
   checkCommand(options.argv, options);
   const live = new Set<ChildProcess>();
-  const signalChild = (child: ChildProcess, signal: NodeJS.Signals) => {
+  const signalChild = (child: ChildProcess, signal: StopSignal) => {
     if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
     try {
       options.kill(-child.pid, signal);
@@ -151,13 +168,14 @@ export function commandTask(options: CommandTaskOptions): CommandTask {
 
   function runChild(command: string, args: string[], env: Record<string, string>, run: RunContext, signal: AbortSignal, log: RunLogFile | null): Promise<Ended> {
     return new Promise((resolve) => {
+      // The public SpawnFn is Node's spawn seen through the subset the runner's types name; its result is a ChildProcess.
       const child = options.spawn(command, args, {
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
         // Its own process group: the stop signal reaches the command's children too (e.g. `sh -c 'sleep 60'`).
         detached: true,
         ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-      });
+      }) as ChildProcess;
       live.add(child);
       let stderrTail = '';
       let killTimer: NodeJS.Timeout | undefined;
@@ -175,7 +193,7 @@ export function commandTask(options: CommandTaskOptions): CommandTask {
         resolve(ended);
       };
       const stop = () => {
-        const name: NodeJS.Signals = signal.reason === 'SIGINT' ? 'SIGINT' : 'SIGTERM';
+        const name: StopSignal = signal.reason === 'SIGINT' ? 'SIGINT' : 'SIGTERM';
         signalChild(child, name);
         killTimer = setTimeout(() => signalChild(child, 'SIGKILL'), options.killGraceMs ?? 10_000);
         killTimer.unref();

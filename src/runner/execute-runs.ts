@@ -1,13 +1,17 @@
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { DateState } from '../../projections/date-state.js';
+import { previousSlotBlocks } from '../../projections/depends-on-past.js';
 import { selectSlot, type PlannedSlot, type Reprocess } from '../../projections/plan-runs.js';
 import { LedgerError, isLedgerError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { StartInput } from '../ledger/ledger-types.js';
+import { previousSlot } from '../ledger/slots.js';
+import { resolveRetryPolicy, resolveTimeoutMs, retryDelayMs, type RunControlOptions } from './retry-policy.js';
 import { runOnce } from './run-once.js';
 import { STORE_NOTE, type RunProgress, type RunReport, type RunSummary, type RunTask, type SkipReason } from './run-types.js';
 import { waitForPlace } from './wait-for-place.js';
 
-export type ExecuteOptions = {
+export type ExecuteOptions = RunControlOptions & {
   pipeline: string;
   runType: RunSummary['runType'];
   /** The planned slots, in the order to start them. */
@@ -41,6 +45,11 @@ export type ExecuteOptions = {
   gate?: (slot: PlannedSlot, signal?: AbortSignal) => Promise<string | null>;
   /** A place shared by several runners of one process (`catchup --all --parallel N`), held from the claim to the outcome. */
   limiter?: Limiter;
+  /**
+   * How the runner waits for a retry's time (default: a timer). A test with a fake ledger clock passes one that
+   * moves that clock on, so a five-minute retry delay takes no time.
+   */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 };
 
 /** A counting semaphore: `acquire` resolves false when `signal` aborts first. */
@@ -84,6 +93,9 @@ export function createLimiter(n: number): Limiter {
   };
 }
 
+/** A slot waiting for its retry: when it may start by the ledger's clock (`at`) or by elapsed time (`due`). */
+type Deferred = { at: number; due: number; attempt: number; of: number; nextAt: string };
+
 /**
  * Runs planned slots through a task, at most `maxActiveRuns` at once, in the
  * given order: claims each slot with `ledger.start` (so two runners never
@@ -96,7 +108,12 @@ export function createLimiter(n: number): Limiter {
  *   reprocess: 'none', task: functionTask(async (run) => ({ rows: 1 })) });
  */
 export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Promise<RunSummary> {
-  const limit = (await ledger.pipeline(options.pipeline)).definition.maxActiveRuns;
+  const { definition, timetable } = await ledger.pipeline(options.pipeline);
+  const limit = definition.maxActiveRuns;
+  const policy = resolveRetryPolicy(definition, options);
+  const timeoutMs = resolveTimeoutMs(definition, options);
+  const dependsOnPast = definition.dependsOnPast === true;
+  const sleep = options.sleep ?? ((ms: number, signal?: AbortSignal) => sleepFor(ms, undefined, signal ? { signal } : {}).catch(() => undefined));
   const requested = options.maxActiveRuns ?? limit;
   if (!Number.isSafeInteger(requested) || requested < 1) {
     throw new LedgerError('input.invalidMaxActiveRuns', `maxActiveRuns must be a whole number of 1 or more, not ${requested}`);
@@ -133,6 +150,9 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
   /** The store's message when an outcome could not be recorded: the dates left unstarted say that, not that a run failed. */
   let unrecordedWhy: string | undefined;
   let fatal: { error: unknown } | undefined;
+  let retried = 0;
+  /** Depends on past: the first slot that could not run, and why. */
+  let blocked: RunSummary['waitingForPrevious'] = null;
 
   const report = (index: number, entry: RunReport) => {
     reports.set(index, entry);
@@ -141,12 +161,34 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
   const skip = (index: number, slot: PlannedSlot, skipReason: SkipReason, note: string) =>
     report(index, { ...emptyReport(slot), skipReason, note });
 
-  async function runSlot(index: number, slot: PlannedSlot): Promise<void> {
-    if (options.gate) {
-      const blocked = await options.gate(slot, signal);
-      if (blocked !== null) return skip(index, slot, 'upstream', blocked);
+  /** Runs one slot; resolves with when to try it again when its attempt failed and a retry is scheduled (or was, before it). */
+  async function runSlot(index: number, slot: PlannedSlot, waited: boolean): Promise<Deferred | undefined> {
+    const { state: before } = await ledger.pipeline(options.pipeline);
+    const current = before.dates.get(slot.date);
+    // A retry scheduled earlier (by a runner that was stopped while it waited) is not started before its time.
+    if (!waited && current?.status === 'up_for_retry' && current.retry?.nextAt) {
+      const at = Date.parse(current.retry.nextAt);
+      if (at > ledger.now()) return { at, due: clock() + (at - ledger.now()), attempt: current.retry.attempt, of: current.retry.of, nextAt: current.retry.nextAt };
     }
-    if (options.limiter && !(await options.limiter.acquire(signal))) return skip(index, slot, 'interrupted', 'not started: the runner was interrupted');
+    if (dependsOnPast) {
+      const block = previousSlotBlocks(before, previousSlot(timetable, Date.parse(slot.logicalDate))?.date ?? null);
+      if (block) {
+        blocked ??= { date: slot.date, previous: block.date, status: block.status };
+        skip(index, slot, 'waitingForPrevious', `not started: ${options.pipeline} depends on past and ${block.date} before it is ${block.status}; run or mark ${block.date} first`);
+        return undefined;
+      }
+    }
+    if (options.gate) {
+      const why = await options.gate(slot, signal);
+      if (why !== null) {
+        skip(index, slot, 'upstream', why);
+        return undefined;
+      }
+    }
+    if (options.limiter && !(await options.limiter.acquire(signal))) {
+      skip(index, slot, 'interrupted', 'not started: the runner was interrupted');
+      return undefined;
+    }
     try {
       return await claimAndRun(index, slot);
     } finally {
@@ -154,16 +196,26 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
     }
   }
 
-  async function claimAndRun(index: number, slot: PlannedSlot): Promise<void> {
+  async function claimAndRun(index: number, slot: PlannedSlot): Promise<Deferred | undefined> {
     // The pipeline's own limit counts every runner's live runs: wait for a place rather than fail.
-    if (!(await waitForPlace(ledger, options.pipeline, limit, place))) return skip(index, slot, 'interrupted', 'not started: the runner was interrupted');
+    if (!(await waitForPlace(ledger, options.pipeline, limit, place))) {
+      skip(index, slot, 'interrupted', 'not started: the runner was interrupted');
+      return undefined;
+    }
     // Ask the selection rule again: another runner may have taken or finished the slot since we planned.
     const { state } = await ledger.pipeline(options.pipeline);
-    const selection = selectSlot(state.dates.get(slot.date), options.reprocess, ledger.now());
+    const date = state.dates.get(slot.date);
+    const selection = selectSlot(date, options.reprocess, ledger.now());
     if (!selection.run) {
-      if ('inFlight' in selection) return skip(index, slot, 'inFlight', `in flight as run ${selection.inFlight.runId} (another runner?)`);
-      return skip(index, slot, 'changed', `now ${selection.excluded.status} (run ${selection.excluded.runId}) since planned`);
+      if ('inFlight' in selection) skip(index, slot, 'inFlight', `in flight as run ${selection.inFlight.runId} (another runner?)`);
+      else skip(index, slot, 'changed', `now ${selection.excluded.status} (run ${selection.excluded.runId}) since planned`);
+      return undefined;
     }
+    // Where the date stands in its retry policy: the attempt a scheduled retry waits for, else the first.
+    const policyAttempt = date?.status === 'up_for_retry' && date.retry ? date.retry.attempt : 1;
+    const maxAttempts = date?.status === 'up_for_retry' && date.retry ? date.retry.of : policy.maxAttempts;
+    const retry = policyAttempt < maxAttempts ? { attempt: policyAttempt + 1, maxAttempts, delayMs: retryDelayMs(policy, policyAttempt) } : undefined;
+    const retryField = maxAttempts > 1 ? { retry: { attempt: policyAttempt, of: maxAttempts } } : {};
     // The attempt count seen here is the claim's precondition: if another runner starts this date in the
     // meantime (even one that finishes at once), the start is refused instead of running the date twice.
     const start: StartInput = {
@@ -173,7 +225,7 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
       force: selection.reason === 'completed',
       expectAttempts: state.dates.get(slot.date)?.attempts ?? 0,
     };
-    if (options.leaseMs !== undefined) start.leaseMs = options.leaseMs;
+    if (options.leaseMs !== undefined) start.lease = options.leaseMs;
     // A takeover writes its own reason naming the stalled run; keep that one.
     if (options.startReason !== undefined && selection.reason !== 'stalled') start.reason = options.startReason;
     const t0 = clock();
@@ -183,10 +235,22 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
         reason: selection.reason,
         ...(signal ? { signal } : {}),
         ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+        // A command is killed within its grace (10 s); a function that ignores its signal is left behind 15 s after the timeout.
+        ...(timeoutMs === null ? {} : { timeoutMs, abandonAfterTimeoutMs: 15_000 }),
+        ...(retry ? { retry } : {}),
         onStarted: (run) => options.onProgress?.({ kind: 'started', run }),
       });
       const { run, outcome } = result;
-      const base = { ...emptyReport(slot), reason: selection.reason, runId: run.runId, attempt: run.attempt, durationMs: Math.round(clock() - t0) };
+      if (result.retryScheduled && outcome.status === 'failed') {
+        // Not the date's outcome yet: it waits for its next attempt without holding a place.
+        retried += 1;
+        const scheduled = (await ledger.pipeline(options.pipeline)).state.dates.get(slot.date)?.retry;
+        const nextAt = scheduled?.nextAt ?? new Date(ledger.now() + result.retryScheduled.delayMs).toISOString();
+        const { attempt, maxAttempts: of } = result.retryScheduled;
+        options.onProgress?.({ kind: 'retry', date: slot.date, runId: run.runId, error: outcome.error, attempt, of, nextAt });
+        return { at: Date.parse(nextAt), due: clock() + result.retryScheduled.delayMs, attempt, of, nextAt };
+      }
+      const base = { ...emptyReport(slot), reason: selection.reason, runId: run.runId, attempt: run.attempt, durationMs: Math.round(clock() - t0), ...retryField };
       if (result.unrecorded !== undefined) {
         const why = result.unrecorded instanceof Error ? result.unrecorded.message : String(result.unrecorded);
         unrecordedWhy ??= why;
@@ -211,29 +275,68 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
       const status = reports.get(index)?.status;
       if ((status === 'failed' || status === 'unrecorded') && !options.continueOnFailure) stoppedAfterFailure = true;
     } catch (error) {
-      if (isLedgerError(error) && error.code === 'ledger.alreadyRunning') return skip(index, slot, 'inFlight', error.message);
-      if (isLedgerError(error) && (error.code === 'ledger.alreadySucceeded' || error.code === 'ledger.changed')) return skip(index, slot, 'changed', error.message);
-      throw error;
+      if (isLedgerError(error) && error.code === 'ledger.alreadyRunning') skip(index, slot, 'inFlight', error.message);
+      else if (isLedgerError(error) && (error.code === 'ledger.alreadySucceeded' || error.code === 'ledger.changed')) skip(index, slot, 'changed', error.message);
+      else if (isLedgerError(error) && error.code === 'ledger.waitingForPrevious') {
+        // The slot before it changed since it was checked (another runner, a clear): the start's own rule said no.
+        blocked ??= { date: slot.date, previous: '', status: '' };
+        skip(index, slot, 'waitingForPrevious', `not started: ${error.message}`);
+      } else throw error;
+      return undefined;
     }
+    return undefined;
   }
 
   const queue = options.slots.map((slot, index) => ({ slot, index }));
-  while (queue.length > 0 && !stoppedAfterFailure && !signal?.aborted && !fatal) {
-    if (active.size >= maxActive) {
-      await Promise.race(active);
-      continue;
-    }
-    const next = queue.shift();
-    if (!next) break;
-    const running: Promise<void> = runSlot(next.index, next.slot)
+  /** Slots whose attempt failed and whose retry waits for its time, soonest first. */
+  const delayed: Array<{ slot: PlannedSlot; index: number; wait: Deferred }> = [];
+  const isDue = (wait: Deferred) => ledger.now() >= wait.at || clock() >= wait.due;
+  const start = (next: { slot: PlannedSlot; index: number }, waited: boolean) => {
+    const running: Promise<void> = runSlot(next.index, next.slot, waited)
+      .then((wait) => {
+        if (wait) delayed.push({ ...next, wait });
+      })
       .catch((error: unknown) => {
         fatal ??= { error };
         if (isStoreError(error) && !reports.has(next.index)) skip(next.index, next.slot, 'stopped', `${STORE_NOTE} (${messageOf(error)})`);
       })
       .finally(() => active.delete(running));
     active.add(running);
+  };
+  while ((queue.length > 0 || delayed.length > 0 || active.size > 0) && !stoppedAfterFailure && !signal?.aborted && !fatal && !blocked) {
+    if (active.size >= maxActive) {
+      await Promise.race(active);
+      continue;
+    }
+    delayed.sort((a, b) => a.wait.at - b.wait.at);
+    const retryNow = delayed[0] && isDue(delayed[0].wait) ? delayed.shift() : undefined;
+    if (retryNow) {
+      start(retryNow, true);
+      continue;
+    }
+    // Depends on past: one date at a time, in order, each only once the one before it is through.
+    const next = dependsOnPast && (active.size > 0 || delayed.length > 0) ? undefined : queue.shift();
+    if (next) {
+      start(next, false);
+      continue;
+    }
+    // Nothing can start now: wait for a run to end or for the soonest retry's time, whichever comes first.
+    const soonest = delayed[0]?.wait;
+    const wakeups: Array<Promise<unknown>> = [...active];
+    const cancel = new AbortController();
+    if (soonest) {
+      const ms = Math.max(0, Math.ceil(Math.min(soonest.at - ledger.now(), soonest.due - clock())));
+      wakeups.push(sleep(ms, signal ? AbortSignal.any([signal, cancel.signal]) : cancel.signal));
+    }
+    if (wakeups.length === 0) break;
+    await Promise.race(wakeups);
+    cancel.abort();
   }
   await Promise.all(active);
+  // A retry still waiting when the runner stopped: its schedule is in the ledger, and the same command resumes the wait.
+  for (const { slot, index, wait } of delayed) {
+    skip(index, slot, 'waitingForRetry', `attempt ${wait.attempt} of ${wait.of} is due at ${wait.nextAt}; the runner stopped before it, so run the same command again to resume the wait`);
+  }
   // A store error outside a run's own recording (reading the state, claiming a slot) stops the runner, but
   // the runs in flight have finished and recorded (or retried), so the summary is still owed: only errors
   // that are not the store's (bad input, a bug) are thrown.
@@ -241,6 +344,7 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
   if (fatal && storeError === undefined) throw fatal.error;
   for (const { slot, index } of queue) {
     if (signal?.aborted) skip(index, slot, 'interrupted', 'not started: the runner was interrupted');
+    else if (blocked) skip(index, slot, 'waitingForPrevious', `not started: depends on past, and ${blocked.date} before it could not run`);
     else if (storeError !== undefined) skip(index, slot, 'stopped', `${STORE_NOTE} (${storeError})`);
     else if (unrecordedWhy !== undefined) skip(index, slot, 'stopped', `${STORE_NOTE} (${unrecordedWhy})`);
     else skip(index, slot, 'stopped', 'not started: an earlier run failed (use --continue-on-failure to carry on)');
@@ -257,9 +361,11 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
     skipped: runs.filter((r) => r.status === 'skipped').length,
     interruptedRuns: runs.filter((r) => r.status === 'interrupted').length,
     interrupted: signal?.aborted ? (typeof signal.reason === 'string' ? signal.reason : 'aborted') : null,
-    stoppedAfterFailure: stoppedAfterFailure && queue.length > 0,
+    stoppedAfterFailure: stoppedAfterFailure && (queue.length > 0 || delayed.length > 0),
     durationMs: Math.round(clock() - began),
     ...(storeError === undefined ? {} : { storeError }),
+    retried,
+    waitingForPrevious: blocked,
   };
 }
 

@@ -1,7 +1,8 @@
 import type { RunPlan } from '../../projections/plan-runs.js';
-import { formatTable } from '../cli/format-table.js';
 import type { BlockedBy } from '../../projections/upstream-slots.js';
 import { waitsForText } from '../../projections/views/cleared-because.js';
+import { tellingLine } from '../../projections/views/telling-line.js';
+import { cut, formatTable } from '../cli/format-table.js';
 import type { PlannedJob } from './plan-job.js';
 import { STORE_NOTE, type RunReport, type RunSummary } from './run-types.js';
 
@@ -40,6 +41,7 @@ export function summaryJson(summary: RunSummary) {
       code: r.code,
       skipReason: r.skipReason,
       note: r.note,
+      ...(r.retry ? { retry: r.retry } : {}),
     })),
     succeeded: summary.succeeded,
     failed: summary.failed,
@@ -48,6 +50,8 @@ export function summaryJson(summary: RunSummary) {
     interruptedRuns: summary.interruptedRuns,
     interrupted: summary.interrupted,
     stoppedAfterFailure: summary.stoppedAfterFailure,
+    retried: summary.retried,
+    waitingForPrevious: summary.waitingForPrevious,
     durationMs: summary.durationMs,
     ...(summary.blocked ? { blocked: summary.blocked } : {}),
   };
@@ -71,7 +75,7 @@ export function blockedLine(pipeline: string, blocked: ReadonlyArray<{ date: str
 
 /** A slot the runner never started because it stopped (after a failure, or interrupted): collapsed in readable output. */
 export function isQuietSkip(r: RunReport): boolean {
-  return r.status === 'skipped' && (r.skipReason === 'stopped' || r.skipReason === 'interrupted');
+  return r.status === 'skipped' && (r.skipReason === 'stopped' || r.skipReason === 'interrupted' || (r.skipReason === 'waitingForPrevious' && (r.note ?? '').startsWith('not started: depends on past, and')));
 }
 
 /**
@@ -85,6 +89,7 @@ export function quietSkipLine(skipped: RunReport[], failedDate: string | null): 
   const span = skipped.length === 1 ? first : `${first} .. ${last}`;
   const n = `${skipped.length} ${skipped.length === 1 ? 'slot' : 'slots'} not started`;
   if (skipped[0]?.skipReason === 'interrupted') return `${n} (${span}): the runner was stopped; run the same command again to resume`;
+  if (skipped[0]?.skipReason === 'waitingForPrevious') return `${n} (${span}): ${(skipped[0].note ?? '').slice('not started: '.length)}`;
   // A store error stopped the runner, not a failed run: say so, and not to carry on past failures.
   const note = skipped[0]?.note ?? '';
   if (note.startsWith(STORE_NOTE)) return `${n} (${span}): ${note.slice('not started: '.length)}; fix the store, then rerun the same command`;
@@ -116,7 +121,7 @@ export function formatSummary(summary: RunSummary): string {
       r.date,
       r.reason ?? '-',
       r.status,
-      r.attempt === null ? '-' : String(r.attempt),
+      r.retry ? `${r.retry.attempt}/${r.retry.of}` : r.attempt === null ? '-' : String(r.attempt),
       r.exitCode !== null ? String(r.exitCode) : r.signal ?? '-',
       r.status === 'skipped' ? '-' : formatDuration(r.durationMs),
       r.runId ?? '-',
@@ -126,7 +131,8 @@ export function formatSummary(summary: RunSummary): string {
   const lost = summary.unrecorded > 0 ? `, ${summary.unrecorded} unrecorded` : '';
   const stopped = summary.interruptedRuns > 0 ? `, ${summary.interruptedRuns} interrupted` : '';
   const over = summary.range ? `${summary.runType} ${summary.pipeline} from ${summary.range.from} to ${summary.range.to}: ` : '';
-  const totals = `${over}${summary.succeeded} succeeded, ${summary.failed} failed${lost}${stopped}, ${summary.skipped} skipped in ${formatDuration(summary.durationMs)}`;
+  const retried = summary.retried > 0 ? `, ${summary.retried} ${summary.retried === 1 ? 'retry' : 'retries'}` : '';
+  const totals = `${over}${summary.succeeded} succeeded, ${summary.failed} failed${lost}${stopped}, ${summary.skipped} skipped${retried} in ${formatDuration(summary.durationMs)}`;
   return `${rows.length > 0 ? table : ''}${quiet}${totals}\n`;
 }
 
@@ -156,7 +162,21 @@ export function formatDryRun(job: PlannedJob): string {
     plan.slots.length === 0
       ? ''
       : formatTable(['DATE', 'REASON', 'RUN AFTER', 'DATA INTERVAL'], plan.slots.map((s) => [s.date, s.reason, s.runAfter, `${s.dataInterval.start} .. ${s.dataInterval.end}`]));
-  return head + table + leftAlone(plan);
+  const older = olderPendingNote(job);
+  return head + table + leftAlone(plan) + (older === '' ? '' : `${older}\n`);
+}
+
+/**
+ * The pending dates a plain catchup leaves alone (before its window, or failed ones its mode skips), and the
+ * command that runs them; '' when there are none.
+ *
+ * @example
+ * olderPendingNote(job) // 'still pending before this catchup: 2026-11-25; `runledger catchup etl_orders --all-pending` runs them too'
+ */
+export function olderPendingNote(job: PlannedJob): string {
+  const older = job.catchup?.olderPending ?? [];
+  if (older.length === 0) return '';
+  return `still pending and left alone by this catchup: ${list(older)}; \`runledger catchup ${job.pipeline} --all-pending\` runs ${older.length === 1 ? 'it' : 'them'} too`;
 }
 
 /** Why a plan is empty, with the option that would change it. */
@@ -165,7 +185,8 @@ export function nothingToDo(job: PlannedJob): string {
   if (pastEnd) {
     return `nothing to catchup for ${job.pipeline}: its catchup is off, so only the latest complete interval before now would run (${pastEnd.latest}), and that lies past the pipeline's end (${pastEnd.end}); use backfill for dates up to the end`;
   }
-  const where = job.from !== null ? ` from ${job.from} to ${job.to}` : job.catchup?.after ? ` after the latest scheduled or catchup run (${job.catchup.after})` : '';
+  const where =
+    job.from !== null ? ` from ${job.from} to ${job.to}` : job.catchup?.allPending ? ' since its start' : job.catchup?.after ? ` after the latest scheduled or catchup run (${job.catchup.after})` : '';
   const { plan } = job;
   const succeeded = plan.excluded.filter((e) => e.status === 'success').length;
   const failed = plan.excluded.filter((e) => e.status === 'failed').length;
@@ -197,7 +218,7 @@ function count(n: number, what: string): string {
   return `${n} ${what}${n === 1 ? '' : 's'}`;
 }
 
+/** A DETAIL cell: the most telling line of a multi-line error, cut to 120 characters (the whole text is in --json). */
 function oneLine(text: string): string {
-  const flat = text.replace(/\s*\n\s*/g, ' | ').trim();
-  return flat.length > 120 ? `${flat.slice(0, 117)}...` : flat;
+  return cut(tellingLine(text), 120);
 }

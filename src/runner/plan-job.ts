@@ -1,4 +1,5 @@
 import { earliestInterruptedCatchup, latestScheduledRun, planBackfill, planCatchup, type Reprocess, type RunPlan } from '../../projections/plan-runs.js';
+import type { PipelineState } from '../../projections/pipeline-state.js';
 import type { Slot } from '../../projections/slot.js';
 import { firstBlocking, type BlockedBy } from '../../projections/upstream-slots.js';
 import { loadUpstreams } from '../ledger/load-upstreams.js';
@@ -11,7 +12,7 @@ import type { Timetable } from '../timetable/timetable.js';
 /** A backfill over `[from, to]` or a catchup. */
 export type JobRequest = (
   | { kind: 'backfill'; pipeline: string; from: string; to: string; reprocess?: Reprocess; runBackwards?: boolean }
-  | { kind: 'catchup'; pipeline: string; reprocess?: Reprocess; runBackwards?: boolean }
+  | { kind: 'catchup'; pipeline: string; reprocess?: Reprocess; runBackwards?: boolean; allPending?: boolean }
 ) & {
   /**
    * Wait up to this long for the upstream slots a date waits for (`--wait-upstream`); without it, dates
@@ -35,8 +36,10 @@ export type PlannedJob = {
    * For catchup: whether the pipeline catches up, and the logical date of its latest scheduled/catchup run.
    * `pastEnd`: with catchup off, the latest complete interval before now (its date) lies past the
    * pipeline's end, so nothing runs (as in Airflow, catchup off never reaches back to an end in the past).
+   * `allPending`: every pending date since the start was planned (`catchup --all-pending`). `olderPending`: without
+   * it, the pending dates before the window this catchup looked at (only `--all-pending` or a backfill runs them).
    */
-  catchup?: { enabled: boolean; after: string | null; pastEnd?: { latest: string; end: string } };
+  catchup?: { enabled: boolean; after: string | null; pastEnd?: { latest: string; end: string }; allPending?: boolean; olderPending?: string[] };
   plan: RunPlan;
   /**
    * For a pipeline with upstreams: the dates the plan picked that wait for an upstream slot that is not
@@ -71,6 +74,16 @@ export async function planJob(ledger: Ledger, request: JobRequest): Promise<Plan
     const plan = planBackfill(state, slots, { reprocess, nowMs });
     // The resolved bounds: a bare --to on an hourly pipeline shows as the last instant of that local day.
     job = { pipeline: request.pipeline, runType: 'backfill', reprocess, from: timetable.keyOf(fromMs), to: timetable.keyOf(toMs), plan };
+  } else if (request.allPending) {
+    // Everything pending since the start, in date order, whatever the pipeline's catchup setting: what `pending` lists.
+    const reprocess = checkReprocess(request.reprocess ?? 'failed');
+    const first = timetable.first();
+    const lastDue = timetable.lastDue(nowMs);
+    const slots = first && lastDue ? timetable.slotsBetween(Date.parse(first.logicalDate), Date.parse(lastDue.logicalDate)) : [];
+    const plan = planBackfill(state, slots, { reprocess, nowMs });
+    const next = lastDue ? timetable.next(lastDue) : timetable.first();
+    const catchup = { enabled: definition.catchup, after: latestScheduledRun(history), allPending: true };
+    job = { pipeline: request.pipeline, runType: 'catchup', reprocess, from: null, to: null, catchup, plan: { ...plan, notDueFrom: next ?? null } };
   } else {
     const reprocess = checkReprocess(request.reprocess ?? 'failed');
     const after = latestScheduledRun(history);
@@ -88,7 +101,9 @@ export async function planJob(ledger: Ledger, request: JobRequest): Promise<Plan
     }
     const plan = planCatchup(state, slots, { nowMs, catchup: definition.catchup, after, reprocess });
     const next = lastDue ? timetable.next(lastDue) : timetable.first();
-    const catchup = { enabled: definition.catchup, after, ...(pastEnd ? { pastEnd } : {}) };
+    // With catchup off, dates never run are left behind by design (as in Airflow); failed or cleared ones are still news.
+    const olderPending = olderPendingDates(timetable, state, nowMs, plan, definition.catchup);
+    const catchup = { enabled: definition.catchup, after, ...(pastEnd ? { pastEnd } : {}), ...(olderPending.length > 0 ? { olderPending } : {}) };
     job = { pipeline: request.pipeline, runType: 'catchup', reprocess, from: null, to: null, catchup, plan: { ...plan, notDueFrom: next ?? null } };
   }
   if (request.runBackwards) job.plan.slots.reverse();
@@ -103,6 +118,19 @@ export async function planJob(ledger: Ledger, request: JobRequest): Promise<Plan
     job = { ...job, plan: { ...job.plan, slots: runnable }, blocked };
   }
   return job;
+}
+
+/**
+ * The pending dates (missing, failed, cleared, interrupted, stalled) due by now that a plain catchup leaves out:
+ * before its window, or failed ones its reprocess mode left alone. `catchup --all-pending` runs them.
+ */
+function olderPendingDates(timetable: Timetable, state: PipelineState, nowMs: number, plan: RunPlan, withMissing: boolean): string[] {
+  const first = timetable.first();
+  const lastDue = timetable.lastDue(nowMs);
+  if (!first || !lastDue) return [];
+  const planned = new Set(plan.slots.map((s) => s.date));
+  const all = planBackfill(state, timetable.slotsBetween(Date.parse(first.logicalDate), Date.parse(lastDue.logicalDate)), { reprocess: 'failed', nowMs });
+  return all.slots.filter((s) => !planned.has(s.date) && (withMissing || s.reason !== 'missing')).map((s) => s.date);
 }
 
 /**

@@ -89,6 +89,11 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
         case 'note':
           above(() => options.write(`runledger: ${progress.text}\n`));
           return;
+        case 'retry':
+          // Not finished: the date waits for its next attempt, and the bar does not count it yet.
+          running.delete(progress.date);
+          above(() => options.write(`${options.label} ${progress.date} failed (attempt ${progress.attempt - 1} of ${progress.of}): ${firstLine(progress.error)}; attempt ${progress.attempt} at ${progress.nextAt}\n`));
+          return;
         case 'finished': {
           const r = progress.report;
           running.delete(r.date);
@@ -126,7 +131,7 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
 /** `2026-11-02 success (attempt 1, 0.12s)`, `2026-11-03 failed: exited with code 1: …`, `2026-11-04 skipped: …` */
 export function describe(r: RunReport): string {
   if (r.status === 'skipped') return `${r.date} skipped: ${r.note ?? r.skipReason ?? ''}`;
-  const how = `attempt ${r.attempt ?? '-'}, ${formatDuration(r.durationMs)}`;
+  const how = `attempt ${r.retry ? `${r.retry.attempt} of ${r.retry.of}` : (r.attempt ?? '-')}, ${formatDuration(r.durationMs)}`;
   if (r.status === 'success') return `${r.date} success (${how})`;
   if (r.status === 'unrecorded') return `${r.date} unrecorded (${how}): ${firstLine(r.error ?? 'its outcome could not be recorded')}`;
   if (r.status === 'interrupted') return `${r.date} interrupted (${how}): recorded as interrupted, pending; the same command resumes it`;

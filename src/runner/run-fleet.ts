@@ -9,6 +9,7 @@ import { parseRangeEnd, parseRangeStart } from '../timetable/parse-range-end.js'
 import { createLimiter, executeRuns } from './execute-runs.js';
 import { boundedSlots } from '../ledger/slots.js';
 import { planJob, type PlannedJob } from './plan-job.js';
+import type { RunControlOptions } from './retry-policy.js';
 import type { RunProgress, RunSummary, RunTask } from './run-types.js';
 import { upstreamGate } from './upstream-gate.js';
 
@@ -25,6 +26,8 @@ export type FleetOptions = {
   /** Wait up to this long for upstream slots outside this run that are not done (`--wait-upstream`). */
   waitUpstreamMs?: number;
   leaseMs?: number;
+  /** Retries and timeout over each pipeline's own (`--retries … --timeout`). */
+  control?: RunControlOptions;
   heartbeatMs?: number;
   placePollMs?: number;
   signal?: AbortSignal;
@@ -98,6 +101,7 @@ export async function runFleet(ledger: Ledger, request: FleetRequest, options: F
         : undefined;
       try {
         return await executeRuns(ledger, {
+          ...options.control,
           pipeline: job.pipeline,
           runType: job.runType,
           slots: job.plan.slots,

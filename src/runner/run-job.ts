@@ -2,9 +2,10 @@ import type { Ledger } from '../ledger/ledger.js';
 import { executeRuns } from './execute-runs.js';
 import { upstreamGate } from './upstream-gate.js';
 import { planJob, type JobRequest, type PlannedJob } from './plan-job.js';
+import type { RunControlOptions } from './retry-policy.js';
 import type { RunProgress, RunReport, RunSummary, RunTask } from './run-types.js';
 
-export type JobOptions = {
+export type JobOptions = RunControlOptions & {
   /** Default and ceiling: the pipeline's own maxActiveRuns (live runs across every runner). */
   maxActiveRuns?: number;
   placePollMs?: number;
@@ -16,6 +17,8 @@ export type JobOptions = {
   onPlanned?: (job: PlannedJob) => void;
   onProgress?: (progress: RunProgress) => void;
   monotonic?: () => number;
+  /** How the runner waits for a retry's time (a test with a fake clock moves that clock on); default a timer. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 };
 
 /**
@@ -72,8 +75,14 @@ function withInFlight(summary: RunSummary, job: PlannedJob): RunSummary {
 }
 
 function pick(options: JobOptions) {
-  const { maxActiveRuns, placePollMs, continueOnFailure, leaseMs, heartbeatMs, signal, onProgress, monotonic } = options;
+  const { maxActiveRuns, placePollMs, continueOnFailure, leaseMs, heartbeatMs, signal, onProgress, monotonic, sleep, retries, retryDelay, retryExponential, maxRetryDelay, timeout } = options;
   return {
+    ...(sleep === undefined ? {} : { sleep }),
+    ...(retries === undefined ? {} : { retries }),
+    ...(retryDelay === undefined ? {} : { retryDelay }),
+    ...(retryExponential === undefined ? {} : { retryExponential }),
+    ...(maxRetryDelay === undefined ? {} : { maxRetryDelay }),
+    ...(timeout === undefined ? {} : { timeout }),
     ...(maxActiveRuns === undefined ? {} : { maxActiveRuns }),
     ...(placePollMs === undefined ? {} : { placePollMs }),
     ...(continueOnFailure === undefined ? {} : { continueOnFailure }),

@@ -3,7 +3,10 @@ import { fitText, recordedTextLimits } from '../../events/limits.js';
 import { LedgerError, isLedgerError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { StartInput } from '../ledger/ledger-types.js';
+import type { RetryRequest } from '../ledger/ledger-writes.js';
+import { leaseOf } from '../ledger/library-options.js';
 import { metricsProblem } from '../ledger/metrics-problem.js';
+import { timedOutMessage } from './retry-policy.js';
 import type { Metrics, RunContext, RunTask, TaskOutcome } from './run-types.js';
 
 export type RunOnceOptions = {
@@ -17,6 +20,18 @@ export type RunOnceOptions = {
   heartbeatMs?: number;
   /** Called once the run is claimed, before the task starts. */
   onStarted?: (run: RunContext) => void;
+  /**
+   * Stop the task after this long (real time, whatever the ledger's clock says): its signal aborts with the
+   * reason `timeout` (a command gets SIGTERM, then SIGKILL), and the run fails with `timed out after …`.
+   */
+  timeoutMs?: number;
+  /**
+   * After a timeout, how long to wait for the task to settle before recording the failure anyway (a function
+   * that ignores its signal); default: wait for it (a command task ends once its process group is killed).
+   */
+  abandonAfterTimeoutMs?: number;
+  /** When this attempt fails (not interrupted, not fenced), schedule the next one: recorded with the failure. */
+  retry?: RetryRequest;
 };
 
 export type RunOnceResult = {
@@ -25,6 +40,10 @@ export type RunOnceResult = {
   outcome: TaskOutcome;
   /** True when the caller's signal stopped the task: the run was recorded as interrupted, not failed. */
   interrupted: boolean;
+  /** True when the attempt ran past its timeout and was stopped (its failure says `timed out after …`). */
+  timedOut: boolean;
+  /** The retry recorded with the failure (the date is `up_for_retry`), when one was. */
+  retryScheduled?: RetryRequest;
   /** False when the ledger refused the completion (the run was cleared or taken over while it worked). */
   recorded: boolean;
   /** The error the task threw, if it threw (so `withRun` can rethrow it unchanged). */
@@ -77,7 +96,7 @@ export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOpt
   const forward = () => controller.abort(outer?.reason);
   outer?.addEventListener('abort', forward, { once: true });
 
-  const leaseMs = options.start.leaseMs ?? definition.leaseMs;
+  const leaseMs = leaseOf(options.start, 'ledger.start') ?? definition.leaseMs;
   // Real elapsed time, not the ledger's clock (which --now may fix): until when the lease surely holds.
   let leaseHeldUntil = performance.now() + leaseMs;
   let fenced: LedgerError | undefined;
@@ -85,7 +104,7 @@ export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOpt
   const beat = async () => {
     try {
       const sent = performance.now();
-      await ledger.heartbeat({ runId: run.runId, leaseMs });
+      await ledger.heartbeat({ runId: run.runId, lease: leaseMs });
       leaseHeldUntil = sent + leaseMs;
     } catch (error) {
       // A refused heartbeat means the run was cleared or taken over: its work no longer counts, so stop it.
@@ -103,12 +122,33 @@ export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOpt
   let outcome: TaskOutcome;
   let thrown: unknown;
   let threw = false;
+  let timedOut = false;
+  let abandon: NodeJS.Timeout | undefined;
+  const timeoutMs = options.timeoutMs;
+  // Real time, as the lease: a fixed --now must not keep a hung command alive forever.
+  const deadline =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          controller.abort('timeout');
+        }, timeoutMs);
   try {
     if (outer?.aborted) {
       outcome = { status: 'failed', error: 'not started', code: 'interrupted' };
     } else {
       try {
-        outcome = await task(run, controller.signal);
+        const working = task(run, controller.signal);
+        const given = options.abandonAfterTimeoutMs;
+        outcome = await (timeoutMs === undefined || given === undefined
+          ? working
+          : Promise.race([
+              working,
+              // A task that ignores its signal is left behind: its run fails at the timeout plus the grace.
+              new Promise<TaskOutcome>((resolve) => {
+                abandon = setTimeout(() => resolve({ status: 'failed', error: 'did not stop when aborted', code: 'timeout' }), timeoutMs + given);
+              }),
+            ]));
       } catch (error) {
         threw = true;
         thrown = error;
@@ -116,9 +156,22 @@ export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOpt
       }
     }
   } finally {
+    clearTimeout(deadline);
+    clearTimeout(abandon);
     clearInterval(timer);
     outer?.removeEventListener('abort', forward);
     await beating;
+  }
+  // The timeout is the reason, whatever the stopped task said about being stopped (killed by SIGTERM, an AbortError).
+  if (timedOut && !outer?.aborted && fenced === undefined && timeoutMs !== undefined) {
+    outcome = {
+      status: 'failed',
+      error: timedOutMessage(timeoutMs),
+      code: 'timeout',
+      exitCode: outcome.exitCode ?? null,
+      signal: outcome.status === 'failed' ? (outcome.signal ?? null) : null,
+      ...(outcome.log ? { log: outcome.log } : {}),
+    };
   }
 
   const interruptedBy = outcome.status === 'failed' && outer?.aborted ? (typeof outer.reason === 'string' ? outer.reason : 'aborted') : null;
@@ -139,7 +192,9 @@ export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOpt
   // A stderr tail or a thrown message the ledger would refuse as too long is cut to the pipeline's cap instead.
   // Redacted as the ledger stores it, so the summary and progress lines print what was recorded, never a secret.
   if (outcome.status === 'failed') outcome = { ...outcome, error: ledger.redact(fitText(outcome.error, run.limits.errorBytes)) };
-  const result = (extra: Partial<RunOnceResult>): RunOnceResult => ({ run, outcome, interrupted: interruptedBy !== null, recorded: true, ...(threw ? { thrown } : {}), ...extra });
+  const result = (extra: Partial<RunOnceResult>): RunOnceResult => ({ run, outcome, interrupted: interruptedBy !== null, timedOut, recorded: true, ...(threw && !timedOut ? { thrown } : {}), ...extra });
+  // A failure of the work itself is retried by the policy; an interruption is the runner's, not the pipeline's.
+  const retry = outcome.status === 'failed' && interruptedBy === null ? options.retry : undefined;
   if (fenced) return result({ recorded: false, refusal: fenced });
   const record = async () => {
     // The log file's path and sha256 go with whichever outcome is recorded.
@@ -150,7 +205,7 @@ export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOpt
     } else if (outcome.status === 'success') {
       await ledger.succeed({ runId: run.runId, metrics: outcome.metrics, ...(outcome.outputs ? { outputs: outcome.outputs } : {}), ...log });
     } else {
-      await ledger.fail({ runId: run.runId, error: outcome.error, code: outcome.code, ...log });
+      await ledger.fail({ runId: run.runId, error: outcome.error, code: outcome.code, ...log, ...(retry ? { retry } : {}) });
     }
   };
   // A store error (the append lock held elsewhere past the timeout, a full disk, a lost connection) must not
@@ -159,7 +214,7 @@ export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOpt
   for (let wait = RECORD_RETRY_FIRST_MS; ; wait = Math.min(wait * 2, RECORD_RETRY_MAX_MS)) {
     try {
       await record();
-      return result({});
+      return result(retry ? { retryScheduled: retry } : {});
     } catch (error) {
       if (isLedgerError(error) && error.code.startsWith('ledger.')) return result({ recorded: false, refusal: error });
       if (isLedgerError(error) && error.code.startsWith('input.')) throw error;

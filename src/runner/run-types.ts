@@ -40,8 +40,12 @@ export type RunTask = (run: RunContext, signal: AbortSignal) => Promise<TaskOutc
 /** How the note of a slot left unstarted because the ledger failed begins; the rest is the store's message in parentheses. */
 export const STORE_NOTE = 'not started: the ledger could not be read or written';
 
-/** Why a slot the plan picked was not run. */
-export type SkipReason = 'inFlight' | 'changed' | 'stopped' | 'interrupted' | 'upstream';
+/**
+ * Why a slot the plan picked was not run. `upstream`: it waits for an upstream slot that is not done;
+ * `waitingForPrevious`: the pipeline depends on past and the slot before it is not done;
+ * `waitingForRetry`: its retry was scheduled and the runner stopped before its time.
+ */
+export type SkipReason = 'inFlight' | 'changed' | 'stopped' | 'interrupted' | 'upstream' | 'waitingForPrevious' | 'waitingForRetry';
 
 /** One line of a backfill or catchup summary (the `runs[]` of `--json`). */
 export type RunReport = {
@@ -63,6 +67,8 @@ export type RunReport = {
   /** Skips: why, and a one-line explanation. */
   skipReason: SkipReason | null;
   note: string | null;
+  /** Under a retry policy (`--retries`): the attempt this was within it, of how many. */
+  retry?: { attempt: number; of: number };
 };
 
 /** What a backfill or catchup did (`--json`: `{ pipeline, runs, succeeded, failed, skipped }`). */
@@ -88,6 +94,10 @@ export type RunSummary = {
   storeError?: string;
   /** Dates left alone because they wait for upstream slots that are not done (without `--wait-upstream`), each with the first. */
   blocked?: Array<{ date: string; blockedBy: BlockedBy }>;
+  /** Failed attempts that were scheduled to be tried again (each also a run in the ledger). */
+  retried: number;
+  /** Depends on past: the first date that could not run, and the slot before it that was not done; null when none. */
+  waitingForPrevious: { date: string; previous: string; status: string } | null;
 };
 
 /** Progress as it happens, for the reporter (bar or lines). */
@@ -96,4 +106,6 @@ export type RunProgress =
   | { kind: 'finished'; report: RunReport }
   | { kind: 'output'; stream: 'stdout' | 'stderr'; date: string; line: string }
   /** Something the runner says once (e.g. the pipeline's own limit lowered --max-active-runs). */
-  | { kind: 'note'; text: string };
+  | { kind: 'note'; text: string }
+  /** An attempt failed and will be tried again: attempt `attempt` of `of` at `nextAt`. */
+  | { kind: 'retry'; date: string; runId: string; error: string; attempt: number; of: number; nextAt: string };

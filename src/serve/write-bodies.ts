@@ -70,7 +70,7 @@ export function startInput(pipeline: string, body: StartBody): StartInput {
     date: body.date,
     force: body.force ?? false,
     ...(body.type === undefined ? {} : { runType: body.type }),
-    ...(body.lease === undefined ? {} : { leaseMs: parseDuration(body.lease, 'lease') }),
+    ...(body.lease === undefined ? {} : { lease: parseDuration(body.lease, 'lease') }),
     ...(body.reason === undefined ? {} : { reason: body.reason }),
     ...(body.intervalStart !== undefined && body.intervalEnd !== undefined ? { dataInterval: { start: body.intervalStart, end: body.intervalEnd } } : {}),
   };

@@ -1,9 +1,10 @@
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
-import type { DateState } from '../../projections/date-state.js';
+import { isDone, type DateState } from '../../projections/date-state.js';
 import { evolve, initialState, type PipelineState } from '../../projections/pipeline-state.js';
 import { evolveRunHistory, initialRunHistory, type RunHistory, type RunRecord } from '../../projections/run-history.js';
 import type { Slot } from '../../projections/slot.js';
+import { tellingLine } from '../../projections/views/telling-line.js';
 import { createTimetable } from '../timetable/create-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
 import { dateRow, runRow, type DateRow, type LastOutcome, type PipelineSummary, type Refs, type RunRow } from './read-model-rows.js';
@@ -133,7 +134,7 @@ export function rowFolder(pipeline: string, touched: TouchedRows): RowFolder {
             lastSuccess = laterFailure(lastSuccess, { date: runAfter.date, runId, at: runAfter.finishedAt, seq: refs.seq });
           }
           if (runAfter.error !== null && runAfter.finishedAt !== null && runAfter.error !== runBefore?.error) {
-            lastFailure = laterFailure(lastFailure, { date: runAfter.date, runId, at: runAfter.finishedAt, seq: refs.seq, error: firstLine(runAfter.error) });
+            lastFailure = laterFailure(lastFailure, { date: runAfter.date, runId, at: runAfter.finishedAt, seq: refs.seq, error: tellingLine(runAfter.error) });
           }
         }
       }
@@ -147,7 +148,8 @@ export function rowFolder(pipeline: string, touched: TouchedRows): RowFolder {
       const date = state.dates.get(key) as DateState;
       if (was !== undefined) counts[was] = (counts[was] ?? 0) - 1;
       counts[date.status] = (counts[date.status] ?? 0) + 1;
-      if (was === 'success' && date.status !== 'success') lostSuccess = true;
+      // Done is a success or a skip (complete-through counts both): losing either walks it again.
+      if (isDone(was as DateState['status'] | undefined) && !isDone(date.status)) lostSuccess = true;
       dates.push(dateRow(pipeline, date, dateRefs.get(key) as Refs));
     }
     const runs: RunRow[] = [];
@@ -182,10 +184,6 @@ function laterFailure(current: LastOutcome | null, candidate: LastOutcome): Last
   const a = Date.parse(candidate.at);
   const b = Date.parse(current.at);
   return a > b || (a === b && candidate.seq >= current.seq) ? candidate : current;
-}
-
-function firstLine(text: string): string {
-  return (text.split(/\r?\n/).find((line) => line.trim() !== '') ?? '').trim();
 }
 
 /** The pipeline's timetable, or null without a definition. */
@@ -250,6 +248,6 @@ export function completeThroughAfter(summary: PipelineSummary, mode: CompleteThr
  */
 export function finishAll(folder: RowFolder): FoldedRows {
   const folded = folder.finish();
-  folded.summary.completeThrough = completeThroughAfter(folded.summary, 'recompute', (key) => folded.state.dates.get(key)?.status === 'success');
+  folded.summary.completeThrough = completeThroughAfter(folded.summary, 'recompute', (key) => isDone(folded.state.dates.get(key)?.status));
   return folded;
 }

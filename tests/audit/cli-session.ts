@@ -1,7 +1,8 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { afterAll } from 'vitest';
 import { runCli } from '../../src/cli/create-program.js';
 import { registerAuditCommands } from '../../src/cli/commands/audit-commands.js';
 import { extraCommands } from '../../src/cli/extra-commands.js';
@@ -25,8 +26,16 @@ export async function run(args: string[], env: Record<string, string> = {}): Pro
   return { code, stdout, stderr };
 }
 
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh temp dir, removed after the test file's tests. */
 export function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'runledger-audit-'));
+  const dir = mkdtempSync(join(tmpdir(), 'runledger-audit-'));
+  dirs.push(dir);
+  return dir;
 }
 
 /**

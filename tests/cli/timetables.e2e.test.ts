@@ -209,11 +209,11 @@ describe('--start and --end bounds', SPAWNS, () => {
     expect(view.pending.map((p) => p.date)).toEqual(['2026-11-01', '2026-11-02', '2026-11-03', '2026-11-04']);
   });
 
-  test('a date past the end is not a slot: a scheduled start of it is refused', () => {
+  test('a date past the end is not a slot: a scheduled start of it is refused, saying it is after the end', () => {
     const s = session('2026-11-10T00:00:00+07:00');
     s.ok('define', 'etl_orders', '--schedule', '@daily', '--start', '2026-11-01', '--end', '2026-11-04', '--tz', 'Asia/Jakarta');
     s.ok('start', 'etl_orders', '2026-11-04');
-    expectRefused(s.run('start', 'etl_orders', '2026-11-05'), 3, /is not a slot/);
+    expectRefused(s.run('start', 'etl_orders', '2026-11-05'), 3, /is after etl_orders's end \(2026-11-04T00:00:00\+07:00\)/);
   });
 });
 

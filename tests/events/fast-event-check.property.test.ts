@@ -21,6 +21,13 @@ const fullDefinition = {
   openlineage: { namespace: 'default', job: 'orders' },
   maxMetricsBytes: 1024,
   maxErrorBytes: 16 * 1024 * 1024,
+  retries: 3,
+  retryDelayMs: 300_000,
+  retryExponential: true,
+  maxRetryDelayMs: 3_600_000,
+  timeoutMs: 7_200_000,
+  dependsOnPast: true,
+  slaMs: 7_200_000,
 };
 
 const VALID: Array<[EventType, Record<string, unknown>]> = [
@@ -47,6 +54,12 @@ const VALID: Array<[EventType, Record<string, unknown>]> = [
   ['RunInterrupted', { ...ref, by: 'aborted', message: '', log }],
   ['TaskStateChanged', { ...ref, taskId: 'load', state: 'up_for_retry', tryNumber: 2, error: null }],
   ['TaskStateChanged', { ...ref, taskId: 'load', state: 'failed', tryNumber: 1, error: 'x' }],
+  ['RunCleared', { ...ref, previousStatus: 'skipped' }],
+  ['RunCleared', { ...ref, previousStatus: 'up_for_retry' }],
+  ['RunMarked', { ...ref, status: 'skipped', logicalDate: I, dataInterval: { start: I, end: '2026-11-06T00:00:00+00:00' }, runAfter: I, previousStatus: 'missing' }],
+  ['RunMarked', { ...ref, status: 'success', logicalDate: I, dataInterval: { start: I, end: I }, runAfter: I, previousStatus: 'up_for_retry' }],
+  ['RetryScheduled', { ...ref, attempt: 2, maxAttempts: 4, nextAt: I, delayMs: 300_000 }],
+  ['RetryScheduled', { ...ref, attempt: 4, maxAttempts: 4, nextAt: '2026-11-05T01:00:00-05:30', delayMs: 0 }],
   // The producer's own time (`at`), outputs kept as namespace and name, and tasks a verdict left unreported.
   [
     'RunStarted',
@@ -67,7 +80,7 @@ const METADATA: unknown[] = [
 // Values JSON.parse can produce that sit on the edges of the schemas (JSON.parse('1e400') is Infinity, '-0' is -0).
 const ODD_VALUES: unknown[] = [
   null, true, false, 0, -0, 1, -1, 1.5, 1023, 1024, 16 * 1024 * 1024 + 1, 2 ** 53 - 1, 2 ** 53, Infinity, -Infinity,
-  '', 'x', 'A B', '1', 'orders_etl', 'Orders', 'leaseExpired', 'running', 'success', 'removed', 'manual', 'trigger', 'all_done', 'a'.repeat(64), 'A'.repeat(64),
+  '', 'x', 'A B', '1', 'orders_etl', 'Orders', 'leaseExpired', 'running', 'success', 'skipped', 'missing', 'up_for_retry', 'removed', 2, 3, 'manual', 'trigger', 'all_done', 'a'.repeat(64), 'A'.repeat(64),
   I, '2026-11-05 00:00:00Z', '2026-11-05T00:00:00.Z', '2026-11-05T00:00:00+0100', `${I}\n`, 'x'.repeat(129), 'y'.repeat(251),
   [], [''], ['x'], [null], [task], {}, { a: 1 }, { start: I, end: I }, { namespace: 'n', job: 'j' }, { namespace: 'n', job: 'j', eventTime: I }, log, task, definition,
 ];

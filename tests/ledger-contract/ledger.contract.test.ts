@@ -359,4 +359,26 @@ describe.each(adapters)('ledger contract on $name', (adapter) => {
     expect(await refusal(ledger.succeed({ runId: '01JUNKNOWNRUN0000000000000' }))).toMatchObject({ code: 'notFound.run', exitCode: 4 });
     expect(await head()).toBe(1);
   });
+  test('when a date is marked skipped, a failure schedules a retry, and a mark is cleared then every store folds the same state', async () => {
+    const { ledger, db, head } = await given();
+    await succeeded(ledger, '2026-11-02');
+    await ledger.mark({ pipeline: 'etl_orders', dates: ['2026-11-03'], skipped: true, reason: 'holiday' });
+    const { runId } = await ledger.start({ pipeline: 'etl_orders', date: '2026-11-04' });
+    await ledger.fail({ runId, error: 'late file', retry: { attempt: 2, maxAttempts: 3, delayMs: 60_000 } });
+    // The failure and its retry are one append: a repeat of the failure writes nothing.
+    const before = await head();
+    expect(await ledger.fail({ runId, error: 'late file' })).toMatchObject({ repeated: true });
+    expect(await head()).toBe(before);
+    const state = await ledger.state({ pipeline: 'etl_orders' });
+    expect(statuses(state)).toEqual([['2026-11-02', 'success'], ['2026-11-03', 'skipped'], ['2026-11-04', 'up_for_retry']]);
+    expect(state.completeThrough).toBe('2026-11-03');
+    expect(state.watermark).toBe('2026-11-02');
+    expect(state.dates[2]?.retry).toEqual({ attempt: 2, of: 3, nextAt: new Date(Date.parse(NOW) + 60_000).toISOString() });
+    expect((await ledger.pending({ pipeline: 'etl_orders' })).pending.map((p) => [p.date, p.reason])).toEqual([['2026-11-04', 'up_for_retry']]);
+    await ledger.clear({ pipeline: 'etl_orders', dates: ['2026-11-03'], reason: 'the file came' });
+    expect((await ledger.watermark({ pipeline: 'etl_orders' })).completeThrough).toBe('2026-11-02');
+    const reader = await openLedger({ db, clock: () => Date.parse(NOW), create: false });
+    opened.push(reader);
+    expect(await reader.state({ pipeline: 'etl_orders' })).toEqual(await ledger.state({ pipeline: 'etl_orders' }));
+  });
 });

@@ -23,9 +23,9 @@ describe('refusals give advice a library caller can follow', () => {
     await ledger.close();
   });
 
-  test("a date not due yet names type: 'manual' beside --type manual", async () => {
+  test("a date not due yet names the library's real field, runType: 'manual', beside --type manual", async () => {
     const { ledger } = await ledgerWithPipeline();
-    await expect(ledger.start({ pipeline: 'etl', date: '2026-11-05' })).rejects.toThrow(/type: 'manual'/);
+    await expect(ledger.start({ pipeline: 'etl', date: '2026-11-05' })).rejects.toThrow(/--type manual \(library: runType: 'manual'\)/);
     await ledger.close();
   });
 });

@@ -71,7 +71,7 @@ describe('pipelineStatus', () => {
       lagSeconds: (2 * 24 + 1) * 3600,
       lag: '2d 1h',
       behind: 2,
-      pending: { total: 1, missing: 0, failed: 1, interrupted: 0, cleared: 0, stalled: 0, upstream: 0 },
+      pending: { total: 1, missing: 0, failed: 1, up_for_retry: 0, interrupted: 0, cleared: 0, stalled: 0, waitingForPrevious: 0, upstream: 0 },
       inFlight: [],
       stalled: [],
       lastFailure: { date: '2026-11-05', runId: 'D', at: '2026-11-06T18:00:01.000Z', error: 'raw file missing: orders-2026-11-05.csv' },
@@ -94,7 +94,7 @@ describe('pipelineStatus', () => {
     expect(status.completeThrough).toBeNull();
     expect(status.completeUntil).toBeNull();
     expect(status.lagSeconds).toBe((Date.parse('2026-11-05T01:00:00+07:00') - Date.parse('2026-11-02T00:00:00+07:00')) / 1000);
-    expect(status.pending).toEqual({ total: 3, missing: 3, failed: 0, interrupted: 0, cleared: 0, stalled: 0, upstream: 0 });
+    expect(status.pending).toEqual({ total: 3, missing: 3, failed: 0, up_for_retry: 0, interrupted: 0, cleared: 0, stalled: 0, waitingForPrevious: 0, upstream: 0 });
     expect(status.behind).toBe(3);
   });
 
@@ -114,14 +114,14 @@ describe('pipelineStatus', () => {
     const status = statusOf(events, '2026-11-05T01:00:00+07:00'); // 2026-11-04T18:00Z
     expect(status.stalled.map((r) => r.runId)).toEqual(['B']);
     expect(status.inFlight.map((r) => r.runId)).toEqual(['C']);
-    expect(status.pending).toEqual({ total: 1, missing: 0, failed: 0, interrupted: 0, cleared: 0, stalled: 1, upstream: 0 });
+    expect(status.pending).toEqual({ total: 1, missing: 0, failed: 0, up_for_retry: 0, interrupted: 0, cleared: 0, stalled: 1, waitingForPrevious: 0, upstream: 0 });
   });
 
   test('a clear lowers complete-through and counts as pending; the watermark stays', () => {
     const status = statusOf([...demo.slice(0, 6), cleared('2026-11-03', 'B')], '2026-11-05T01:00:00+07:00');
     expect(status.watermark).toBe('2026-11-04');
     expect(status.completeThrough).toBe('2026-11-02');
-    expect(status.pending).toEqual({ total: 1, missing: 0, failed: 0, interrupted: 0, cleared: 1, stalled: 0, upstream: 0 });
+    expect(status.pending).toEqual({ total: 1, missing: 0, failed: 0, up_for_retry: 0, interrupted: 0, cleared: 1, stalled: 0, waitingForPrevious: 0, upstream: 0 });
     expect(status.behind).toBe(2);
   });
 
@@ -140,7 +140,7 @@ describe('compareWorstFirst', () => {
     const rows = [
       row('fresh', { lagSeconds: 60 }),
       row('late', { lagSeconds: 86_400 * 3 }),
-      row('broken', { lagSeconds: 1, pending: { total: 1, missing: 0, failed: 1, interrupted: 0, cleared: 0, stalled: 0, upstream: 0 } }),
+      row('broken', { lagSeconds: 1, pending: { total: 1, missing: 0, failed: 1, up_for_retry: 0, interrupted: 0, cleared: 0, stalled: 0, waitingForPrevious: 0, upstream: 0 } }),
       row('not-due', { lagSeconds: null }),
       row('a-fresh', { lagSeconds: 60 }),
     ];

@@ -4,6 +4,8 @@ import type { LedgerEvent } from '../../events/ledger-event.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import { decideClear } from '../../projections/decide-clear.js';
 import { decideCompletion } from '../../projections/decide-completion.js';
+import { decideMark } from '../../projections/decide-mark.js';
+import { completeThrough } from '../../projections/complete-through.js';
 import { decideStart } from '../../projections/decide-start.js';
 import { evolve, evolveAll, initialState, type PipelineState } from '../../projections/pipeline-state.js';
 import type { Slot } from '../../projections/slot.js';
@@ -24,6 +26,9 @@ const command = fc.oneof(
   fc.record({ kind: fc.constantFrom('succeed' as const, 'fail' as const, 'heartbeat' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('clear' as const), date: fc.constantFrom(...DATES), onlyFailed: fc.boolean() }),
   fc.record({ kind: fc.constant('wait' as const), minutes: fc.integer({ min: 1, max: 180 }) }),
+  // Run control: a failure that schedules a retry, and a mark by hand.
+  fc.record({ kind: fc.constant('retry' as const), pick: fc.nat(), attempt: fc.integer({ min: 2, max: 4 }) }),
+  fc.record({ kind: fc.constant('mark' as const), date: fc.constantFrom(...DATES), status: fc.constantFrom('success' as const, 'skipped' as const) }),
 );
 
 type Command = typeof command extends fc.Arbitrary<infer C> ? C : never;
@@ -53,6 +58,15 @@ function simulate(commands: Command[]): RecordedEvent[] {
       }
     } else if (cmd.kind === 'clear') {
       append(decideClear(state, { dates: [cmd.date], onlyFailed: cmd.onlyFailed }).events);
+    } else if (cmd.kind === 'mark') {
+      const d = decideMark(state, { slots: [{ slot: slot(cmd.date), markId: `M${log.length}` }], status: cmd.status });
+      if (d.ok) append(d.value.events);
+    } else if (cmd.kind === 'retry') {
+      if (runs.length === 0) continue;
+      const run = runs[cmd.pick % runs.length] as { runId: string; date: string };
+      const retry = { attempt: cmd.attempt, maxAttempts: 4, nextAt: new Date(nowMs + 60_000).toISOString(), delayMs: 60_000 };
+      const d = decideCompletion(state, { kind: 'fail', runId: run.runId, date: run.date, error: 'flaky', code: null, retry }, { nowMs });
+      if (d.ok) append(d.value.events);
     } else if (runs.length > 0) {
       const run = runs[cmd.pick % runs.length] as { runId: string; date: string };
       const base = { runId: run.runId, date: run.date };
@@ -75,7 +89,7 @@ function chunksOf(log: RecordedEvent[], cuts: number[]): RecordedEvent[][] {
 }
 const view = (s: PipelineState) => ({
   watermark: s.watermark,
-  dates: [...s.dates.values()].map((d) => ({ date: d.date, status: d.status, runId: d.runId, attempt: d.attempt, metrics: d.metrics, error: d.error })),
+  dates: [...s.dates.values()].map((d) => ({ date: d.date, status: d.status, runId: d.runId, attempt: d.attempt, metrics: d.metrics, error: d.error, retry: d.retry, mark: d.mark })),
 });
 
 describe('properties of the pure core', () => {
@@ -125,6 +139,23 @@ describe('properties of the pure core', () => {
         }
         expect(state).toEqual(whole);
         expect(text(state)).toBe(text(whole));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('complete-through covers exactly the leading dates that succeeded or were skipped; a skip never raises the watermark', () => {
+    fc.assert(
+      fc.property(logs, (log) => {
+        const state = fold(log);
+        const through = completeThrough(state, DATES.map(slot));
+        const leading = DATES.findIndex((d) => !['success', 'skipped'].includes(state.dates.get(d)?.status ?? 'missing'));
+        expect(through).toBe(leading === 0 ? null : (DATES[(leading === -1 ? DATES.length : leading) - 1] ?? null));
+        // The watermark is a date that once had a success, by a run or a mark, never only a skip.
+        const succeededOnce = new Set(log.flatMap((e) => (e.type === 'RunSucceeded' || (e.type === 'RunMarked' && e.data.status === 'success') ? [e.data.date] : [])));
+        if (state.watermark) expect(succeededOnce.has(state.watermark.date)).toBe(true);
+        // A date waits for its retry only right after a failure with a schedule, and says which attempt.
+        for (const d of state.dates.values()) if (d.status === 'up_for_retry') expect(d.retry?.nextAt).not.toBeNull();
       }),
       { numRuns: 300 },
     );

@@ -141,7 +141,7 @@ describe('quiet stops: the slots a stopped runner never started are one line, --
   });
   const hours = (from: number, count: number) => Array.from({ length: count }, (_, i) => `2026-11-21T${String(from + i).padStart(2, '0')}:00:00+00:00`);
   const runs = [report('2026-11-21T00:00:00+00:00', 'success'), report('2026-11-21T01:00:00+00:00', 'failed'), ...hours(2, 20).map((d) => report(d, 'skipped', 'stopped'))];
-  const summary: RunSummary = { pipeline: 'h', runType: 'backfill', runs, succeeded: 1, failed: 1, unrecorded: 0, skipped: 20, interruptedRuns: 0, interrupted: null, stoppedAfterFailure: true, durationMs: 10 };
+  const summary: RunSummary = { pipeline: 'h', runType: 'backfill', runs, succeeded: 1, failed: 1, unrecorded: 0, skipped: 20, interruptedRuns: 0, interrupted: null, stoppedAfterFailure: true, durationMs: 10, retried: 0, waitingForPrevious: null };
 
   test('when a failure stops the runner then the summary table has one line for the 20 never-started slots', () => {
     const text = formatSummary(summary);

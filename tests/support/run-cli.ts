@@ -1,8 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { afterAll } from 'vitest';
 
 export const BIN = resolve(import.meta.dirname, '../../bin/runledger.js');
 
@@ -26,8 +27,16 @@ export function cliAsync(args: string[], env: Record<string, string> = {}): Prom
   });
 }
 
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh temp dir, removed after the test file's tests. */
 export function tempDir(prefix = 'runledger-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(dir);
+  return dir;
 }
 
 /** How many events a SQLite ledger holds (0 when the file has no ledger). */

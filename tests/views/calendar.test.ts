@@ -75,6 +75,6 @@ describe('calendar view model', () => {
       ['failed', 'boom'],
       ['running', null],
     ]);
-    expect(statusStrip([row('2026-11-02', 'running', { stalled: true }), row('2026-11-03', 'failed', { error: 'boom' })], 1)).toEqual([{ date: '2026-11-03', status: 'failed', error: 'boom' }]);
+    expect(statusStrip([row('2026-11-02', 'running', { stalled: true }), row('2026-11-03', 'failed', { error: 'boom' })], 1)).toEqual([{ date: '2026-11-03', status: 'failed', error: 'boom', note: null }]);
   });
 });

@@ -4,10 +4,12 @@ import { parseDuration } from '../../duration.js';
 import { ExitCode, LedgerError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import { commandTask } from '../../runner/command-task.js';
-import { blockedLine, dryRunJson, formatDryRun, formatSummary, leftAlone, nothingToDo, summaryJson } from '../../runner/format-summary.js';
+import { blockedLine, dryRunJson, formatDryRun, formatSummary, leftAlone, nothingToDo, olderPendingNote, summaryJson } from '../../runner/format-summary.js';
 import { planJob, resolveReprocess, type JobRequest } from '../../runner/plan-job.js';
 import { createProgressReporter, type ProgressReporter } from '../../runner/progress-reporter.js';
 import { runJob } from '../../runner/run-job.js';
+import type { RunControlOptions } from '../../runner/retry-policy.js';
+import { parseDelay } from './define-command.js';
 import type { RunSummary } from '../../runner/run-types.js';
 import { childEnvironment, knownSecrets } from '../../secrets.js';
 import type { CliContext } from '../cli-context.js';
@@ -34,6 +36,11 @@ type JobCliOptions = {
   all?: boolean;
   withDownstream?: boolean;
   parallel?: string;
+  retries?: string;
+  retryDelay?: string;
+  retryExponential?: boolean;
+  maxRetryDelay?: string;
+  timeout?: string;
 };
 
 const EXIT_ON_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const;
@@ -48,6 +55,12 @@ function jobOptions(command: Command, defaultReprocess: string): Command {
     .option('--continue-on-failure', 'keep going after a failed run (default: stop at the first failure)')
     .option('--dry-run', 'show what would run, run nothing')
     .option('--lease <duration>', "how long a run may go without a heartbeat (default: the pipeline's lease); the runner heartbeats well within it")
+    .option('--retries <n>', "try a failed attempt again up to n times before the date fails (default: the pipeline's --retries, else 0)")
+    .option('--retry-delay <duration>', "the pause before each retry (default: the pipeline's, else 5m)")
+    .option('--retry-exponential', 'double the pause after each retry, up to --max-retry-delay')
+    .option('--no-retry-exponential', "keep the pause the same, whatever the pipeline says")
+    .option('--max-retry-delay <duration>', "the longest pause between retries (default: the pipeline's, else 24h)")
+    .option('--timeout <duration>', "stop an attempt running longer (SIGTERM, then SIGKILL 10s later) and fail it, \"timed out after <duration>\" (default: the pipeline's --timeout)")
     .option('--json', 'print one JSON document (the summary, or the plan with --dry-run)')
     .option('--logs <dir>', "keep each run's stdout and stderr in its own file under <dir> (default: <ledger file>.logs beside a SQLite ledger, ./runledger-logs with PostgreSQL)")
     .option('--no-logs', 'keep no log files (the output still reaches the terminal, and a failure still records the end of stderr)')
@@ -85,7 +98,7 @@ export function registerBackfillCommands(program: Command, ctx: CliContext): voi
     .addHelpText('after', `${HOW}\n\nExample:\n  runledger backfill etl_orders --from 2026-11-02 --to 2026-11-04 -- sh -c 'echo {date} >> out.txt'`)
     .action(async (pipeline: string, argv: string[], opts: JobCliOptions & { from: string; to: string }) => {
       const reprocess = resolveReprocess(opts.reprocess, opts.force);
-      if (opts.withDownstream) return runFleetCommand(ctx, { kind: 'backfill', pipeline, from: opts.from, to: opts.to, ...(reprocess ? { reprocess } : {}) }, opts, argv);
+      if (opts.withDownstream) return runFleetCommand(ctx, { kind: 'backfill', pipeline, from: opts.from, to: opts.to, ...(reprocess ? { reprocess } : {}) }, opts, argv, runControlOf(opts));
       const wait = waitUpstreamMs(opts.waitUpstream);
       const request: JobRequest = { kind: 'backfill', pipeline, from: opts.from, to: opts.to, ...(reprocess ? { reprocess } : {}), ...(opts.runBackwards ? { runBackwards: true } : {}), ...(wait === undefined ? {} : { waitUpstreamMs: wait }) };
       await runJobCommand(ctx, request, opts, argv);
@@ -94,34 +107,62 @@ export function registerBackfillCommands(program: Command, ctx: CliContext): voi
   jobOptions(
     program
       .command('catchup')
-      .summary("run a command for the due dates after the latest scheduled run")
+      .summary('run a command for the due dates after the latest scheduled run (--all-pending: every pending date)')
       .description(
         "Run a command for the due, pending dates after the latest scheduled or catchup run (from the start when there is none); " +
-          "with the pipeline's catchup off, only the latest due date. Older gaps are left to `pending` and `backfill`, as in Airflow. " +
-          'Runs are recorded as `catchup`.',
+          "with the pipeline's catchup off, only the latest due date. Older gaps are left alone, as in Airflow, unless --all-pending: " +
+          'then every date `pending` lists since the start (missing, failed, cleared, interrupted, stalled) runs, oldest first, ' +
+          "whatever the pipeline's catchup setting. Runs are recorded as `catchup`.",
       )
       .argument('[pipeline]', 'pipeline name (leave out with --all)')
+      .option('--all-pending', 'run every pending date since the start (missing, failed, cleared, interrupted, stalled), oldest first, not only those after the latest scheduled run')
       .option('--all', "every pipeline: each one's pending due dates (older gaps included), in dependency order, each with its stored command (define --command); a date starts only after the upstream dates it waits for succeeded"),
     'failed',
   )
-    .addHelpText('after', `${HOW}\n\nExamples:\n  runledger catchup etl_orders --dry-run\n  runledger catchup --all --parallel 4`)
-    .action(async (pipeline: string | undefined, argv: string[], opts: JobCliOptions) => {
+    .addHelpText(
+      'after',
+      `${HOW}\n\nAirflow's catchup never re-runs a failed run or a gap before its latest run; --all-pending does both, so after an\n` +
+        'outage with failures one command finishes everything.\n\nExamples:\n' +
+        "  runledger catchup etl_orders --dry-run\n  runledger catchup etl_orders --all-pending -- ./etl.sh {date}\n  runledger catchup --all --parallel 4",
+    )
+    .action(async (pipeline: string | undefined, argv: string[], opts: JobCliOptions & { allPending?: boolean }) => {
       const reprocess = resolveReprocess(opts.reprocess, opts.force);
       if (opts.all) {
         if (pipeline !== undefined) throw new LedgerError('input.conflictingOptions', `--all runs every pipeline; leave out '${pipeline}', or drop --all to run only it`);
-        return runFleetCommand(ctx, { kind: 'catchup', ...(reprocess ? { reprocess } : {}) }, opts, argv);
+        // --all already runs each pipeline's older gaps too, so --all-pending adds nothing there.
+        return runFleetCommand(ctx, { kind: 'catchup', ...(reprocess ? { reprocess } : {}) }, opts, argv, runControlOf(opts));
       }
       if (pipeline === undefined) throw new LedgerError('input.whichPipeline', 'name the pipeline to catch up, e.g. runledger catchup etl_orders, or pass --all for every pipeline');
       const wait = waitUpstreamMs(opts.waitUpstream);
-      const request: JobRequest = { kind: 'catchup', pipeline, ...(reprocess ? { reprocess } : {}), ...(opts.runBackwards ? { runBackwards: true } : {}), ...(wait === undefined ? {} : { waitUpstreamMs: wait }) };
+      const request: JobRequest = {
+        kind: 'catchup',
+        pipeline,
+        ...(reprocess ? { reprocess } : {}),
+        ...(opts.runBackwards ? { runBackwards: true } : {}),
+        ...(opts.allPending ? { allPending: true } : {}),
+        ...(wait === undefined ? {} : { waitUpstreamMs: wait }),
+      };
       await runJobCommand(ctx, request, opts, argv);
     });
+}
+
+/** `--retries --retry-delay --retry-exponential --max-retry-delay --timeout`, over the pipeline's own; parsed before the ledger opens. */
+function runControlOf(opts: JobCliOptions): RunControlOptions {
+  const control: RunControlOptions = {};
+  if (opts.retries !== undefined) control.retries = parseWholeNumber(opts.retries, '--retries', 0);
+  if (opts.retryDelay !== undefined) control.retryDelay = parseDelay(opts.retryDelay, '--retry-delay');
+  if (opts.retryExponential !== undefined) control.retryExponential = opts.retryExponential;
+  if (opts.maxRetryDelay !== undefined) control.maxRetryDelay = parseDuration(opts.maxRetryDelay, '--max-retry-delay');
+  if (opts.timeout !== undefined) control.timeout = parseDuration(opts.timeout, '--timeout');
+  return control;
 }
 
 async function runJobCommand(ctx: CliContext, request: JobRequest, opts: JobCliOptions, argv: string[]): Promise<void> {
   const maxActiveRuns = opts.maxActiveRuns === undefined ? undefined : parseWholeNumber(opts.maxActiveRuns, '--max-active-runs', 1);
   const leaseMs = opts.lease === undefined ? undefined : parseDuration(opts.lease, '--lease');
   if (opts.parallel !== undefined) throw new LedgerError('input.conflictingOptions', '--parallel goes with --all (catchup) or --with-downstream (backfill); one pipeline keeps to --max-active-runs');
+  // Parsed before the ledger opens, so a typo writes nothing.
+  const control = runControlOf(opts);
   if (!opts.dryRun && argv.length === 0) argv = await storedCommand(ctx, request.pipeline);
   if (!opts.dryRun && argv.length === 0) {
     throw new LedgerError('input.missingCommand', `no command to run; put it after --, e.g. runledger ${request.kind} ${request.pipeline} … -- sh -c 'echo {date} >> out.txt' (or use --dry-run)`);
@@ -133,12 +174,12 @@ async function runJobCommand(ctx: CliContext, request: JobRequest, opts: JobCliO
       else ctx.out(withLine(formatDryRun(job), blockedLine(job.pipeline, job.blocked, request.waitUpstreamMs !== undefined)));
       return ExitCode.ok;
     }
-    return execute(ctx, ledger, request, opts, argv, { ...(maxActiveRuns === undefined ? {} : { maxActiveRuns }), ...(leaseMs === undefined ? {} : { leaseMs }) });
+    return execute(ctx, ledger, request, opts, argv, { ...control, ...(maxActiveRuns === undefined ? {} : { maxActiveRuns }), ...(leaseMs === undefined ? {} : { leaseMs }) });
   });
   if (exitCode !== ExitCode.ok) throw new RunExit(exitCode);
 }
 
-async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opts: JobCliOptions, argv: string[], limits: { maxActiveRuns?: number; leaseMs?: number }): Promise<number> {
+async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opts: JobCliOptions, argv: string[], limits: RunControlOptions & { maxActiveRuns?: number; leaseMs?: number }): Promise<number> {
   const { deps } = ctx;
   // With --json, stdout carries exactly one document, so the commands' own stdout goes to stderr.
   const childStdout = opts.json ? (line: string) => deps.stderr(`${line}\n`) : (line: string) => deps.stdout(`${line}\n`);
@@ -202,8 +243,11 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
     summary = result.summary;
     reporter?.close();
     if (opts.json) ctx.json(summaryJson(summary));
-    else if (result.job.plan.slots.length === 0) ctx.out(`${nothingToDo(result.job)}\n${leftAlone(result.job.plan)}${blockedLine(result.job.pipeline, summary.blocked, false)}`.trimEnd());
+    else if (result.job.plan.slots.length === 0) ctx.out(`${nothingToDo(result.job)}\n${leftAlone(result.job.plan)}${olderPendingNote(result.job)}${blockedLine(result.job.pipeline, summary.blocked, false)}`.trimEnd());
     else ctx.out(withLine(formatSummary(summary), blockedLine(result.job.pipeline, summary.blocked, false)));
+    // After runs, the dates this catchup left behind go to stderr with the other notes (stdout keeps the summary).
+    const older = olderPendingNote(result.job);
+    if (older !== '' && result.job.plan.slots.length > 0 && !opts.json) ctx.note(`runledger: ${older}`);
   } finally {
     reporter?.close();
     for (const { name, handler } of handlers) deps.signals?.off(name, handler);
@@ -221,9 +265,14 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
     ctx.note(`runledger: the ledger could not be written${summary.storeError === undefined ? '' : ` (${summary.storeError})`}: ${lost}; fix the store, then rerun the same command (exit 1)`);
     return ExitCode.unexpected;
   }
+  if (summary.failed === 0 && summary.waitingForPrevious !== null) {
+    const w = summary.waitingForPrevious;
+    ctx.note(`runledger: ${request.pipeline} depends on past: ${w.date} cannot run while ${w.previous ? `${w.previous} before it is ${w.status}` : 'the date before it is not done'}, so nothing after it ran (exit 3). Run or mark ${w.previous || 'that date'} first (runledger mark ${request.pipeline} ${w.previous || '<date>'} --skipped --reason "…" if it has nothing to do).`);
+    return ExitCode.refused;
+  }
   if (summary.failed > 0) {
     const rest = summary.stoppedAfterFailure ? ` Stopped at the first failure; ${notStarted} later ${notStarted === 1 ? 'date is' : 'dates are'} still pending: add --continue-on-failure to carry on past failures.` : '';
-    ctx.note(`runledger: ${summary.failed} ${summary.failed === 1 ? 'run' : 'runs'} failed (exit 6).${rest} Fix the cause and rerun with --reprocess failed.`);
+    ctx.note(`runledger: ${summary.failed} ${summary.failed === 1 ? 'run' : 'runs'} failed (exit 6).${rest} ${rerunHint(request)}`);
     return ExitCode.runFailed;
   }
   return ExitCode.ok;
@@ -237,6 +286,19 @@ function withLine(text: string, line: string): string {
 async function storedCommand(ctx: CliContext, pipeline: string): Promise<string[]> {
   const { definition } = await ctx.withLedger(false, (ledger) => ledger.pipeline(pipeline));
   return definition.command ? commandArgv(definition.command) : [];
+}
+
+/**
+ * What reruns the failed dates, by kind: a backfill's range still holds them, so the same command with
+ * --reprocess failed (its default leaves failed dates alone); a catchup's next window starts after them, so
+ * only --all-pending reaches back (its default already reruns failed dates).
+ */
+function rerunHint(request: JobRequest): string {
+  if (request.kind === 'backfill') {
+    return request.reprocess === 'failed' || request.reprocess === 'completed' ? 'Fix the cause and rerun the same command.' : 'Fix the cause and rerun the same command with --reprocess failed.';
+  }
+  if (request.allPending) return 'Fix the cause and rerun the same command.';
+  return `Fix the cause and run \`runledger catchup ${request.pipeline} --all-pending -- …\` (the same command): a plain catchup starts after the latest catchup run.`;
 }
 
 

@@ -44,6 +44,17 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
     .option('--command', "store the command after -- as the pipeline's own (argv, no shell): `catchup --all` runs it, and `catchup`/`backfill` use it when no command follows --")
     .option('--no-command', 'drop the stored command')
     .option('--shell', 'with --command: run the stored words through sh -c (for pipes and redirections)')
+    .option('--retries <n>', 'try a failed attempt of backfill/catchup again up to n times before the date fails (default: 0)')
+    .option('--retry-delay <duration>', 'the pause before each retry, e.g. 5m (default: 5m)')
+    .option('--retry-exponential', 'double the pause after each retry, up to --max-retry-delay')
+    .option('--no-retry-exponential', 'keep the pause between retries the same')
+    .option('--max-retry-delay <duration>', 'the longest pause between retries (default: 24h)')
+    .option('--timeout <duration>', 'stop an attempt that runs longer (SIGTERM, then SIGKILL after a grace period) and fail it with "timed out after <duration>"')
+    .option('--no-timeout', 'drop the timeout')
+    .option('--depends-on-past', 'run a date only after the slot before it succeeded or was skipped')
+    .option('--no-depends-on-past', 'run dates whatever the slot before them did (the default)')
+    .option('--sla <duration>', 'a date not done by its run-after plus this is late (`notify --on late`), e.g. 2h')
+    .option('--no-sla', 'drop the SLA')
     .argument('[command...]', 'after --command --: the command and its arguments; {date} {start} {end} {runId} are filled in per run')
     .option('--reason <text>', 'why, recorded in the event')
     .option('--json', 'print the result as JSON')
@@ -51,12 +62,14 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
       'after',
       '\nExamples:\n  runledger define etl_orders --schedule @daily --start 2026-11-02 --tz Asia/Jakarta\n' +
         '  runledger define sales_report --schedule @daily --start 2026-11-02 --upstream orders_raw --command -- python report.py --day {date}\n' +
+        '  runledger define etl_orders --retries 3 --retry-delay 5m --retry-exponential --timeout 2h\n' +
+        '  runledger define etl_orders --depends-on-past --sla 2h\n' +
         '  runledger define etl_orders --no-catchup --reason "only the latest day matters now"\n' +
         '  runledger define etl_orders --freshness 1d12h\n' +
         '  runledger define etl_orders --max-metrics-bytes 1MB --max-error-bytes 8KB\n' +
         "  runledger define airflow_orders --schedule '0 0 * * *' --start 2026-11-02 --openlineage default/airflow_orders",
     )
-    .action(async (pipeline: string, argv: string[], opts: { upstream?: string[]; upstreams?: boolean; command?: boolean; shell?: boolean; schedule?: string; start?: string; end?: string; tz?: string; timetable?: 'interval' | 'trigger'; catchup?: boolean; maxActiveRuns?: string; lease?: string; freshness?: string | false; tasks?: string | false; openlineage?: string | false; maxMetricsBytes?: string; maxErrorBytes?: string; reason?: string; json?: boolean }, command: Command) => {
+    .action(async (pipeline: string, argv: string[], opts: { upstream?: string[]; upstreams?: boolean; command?: boolean; shell?: boolean; schedule?: string; start?: string; end?: string; tz?: string; timetable?: 'interval' | 'trigger'; catchup?: boolean; maxActiveRuns?: string; lease?: string; freshness?: string | false; tasks?: string | false; openlineage?: string | false; maxMetricsBytes?: string; maxErrorBytes?: string; reason?: string; json?: boolean } & RunControlOpts, command: Command) => {
       const given = (name: string) => command.getOptionValueSource(name) === 'cli';
       const input: DefineChanges & { reason?: string } = { pipeline };
       if (opts.schedule !== undefined) input.schedule = opts.schedule;
@@ -81,12 +94,15 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
         input.upstreams = null;
       }
       Object.assign(input, commandChange(opts, argv, given('command')));
+      Object.assign(input, runControlInput(opts, given));
       if (opts.reason !== undefined) input.reason = opts.reason;
       // A complete definition is validated before opening, so bad input never even creates the ledger
       // file; a partial one changes an existing pipeline, so the ledger must already be there.
       const complete = input.schedule !== undefined && input.start !== undefined;
       if (complete) buildDefinition(completeDefinitionInput(null, input));
-      const result = await ctx.withLedger(complete, (ledger) => ledger.define(input)).catch((error: unknown) => {
+      const { leaseMs, freshnessMs, ...rest } = input;
+      const options = { ...rest, ...(leaseMs === undefined ? {} : { lease: leaseMs }), ...(freshnessMs === undefined ? {} : { freshness: freshnessMs }) };
+      const result = await ctx.withLedger(complete, (ledger) => ledger.define(options)).catch((error: unknown) => {
         // No ledger yet means no pipeline yet: completing the input throws input.missingOption, which says what a first definition needs.
         if (!complete && isLedgerError(error) && error.code === 'notFound.ledger') completeDefinitionInput(null, input);
         throw error;
@@ -98,7 +114,7 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
         ctx.out(`${pipeline} is already defined like this; nothing recorded`);
         return void warnAboutMaskingLeaves(ctx, d);
       }
-      ctx.out(`${result.outcome} ${pipeline}: ${d.schedule} (${d.timetable}) in ${d.timezone} from ${d.start}${d.end ? ` to ${d.end}` : ''}, catchup ${d.catchup ? 'on' : 'off'}${d.freshnessMs === undefined ? '' : `, freshness ${formatLag(d.freshnessMs)}`}${sizeCaps(d)}`);
+      ctx.out(`${result.outcome} ${pipeline}: ${d.schedule} (${d.timetable}) in ${d.timezone} from ${d.start}${d.end ? ` to ${d.end}` : ''}, catchup ${d.catchup ? 'on' : 'off'}${d.freshnessMs === undefined ? '' : `, freshness ${formatLag(d.freshnessMs)}`}${sizeCaps(d)}${runControl(d)}`);
       if (d.openlineage && result.outcome === 'defined') ctx.out(`  filled from OpenLineage job ${d.openlineage.namespace}/${d.openlineage.job}`);
       if (d.upstreams && result.outcome === 'defined') ctx.out(`  upstreams: ${describeUpstreams(d.upstreams)}`);
       if (d.command && result.outcome === 'defined') ctx.out(`  command: ${describeCommand(d.command)}`);
@@ -143,7 +159,7 @@ type TaskLike = { id: string };
 
 /** One line per changed field; a task list is summarised by task id rather than printed whole. */
 function describeChange(change: { field: string; from: unknown; to: unknown }): string {
-  if (change.field === 'freshnessMs' || change.field === 'leaseMs') {
+  if (['freshnessMs', 'leaseMs', 'retryDelayMs', 'maxRetryDelayMs', 'timeoutMs', 'slaMs'].includes(change.field)) {
     const words = (ms: unknown) => (typeof ms === 'number' ? formatLag(ms) : 'none');
     return `${words(change.from)} -> ${words(change.to)}`;
   }
@@ -162,6 +178,50 @@ function describeChange(change: { field: string; from: unknown; to: unknown }): 
   const changed = [...after.keys()].filter((id) => before.has(id) && before.get(id) !== after.get(id));
   const parts = [added.length ? `added ${added.join(', ')}` : '', removed.length ? `removed ${removed.join(', ')}` : '', changed.length ? `changed ${changed.join(', ')}` : ''];
   return parts.filter(Boolean).join('; ') || 'reordered';
+}
+
+type RunControlOpts = {
+  retries?: string;
+  retryDelay?: string;
+  retryExponential?: boolean;
+  maxRetryDelay?: string;
+  timeout?: string | false;
+  dependsOnPast?: boolean;
+  sla?: string | false;
+};
+
+/** The run-control options given on the command line, as `define` takes them (a `--no-…` drops the setting). */
+function runControlInput(opts: RunControlOpts, given: (name: string) => boolean): Partial<DefineChanges> {
+  const input: Partial<DefineChanges> = {};
+  if (opts.retries !== undefined) input.retries = parseWholeNumber(opts.retries, '--retries', 0);
+  if (opts.retryDelay !== undefined) input.retryDelayMs = parseDelay(opts.retryDelay, '--retry-delay');
+  if (given('retryExponential') && opts.retryExponential !== undefined) input.retryExponential = opts.retryExponential ? true : null;
+  if (opts.maxRetryDelay !== undefined) input.maxRetryDelayMs = parseDuration(opts.maxRetryDelay, '--max-retry-delay');
+  if (typeof opts.timeout === 'string') input.timeoutMs = parseDuration(opts.timeout, '--timeout');
+  if (opts.timeout === false) input.timeoutMs = null;
+  if (given('dependsOnPast') && opts.dependsOnPast !== undefined) input.dependsOnPast = opts.dependsOnPast ? true : null;
+  if (typeof opts.sla === 'string') input.slaMs = parseDuration(opts.sla, '--sla');
+  if (opts.sla === false) input.slaMs = null;
+  return input;
+}
+
+/** A pause that may be zero (`0`, `0s`: retry at once), else a duration. */
+export function parseDelay(text: string, what: string): number {
+  return /^\s*0+(ms|s|m|h|d)?\s*$/.test(text) ? 0 : parseDuration(text, what);
+}
+
+/** `, 3 retries every 5m (exponential, at most 1h), timeout 2h, depends on past, SLA 2h` for what a definition sets. */
+function runControl(d: { retries?: number | undefined; retryDelayMs?: number | undefined; retryExponential?: true | undefined; maxRetryDelayMs?: number | undefined; timeoutMs?: number | undefined; dependsOnPast?: true | undefined; slaMs?: number | undefined }): string {
+  const parts: string[] = [];
+  if (d.retries !== undefined) {
+    const delay = d.retryDelayMs === undefined ? '5m' : d.retryDelayMs === 0 ? '0s' : formatLag(d.retryDelayMs);
+    const growth = d.retryExponential ? ` (exponential${d.maxRetryDelayMs === undefined ? '' : `, at most ${formatLag(d.maxRetryDelayMs)}`})` : '';
+    parts.push(`${d.retries} ${d.retries === 1 ? 'retry' : 'retries'} after ${delay}${growth}`);
+  }
+  if (d.timeoutMs !== undefined) parts.push(`timeout ${formatLag(d.timeoutMs)}`);
+  if (d.dependsOnPast) parts.push('depends on past');
+  if (d.slaMs !== undefined) parts.push(`SLA ${formatLag(d.slaMs)}`);
+  return parts.map((p) => `, ${p}`).join('');
 }
 
 /** `, metrics up to 1 MB, errors up to 8 KB` for the caps a definition sets; nothing on the defaults. */

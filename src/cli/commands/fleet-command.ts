@@ -11,6 +11,7 @@ import { parseWholeNumber } from '../parse-options.js';
 import { parseDuration } from '../../duration.js';
 import { commandArgv } from '../../runner/command-argv.js';
 import { checkLogDir, defaultLogDir } from '../run-log-dir.js';
+import type { RunControlOptions } from '../../runner/retry-policy.js';
 
 /** How long `--wait-upstream` without a value waits for upstream dates. */
 export const DEFAULT_UPSTREAM_WAIT = '1h';
@@ -38,7 +39,7 @@ type FleetCliOptions = {
  * `catchup --all` and `backfill … --with-downstream`: every pipeline's dates in dependency order, each
  * pipeline with its stored command. Exit 0 when every run succeeded, 6 when one failed.
  */
-export async function runFleetCommand(ctx: CliContext, request: FleetRequest, opts: FleetCliOptions, argv: string[]): Promise<void> {
+export async function runFleetCommand(ctx: CliContext, request: FleetRequest, opts: FleetCliOptions, argv: string[], control: RunControlOptions = {}): Promise<void> {
   if (argv.length > 0) {
     throw new LedgerError('input.unexpectedArgument', `${request.kind === 'catchup' ? 'catchup --all' : 'backfill --with-downstream'} runs each pipeline's own stored command; store it with runledger define <pipeline> --command -- ${argv.join(' ')}`);
   }
@@ -94,6 +95,7 @@ export async function runFleetCommand(ctx: CliContext, request: FleetRequest, op
         ...(parallel === undefined ? {} : { parallel }),
         ...(waitMs === undefined ? {} : { waitUpstreamMs: waitMs }),
         ...(leaseMs === undefined ? {} : { leaseMs }),
+        control,
       }),
     );
   } finally {

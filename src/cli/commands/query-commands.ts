@@ -3,11 +3,13 @@ import { currentSchemaVersion, isEventType } from '../../../events/event-types.j
 import type { EventType } from '../../../events/ledger-event.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { clearedBecause, waitsForText } from '../../../projections/views/cleared-because.js';
+import { reasonWords } from '../../../projections/pending.js';
 import { LedgerError } from '../../errors.js';
 import type { LogInput } from '../../ledger/ledger-types.js';
 import type { CliContext } from '../cli-context.js';
 import { parseAsOf, parseInstant } from '../cli-context.js';
-import { formatMetrics, formatTable, StreamingTable } from '../format-table.js';
+import { tellingLine } from '../../../projections/views/telling-line.js';
+import { formatMetrics, formatTable, StreamingTable, tableFit } from '../format-table.js';
 import { logEntry } from '../log-document.js';
 import { printStateView } from '../print-state-view.js';
 import { writeJsonDocument } from '../write-json-document.js';
@@ -35,21 +37,23 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .option(...AS_OF)
     .option('--calendar', 'draw the calendar even when stdout is not a terminal')
     .option('--table', 'print the table even on a terminal')
+    .option('--wide', "with the table: don't cut DETAIL to the terminal's width (an error shows its most telling line; --json has the whole text)")
     .option('--json', 'print one JSON document')
     .addHelpText(
       'after',
       '\nOn a terminal, state draws a calendar: a month per row (a local day per row for hourly pipelines), one\n' +
-        'glyph per date (■ success, ✗ failed, ▶ running, ! stalled, ‖ interrupted, ○ cleared, □ missing, · not yet due), coloured\n' +
+        'glyph per date (■ success, – skipped, ✗ failed, ↻ up for retry, ▶ running, ! stalled, ‖ interrupted, ○ cleared, □ missing,\n' +
+        '· not yet due), coloured ' +
         'unless NO_COLOR is set; older months fold away (choose them with --from/--to).\n' +
         '\nExamples:\n  runledger state etl_orders\n  runledger state etl_orders --calendar --from 2026-01-01\n  runledger state etl_orders --from 2026-11-01 --to 2026-11-30 --json\n  runledger state etl_orders --as-of 2026-11-04T09:00:00+07:00',
     )
-    .action(async (pipeline: string, opts: RangeOpts & { calendar?: boolean; table?: boolean }) => {
+    .action(async (pipeline: string, opts: RangeOpts & { calendar?: boolean; table?: boolean; wide?: boolean }) => {
       const calendar = !opts.json && (opts.calendar || (ctx.deps.stdoutIsTTY === true && !opts.table));
       // The calendar's renderer and page views load only for it.
       if (calendar) return (await import('../print-state-calendar.js')).printStateCalendar(ctx, range(pipeline, opts));
       const [view, zones] = await ctx.withLedger(false, async (ledger) => [await ledger.state(range(pipeline, opts)), await pipelineZones(ledger, [pipeline])] as const);
       if (opts.json) return writeJsonDocument(ctx, view, 'dates');
-      printStateView(ctx, view, zones.get(pipeline));
+      printStateView(ctx, view, zones.get(pipeline), opts.wide ?? false);
     });
 
   program
@@ -69,24 +73,37 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
 
   program
     .command('pending')
-    .summary('dates due and not done (missing, failed, cleared, stalled, waiting for upstream), and those in flight')
+    .summary('dates due and not done (missing, failed, up for retry, cleared, stalled, waiting for previous, waiting for upstream), and those in flight')
     .argument('<pipeline>', 'pipeline name')
     .option('--from <date>', 'first date (default: the pipeline start)')
     .option('--to <date>', 'last date (default: the last slot due now)')
     .option(...AS_OF)
     .option('--json', 'print one JSON document')
+    .option('--wide', "don't cut the DETAIL and ERROR columns to the terminal's width (each error's most telling line; --json has the whole text)")
     .addHelpText('after', '\nExamples:\n  runledger pending etl_orders\n  runledger pending etl_orders --from 2026-11-01 --to 2026-11-30 --json')
-    .action(async (pipeline: string, opts: RangeOpts) => {
+    .action(async (pipeline: string, opts: RangeOpts & { wide?: boolean }) => {
       const view = await ctx.withLedger(false, (ledger) => ledger.pending(range(pipeline, opts)));
       if (opts.json) return ctx.json(view);
       if (view.pending.length === 0) ctx.out(`nothing pending for ${pipeline}${view.from ? ` from ${view.from} to ${view.to}` : ''}`);
       else {
         const errors = view.pending.some((p) => p.error !== undefined);
-        // Only for pipelines with upstreams (or cascaded clears), so other pending lists look as before.
-        const details = view.pending.some((p) => p.blockedBy !== undefined || p.cause !== undefined);
-        const detail = (p: (typeof view.pending)[number]) => [p.blockedBy ? waitsForText(p.blockedBy) : '', p.cause ? clearedBecause(p.cause) : ''].filter(Boolean).join('; ');
-        const headers = ['DATE', 'REASON', 'RUN AFTER', 'DATA INTERVAL', ...(errors ? ['ERROR'] : []), ...(details ? ['DETAIL'] : [])];
-        ctx.out(formatTable(headers, view.pending.map((p) => [p.date, p.reason, p.runAfter, `${p.dataInterval.start} .. ${p.dataInterval.end}`, ...(errors ? [p.error ?? ''] : []), ...(details ? [detail(p)] : [])])));
+        // A retry says which attempt it waits for and when; a depends-on-past date which slot it waits for;
+        // a blocked date the upstream slot it waits for; a cascaded clear its cause. Other lists look as before.
+        const details = view.pending.some((p) => p.retry !== undefined || p.previous !== undefined || p.blockedBy !== undefined || p.cause !== undefined);
+        const detail = (p: (typeof view.pending)[number]) =>
+          [
+            p.retry ? `attempt ${p.retry.attempt} of ${p.retry.of}${p.retry.nextAt ? `, next at ${p.retry.nextAt}` : ''}` : p.previous ? `after ${p.previous}` : '',
+            p.blockedBy ? waitsForText(p.blockedBy) : '',
+            p.cause ? clearedBecause(p.cause) : '',
+          ]
+            .filter(Boolean)
+            .join('; ');
+        // DETAIL follows REASON (run control's place for it); ERROR stays last.
+        const headers = ['DATE', 'REASON', ...(details ? ['DETAIL'] : []), 'RUN AFTER', 'DATA INTERVAL', ...(errors ? ['ERROR'] : [])];
+        const rows = view.pending.map((p) => [p.date, reasonWords(p.reason), ...(details ? [detail(p)] : []), p.runAfter, `${p.dataInterval.start} .. ${p.dataInterval.end}`, ...(errors ? [tellingLine(p.error ?? '')] : [])]);
+        // The DETAIL and ERROR columns are the ones cut to the terminal's width.
+        const flexible = [...(details ? [2] : []), ...(errors ? [details ? 5 : 4] : [])];
+        ctx.out(formatTable(headers, rows, tableFit(ctx.deps.columns, opts.wide, flexible)));
       }
       if (view.inFlight.length > 0) ctx.out(`in flight: ${view.inFlight.map((r) => `${r.date} (run ${r.runId})`).join(', ')}`);
     });
@@ -120,7 +137,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
       ctx.out(
         formatTable(
           ['RUN', 'DATE', 'ATTEMPT', 'TYPE', 'STATUS', 'STARTED', 'FINISHED', 'ACTOR'],
-          view.runs.map((r) => [r.runId, r.date, String(r.attempt), r.runType + (r.forced ? '+force' : ''), r.status, inZone(r.startedAt, zone), r.finishedAt ? inZone(r.finishedAt, zone) : '-', r.actor]),
+          view.runs.map((r) => [r.runId, r.date, String(r.attempt), r.runType + (r.forced ? '+force' : ''), r.retry ? `${r.status} (retry ${r.retry.attempt}/${r.retry.of})` : r.status, inZone(r.startedAt, zone), r.finishedAt ? inZone(r.finishedAt, zone) : '-', r.actor]),
         ),
       );
     });
@@ -139,6 +156,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .option(...AS_OF)
     .option('--json', 'print one JSON document {"events": [...]}, written as the events are read')
     .option('--jsonl', 'print JSON Lines: one event object per line (for jq -c, streaming consumers)')
+    .option('--wide', "don't cut WHAT and WHY to the terminal's width (an error shows its most telling line; --json has every field whole)")
     .addHelpText(
       'after',
       '\nExamples:\n  runledger log etl_orders --date 2026-11-04\n  runledger log --type RunCleared,PipelineRedefined --since 2026-11-01T00:00:00Z\n' +
@@ -175,7 +193,8 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
           return;
         }
         if (next.done) return ctx.out('no events match');
-        const table = new StreamingTable(['POS', 'WHEN', 'WHO', 'WHAT', 'WHY'], (text) => ctx.deps.stdout(text));
+        // Off a terminal the timeline is kept whole (scripts grep it for run ids and log paths); on one it fits the width.
+        const table = new StreamingTable(['POS', 'WHEN', 'WHO', 'WHAT', 'WHY'], (text) => ctx.deps.stdout(text), { ...tableFit(ctx.deps.columns, opts.wide, [3, 4]), maxCell: Number.POSITIVE_INFINITY });
         // Each instant in its pipeline's zone: the zones of the pipelines a batch names, looked up once each.
         const zones = new Map<string, string>();
         for (; !next.done; next = await batches.next()) {
@@ -192,7 +211,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     });
 }
 
-export type LogOpts = { date?: string; run?: string; type?: string; actor?: string; since?: string; until?: string; limit?: string; asOf?: string; json?: boolean; jsonl?: boolean };
+export type LogOpts = { date?: string; run?: string; type?: string; actor?: string; since?: string; until?: string; limit?: string; asOf?: string; json?: boolean; jsonl?: boolean; wide?: boolean };
 
 export function logInput(pipeline: string | undefined, opts: LogOpts): LogInput {
   const input: LogInput = {};
@@ -237,7 +256,7 @@ function describe(e: RecordedEvent, zone: string): string {
     case 'RunSucceeded':
       return `succeeded ${e.data.pipeline} ${e.data.date} run ${e.data.runId}${e.data.metrics && Object.keys(e.data.metrics).length > 0 ? ` ${formatMetrics(e.data.metrics)}` : ''}${logOf(e.data)}`;
     case 'RunFailed':
-      return `failed ${e.data.pipeline} ${e.data.date} run ${e.data.runId}: ${e.data.error}${e.data.code ? ` (${e.data.code})` : ''}${logOf(e.data)}`;
+      return `failed ${e.data.pipeline} ${e.data.date} run ${e.data.runId}: ${tellingLine(e.data.error)}${e.data.code ? ` (${e.data.code})` : ''}${logOf(e.data)}`;
     case 'RunCleared':
       return `cleared ${e.data.pipeline} ${e.data.date} (was ${e.data.previousStatus}) run ${e.data.runId}${e.data.cause ? `, because ${e.data.cause.pipeline} ${e.data.cause.date} was cleared (event ${e.data.cause.eventId})` : ''}`;
     case 'RunHeartbeat':
@@ -246,6 +265,10 @@ function describe(e: RecordedEvent, zone: string): string {
       return `interrupted ${e.data.pipeline} ${e.data.date} run ${e.data.runId} by ${e.data.by}${e.data.message ? `: ${e.data.message}` : ''} (pending: the same command resumes it)${logOf(e.data)}`;
     case 'RunAbandoned':
       return `abandoned ${e.data.pipeline} ${e.data.date} run ${e.data.runId} (${e.data.reason}${e.data.supersededBy ? `, superseded by ${e.data.supersededBy}` : ''})`;
+    case 'RunMarked':
+      return `marked ${e.data.pipeline} ${e.data.date} ${e.data.status} (was ${e.data.previousStatus}; no command ran) mark ${e.data.runId}`;
+    case 'RetryScheduled':
+      return `retry of ${e.data.pipeline} ${e.data.date} after run ${e.data.runId}: attempt ${e.data.attempt} of ${e.data.maxAttempts} at ${inZone(e.data.nextAt, zone)}`;
     default: {
       // Event types added later (task states, …) read well enough from their common fields until they get a sentence.
       const data = (e as { data: Record<string, unknown> }).data;

@@ -35,7 +35,7 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
     )
     .action(async (pipeline: string, date: string, opts: { type: StartInput['runType']; force?: boolean; lease?: string; intervalStart?: string; intervalEnd?: string; reason?: string; at?: string; json?: boolean }) => {
       const input: StartInput = { pipeline, date, force: opts.force ?? false, ...(opts.type ? { runType: opts.type } : {}) };
-      if (opts.lease !== undefined) input.leaseMs = parseDuration(opts.lease, '--lease');
+      if (opts.lease !== undefined) input.lease = parseDuration(opts.lease, '--lease');
       if (opts.reason !== undefined) input.reason = opts.reason;
       if (opts.at !== undefined) input.at = opts.at;
       if ((opts.intervalStart === undefined) !== (opts.intervalEnd === undefined)) {
@@ -90,7 +90,7 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
     .action(async (runId: string, opts: { lease?: string; json?: boolean }) => {
       const leaseMs = opts.lease === undefined ? undefined : parseDuration(opts.lease, '--lease');
       const [result, zones] = await ctx.withLedger(false, async (ledger) => {
-        const done = await ledger.heartbeat({ runId, ...(leaseMs === undefined ? {} : { leaseMs }) });
+        const done = await ledger.heartbeat({ runId, ...(leaseMs === undefined ? {} : { lease: leaseMs }) });
         return [done, await pipelineZones(ledger, [done.pipeline])] as const;
       });
       if (opts.json) return ctx.json(result);

@@ -7,7 +7,8 @@ import { readStatus } from '../../ops/read-status.js';
 import { runCheck } from '../../ops/run-check.js';
 import type { CliContext } from '../cli-context.js';
 import { RunExit } from '../create-program.js';
-import { formatTable } from '../format-table.js';
+import { tellingLine } from '../../../projections/views/telling-line.js';
+import { formatTable, tableFit } from '../format-table.js';
 import { parseWholeNumber } from '../parse-options.js';
 import { inZone } from '../zoned-instant.js';
 
@@ -24,8 +25,9 @@ export function registerStatusCommands(program: Command, ctx: CliContext): void 
     )
     .argument('[pipelines...]', 'only these pipelines (default: all)')
     .option('--json', 'print one JSON document (lag in seconds as lagSeconds)')
+    .option('--wide', "don't cut LAG, PENDING and LAST FAILURE to the terminal's width (its most telling line; --json has the whole text)")
     .addHelpText('after', '\nExamples:\n  runledger status\n  runledger --now 2026-11-07T01:00:00+07:00 status etl_orders --json')
-    .action(async (pipelines: string[], opts: { json?: boolean }) => {
+    .action(async (pipelines: string[], opts: { json?: boolean; wide?: boolean }) => {
       const view = await ctx.withLedger(false, (ledger) => readStatus(ledger, { pipelines }));
       if (opts.json) return ctx.json(view);
       if (view.pipelines.length === 0) return ctx.out('no pipelines yet; define one with `runledger define`');
@@ -41,8 +43,9 @@ export function registerStatusCommands(program: Command, ctx: CliContext): void 
             pendingText(s),
             String(s.inFlight.length),
             String(s.stalled.length),
-            s.lastFailure ? `${s.lastFailure.date} at ${inZone(s.lastFailure.at, s.timezone)}: ${s.lastFailure.error}` : '-',
+            s.lastFailure ? `${s.lastFailure.date} at ${inZone(s.lastFailure.at, s.timezone)}: ${tellingLine(s.lastFailure.error)}` : '-',
           ]),
+          tableFit(ctx.deps.columns, opts.wide, [4, 5, 8]),
         ),
       );
     });

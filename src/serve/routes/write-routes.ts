@@ -40,7 +40,7 @@ export function writeRoutes(app: FastifyInstance, deps: ServeDeps): void {
 
   app.post<RunParams>('/api/runs/:runId/heartbeat', write, async (request) => {
     const body = parseBody(HeartbeatBody, request.body);
-    return writerLedger(request, deps.ledger).heartbeat({ runId: request.params.runId, ...(body.lease === undefined ? {} : { leaseMs: parseDuration(body.lease, 'lease') }) });
+    return writerLedger(request, deps.ledger).heartbeat({ runId: request.params.runId, ...(body.lease === undefined ? {} : { lease: parseDuration(body.lease, 'lease') }) });
   });
 
   app.post<PipelineParams>('/api/pipelines/:pipeline/clear', write, async (request) => {

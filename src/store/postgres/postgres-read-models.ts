@@ -159,7 +159,7 @@ export function postgresReadModels(deps: {
     }
   };
 
-  /** Writes a fold's rows, then its complete-through, walked over the success keys read in one statement. */
+  /** Writes a fold's rows, then its complete-through, walked over the done keys (success or skipped) read in one statement. */
   const write = async (client: pg.PoolClient, folded: FoldedRows): Promise<void> => {
     await upsert(client, 'rm_dates', 'pipeline, date', folded.dates);
     await upsert(client, 'rm_runs', 'run_id', folded.runs);
@@ -167,7 +167,7 @@ export function postgresReadModels(deps: {
     const timetable = timetables(summary.definition);
     if (folded.completeThrough !== 'keep' && timetable !== null) {
       const fromMs = folded.completeThrough === 'advance' && summary.completeThrough !== null ? timetable.parseDate(summary.completeThrough) : Number.MIN_SAFE_INTEGER;
-      const keys = await q<{ date: string }>(client, `SELECT date FROM ${s}.rm_dates WHERE pipeline = $1 AND status = 'success' AND logical_ms >= $2`, [summary.pipeline, fromMs]);
+      const keys = await q<{ date: string }>(client, `SELECT date FROM ${s}.rm_dates WHERE pipeline = $1 AND status IN ('success', 'skipped') AND logical_ms >= $2`, [summary.pipeline, fromMs]);
       const successes = new Set(keys.map((k) => k.date));
       summary.completeThrough = completeThroughAfter(summary, folded.completeThrough, (key) => successes.has(key), timetable);
     } else if (timetable === null) {

@@ -12,6 +12,7 @@ import { sealEvent, type SealedEvent } from '../seal-events.js';
 import { sqliteConsumers } from './sqlite-consumers.js';
 import type { EventSigner } from '../event-signer.js';
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA, SQLITE_SCHEMA_VERSION } from './sqlite-schema.js';
+import { openSqliteFile, shareSidecarFiles } from './open-sqlite-file.js';
 import { createSqliteReadModelTables, sqliteReadModels, type SqliteReadModels } from './sqlite-read-models.js';
 
 export type SqliteStoreOptions = {
@@ -69,17 +70,22 @@ export function openSqliteStore(options: SqliteStoreOptions): EventStore {
     throw new LedgerError('input.cannotOpen', `cannot create a ledger at ${path}: the directory ${dirname(path)} does not exist; create it first or pass another --db`);
   }
   let db: Database.Database;
+  let readOnly: boolean;
   try {
-    db = new Database(path);
+    ({ db, readOnly } = openSqliteFile(path));
   } catch (error) {
     throw asLedgerError(error, path);
   }
   try {
     const busyTimeoutMs = options.busyTimeoutMs ?? 15_000;
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-    checkOrCreateSchema(db, path, options.create, options.migrate ?? options.create, busyTimeoutMs);
-    enterWal(db, busyTimeoutMs);
-    db.pragma('synchronous = FULL');
+    // A ledger this user can only read is queried as it is: never created, migrated or switched to WAL.
+    checkOrCreateSchema(db, path, options.create && !readOnly, (options.migrate ?? options.create) && !readOnly, busyTimeoutMs);
+    if (!readOnly) {
+      enterWal(db, busyTimeoutMs);
+      db.pragma('synchronous = FULL');
+      shareSidecarFiles(path);
+    }
   } catch (error) {
     // A refused file (not a ledger, a newer one, locked) is not held open until the handle is collected.
     db.close();
@@ -161,7 +167,7 @@ function asLedgerError(error: unknown, path: string): unknown {
   const code = (error as { code?: string }).code;
   if (code === 'SQLITE_NOTADB') return new LedgerError('input.notALedger', `${path} is not a SQLite database, so not a runledger ledger; pass --db with a ledger file or a new path`);
   if (code === 'SQLITE_CANTOPEN') return new LedgerError('input.cannotOpen', `cannot open ${path}: ${(error as Error).message}; check the path and its permissions`);
-  if (code?.startsWith('SQLITE_READONLY')) return new LedgerError('input.readOnlyLedger', `cannot write to the ledger ${path}: it is read-only for this user; check the file's and its directory's permissions, or use a query command`);
+  if (code?.startsWith('SQLITE_READONLY')) return new LedgerError('input.readOnlyLedger', `cannot write to the ledger ${path}: it is read-only for this user (queries still work); ask its owner for write access to the file and its directory (a shared ledger: docs/catchup-and-sharing.md)`);
   if (code === 'SQLITE_BUSY') return new LedgerError('store.busy', `the ledger ${path} stayed locked by another writer; retry in a moment`);
   return error;
 }

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
-import type { DateState } from '../../../projections/date-state.js';
+import { isDone, type DateState, type DateStatus } from '../../../projections/date-state.js';
 import { PROJECTION_VERSION } from '../../../projections/projection-version.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
 import { completeThroughAfter, finishAll, foldRows, noRows, rowFolder, timetableCache, touchedKeys, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
@@ -209,7 +209,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       folded.completeThrough,
       (key) => {
         const date = folded.state.dates.get(key);
-        return date !== undefined ? date.status === 'success' : s.status.get(pipeline, key) === 'success';
+        return date !== undefined ? isDone(date.status) : isDone(s.status.get(pipeline, key) as DateStatus | undefined);
       },
       timetables(folded.summary.definition),
     );
