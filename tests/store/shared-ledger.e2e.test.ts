@@ -11,8 +11,22 @@ vi.setConfig({ testTimeout: 60_000 });
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/runledger.js');
 const NOW = '2026-11-05T00:00:00Z';
+/** True when other users can enter `dir` (every directory up to / has its x bit for others). */
+function reachable(dir: string): boolean {
+  for (let at = resolve(dir); ; at = dirname(at)) {
+    if ((statSync(at).mode & 0o001) === 0) return false;
+    if (dirname(at) === at) return true;
+  }
+}
+
 const isRoot = process.getuid?.() === 0 && spawnSync('which', ['useradd', 'runuser']).status === 0;
-const SKIP = isRoot ? false : 'needs root with useradd and runuser to act as other Unix users';
+// The other users run this checkout's CLI, so they must be able to enter it: a clone inside a 0700 temp
+// directory (`mktemp -d`) is out of their reach.
+const SKIP = !isRoot
+  ? 'needs root with useradd and runuser to act as other Unix users'
+  : !reachable(ROOT)
+    ? `other users cannot enter the checkout at ${ROOT} (a directory above it lacks the x bit for others)`
+    : false;
 if (SKIP) console.warn(`skipped: shared-ledger tests: ${SKIP}`);
 
 const tag = `rl${process.pid % 100000}`;
@@ -57,12 +71,6 @@ afterAll(() => {
  * a 0700 directory that no other user may enter (this file removes what it makes either way).
  */
 function reachableTmp(): string {
-  const reachable = (dir: string): boolean => {
-    for (let at = resolve(dir); ; at = dirname(at)) {
-      if ((statSync(at).mode & 0o001) === 0) return false;
-      if (dirname(at) === at) return true;
-    }
-  };
   return reachable(tmpdir()) ? tmpdir() : '/tmp';
 }
 
