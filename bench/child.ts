@@ -150,6 +150,28 @@ async function run(task: string, args: string[]): Promise<number> {
       process.stdout.write(`${JSON.stringify({ ms: took, readMs, retries })}\n`);
       return took;
     }
+    case 'emmett-runs': {
+      // The library figure's peer: per run, a start and a success appended to the run's own stream through
+      // Emmett's appendToStream on one shared connection, date after date, after a warm-up on other streams.
+      const peer = await loadEmmett();
+      if ('missing' in peer) throw new Error(peer.missing);
+      const store = await peer.openShared(a);
+      const first = Number(b);
+      const count = Number(args[2]);
+      const runs = async (from: number, to: number, prefix: string) => {
+        for (let i = from; i < to; i++) {
+          const stream = `run-${prefix}library/d${i}`;
+          await store.appendToStream(stream, [{ type: 'RunStarted', data: { pipeline: 'library', date: `d${i}`, runId: `R${i}`, attempt: 1, startedAt: '2026-11-05T00:00:00.000Z' } }]);
+          await store.appendToStream(stream, [{ type: 'RunSucceeded', data: { pipeline: 'library', date: `d${i}`, runId: `R${i}`, finishedAt: '2026-11-05T00:00:01.000Z', metrics: { rows: i } } }]);
+        }
+      };
+      await runs(0, 20, 'warm-');
+      const took = await timed(() => runs(first, first + count, ''));
+      const durability = await store.durability();
+      store.close();
+      process.stdout.write(`${JSON.stringify({ ms: took, durability })}\n`);
+      return took;
+    }
     default:
       throw new Error(`bench child: unknown task ${task}`);
   }
