@@ -5,6 +5,7 @@ import { leaseExpired } from '../../projections/date-state.js';
 import type { PendingReason } from '../../projections/pending.js';
 import { formatLag } from '../../projections/views/format-lag.js';
 import { pipelineStatus, type LastFailure, type LastSuccess, type PendingCounts, type PipelineStatus, type PipelineStatusInput } from '../../projections/views/pipeline-status.js';
+import { timetableCache } from '../store/read-model-fold.js';
 import type { PipelineSummary } from '../store/read-model-rows.js';
 import type { ReadModels } from '../store/read-models.js';
 import type { Timetable } from '../timetable/timetable.js';
@@ -43,8 +44,20 @@ export async function tableView(models: ReadModels, pipeline: string): Promise<T
   checkPipelineName(pipeline);
   const summary = (await models.summary(pipeline)) ?? null;
   const state = summary === null ? initialState(pipeline) : stateOfSummary(summary, []);
-  const { definition, timetable } = definedPipeline(state);
-  return { summary: summary as PipelineSummary, definition, timetable, state };
+  if (state.definition === null) definedPipeline(state); // throws notFound.pipeline, as a fold would
+  const definition = state.definition as PipelineDefinition;
+  return { summary: summary as PipelineSummary, definition, timetable: timetablesOf(models)(definition) as Timetable, state };
+}
+
+/** The timetables made per store (parsing the schedule on every write's decision cost a twentieth of it). */
+const timetableCaches = new WeakMap<ReadModels, ReturnType<typeof timetableCache>>();
+function timetablesOf(models: ReadModels): ReturnType<typeof timetableCache> {
+  let cache = timetableCaches.get(models);
+  if (cache === undefined) {
+    cache = timetableCache();
+    timetableCaches.set(models, cache);
+  }
+  return cache;
 }
 
 /** The folded state a summary and some of its dates stand for (the dates not read are left out). */

@@ -152,8 +152,17 @@ export type SqliteReadModels = ReadModels & {
  * readModels.apply(events, headBefore); // inside the append transaction
  */
 export function sqliteReadModels(db: Database.Database): SqliteReadModels {
-  const hasTables = (): boolean => (db.prepare(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (${TABLES.map(() => '?').join(', ')})`).pluck().get(...TABLES) as number) === TABLES.length;
-  const stampNow = (): string | null => (hasTables() ? ((db.prepare(`SELECT value FROM rm_meta WHERE key = 'stamp'`).pluck().get() as string | undefined) ?? null) : null);
+  // Prepared once: `ensure` runs before every write's decision and every query, and preparing these two
+  // each time was a tenth of a library start + succeed. The stamp's statement can only be prepared once
+  // rm_meta exists; a statement kept across a rebuild's DROP and CREATE is re-prepared by SQLite itself.
+  const countTables = db.prepare(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (${TABLES.map(() => '?').join(', ')})`).pluck();
+  let readStamp: Database.Statement | null = null;
+  const hasTables = (): boolean => (countTables.get(...TABLES) as number) === TABLES.length;
+  const stampNow = (): string | null => {
+    if (!hasTables()) return null;
+    readStamp ??= db.prepare(`SELECT value FROM rm_meta WHERE key = 'stamp'`).pluck();
+    return (readStamp.get() as string | undefined) ?? null;
+  };
   let ready = stampNow() === STAMP;
   let st: ReturnType<typeof prepare> | null = ready ? prepare(db) : null;
   const timetables = timetableCache();
@@ -298,6 +307,17 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     rebuild,
     async ensure(progress) {
       try {
+        // The common case in one statement (one read transaction): the tables stamped by this build and
+        // caught up with the head. Anything else, or tables gone since (the statement then fails), takes
+        // the long way below.
+        if (ready && st !== null) {
+          try {
+            const [stamp, position, head] = st.upToDate.get() as [string | null, string | null, number | null];
+            if (stamp === STAMP && Number(position ?? 0) === (head ?? 0)) return true;
+          } catch {
+            // Dropped by hand or by another program: checked again below.
+          }
+        }
         if (!ready || stampNow() !== STAMP) {
           await rebuild(progress);
           return true;
@@ -374,6 +394,7 @@ function prepare(db: Database.Database) {
     meta: db.prepare('SELECT value FROM rm_meta WHERE key = ?').pluck(),
     putMeta: db.prepare('INSERT OR REPLACE INTO rm_meta (key, value) VALUES (?, ?)'),
     head: db.prepare('SELECT max(position) FROM events').pluck(),
+    upToDate: db.prepare(`SELECT (SELECT value FROM rm_meta WHERE key = 'stamp'), (SELECT value FROM rm_meta WHERE key = 'position'), (SELECT max(position) FROM events)`).raw(true),
     summary: db.prepare('SELECT * FROM rm_pipelines WHERE pipeline = ?'),
     summaries: db.prepare('SELECT * FROM rm_pipelines ORDER BY pipeline'),
     pipelineNames: db.prepare('SELECT pipeline FROM rm_pipelines ORDER BY pipeline').pluck(),
