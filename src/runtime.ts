@@ -29,7 +29,13 @@ export function defaultActor(): string {
   return `${user}@${hostname()}`;
 }
 
-/** Where an event was recorded from: host and process. */
+let host: string | undefined;
+
+/**
+ * Where an event was recorded from: host and process. The host name is read once per process, as the
+ * pid is: asking the system on every append was 3% of a library start + succeed.
+ */
 export function processMetadata(): { host: string; pid: number } {
-  return { host: hostname(), pid: process.pid };
+  host ??= hostname();
+  return { host, pid: process.pid };
 }
