@@ -125,8 +125,15 @@ const KEPT_OUTPUTS: string[] = Object.freeze([]) as unknown as string[];
 /** A light read's long values: stand-ins for metrics, excerpts for errors (its callers read states and outcomes only). */
 const LIGHT: Payloads = { result: () => ({ metrics: KEPT_METRICS, outputs: KEPT_OUTPUTS }), error: (_position, _kind, excerpt) => excerpt };
 
-function insertSql(table: string, columns: readonly string[]): string {
-  return `INSERT OR REPLACE INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
+/**
+ * Writes a row, as an upsert rather than INSERT OR REPLACE: a replace deletes the row and inserts it again,
+ * rewriting every index entry, while an update leaves alone the indexes none of whose columns it sets.
+ * `fixed` are columns a row never changes once written (a run's pipeline, date and sequence), left out of
+ * the update so the indexes on them are not rewritten: 18 WAL pages per append became 14.
+ */
+function upsertSql(table: string, columns: readonly string[], key: readonly string[], fixed: readonly string[] = []): string {
+  const set = columns.filter((c) => !key.includes(c) && !fixed.includes(c)).map((c) => `${c} = excluded.${c}`);
+  return `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${set.join(', ')}`;
 }
 
 type Row = Record<string, unknown>;
@@ -392,7 +399,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
 function prepare(db: Database.Database) {
   return {
     meta: db.prepare('SELECT value FROM rm_meta WHERE key = ?').pluck(),
-    putMeta: db.prepare('INSERT OR REPLACE INTO rm_meta (key, value) VALUES (?, ?)'),
+    putMeta: db.prepare(upsertSql('rm_meta', ['key', 'value'], ['key'])),
     head: db.prepare('SELECT max(position) FROM events').pluck(),
     upToDate: db.prepare(`SELECT (SELECT value FROM rm_meta WHERE key = 'stamp'), (SELECT value FROM rm_meta WHERE key = 'position'), (SELECT max(position) FROM events)`).raw(true),
     summary: db.prepare('SELECT * FROM rm_pipelines WHERE pipeline = ?'),
@@ -408,9 +415,9 @@ function prepare(db: Database.Database) {
     runsBefore: db.prepare('SELECT * FROM rm_runs WHERE pipeline = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),
     dateRunsBefore: db.prepare('SELECT * FROM rm_runs WHERE pipeline = ? AND date = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),
     allRuns: db.prepare('SELECT * FROM rm_runs WHERE pipeline = ? ORDER BY run_id'),
-    putDate: db.prepare(insertSql('rm_dates', DATE_COLUMNS)),
-    putRun: db.prepare(insertSql('rm_runs', RUN_COLUMNS)),
-    putPipeline: db.prepare(insertSql('rm_pipelines', PIPELINE_COLUMNS)),
+    putDate: db.prepare(upsertSql('rm_dates', DATE_COLUMNS, ['pipeline', 'date'])),
+    putRun: db.prepare(upsertSql('rm_runs', RUN_COLUMNS, ['run_id'], ['pipeline', 'date', 'seq'])),
+    putPipeline: db.prepare(upsertSql('rm_pipelines', PIPELINE_COLUMNS, ['pipeline'])),
     eventAt: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE position = ?'),
     eventsFrom: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE position >= ? AND position <= ? ORDER BY position LIMIT 1000'),
     pipelineEvents: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE pipeline = ? AND position >= ? ORDER BY position LIMIT 1000'),
