@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openLedger } from '../../src/ledger/ledger.js';
 import { BIN, servingAddress, tempDir } from '../support/run-cli.js';
+import { haveBrowser, launchChromium } from '../support/chromium.js';
 
 /**
  * A page served from another port on this machine is the same site as
@@ -16,9 +17,6 @@ import { BIN, servingAddress, tempDir } from '../support/run-cli.js';
  * opened it with the write token in the address. Both must fail: writes take
  * the write token as a bearer header only.
  */
-const CHROMIUM = process.env['RUNLEDGER_CHROMIUM'] ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM);
-if (!haveBrowser) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM}; install Debian's chromium package or set RUNLEDGER_CHROMIUM`);
 
 const NOW = '2026-11-05T01:00:00+07:00';
 const READ = 'read-token-0123456789abcdef';
@@ -68,10 +66,7 @@ describe.skipIf(!haveBrowser)('a cross-site write from another loopback port', (
     await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
     const address = attacker.address();
     attackerBase = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openLedger } from '../../src/ledger/ledger.js';
 import { BIN, cli, tempDir, servingAddress } from '../support/run-cli.js';
+import { haveBrowser, launchChromium } from '../support/chromium.js';
 
 /**
  * Headless Chromium (Debian's `chromium`, driven by playwright-core) against
@@ -14,9 +15,6 @@ import { BIN, cli, tempDir, servingAddress } from '../support/run-cli.js';
  * the network off. Screenshots go to test-output/screenshots/ for a person to
  * look at.
  */
-const CHROMIUM = process.env['RUNLEDGER_CHROMIUM'] ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM);
-if (!haveBrowser) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM}; install Debian's chromium package (.ci/run does) or set RUNLEDGER_CHROMIUM`);
 
 const SHOTS = resolve(import.meta.dirname, '../../test-output/screenshots');
 const XSS = '<img src=x onerror=alert(1)>';
@@ -44,10 +42,7 @@ describe.skipIf(!haveBrowser)('the web view in Chromium', () => {
     await ledger.close();
     server = spawn(process.execPath, [BIN, '--db', db, 'serve', '--port', '0'], { env: { ...process.env, ...env } });
     base = await servingAddress(server);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
 import { BIN, servingAddress, tempDir } from '../support/run-cli.js';
+import { haveBrowser, launchChromium } from '../support/chromium.js';
 
 /**
  * Live pages follow their own pipeline only. Three tabs on pipeline A while
@@ -13,9 +14,6 @@ import { BIN, servingAddress, tempDir } from '../support/run-cli.js';
  * on A: its cell turns green in every tab within a second, in place. Also
  * the paged calendar, screenshotted for a person to look at.
  */
-const CHROMIUM = process.env['RUNLEDGER_CHROMIUM'] ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM);
-if (!haveBrowser) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM}; install Debian's chromium package or set RUNLEDGER_CHROMIUM`);
 
 const SHOTS = resolve(import.meta.dirname, '../../test-output/screenshots');
 const NOW = '2026-11-05T01:00:00+07:00';
@@ -48,10 +46,7 @@ describe.skipIf(!haveBrowser)('live pages per pipeline, in Chromium', () => {
     }
     server = spawn(process.execPath, [BIN, '--db', db, 'serve', '--port', '0'], { env: { ...process.env, RUNLEDGER_NOW: NOW } });
     base = await servingAddress(server);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

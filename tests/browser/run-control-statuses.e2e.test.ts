@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openLedger } from '../../src/ledger/ledger.js';
 import { BIN, cli, servingAddress, tempDir } from '../support/run-cli.js';
+import { haveBrowser, launchChromium } from '../support/chromium.js';
 
 /**
  * The statuses run control adds, in headless Chromium against a real `runledger serve` and in `report --html`:
@@ -12,9 +13,6 @@ import { BIN, cli, servingAddress, tempDir } from '../support/run-cli.js';
  * the pending list saying "attempt 2 of 3, next at …" and "waiting for previous". Screenshots go to
  * test-output/screenshots/run-control-*.png.
  */
-const CHROMIUM = process.env['RUNLEDGER_CHROMIUM'] ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM);
-if (!haveBrowser) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM}; install Debian's chromium package or set RUNLEDGER_CHROMIUM`);
 
 const SHOTS = resolve(import.meta.dirname, '../../test-output/screenshots');
 const NOW = '2026-11-08T01:00:00+07:00';
@@ -41,7 +39,7 @@ describe.skipIf(!haveBrowser)('run-control statuses in Chromium', () => {
     await ledger.close();
     server = spawn(process.execPath, [BIN, '--db', db, 'serve', '--port', '0'], { env: { ...process.env, ...env } });
     base = await servingAddress(server);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

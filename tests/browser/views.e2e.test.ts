@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openLedger } from '../../src/ledger/ledger.js';
 import { BIN, servingAddress, tempDir } from '../support/run-cli.js';
+import { haveBrowser, launchChromium } from '../support/chromium.js';
 
 /**
  * The web view in Chromium at 1,400 and 390 px: calendars that align (an
@@ -14,9 +15,6 @@ import { BIN, servingAddress, tempDir } from '../support/run-cli.js';
  * × date grid, overview filters, narrow screens, long names and the zone
  * toggle. Screenshots go to test-output/screenshots/web-*.png.
  */
-const CHROMIUM = process.env['RUNLEDGER_CHROMIUM'] ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM);
-if (!haveBrowser) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM}; install Debian's chromium package or set RUNLEDGER_CHROMIUM`);
 
 const SHOTS = resolve(import.meta.dirname, '../../test-output/screenshots');
 const NOW = '2026-11-28T12:00:00+07:00';
@@ -67,10 +65,7 @@ describe.skipIf(!haveBrowser)('the web view in Chromium: alignment, status, char
     await ledger.close();
     server = spawn(process.execPath, [BIN, '--db', db, 'serve', '--port', '0'], { env: { ...process.env, RUNLEDGER_NOW: '2026-11-28T14:00:00+07:00' } });
     base = await servingAddress(server);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

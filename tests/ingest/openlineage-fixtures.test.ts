@@ -1,15 +1,13 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { describe, expect, test } from 'vitest';
 import { parseLineageEvent } from '../../src/ingest/openlineage/openlineage-event.js';
 import { exportOpenLineage } from '../../src/ingest/openlineage/export-openlineage.js';
 import { openMemoryLedger } from '../../src/testing/open-memory-ledger.js';
 import { acceptanceEvents, dailyDagStream, dbtInvocation, malformedEvents, runIdOf } from '../support/airflow-events.js';
+import { OPENLINEAGE_SPEC_DIR, openLineageSpecErrors, openLineageSpecFacetIds } from '../support/openlineage-spec.js';
 
 const FIXTURES = resolve(import.meta.dirname, '../fixtures/openlineage');
-const ROOT = resolve(import.meta.dirname, '../..');
 
 /** Every fixture file and the builder that writes it; `UPDATE_FIXTURES=1 npx vitest run tests/ingest` rewrites them. */
 const FILES: Record<string, () => unknown[]> = {
@@ -46,61 +44,20 @@ describe('OpenLineage fixtures', () => {
   });
 });
 
-/** The OpenLineage spec: ../shared/openlineage next to the checkout (or RUNLEDGER_OPENLINEAGE_DIR). */
-const specDir = [process.env['RUNLEDGER_OPENLINEAGE_DIR'], join(ROOT, '../shared/openlineage'), join(ROOT, '../../shared/openlineage')]
-  .filter((d): d is string => d !== undefined && d !== '')
-  .map((d) => join(d, 'spec'))
-  .find((d) => existsSync(join(d, 'OpenLineage.json')));
-if (!specDir) console.warn('openlineage-fixtures: no ../shared/openlineage/spec next to this checkout (set RUNLEDGER_OPENLINEAGE_DIR); the JSON Schema checks are skipped');
+if (!OPENLINEAGE_SPEC_DIR) console.warn('openlineage-fixtures: no ../shared/openlineage/spec next to this checkout (set RUNLEDGER_OPENLINEAGE_DIR); the JSON Schema checks are skipped');
 
-describe.skipIf(!specDir)('OpenLineage fixtures against the spec\'s JSON Schema (ajv)', () => {
-  // Loaded on first use: a skipped describe still runs its body to collect the tests, and must not read files that are not there.
-  let loaded: ReturnType<typeof loadSpec> | undefined;
-  const spec = () => (loaded ??= loadSpec(specDir as string));
-  function loadSpec(dir: string) {
-    const ajv = new Ajv2020({ strict: true, strictRequired: false, allErrors: false });
-    ajv.addVocabulary(['example']);
-    (addFormats as unknown as (a: Ajv2020) => void)(ajv);
-    const load = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as { $id: string };
-    const core = load(join(dir, 'OpenLineage.json'));
-    ajv.addSchema(core);
-    const facets = existsSync(join(dir, 'facets')) ? readdirSync(join(dir, 'facets')).map((f) => load(join(dir, 'facets', f))) : [];
-    for (const facet of facets) ajv.addSchema(facet);
-    return {
-      ajv,
-      facets,
-      validateEvent: ajv.getSchema(core.$id),
-      runFacetIds: facets.map((f) => f.$id).filter((id) => !id.includes('JobFacet')),
-      jobFacetIds: facets.map((f) => f.$id).filter((id) => id.includes('JobFacet')),
-    };
-  }
-
-  /** The event against OpenLineage.json, its run facets and the parent's against each RunFacet file, its job facets against each JobFacet file. */
-  function specErrors(event: unknown): string[] {
-    const { ajv, validateEvent, runFacetIds, jobFacetIds } = spec();
-    const errors: string[] = [];
-    if (!validateEvent?.(event)) errors.push(...(validateEvent?.errors ?? []).map((e) => `${e.instancePath} ${e.message}`));
-    const e = event as { run?: { facets?: unknown }; job?: { facets?: unknown } };
-    for (const [ids, value] of [[runFacetIds, e.run?.facets ?? {}], [jobFacetIds, e.job?.facets ?? {}]] as const) {
-      for (const id of ids) {
-        const validate = ajv.getSchema(id);
-        if (!validate?.(value)) errors.push(...(validate?.errors ?? []).map((x) => `${x.instancePath} ${x.message}`));
-      }
-    }
-    return errors;
-  }
-
+describe.skipIf(!OPENLINEAGE_SPEC_DIR)('OpenLineage fixtures against the spec\'s JSON Schema (ajv)', () => {
   test('the spec holds the facets runledger reads', () => {
-    expect(spec().facets.map((f) => f.$id.split('/').pop()).sort()).toEqual(expect.arrayContaining(['ErrorMessageRunFacet.json', 'JobTypeJobFacet.json', 'NominalTimeRunFacet.json', 'ParentRunFacet.json']));
+    expect(openLineageSpecFacetIds().map((id) => id.split('/').pop()).sort()).toEqual(expect.arrayContaining(['ErrorMessageRunFacet.json', 'JobTypeJobFacet.json', 'NominalTimeRunFacet.json', 'ParentRunFacet.json']));
   });
 
   test.each(Object.keys(FILES).filter((n) => n.endsWith('.jsonl')))('every event of %s is valid OpenLineage', (name) => {
     const lines = readFileSync(join(FIXTURES, name), 'utf8').trim().split('\n');
-    for (const line of lines) expect(specErrors(JSON.parse(line))).toEqual([]);
+    for (const line of lines) expect(openLineageSpecErrors(JSON.parse(line))).toEqual([]);
   });
 
   test.each(malformedEvents().map((m) => [m.rule, m.event] as const))('malformed: %s — the spec refuses it too', (_rule, event) => {
-    expect(specErrors(event)).not.toEqual([]);
+    expect(openLineageSpecErrors(event)).not.toEqual([]);
   });
 
   test('what `export --format openlineage` writes is valid OpenLineage', async () => {
@@ -114,14 +71,14 @@ describe.skipIf(!specDir)('OpenLineage fixtures against the spec\'s JSON Schema 
     for await (const line of exportOpenLineage(ledger, { toolVersion: '0.1.0' })) lines.push(line);
     expect(lines.map((l) => (JSON.parse(l) as { eventType: string }).eventType)).toEqual(['START', 'COMPLETE', 'START', 'FAIL', 'START', 'ABORT']);
     for (const line of lines) {
-      expect(specErrors(JSON.parse(line))).toEqual([]);
+      expect(openLineageSpecErrors(JSON.parse(line))).toEqual([]);
       expect(parseLineageEvent(JSON.parse(line))).toMatchObject({ ok: true });
     }
   });
 
   test('the OpenLineage client\'s own full example passes runledger\'s schema', () => {
-    const example = JSON.parse(readFileSync(join(specDir as string, '../examples/openlineage-client-full-event.json'), 'utf8')) as unknown;
-    expect(specErrors(example)).toEqual([]);
+    const example = JSON.parse(readFileSync(join(OPENLINEAGE_SPEC_DIR as string, '../examples/openlineage-client-full-event.json'), 'utf8')) as unknown;
+    expect(openLineageSpecErrors(example)).toEqual([]);
     expect(parseLineageEvent(example)).toMatchObject({ ok: true, value: { kind: 'run' } });
   });
 });
