@@ -421,7 +421,9 @@ async function libraryWrites(): Promise<void> {
   log(`library writes: ${runs} start + succeed through openLedger vs raw FULL inserts and Emmett (shared connection), ${2 * runs} events each`);
   const peer = await loadEmmett();
   const payloads = appendEvents(0, 2 * runs).map((e) => JSON.stringify({ ...e, position: 1, streamVersion: 1 }));
-  const ROUNDS = 4;
+  // Eight rounds, each side first in turn: on a shared machine fsync time swings within seconds, and four
+  // blocks of a quarter each let one side catch a slow spell the others missed.
+  const ROUNDS = 8;
   const WARM = 20;
   const per = Math.ceil(runs / ROUNDS);
   let ours = 0;
