@@ -19,6 +19,7 @@ import { loadEmmett } from './peer-emmett.js';
 import { benchPostgres } from './postgres-writers.js';
 import { appendEvents } from './append-events.js';
 import { rawInsertEach } from './raw-baselines.js';
+import { reportMemory } from './report-memory.js';
 import { median, ms, type Figure } from './report.js';
 import { printFigures, resultsMarkdown } from './report.js';
 
@@ -540,6 +541,7 @@ async function main(): Promise<void> {
     scans(big, events);
     await coldState(big, SIZES.pipelines);
     cliQueries(big, `${events.toLocaleString('en')}-event ledger (${SIZES.pipelines} pipelines)`, pipelineName(SIZES.pipelines - 1), new Date(BENCH_NOW - 86_400_000).toISOString().slice(0, 10));
+    figures.push(reportMemory({ bin, db: big, label: `${events.toLocaleString('en')}-event ledger (${SIZES.pipelines} pipelines)`, dir, nowText: NOW_TEXT, versionRuns: quick ? 1 : 3, log }));
   }
   let hourlyEvents = 0;
   if (selected('hourly')) {
@@ -549,6 +551,7 @@ async function main(): Promise<void> {
     hourlyEvents = await buildHourlyFixture(hourlyStore, SIZES.hourlyYears);
     await hourlyStore.close();
     cliQueries(hourly, `${hourlyEvents.toLocaleString('en')}-event hourly pipeline`, HOURLY_PIPELINE, new Date(BENCH_NOW - 86_400_000).toISOString().slice(0, 10));
+    figures.push(reportMemory({ bin, db: hourly, label: `${hourlyEvents.toLocaleString('en')}-event hourly pipeline`, dir, nowText: NOW_TEXT, versionRuns: quick ? 1 : 3, log }));
   }
   if (selected('library')) await libraryWrites();
   log('done with SQLite');

@@ -60,7 +60,8 @@ export async function stateView(core: LedgerCore, input: StateInput): Promise<St
     }
     // Off-schedule runs outside the slots show too unless the range is bounded (see offScheduleBounds): fetch their rows as well.
     const reach = offScheduleBounds(input, fromMs, toMs, rangeEndMs, nowMs);
-    state = withDates(view, await models.dates(input.pipeline, { fromMs: Math.max(reach.from, Number.MIN_SAFE_INTEGER), toMs: reach.to })).state;
+    const results = input.metrics === false ? { withoutResults: true } : {};
+    state = withDates(view, await models.dates(input.pipeline, { fromMs: Math.max(reach.from, Number.MIN_SAFE_INTEGER), toMs: reach.to, ...results })).state;
     through = () => view.summary.completeThrough;
   } else {
     ({ timetable, state } = await readPipeline(core, input.pipeline, input.asOf));
@@ -81,7 +82,7 @@ export async function stateView(core: LedgerCore, input: StateInput): Promise<St
     // unless the caller bounded the range.
     const bounds = date.offSchedule ? offScheduleBounds(input, fromMs, toMs, rangeEndMs, nowMs) : { from: fromMs, to: toMs };
     if (at < bounds.from || at > bounds.to) continue;
-    recorded.push({ at, key: date.date, row: dateRow(date, nowMs) });
+    recorded.push({ at, key: date.date, row: dateRow(date, nowMs, input.metrics !== false) });
   }
   recorded.sort((a, b) => a.at - b.at);
   // The slots are walked lazily: a page of a long range builds only its own rows.
@@ -117,7 +118,7 @@ function isMoved(timetable: Timetable, key: string, at: number): boolean {
   }
 }
 
-function dateRow(date: DateState, nowMs: number): DateRow {
+function dateRow(date: DateState, nowMs: number, results = true): DateRow {
   return {
     date: date.date,
     status: date.status,
@@ -130,8 +131,8 @@ function dateRow(date: DateState, nowMs: number): DateRow {
     startedAt: date.startedAt,
     finishedAt: date.finishedAt,
     leaseExpiresAt: date.leaseExpiresAt,
-    metrics: date.metrics,
-    outputs: date.outputs,
+    metrics: results ? date.metrics : null,
+    outputs: results ? date.outputs : [],
     error: date.error?.message ?? null,
     errorCode: date.error?.code ?? null,
     offSchedule: date.offSchedule,
@@ -190,7 +191,8 @@ export async function pendingView(core: LedgerCore, input: RangeInput): Promise<
     // Off-schedule runs outside the slots show too unless the range is bounded (see below): fetch their rows as well.
     const fetchFrom = input.from === undefined ? Number.MIN_SAFE_INTEGER : fromMs;
     const fetchTo = input.to === undefined ? Math.max(toMs, nowMs) : toMs;
-    state = withDates(view, await models.dates(input.pipeline, { fromMs: fetchFrom, toMs: fetchTo })).state;
+    // Pending shows states and errors, never results: no result event is read.
+    state = withDates(view, await models.dates(input.pipeline, { fromMs: fetchFrom, toMs: fetchTo, withoutResults: true })).state;
     // Depends on past: the slot before the range says whether the range's first date waits for it.
     const before = definition.dependsOnPast ? previousSlot(timetable, fromMs) : undefined;
     if (before) withDates(view, await models.dates(input.pipeline, { keys: [before.date] }));

@@ -178,4 +178,8 @@ export type RangeInput = { pipeline: string; from?: string; to?: string; asOf?: 
  * `state` over a range, a page at a time: `limit` rows at most (oldest first); the view's `nextFrom` is the
  * `from` of the next page.
  */
-export type StateInput = RangeInput & { limit?: number };
+export type StateInput = RangeInput & {
+  limit?: number;
+  /** false: every row's metrics null and outputs `[]`, so no result is read (views of states and errors: a page's strip). */
+  metrics?: boolean;
+};

@@ -74,7 +74,7 @@ const RUNS_KEYS = optionKeys<RunsInput>()({ pipeline: true, date: true, asOf: tr
 const TASK_KEYS = optionKeys<TaskInput>()({ runId: true, taskId: true, state: true, tryNumber: true, error: true, reason: true, at: true });
 const CLEAR_KEYS = optionKeys<ClearInput>()({ pipeline: true, dates: true, from: true, to: true, onlyFailed: true, reason: true, dryRun: true, downstream: true });
 const RANGE_KEYS = optionKeys<RangeInput>()({ pipeline: true, from: true, to: true, asOf: true });
-const STATE_KEYS = optionKeys<StateInput>()({ pipeline: true, from: true, to: true, asOf: true, limit: true });
+const STATE_KEYS = optionKeys<StateInput>()({ pipeline: true, from: true, to: true, asOf: true, limit: true, metrics: true });
 const LOG_KEYS = optionKeys<LogInput>()({ pipeline: true, date: true, runId: true, types: true, actor: true, since: true, until: true, asOf: true, limit: true });
 
 /** `define`'s options as the definition takes them: durations in milliseconds, the deprecated names noted once. */

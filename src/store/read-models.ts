@@ -19,6 +19,11 @@ export type DateQuery = {
   keys?: readonly string[];
   /** Without the values kept in events (metrics, outputs, whole long errors): for answers that only need the state. */
   light?: boolean;
+  /**
+   * Without metrics and outputs (stand-ins: `{}` and `[]` where a run recorded some), errors whole: for
+   * answers that show states and errors but no results (pending, a page's strip), so no result event is read.
+   */
+  withoutResults?: boolean;
 };
 
 /** Which runs of a pipeline a run list returns: oldest first; `before` pages back from a run's start position. */

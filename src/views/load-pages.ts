@@ -1,8 +1,9 @@
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
-import { buildCalendar, cellStatus } from '../../projections/views/calendar.js';
+import { buildCalendar, cellStatus, type CellStatus } from '../../projections/views/calendar.js';
 import { historyStrip } from '../../projections/views/history-strip.js';
 import { taskDateGrid } from '../../projections/views/task-date-grid.js';
-import { compareWorstFirst, pipelineStatus } from '../../projections/views/pipeline-status.js';
+import { compareWorstFirst, pipelineStatus, type PipelineStatus } from '../../projections/views/pipeline-status.js';
+import type { TaskRuns } from '../../projections/task-runs.js';
 import { statusStrip } from '../../projections/views/status-strip.js';
 import { historyFold, type AuditEntry, type PipelineHistory } from '../../projections/views/pipeline-history.js';
 import { runRows } from '../../projections/views/run-rows.js';
@@ -10,7 +11,9 @@ import { LedgerError } from '../errors.js';
 import { VERIFY_BATCH_ROWS, verifyChain } from '../audit/verify-chain.js';
 import { timetableSpec } from '../ledger/build-definition.js';
 import { slotsFrom, type Ledger } from '../ledger/ledger.js';
-import type { AsOf, StateView } from '../ledger/ledger-types.js';
+import type { AsOf, DateRow, StateView } from '../ledger/ledger-types.js';
+import { statusFromTables, tableView } from '../ledger/read-model-views.js';
+import type { ReadModels } from '../store/read-models.js';
 import { sha256Hex } from '../store/seal-events.js';
 import { createTimetable } from '../timetable/create-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
@@ -72,13 +75,51 @@ export async function loadOverview(ledger: Ledger, asOf: AsOf | undefined, defin
   const time = await pageTime(ledger, asOf);
   const head = await ledger.store.head();
   const rows: OverviewRow[] = [];
+  const models = await tablesOf(ledger, time);
   for (const definition of definitions ?? (await definitionsAt(ledger, time.position))) {
-    const view = await ledger.state({ pipeline: definition.pipeline, ...asOfInput(time) });
-    const { timetable, state, history } = await ledger.pipeline(definition.pipeline, time.asOf ?? undefined);
-    rows.push({ status: pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs: time.nowMs }), strip: statusStrip(view.dates, 30) });
+    // The strip is the last 30 rows of the whole state, read a page at a time without metrics.
+    const last: DateRow[] = [];
+    await eachStateRow(ledger, definition.pipeline, time, (row) => {
+      last.push(row);
+      if (last.length > 60) last.splice(0, last.length - 30);
+    });
+    rows.push({ status: await overviewStatus(ledger, models, definition.pipeline, time), strip: statusStrip(last, 30) });
   }
   rows.sort((a, b) => compareWorstFirst(a.status, b.status));
   return { kind: 'overview', time, head, rows };
+}
+
+/**
+ * The read models a page of the present reads from, or null (a page of the past, a store without
+ * them): then each page folds its pipelines, as it always did.
+ */
+async function tablesOf(ledger: Ledger, time: PageTime): Promise<ReadModels | null> {
+  const models = time.asOf === null ? ledger.store.readModels : undefined;
+  return models !== undefined && (await models.ensure()) ? models : null;
+}
+
+/** An overview row's status: from the pipeline's summary row and the dates after its complete-through, or from its fold. */
+async function overviewStatus(ledger: Ledger, models: ReadModels | null, pipeline: string, time: PageTime): Promise<PipelineStatus> {
+  if (models !== null) return (await statusFromTables(models, pipeline, time.nowMs)).status;
+  const { timetable, state, history } = await ledger.pipeline(pipeline, time.asOf ?? undefined);
+  return pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs: time.nowMs });
+}
+
+/**
+ * A pipeline page's definition, timetable and task runs: from the summary row when the page reads the
+ * tables (the task runs, which no table holds, folded only for a pipeline that declares tasks), else
+ * from the fold. A fold holds every date and run of the pipeline: a report of three hourly pipelines
+ * over two years peaked at 550 MB folding them.
+ */
+async function pageDefinition(ledger: Ledger, pipeline: string, time: PageTime): Promise<{ definition: PipelineDefinition; timetable: Timetable; tasks: () => Promise<TaskRuns> }> {
+  const models = await tablesOf(ledger, time);
+  const folded = async () => ledger.pipeline(pipeline, time.asOf ?? undefined);
+  if (models === null) {
+    const { definition, timetable, tasks } = await folded();
+    return { definition, timetable, tasks: async () => tasks };
+  }
+  const { definition, timetable } = await tableView(models, pipeline);
+  return { definition, timetable, tasks: async () => (await folded()).tasks };
 }
 
 /** A pipeline's history folded from its events: watermark and complete-through over time, and its audit timeline. */
@@ -148,12 +189,12 @@ export async function loadPipelinePage(ledger: Ledger, pipeline: string, asOf: A
  */
 export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf: AsOf | undefined, limits: PageLimits = {}, input: PipelinePageInput = {}): Promise<{ page: PipelinePage; audit: AuditEntry[] }> {
   const time = await pageTime(ledger, asOf);
-  const { definition, timetable, tasks } = await ledger.pipeline(pipeline, time.asOf ?? undefined);
+  const { definition, timetable, tasks } = await pageDefinition(ledger, pipeline, time);
   const window = calendarWindow(timetable, time.nowMs, input, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? 31));
   const state = await ledger.state({ pipeline, ...(window.from === null || window.to === null ? {} : { from: window.from, to: window.to }), limit: CALENDAR_CELLS, ...asOfInput(time) });
   // The strip and the task grid span the whole history: one status per date, whatever window the calendar shows.
-  const whole = await ledger.state({ pipeline, ...asOfInput(time) });
-  const withRuns = whole.dates.filter((d) => d.runId !== null).slice(-TASK_GRID_DATES);
+  // Read without metrics, and dropped once the strip is drawn, before the pending list and the history are read.
+  const { strip, withRuns } = await wholeHistoryStrip(ledger, pipeline, time);
   const pending = await ledger.pending({ pipeline, ...asOfInput(time) });
   const folded = await loadHistory(ledger, pipeline, time.position);
   const runsLimit = limits.runs ?? 100;
@@ -173,8 +214,8 @@ export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf
     calendar: { ...calendar, hiddenRows: window.older?.rows ?? 0 },
     calendarPages: { older: window.older, newer: window.newer, ...(input.from === undefined ? {} : { from: input.from }), ...(input.rows === undefined ? {} : { limit: input.rows }) },
     calendarRange: ranged && state.dates.length > 0 ? { from: state.dates[0]?.date ?? '', to: state.dates.at(-1)?.date ?? '' } : ranged ? { from: input.from ?? '…', to: input.to ?? '…' } : null,
-    strip: historyStrip(whole.dates.map((d) => ({ date: d.date, status: cellStatus(d) })), STRIP_COLUMNS),
-    taskGrid: (definition.tasks?.length ?? 0) > 0 ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], withRuns, tasks) : null,
+    strip,
+    taskGrid: (definition.tasks?.length ?? 0) > 0 ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], withRuns, await tasks()) : null,
     pending,
     runs: runs.rows,
     olderRuns: olderRuns ? (runs.rows.at(-1)?.runId ?? null) : null,
@@ -184,6 +225,40 @@ export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf
     audit: folded.audit.slice(-(limits.audit ?? 200)).reverse(),
   };
   return { page, audit: folded.audit };
+}
+
+/** The whole-history strip of a pipeline page and the last dates with a run (for its task grid). */
+async function wholeHistoryStrip(ledger: Ledger, pipeline: string, time: PageTime) {
+  const cells: Array<{ date: string; status: CellStatus }> = [];
+  const withRuns: DateRow[] = [];
+  await eachStateRow(ledger, pipeline, time, (row) => {
+    cells.push({ date: row.date, status: cellStatus(row) });
+    if (row.runId === null) return;
+    withRuns.push(row);
+    if (withRuns.length > 2 * TASK_GRID_DATES) withRuns.splice(0, withRuns.length - TASK_GRID_DATES);
+  });
+  return { strip: historyStrip(cells, STRIP_COLUMNS), withRuns: withRuns.slice(-TASK_GRID_DATES) };
+}
+
+/** Rows of a state page read to walk a whole history (a page of the present; one of the past is folded once, whole). */
+const STATE_PAGE_ROWS = 2000;
+
+/**
+ * Every row of a pipeline's whole state, oldest first, without metrics: a page at a time from the
+ * tables, so a long history is never held at once (17,520 hourly rows read whole took 90 MB).
+ */
+async function eachStateRow(ledger: Ledger, pipeline: string, time: PageTime, visit: (row: DateRow) => void): Promise<void> {
+  if (time.asOf !== null) {
+    for (const row of (await ledger.state({ pipeline, metrics: false, asOf: time.asOf })).dates) visit(row);
+    return;
+  }
+  let from: string | undefined;
+  for (;;) {
+    const page = await ledger.state({ pipeline, metrics: false, limit: STATE_PAGE_ROWS, ...(from === undefined ? {} : { from }) });
+    for (const row of page.dates) visit(row);
+    if (page.nextFrom === null || page.nextFrom === undefined) return;
+    from = page.nextFrom;
+  }
 }
 
 /** A run page: the run, its task grid (pipelines with tasks) and its events. */
@@ -208,9 +283,12 @@ export async function loadAuditPage(ledger: Ledger, asOf: AsOf | undefined, limi
   return { kind: 'audit', time, entries: entries.slice(0, limit), total: entries.length, zones };
 }
 
-/** The `verify` result with the head hash; the chain is always walked whole, whatever the as-of. */
-export async function loadVerifyPage(ledger: Ledger): Promise<VerifyPage> {
+/**
+ * The `verify` result with the head hash; the chain is always walked whole, whatever the as-of.
+ * `inThread`: payloads checked in this thread, not a second one (the report: a worker's own heap cost it 40 MB).
+ */
+export async function loadVerifyPage(ledger: Ledger, options: { inThread?: boolean } = {}): Promise<VerifyPage> {
   const time = await pageTime(ledger, undefined);
-  const report = await verifyChain(ledger.store.readRaw({ batchSize: VERIFY_BATCH_ROWS }), { sha256: sha256Hex });
+  const report = await verifyChain(ledger.store.readRaw({ batchSize: VERIFY_BATCH_ROWS }), { sha256: sha256Hex, ...(options.inThread ? { worker: null } : {}) });
   return { kind: 'verify', time, report };
 }

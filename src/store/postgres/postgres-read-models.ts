@@ -300,7 +300,7 @@ export function postgresReadModels(deps: {
         ).map(dateRowOf);
         if (query.status !== undefined) rows = rows.filter((r) => r.status === query.status);
       }
-      const payloads = query.light ? LIGHT : await payloadsForRead(rows);
+      const payloads = query.light ? LIGHT : await payloadsForRead(rows, !query.withoutResults);
       return rows.map((row): DateState => dateOfRow(row, payloads));
     },
     async runs(pipeline, query: RunQuery = {}) {
@@ -335,15 +335,16 @@ export function postgresReadModels(deps: {
     return { query: (sql: string, params: unknown[]) => deps.read(sql, params).then((rows) => ({ rows })) } as unknown as Db;
   }
 
-  async function payloadsForRead(rows: ReadonlyArray<{ result_position: number | null; error_position: number | null }>): Promise<Payloads> {
+  /** The payloads rows point to, in one statement; without `withResults`, only whole errors (metrics and outputs as stand-ins). */
+  async function payloadsForRead(rows: ReadonlyArray<{ result_position: number | null; error_position: number | null }>, withResults = true): Promise<Payloads> {
     const positions = new Set<number>();
     for (const row of rows) {
-      if (row.result_position !== null) positions.add(row.result_position);
+      if (withResults && row.result_position !== null) positions.add(row.result_position);
       if (row.error_position !== null) positions.add(row.error_position);
     }
-    if (positions.size === 0) return payloadsFrom(new Map());
-    const events = await deps.read<EventRow>(`SELECT position, payload, prev_hash, hash FROM ${s}.events WHERE position = ANY($1::bigint[])`, [[...positions]]);
-    return payloadsFrom(new Map(events.map((r) => [Number(r.position), decode(r)])));
+    const events = positions.size === 0 ? [] : await deps.read<EventRow>(`SELECT position, payload, prev_hash, hash FROM ${s}.events WHERE position = ANY($1::bigint[])`, [[...positions]]);
+    const payloads = payloadsFrom(new Map(events.map((r) => [Number(r.position), decode(r)])));
+    return withResults ? payloads : { result: LIGHT.result, error: payloads.error };
   }
 }
 
