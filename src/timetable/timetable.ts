@@ -44,6 +44,11 @@ export interface Timetable {
    * keep something else per slot (`pending` over ten years of hours).
    */
   eachSlot(fromMs: number, toMs: number, visit: SlotVisitor): void;
+  /**
+   * How many slots have a logical date in (afterMs, toMs], clipped to start/end, without building or
+   * formatting any: arithmetic for fixed durations and for whole days of a daily-firing cron.
+   */
+  countSlots(afterMs: number, toMs: number): number;
   /** The latest slot whose runAfter is <= nowMs, or undefined when none is due yet. */
   lastDue(nowMs: number): Slot | undefined;
   /** The data interval the timetable gives an arbitrary logical date (used for off-schedule manual runs). */
