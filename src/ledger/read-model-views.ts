@@ -5,6 +5,7 @@ import type { PendingReason } from '../../projections/pending.js';
 import type { Slot } from '../../projections/slot.js';
 import { noPending, pendingReason, pipelineStatus, statusRow, type LastFailure, type LastSuccess, type PipelineStatus, type PipelineStatusInput } from '../../projections/views/pipeline-status.js';
 import type { PipelineSummary } from '../store/read-model-rows.js';
+import { timetableCache, type TimetableOf } from '../store/read-model-fold.js';
 import type { ReadModels } from '../store/read-models.js';
 import type { Timetable } from '../timetable/timetable.js';
 import { checkPipelineName } from './build-definition.js';
@@ -42,8 +43,21 @@ export async function tableView(models: ReadModels, pipeline: string): Promise<T
   checkPipelineName(pipeline);
   const summary = (await models.summary(pipeline)) ?? null;
   const state = summary === null ? initialState(pipeline) : stateOfSummary(summary, []);
-  const { definition, timetable } = definedPipeline(state);
+  if (state.definition === null) definedPipeline(state); // throws notFound.pipeline
+  const definition = state.definition as PipelineDefinition;
+  const timetable = timetablesOf(models)(definition) as Timetable;
   return { summary: summary as PipelineSummary, definition, timetable, state };
+}
+
+/** Timetables per definition, one cache per store's read models: `status` over 1,000 pipelines of a few schedules parsed each one. */
+const timetableCaches = new WeakMap<ReadModels, TimetableOf>();
+function timetablesOf(models: ReadModels): TimetableOf {
+  let cache = timetableCaches.get(models);
+  if (cache === undefined) {
+    cache = timetableCache();
+    timetableCaches.set(models, cache);
+  }
+  return cache;
 }
 
 /** The folded state a summary and some of its dates stand for (the dates not read are left out). */

@@ -11,7 +11,7 @@ import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, S
 import { quoteIdent } from './postgres-schema.js';
 
 /** The shape of these tables; with `PROJECTION_VERSION` it makes the stamp in `rm_meta` (as on SQLite). */
-/** 2: `rm_pipelines` keeps slot counts, the slots through complete-through and the run tally (status and metrics from one row). */
+/** 2: `rm_pipelines` keeps slot counts, the slots through complete-through and the run tally (status and metrics from one row); the running dates index is ordered by logical date (it was passed over for a scan). */
 const READ_MODEL_SCHEMA_VERSION = 2;
 const STAMP = `${PROJECTION_VERSION}.${READ_MODEL_SCHEMA_VERSION}`;
 
@@ -34,7 +34,7 @@ CREATE TABLE ${s}.rm_dates (
   PRIMARY KEY (pipeline, date)
 );
 CREATE INDEX rm_dates_by_logical ON ${s}.rm_dates (pipeline, logical_ms);
-CREATE INDEX rm_dates_running ON ${s}.rm_dates (pipeline) WHERE status = 'running';
+CREATE INDEX rm_dates_running ON ${s}.rm_dates (pipeline, logical_ms) WHERE status = 'running';
 CREATE TABLE ${s}.rm_runs (
   run_id text PRIMARY KEY, pipeline text NOT NULL, seq bigint NOT NULL, date text NOT NULL, attempt integer NOT NULL, run_type text NOT NULL,
   status text NOT NULL, logical_date text NOT NULL, interval_start text NOT NULL, interval_end text NOT NULL, started_at text NOT NULL,

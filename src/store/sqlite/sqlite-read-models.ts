@@ -11,7 +11,7 @@ import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, S
  * The version of these tables' shape; with `PROJECTION_VERSION` it makes the stamp in `rm_meta`, and a
  * ledger whose stamp differs has its read models rebuilt from the events.
  */
-/** 2: `rm_pipelines` keeps slot counts, the slots through complete-through and the run tally (status and metrics from one row). */
+/** 2: `rm_pipelines` keeps slot counts, the slots through complete-through and the run tally (status and metrics from one row); the running dates index is ordered by logical date (it was passed over for a scan). */
 const READ_MODEL_SCHEMA_VERSION = 2;
 const STAMP = `${PROJECTION_VERSION}.${READ_MODEL_SCHEMA_VERSION}`;
 
@@ -73,7 +73,7 @@ CREATE TABLE rm_dates (
   PRIMARY KEY (pipeline, date)
 ) WITHOUT ROWID;
 CREATE INDEX rm_dates_by_logical ON rm_dates (pipeline, logical_ms);
-CREATE INDEX rm_dates_running ON rm_dates (pipeline) WHERE status = 'running';
+CREATE INDEX rm_dates_running ON rm_dates (pipeline, logical_ms) WHERE status = 'running';
 CREATE TABLE rm_runs (
   run_id           TEXT    PRIMARY KEY,
   pipeline         TEXT    NOT NULL,
