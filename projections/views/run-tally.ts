@@ -38,3 +38,14 @@ export function tallyRun(tally: RunTally, run: RunRecord, sign: 1 | -1): void {
   }
   if (entry.runs === 0 && entry.timed === 0) delete tally[outcome];
 }
+
+/**
+ * A tally with its outcomes in name order: one shape (and one JSON text) for equal tallies, however
+ * they were reached.
+ *
+ * @example
+ * JSON.stringify(sortedTally(tally)) // '{"failed":{…},"success":{…}}'
+ */
+export function sortedTally(tally: RunTally): RunTally {
+  return Object.fromEntries(Object.entries(tally).sort(([a], [b]) => (a < b ? -1 : 1))) as RunTally;
+}

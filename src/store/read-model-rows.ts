@@ -2,7 +2,7 @@ import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { DateState } from '../../projections/date-state.js';
 import type { DateMark } from '../../projections/pipeline-state.js';
 import type { RunRecord } from '../../projections/run-history.js';
-import type { RunTally } from '../../projections/views/run-tally.js';
+import { sortedTally, type RunTally } from '../../projections/views/run-tally.js';
 
 /**
  * The read models as rows: what the table writer stores and what `verify --projections` compares, column
@@ -307,7 +307,7 @@ export function pipelineRow(summary: PipelineSummary): PipelineRow {
     slot_counts: JSON.stringify(nonZero(summary.slotCounts)),
     misaligned: summary.misaligned,
     through_slots: summary.throughSlots,
-    run_tally: JSON.stringify(Object.fromEntries(Object.entries(summary.runTally).sort(([a], [b]) => (a < b ? -1 : 1)))),
+    run_tally: JSON.stringify(sortedTally(summary.runTally)),
     position: summary.position,
   };
 }

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, test } from 'vitest';
 import { verifyProjections } from '../../src/audit/verify-projections.js';
 import { isLedgerError } from '../../src/errors.js';
+import { collectMetrics } from '../../src/ops/collect-metrics.js';
 import { Ledger, openLedger } from '../../src/ledger/ledger.js';
 import type { EventStore, RawEvent } from '../../src/store/event-store.js';
 import { openStore } from '../../src/store/open-store.js';
@@ -22,7 +23,7 @@ const LONG = `first line of a long failure\n${'x'.repeat(600)}`;
 
 type Action =
   | { kind: 'start' | 'force' | 'succeed' | 'fail' | 'interrupt' | 'heartbeat' | 'clear' | 'stale' | 'task'; pipeline: number; date: number; long: boolean }
-  | { kind: 'redefine'; pipeline: number; start: number }
+  | { kind: 'redefine'; pipeline: number; start: number; zone: boolean; dependsOnPast: boolean }
   | { kind: 'wait'; hours: number }
   | { kind: 'import' };
 
@@ -34,7 +35,8 @@ const keyed = fc.record({
 }) as fc.Arbitrary<Action>;
 const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 12, arbitrary: keyed },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('redefine' as const), pipeline: fc.nat(1), start: fc.nat(2) }) },
+  // A zone change leaves rows whose keys name slots at other instants; depends-on-past makes slots wait for the one before.
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('redefine' as const), pipeline: fc.nat(1), start: fc.nat(2), zone: fc.boolean(), dependsOnPast: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('wait' as const), hours: fc.integer({ min: 1, max: 3 }) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'import' as const }) },
 );
@@ -58,7 +60,8 @@ function foldOnly(store: EventStore): EventStore {
 }
 
 async function answers(ledger: Ledger, nowMs: number): Promise<unknown> {
-  const out: Record<string, unknown> = { pipelines: await ledger.pipelines() };
+  // The scrape too: run counters and duration histograms come from the summary rows' run tallies.
+  const out: Record<string, unknown> = { pipelines: await ledger.pipelines(), metrics: (await collectMetrics(ledger, { nowMs, verify: null })).text };
   for (const pipeline of PIPELINES) {
     out[pipeline] = {
       state: await ledger.state({ pipeline }),
@@ -137,7 +140,13 @@ async function runScenario(fresh: () => Promise<string>, actions: Action[]): Pro
             await writer.clear({ pipeline: PIPELINES[step.pipeline] ?? '', dates: [DATES[step.date] ?? ''], reason: 'prop' });
             break;
           case 'redefine':
-            await writer.define({ pipeline: PIPELINES[step.pipeline] ?? '', schedule: '@daily', start: `2026-01-0${step.start + 1}` });
+            await writer.define({
+              pipeline: PIPELINES[step.pipeline] ?? '',
+              schedule: '@daily',
+              start: `2026-01-0${step.start + 1}`,
+              ...(step.zone ? { timezone: step.pipeline === 0 ? 'Asia/Jakarta' : 'UTC' } : {}),
+              dependsOnPast: step.dependsOnPast,
+            });
             break;
           case 'wait':
             now += step.hours * 3_600_000;
