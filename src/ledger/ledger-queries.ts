@@ -202,7 +202,7 @@ export async function pendingView(core: LedgerCore, input: RangeInput): Promise<
   // Pending means due: an explicit --to past now must not list tomorrow as missing.
   // A slot already started early (a manual run) keeps its state visible.
   const { from, to, pending, inFlight } = duePending(timetable, fromMs, toMs, nowMs, state, definition.dependsOnPast === true);
-  markBlocked(pending, state, blocked === undefined ? () => null : (slot) => blocked(slot.dataInterval));
+  markBlocked(pending, state, blocked === undefined ? null : (slot) => blocked(slot.dataInterval));
   return { pipeline: input.pipeline, from, to, pending, inFlight };
 }
 
