@@ -157,8 +157,15 @@ export type SqliteReadModels = ReadModels & {
  * readModels.apply(events, headBefore); // inside the append transaction
  */
 export function sqliteReadModels(db: Database.Database): SqliteReadModels {
-  const hasTables = (): boolean => (db.prepare(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (${TABLES.map(() => '?').join(', ')})`).pluck().get(...TABLES) as number) === TABLES.length;
-  const stampNow = (): string | null => (hasTables() ? ((db.prepare(`SELECT value FROM rm_meta WHERE key = 'stamp'`).pluck().get() as string | undefined) ?? null) : null);
+  // Asked before every answer (another process may have rebuilt the tables): prepared once, not per question.
+  const tableCount = db.prepare(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (${TABLES.map(() => '?').join(', ')})`).pluck();
+  let stampQuery: Database.Statement | null = null;
+  const hasTables = (): boolean => (tableCount.get(...TABLES) as number) === TABLES.length;
+  const stampNow = (): string | null => {
+    if (!hasTables()) return null;
+    stampQuery ??= db.prepare(`SELECT value FROM rm_meta WHERE key = 'stamp'`).pluck();
+    return (stampQuery.get() as string | undefined) ?? null;
+  };
   let ready = stampNow() === STAMP;
   let st: ReturnType<typeof prepare> | null = ready ? prepare(db) : null;
   const timetables = timetableCache();
