@@ -139,7 +139,7 @@ export async function statusFromTables(models: ReadModels, pipeline: string, now
  */
 async function countPending(models: ReadModels, view: TableView, throughMs: number, lastMs: number, running: readonly DateState[], nowMs: number): Promise<PendingPart> {
   const { summary, timetable } = view;
-  const isSlot = (date: DateState) => timetable.slotAt(Date.parse(date.logicalDate))?.date === date.date;
+  const isSlot = (date: DateState) => timetable.slotKeyAt(Date.parse(date.logicalDate)) === date.date;
   // Slot rows dated after the last due slot: not due, so not pending and not behind.
   const future: Record<string, number> = {};
   let futureRows = 0;

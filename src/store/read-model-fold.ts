@@ -242,14 +242,14 @@ function tallySlot(slotCounts: Record<string, number>, timetable: Timetable, dat
 
 /** Whether a date key is the slot at its logical date, names a slot at another instant, or names none. */
 function slotKindOf(timetable: Timetable, key: string, logicalMs: number): 'slot' | 'misaligned' | 'none' {
-  if (timetable.slotAt(logicalMs)?.date === key) return 'slot';
+  if (timetable.slotKeyAt(logicalMs) === key) return 'slot';
   let keyMs: number;
   try {
     keyMs = timetable.parseDate(key);
   } catch {
     return 'none';
   }
-  return timetable.slotAt(keyMs)?.date === key ? 'misaligned' : 'none';
+  return timetable.slotKeyAt(keyMs) === key ? 'misaligned' : 'none';
 }
 
 /**

@@ -147,6 +147,7 @@ export function createTimetable(spec: TimetableSpec): Timetable {
     dailyKeys,
     slotAtOrBefore,
     slotAt: (logicalMs) => (ticks.atOrBefore(logicalMs) === logicalMs ? slotAtTick(logicalMs) : undefined),
+    slotKeyAt: (logicalMs) => (inBounds(logicalMs) && ticks.atOrBefore(logicalMs) === logicalMs ? keyOf(logicalMs) : undefined),
     first: () => slotAtTick(firstTick),
     next: (slot) => slotAtTick(ticks.after(Math.max(logicalMsOf(slot), startMs - 1))),
     slotsBetween,

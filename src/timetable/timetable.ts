@@ -27,6 +27,8 @@ export interface Timetable {
   readonly dailyKeys: boolean;
   /** The slot whose logical date is exactly `logicalMs` (within start/end), else undefined. */
   slotAt(logicalMs: number): Slot | undefined;
+  /** The date key of `slotAt(logicalMs)`, without building the slot (the table writer asks it on every append). */
+  slotKeyAt(logicalMs: number): string | undefined;
   /**
    * The slot whose logical date is the latest at or before `ms`, within start/end (past the end: the last
    * slot), or undefined when the first slot starts after `ms`.
