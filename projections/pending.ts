@@ -88,12 +88,15 @@ export function addPendingSlot(
  * A cleared slot whose clear cascaded from upstream keeps that `cause`.
  *
  * @example
- * markBlocked(report.pending, state, (slot) => firstBlocking(slot.dataInterval, upstreams))
+ * markBlocked(report.pending, state, (slot) => firstBlocking(slot.dataInterval, upstreams)) // null: no upstreams
  */
-export function markBlocked(pending: PendingSlot[], state: PipelineState, blocked: (slot: PendingSlot) => BlockedBy | null): void {
-  for (const [index, slot] of pending.entries()) {
+export function markBlocked(pending: PendingSlot[], state: PipelineState, blocked: ((slot: PendingSlot) => BlockedBy | null) | null): void {
+  // Without upstreams only a cleared slot can change (its cause): ten years of hours are looked at, not copied.
+  for (let index = 0; index < pending.length; index++) {
+    const slot = pending[index] as PendingSlot;
+    if (blocked === null && slot.reason !== 'cleared') continue;
     const cause = slot.reason === 'cleared' ? state.dates.get(slot.date)?.clearCause : undefined;
-    const by = slot.reason === 'stalled' ? null : blocked(slot);
+    const by = slot.reason === 'stalled' || blocked === null ? null : blocked(slot);
     if (by === null && cause === undefined) continue;
     const reason = by !== null && slot.reason !== 'failed' && slot.reason !== 'up_for_retry' ? 'upstream' : slot.reason;
     pending[index] = { ...slot, reason, ...(by === null ? {} : { blockedBy: by }), ...(cause === undefined ? {} : { cause }) };

@@ -52,6 +52,6 @@ const exitCode = await runCli(
     },
   },
   // Loaded only when the command line needs them: a query never pays for the runner, audit or demo code.
-  async () => (await import('./cli/extra-commands.js')).extraCommands,
+  async (word) => (await import('./cli/extra-command-loaders.js')).extraCommandsFor(word),
 );
 process.exitCode = exitCode;

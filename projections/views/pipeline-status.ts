@@ -1,5 +1,6 @@
 import { tellingLine } from './telling-line.js';
-import { isDone, leaseExpired } from '../date-state.js';
+import type { PipelineDefinition } from '../../events/pipeline-definition.js';
+import { isDone, leaseExpired, type DateState } from '../date-state.js';
 import type { PendingReason } from '../pending.js';
 import type { PipelineState } from '../pipeline-state.js';
 import type { RunHistory } from '../run-history.js';
@@ -87,7 +88,7 @@ export type PipelineStatusInput = {
 export function pipelineStatus(input: PipelineStatusInput): PipelineStatus {
   const { state, nowMs } = input;
   const definition = state.definition;
-  const pending: PendingCounts = { total: 0, missing: 0, failed: 0, up_for_retry: 0, interrupted: 0, cleared: 0, stalled: 0, waitingForPrevious: 0, upstream: 0 };
+  const pending = noPending();
   let blocked = 0;
   let firstBlocked: PipelineStatus['firstBlocked'] = null;
   let completeThrough: Slot | null = null;
@@ -113,7 +114,7 @@ export function pipelineStatus(input: PipelineStatusInput): PipelineStatus {
     // Depends on past: a slot that would run afresh waits while the one before it is not done.
     const waiting = definition?.dependsOnPast === true && previousDone === false && (date === undefined || date.status === 'cleared');
     previousDone = isDone(date?.status);
-    let reason: PendingReason | null = waiting ? 'waitingForPrevious' : pendingReason(date, nowMs);
+    let reason: PendingReason | null = waiting ? 'waitingForPrevious' : pendingReason(date?.status, date?.leaseExpiresAt ?? '', nowMs);
     const by = reason === null || reason === 'stalled' || input.blocked === undefined ? null : input.blocked(slot);
     if (by !== null) {
       blocked += 1;
@@ -126,47 +127,94 @@ export function pipelineStatus(input: PipelineStatusInput): PipelineStatus {
     }
   }
 
-  const inFlight: PipelineStatus['inFlight'] = [];
-  const stalled: PipelineStatus['stalled'] = [];
-  for (const date of state.dates.values()) {
-    if (date.status !== 'running') continue;
-    const row = { date: date.date, runId: date.runId, leaseExpiresAt: date.leaseExpiresAt };
-    (leaseExpired(date, nowMs) ? stalled : inFlight).push(row);
-  }
-  const byLogicalDate = (a: { date: string }, b: { date: string }) =>
-    Date.parse(state.dates.get(a.date)?.logicalDate ?? '') - Date.parse(state.dates.get(b.date)?.logicalDate ?? '');
-  inFlight.sort(byLogicalDate);
-  stalled.sort(byLogicalDate);
-
-  const completeUntil = completeThrough?.dataInterval.end ?? null;
-  const lagFrom = completeUntil ?? firstSlot?.dataInterval.start ?? null;
-  const lagMs = anyDue || completeThrough ? Math.max(0, nowMs - Date.parse(lagFrom ?? '')) : null;
-  return {
+  return statusRow({
     pipeline: state.pipeline,
-    schedule: definition?.schedule ?? '',
-    timezone: definition?.timezone ?? 'UTC',
+    definition,
     watermark: state.watermark?.date ?? null,
-    completeThrough: completeThrough?.date ?? null,
-    completeUntil,
-    lagSeconds: lagMs !== null && Number.isFinite(lagMs) ? lagMs / 1000 : null,
-    lag: lagMs !== null && Number.isFinite(lagMs) ? formatLag(lagMs) : '-',
+    completeThrough,
+    firstSlotStart: firstSlot?.dataInterval.start ?? null,
+    anyDue,
     behind,
     pending,
     blocked,
     firstBlocked,
-    inFlight,
-    stalled,
+    running: state.dates.values(),
     lastFailure: input.lastFailure !== undefined ? input.lastFailure : lastFailure(input.history ?? { runs: new Map() }),
     lastSuccess: input.lastSuccess !== undefined ? input.lastSuccess : lastSuccess(input.history ?? { runs: new Map() }),
+    nowMs,
+  });
+}
+
+/** What a `status` row is made of, however it was found: a walk over the fold's slots, or a summary row's counts. */
+export type StatusParts = Pick<PipelineStatus, 'pipeline' | 'watermark' | 'behind' | 'pending' | 'blocked' | 'firstBlocked' | 'lastFailure' | 'lastSuccess'> & {
+  definition: PipelineDefinition | null;
+  /** The complete-through slot (its key and data interval), or null. */
+  completeThrough: Pick<Slot, 'date' | 'dataInterval'> | null;
+  /** The first slot's start: lag counts from it while nothing is complete. */
+  firstSlotStart: string | null;
+  /** Whether any slot is due at `nowMs`. */
+  anyDue: boolean;
+  /** Dates of the pipeline that include every running one (others are passed over). */
+  running: Iterable<DateState>;
+  nowMs: number;
+};
+
+/**
+ * A `status` row from its parts: lag, the runs in flight and stalled (by logical date), the
+ * definition's fields. The one place a row is put together, for the fold and for the read models.
+ *
+ * @example
+ * const row = statusRow({ pipeline, definition, watermark: null, completeThrough: null, firstSlotStart, anyDue: true, behind: 3, pending, blocked: 0, firstBlocked: null, running: [], lastFailure: null, lastSuccess: null, nowMs });
+ */
+export function statusRow(parts: StatusParts): PipelineStatus {
+  const { definition, completeThrough, nowMs } = parts;
+  const inFlight: Array<PipelineStatus['inFlight'][number] & { at: number }> = [];
+  const stalled: Array<PipelineStatus['stalled'][number] & { at: number }> = [];
+  for (const date of parts.running) {
+    if (date.status !== 'running') continue;
+    const row = { date: date.date, runId: date.runId, leaseExpiresAt: date.leaseExpiresAt, at: Date.parse(date.logicalDate) };
+    (leaseExpired(date, nowMs) ? stalled : inFlight).push(row);
+  }
+  const byLogicalDate = (a: { at: number }, b: { at: number }) => a.at - b.at;
+  const plain = ({ date, runId, leaseExpiresAt }: { date: string; runId: string; leaseExpiresAt: string }) => ({ date, runId, leaseExpiresAt });
+  const completeUntil = completeThrough?.dataInterval.end ?? null;
+  const lagFrom = completeUntil ?? parts.firstSlotStart;
+  const lagMs = parts.anyDue || completeThrough ? Math.max(0, nowMs - Date.parse(lagFrom ?? '')) : null;
+  return {
+    pipeline: parts.pipeline,
+    schedule: definition?.schedule ?? '',
+    timezone: definition?.timezone ?? 'UTC',
+    watermark: parts.watermark,
+    completeThrough: completeThrough?.date ?? null,
+    completeUntil,
+    lagSeconds: lagMs !== null && Number.isFinite(lagMs) ? lagMs / 1000 : null,
+    lag: lagMs !== null && Number.isFinite(lagMs) ? formatLag(lagMs) : '-',
+    behind: parts.behind,
+    pending: parts.pending,
+    blocked: parts.blocked,
+    firstBlocked: parts.firstBlocked,
+    inFlight: inFlight.sort(byLogicalDate).map(plain),
+    stalled: stalled.sort(byLogicalDate).map(plain),
+    lastFailure: parts.lastFailure,
+    lastSuccess: parts.lastSuccess,
     freshnessSeconds: definition?.freshnessMs === undefined ? null : definition.freshnessMs / 1000,
   };
 }
 
-function pendingReason(date: ReturnType<PipelineState['dates']['get']>, nowMs: number): PendingReason | null {
-  if (!date) return 'missing';
-  switch (date.status) {
+/** Pending counts, all zero. */
+export function noPending(): PendingCounts {
+  return { total: 0, missing: 0, failed: 0, up_for_retry: 0, interrupted: 0, cleared: 0, stalled: 0, waitingForPrevious: 0, upstream: 0 };
+}
+
+/**
+ * Why a due slot whose date has `status` (undefined: no row) is pending at `nowMs`, or null when it is
+ * not (done, or running on a live lease); before upstreams and depends-on-past are asked.
+ */
+export function pendingReason(status: DateState['status'] | undefined, leaseExpiresAt: string, nowMs: number): PendingReason | null {
+  if (status === undefined) return 'missing';
+  switch (status) {
     case 'running':
-      return leaseExpired(date, nowMs) ? 'stalled' : null;
+      return Date.parse(leaseExpiresAt) <= nowMs ? 'stalled' : null;
     case 'success':
     case 'skipped':
       return null;
@@ -174,9 +222,9 @@ function pendingReason(date: ReturnType<PipelineState['dates']['get']>, nowMs: n
     case 'up_for_retry':
     case 'interrupted':
     case 'cleared':
-      return date.status;
+      return status;
     default: {
-      const unknown: never = date.status;
+      const unknown: never = status;
       throw new Error(`pendingReason: unhandled status ${String(unknown)}`);
     }
   }

@@ -58,7 +58,7 @@ export function createProgram(deps: CliDeps, extra: CommandRegistrar[] = []): Co
  * stderr; commander's usage errors become exit 2, and so does a command line
  * without a command (after printing the help on stdout).
  */
-export async function runCli(argv: string[], deps: CliDeps, extra: CommandRegistrar[] | (() => Promise<CommandRegistrar[]>) = []): Promise<number> {
+export async function runCli(argv: string[], deps: CliDeps, extra: CommandRegistrar[] | ((word: string | undefined) => Promise<CommandRegistrar[]>) = []): Promise<number> {
   const program = await programFor(argv, deps, extra);
   if (namesNoCommand(argv)) {
     program.outputHelp();
@@ -88,17 +88,18 @@ export async function runCli(argv: string[], deps: CliDeps, extra: CommandRegist
 
 /**
  * The program for one command line: extra commands given as a loader are
- * loaded only when the line does not name a core command (so `--help`, an
- * extra command or a typo still see every command).
+ * loaded only when the line does not name a core command, and the loader is
+ * told the word it names (so it loads that command's module, while `--help`
+ * or a typo still see every command).
  */
-async function programFor(argv: string[], deps: CliDeps, extra: CommandRegistrar[] | (() => Promise<CommandRegistrar[]>)): Promise<Command> {
+async function programFor(argv: string[], deps: CliDeps, extra: CommandRegistrar[] | ((word: string | undefined) => Promise<CommandRegistrar[]>)): Promise<Command> {
   if (Array.isArray(extra)) return createProgram(deps, extra);
   const core = createProgram(deps);
   const word = commandWord(argv);
   const versionOnly = word === undefined && (argv.includes('--version') || argv.includes('-V')) && !argv.includes('--help') && !argv.includes('-h');
   if (versionOnly) return core;
   if (word !== undefined && core.commands.some((c) => c.name() === word || c.aliases().includes(word))) return core;
-  return createProgram(deps, await extra());
+  return createProgram(deps, await extra(word));
 }
 
 /** The first word of a command line that is not a global option or its value. */

@@ -1,3 +1,4 @@
+import { sortedTally, tallyRun, type RunTally } from '../../projections/views/run-tally.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import { completeThrough } from '../../projections/complete-through.js';
 import { leaseExpired, type DateState } from '../../projections/date-state.js';
@@ -203,7 +204,7 @@ export async function pendingView(core: LedgerCore, input: RangeInput): Promise<
   // Pending means due: an explicit --to past now must not list tomorrow as missing.
   // A slot already started early (a manual run) keeps its state visible.
   const { from, to, pending, inFlight } = duePending(timetable, fromMs, toMs, nowMs, state, definition.dependsOnPast === true);
-  markBlocked(pending, state, blocked === undefined ? () => null : (slot) => blocked(slot.dataInterval));
+  markBlocked(pending, state, blocked === undefined ? null : (slot) => blocked(slot.dataInterval));
   return { pipeline: input.pipeline, from, to, pending, inFlight };
 }
 
@@ -319,8 +320,11 @@ function missingRow(slot: Slot): DateRow {
   };
 }
 
-/** A pipeline's `status` row, with the logical dates of its watermark and complete-through (for the metrics). */
-export type PipelineStatusView = { status: PipelineStatus; watermarkLogicalDate: string | null; completeThroughLogicalDate: string | null };
+/**
+ * A pipeline's `status` row, with what the metrics add to it: the logical dates of its watermark and
+ * complete-through, and its finished runs by outcome with their durations (`RunTally`).
+ */
+export type PipelineStatusView = { status: PipelineStatus; watermarkLogicalDate: string | null; completeThroughLogicalDate: string | null; runTally: RunTally };
 
 /**
  * A pipeline's `status` row at `nowMs`: from its summary row and the dates after its complete-through
@@ -336,10 +340,12 @@ export async function pipelineStatusView(core: LedgerCore, pipeline: string, now
   if (models !== null) {
     const { status, view } = await statusFromTables(models, pipeline, nowMs, blocked);
     const through = status.completeThrough === null ? undefined : view.state.dates.get(status.completeThrough);
-    return { status, watermarkLogicalDate: view.summary.watermark?.logicalDate ?? null, completeThroughLogicalDate: through?.logicalDate ?? null };
+    return { status, watermarkLogicalDate: view.summary.watermark?.logicalDate ?? null, completeThroughLogicalDate: through?.logicalDate ?? null, runTally: view.summary.runTally };
   }
   const { timetable, state, history } = await readPipeline(core, pipeline);
   const status = pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs, ...blocked });
   const through = status.completeThrough === null ? undefined : state.dates.get(status.completeThrough);
-  return { status, watermarkLogicalDate: state.watermark?.logicalDate ?? null, completeThroughLogicalDate: through?.logicalDate ?? null };
+  const runTally: RunTally = {};
+  for (const run of history.runs.values()) tallyRun(runTally, run, 1);
+  return { status, watermarkLogicalDate: state.watermark?.logicalDate ?? null, completeThroughLogicalDate: through?.logicalDate ?? null, runTally: sortedTally(runTally) };
 }

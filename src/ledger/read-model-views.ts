@@ -1,12 +1,11 @@
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
-import type { DateState } from '../../projections/date-state.js';
+import { isDone, type DateState, type DateStatus } from '../../projections/date-state.js';
 import { initialState, type PipelineState } from '../../projections/pipeline-state.js';
-import { leaseExpired } from '../../projections/date-state.js';
 import type { PendingReason } from '../../projections/pending.js';
-import { formatLag } from '../../projections/views/format-lag.js';
-import { pipelineStatus, type LastFailure, type LastSuccess, type PendingCounts, type PipelineStatus, type PipelineStatusInput } from '../../projections/views/pipeline-status.js';
-import { timetableCache } from '../store/read-model-fold.js';
+import type { Slot } from '../../projections/slot.js';
+import { noPending, pendingReason, pipelineStatus, statusRow, type LastFailure, type LastSuccess, type PipelineStatus, type PipelineStatusInput } from '../../projections/views/pipeline-status.js';
 import type { PipelineSummary } from '../store/read-model-rows.js';
+import { timetableCache, type TimetableOf } from '../store/read-model-fold.js';
 import type { ReadModels } from '../store/read-models.js';
 import type { Timetable } from '../timetable/timetable.js';
 import { checkPipelineName } from './build-definition.js';
@@ -44,14 +43,15 @@ export async function tableView(models: ReadModels, pipeline: string): Promise<T
   checkPipelineName(pipeline);
   const summary = (await models.summary(pipeline)) ?? null;
   const state = summary === null ? initialState(pipeline) : stateOfSummary(summary, []);
-  if (state.definition === null) definedPipeline(state); // throws notFound.pipeline, as a fold would
+  if (state.definition === null) definedPipeline(state); // throws notFound.pipeline
   const definition = state.definition as PipelineDefinition;
-  return { summary: summary as PipelineSummary, definition, timetable: timetablesOf(models)(definition) as Timetable, state };
+  const timetable = timetablesOf(models)(definition) as Timetable;
+  return { summary: summary as PipelineSummary, definition, timetable, state };
 }
 
-/** The timetables made per store (parsing the schedule on every write's decision cost a twentieth of it). */
-const timetableCaches = new WeakMap<ReadModels, ReturnType<typeof timetableCache>>();
-function timetablesOf(models: ReadModels): ReturnType<typeof timetableCache> {
+/** Timetables per definition, one cache per store's read models: `status` over 1,000 pipelines of a few schedules parsed each one. */
+const timetableCaches = new WeakMap<ReadModels, TimetableOf>();
+function timetablesOf(models: ReadModels): TimetableOf {
   let cache = timetableCaches.get(models);
   if (cache === undefined) {
     cache = timetableCache();
@@ -80,13 +80,19 @@ export function withDates(view: TableView, dates: readonly DateState[]): TableVi
   return view;
 }
 
+/** The counted part of a status row: what the walk over the due slots after complete-through gives. */
+type PendingPart = Pick<PipelineStatus, 'behind' | 'pending' | 'blocked' | 'firstBlocked'>;
+
 /**
  * A pipeline's `status` row from its summary: what `pipelineStatus` computes over the whole fold, read
- * in what the answer costs. Every slot up to complete-through is a success, so only the due slots after
- * it are walked (by the timetable's allocation-free walk), each looked up among the compact (key,
- * status, lease) tuples of the dates after it; the runs in flight are read by their own index. With
- * `upstream.blocked`, each pending date of the walk (and only those) is asked what upstream slot it
- * waits for, giving `blocked`, `firstBlocked` and the `upstream` pending count as the fold does.
+ * in what the answer costs. Every slot up to complete-through is a success, and every date row that is
+ * not done lies after it, so the pending counts are the summary's slot counts by status less the rows
+ * dated after the last due slot (read by index, usually none), `missing` is the due slots after
+ * complete-through (counted by the timetable, nothing formatted) less the rows among them, and stalled
+ * runs come from the runs in flight (their own index). Three questions need the slots one by one and
+ * walk the due slots after complete-through instead (`walkPending`): a pipeline with upstreams (which
+ * slot waits for which upstream slot), one that depends on its past (which slot's previous one is not
+ * done), and one whose rows were keyed under another zone (misaligned rows).
  *
  * @example
  * const { status } = await statusFromTables(models, 'etl_orders', Date.now());
@@ -102,77 +108,105 @@ export async function statusFromTables(models: ReadModels, pipeline: string, now
     return { status: pipelineStatus({ state: view.state, lastFailure, lastSuccess: lastSuccessOf(summary), slots: slotsFrom(timetable), nowMs, ...(upstream.blocked ? { blocked: upstream.blocked } : {}) }), view };
   }
   if (throughSlot !== undefined) withDates(view, await models.dates(pipeline, { keys: [throughSlot.date], light: true }));
+  const running = await models.dates(pipeline, { status: 'running', light: true });
+  withDates(view, running);
+  const last = timetable.lastDue(nowMs);
+  const throughMs = throughSlot === undefined ? Number.MIN_SAFE_INTEGER : Date.parse(throughSlot.logicalDate);
+  const lastMs = last === undefined ? Number.MIN_SAFE_INTEGER : Date.parse(last.logicalDate);
+  let part: PendingPart;
+  if (lastMs <= throughMs) part = { behind: 0, pending: noPending(), blocked: 0, firstBlocked: null };
+  else if (upstream.blocked !== undefined || definition.dependsOnPast === true || summary.misaligned > 0) part = await walkPending(models, view, throughSlot, lastMs, nowMs, upstream.blocked);
+  else part = await countPending(models, view, throughMs, lastMs, running, nowMs);
+  const status = statusRow({
+    pipeline,
+    definition,
+    watermark: summary.watermark?.date ?? null,
+    completeThrough: throughSlot ?? null,
+    firstSlotStart: throughSlot === undefined ? (timetable.first()?.dataInterval.start ?? null) : null,
+    anyDue: last !== undefined,
+    ...part,
+    running,
+    lastFailure: lastFailureOf(summary),
+    lastSuccess: lastSuccessOf(summary),
+    nowMs,
+  });
+  return { status, view };
+}
+
+/**
+ * The pending counts from the summary's slot counts: no slot is visited, one is counted (by the
+ * timetable's arithmetic), and only the rows after the last due slot and the running ones are read.
+ */
+async function countPending(models: ReadModels, view: TableView, throughMs: number, lastMs: number, running: readonly DateState[], nowMs: number): Promise<PendingPart> {
+  const { summary, timetable } = view;
+  const isSlot = (date: DateState) => timetable.slotKeyAt(Date.parse(date.logicalDate)) === date.date;
+  // Slot rows dated after the last due slot: not due, so not pending and not behind.
+  const future: Record<string, number> = {};
+  let futureRows = 0;
+  for (const date of await models.dates(summary.pipeline, { fromMs: lastMs + 1, light: true })) {
+    if (!isSlot(date)) continue;
+    future[date.status] = (future[date.status] ?? 0) + 1;
+    futureRows += 1;
+  }
+  const due = (status: string) => (summary.slotCounts[status] ?? 0) - (future[status] ?? 0);
+  let slotRows = 0;
+  for (const n of Object.values(summary.slotCounts)) slotRows += n;
+  const behind = timetable.countSlots(throughMs, lastMs);
+  // Every slot through complete-through has a done row; the other rows up to the last due slot are the due ones after it.
+  const rowsBehind = slotRows - summary.throughSlots - futureRows;
+  const pending = noPending();
+  pending.missing = behind - rowsBehind;
+  pending.failed = due('failed');
+  pending.up_for_retry = due('up_for_retry');
+  pending.interrupted = due('interrupted');
+  pending.cleared = due('cleared');
+  for (const date of running) if (Date.parse(date.logicalDate) <= lastMs && isSlot(date) && pendingReason('running', date.leaseExpiresAt, nowMs) === 'stalled') pending.stalled += 1;
+  pending.total = pending.missing + pending.failed + pending.up_for_retry + pending.interrupted + pending.cleared + pending.stalled;
+  return { behind, pending, blocked: 0, firstBlocked: null };
+}
+
+/**
+ * The pending counts by a walk over the due slots after complete-through (by the timetable's
+ * allocation-free walk), each looked up among the compact (key, status, lease) tuples of the dates
+ * after it. With `waitsFor`, each pending slot of the walk (and only those) is asked what upstream slot
+ * it waits for, giving `blocked`, `firstBlocked` and the `upstream` count as the fold does.
+ */
+async function walkPending(models: ReadModels, view: TableView, throughSlot: Slot | undefined, lastMs: number, nowMs: number, waitsFor: PipelineStatusInput['blocked']): Promise<PendingPart> {
+  const { summary, timetable, definition } = view;
   const afterMs = throughSlot === undefined ? Number.MIN_SAFE_INTEGER : Date.parse(throughSlot.logicalDate);
   const known = new Map<string, [string, string]>();
-  for (const [date, status, lease] of await models.statuses(pipeline, afterMs)) known.set(date, [status, lease]);
-  const pending: PendingCounts = { total: 0, missing: 0, failed: 0, up_for_retry: 0, interrupted: 0, cleared: 0, stalled: 0, waitingForPrevious: 0, upstream: 0 };
+  for (const [date, status, lease] of await models.statuses(summary.pipeline, afterMs)) known.set(date, [status, lease]);
+  const pending = noPending();
   let behind = 0;
   let blocked = 0;
   let firstBlocked: PipelineStatus['firstBlocked'] = null;
-  const waitsFor = upstream.blocked;
-  const last = timetable.lastDue(nowMs);
   const dependsOnPast = definition.dependsOnPast === true;
   // The slot before the first one walked is complete-through's, which is done (none before the first slot).
   let previousDone: boolean | null = throughSlot === undefined ? null : true;
-  if (last !== undefined) {
-    timetable.eachSlot(afterMs + 1, Date.parse(last.logicalDate), (date, logicalDate, end) => {
-      behind += 1;
-      const row = known.get(date);
-      const status = row?.[0];
-      const done = status === 'success' || status === 'skipped';
-      // Depends on past, as the fold's status decides it: a slot that would run afresh waits while the one before it is not done.
-      const waiting = dependsOnPast && previousDone === false && (status === undefined || status === 'cleared');
-      previousDone = done;
-      let reason: PendingReason | null;
-      if (waiting) reason = 'waitingForPrevious';
-      else if (row === undefined) reason = 'missing';
-      else if (status === 'running') reason = Date.parse(row[1]) <= nowMs ? 'stalled' : null;
-      else if (done) reason = null;
-      else reason = status as PendingReason;
-      // As pipelineStatus decides it: a pending date that is not a stalled run, waiting for an upstream
-      // slot that is not done, is blocked (a failed or up-for-retry one keeps its reason). Only pending slots build a Slot.
-      if (reason !== null && reason !== 'stalled' && waitsFor !== undefined) {
-        const by = waitsFor({ date, logicalDate, dataInterval: { start: logicalDate, end }, runAfter: end });
-        if (by !== null) {
-          blocked += 1;
-          firstBlocked ??= { date, blockedBy: by };
-          if (reason !== 'failed' && reason !== 'up_for_retry') reason = 'upstream';
-        }
+  timetable.eachSlot(afterMs + 1, lastMs, (date, logicalDate, end) => {
+    behind += 1;
+    const row = known.get(date);
+    const status = row?.[0] as DateStatus | undefined;
+    // Depends on past, as the fold's status decides it: a slot that would run afresh waits while the one before it is not done.
+    const waiting = dependsOnPast && previousDone === false && (status === undefined || status === 'cleared');
+    previousDone = isDone(status);
+    let reason: PendingReason | null = waiting ? 'waitingForPrevious' : pendingReason(status, row?.[1] ?? '', nowMs);
+    // As pipelineStatus decides it: a pending date that is not a stalled run, waiting for an upstream
+    // slot that is not done, is blocked (a failed or up-for-retry one keeps its reason). Only pending slots build a Slot.
+    if (reason !== null && reason !== 'stalled' && waitsFor !== undefined) {
+      const by = waitsFor({ date, logicalDate, dataInterval: { start: logicalDate, end }, runAfter: end });
+      if (by !== null) {
+        blocked += 1;
+        firstBlocked ??= { date, blockedBy: by };
+        if (reason !== 'failed' && reason !== 'up_for_retry') reason = 'upstream';
       }
-      if (reason !== null) {
-        pending[reason] = (pending[reason] ?? 0) + 1;
-        pending.total += 1;
-      }
-    });
-  }
-  const running = await models.dates(pipeline, { status: 'running', light: true });
-  withDates(view, running);
-  const inFlight: PipelineStatus['inFlight'] = [];
-  const stalled: PipelineStatus['stalled'] = [];
-  for (const date of running) (leaseExpired(date, nowMs) ? stalled : inFlight).push({ date: date.date, runId: date.runId, leaseExpiresAt: date.leaseExpiresAt });
-  const completeUntil = throughSlot?.dataInterval.end ?? null;
-  const lagFrom = completeUntil ?? timetable.first()?.dataInterval.start ?? null;
-  const lagMs = last !== undefined || throughSlot !== undefined ? Math.max(0, nowMs - Date.parse(lagFrom ?? '')) : null;
-  const status: PipelineStatus = {
-    pipeline,
-    schedule: definition.schedule,
-    timezone: definition.timezone,
-    watermark: summary.watermark?.date ?? null,
-    completeThrough: throughSlot?.date ?? null,
-    completeUntil,
-    lagSeconds: lagMs !== null && Number.isFinite(lagMs) ? lagMs / 1000 : null,
-    lag: lagMs !== null && Number.isFinite(lagMs) ? formatLag(lagMs) : '-',
-    behind,
-    pending,
-    blocked,
-    firstBlocked,
-    inFlight,
-    stalled,
-    lastFailure: lastFailureOf(summary),
-    lastSuccess: lastSuccessOf(summary),
-    freshnessSeconds: definition.freshnessMs === undefined ? null : definition.freshnessMs / 1000,
-  };
-  return { status, view };
+    }
+    if (reason !== null) {
+      pending[reason] += 1;
+      pending.total += 1;
+    }
+  });
+  return { behind, pending, blocked, firstBlocked };
 }
 
 function lastSuccessOf(summary: PipelineSummary): LastSuccess | null {

@@ -1,12 +1,11 @@
 import { PENDING_REASONS } from '../../projections/pending.js';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { runOutcome, type RunOutcome } from '../../projections/views/run-outcome.js';
+import { Counter, Gauge, Registry, type Metric } from 'prom-client';
+import type { RunOutcome } from '../../projections/views/run-outcome.js';
+import { DURATION_BUCKETS, type RunTally } from '../../projections/views/run-tally.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { toolVersion } from '../runtime.js';
 import type { VerifyResult } from './chain-verifier.js';
 
-/** Buckets of the run duration histogram, in seconds: a second up to a day. */
-const DURATION_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14_400, 43_200, 86_400];
 const OUTCOMES: RunOutcome[] = ['success', 'failed', 'interrupted', 'abandoned', 'cleared'];
 const REASONS = PENDING_REASONS;
 
@@ -39,7 +38,8 @@ export async function collectMetrics(ledger: Ledger, options: { nowMs: number; v
   const stalled = gauge('runledger_pipeline_stalled', 'Runs still running whose lease expired.', ['pipeline']);
   const behind = gauge('runledger_pipeline_dates_behind', 'Due dates after the complete-through date.', ['pipeline']);
   const runs = new Counter({ name: 'runledger_runs_total', help: 'Finished runs by outcome (a later clear does not change how a run ended).', labelNames: ['pipeline', 'outcome'], registers });
-  const duration = new Histogram({ name: 'runledger_run_duration_seconds', help: 'Duration of finished runs, from start to success, failure or abandonment.', labelNames: ['pipeline', 'outcome'], buckets: DURATION_BUCKETS, registers });
+  const durations: Array<{ pipeline: string; tally: RunTally }> = [];
+  registry.registerMetric(tallyHistogram('runledger_run_duration_seconds', 'Duration of finished runs, from start to success, failure or abandonment.', durations));
   const lastSuccess = gauge('runledger_last_success_timestamp_seconds', 'When the run that succeeded last recorded its success, as a Unix timestamp (a later clear of its date does not change it); absent before any success.', ['pipeline']);
   const lastFailure = gauge('runledger_last_failure_timestamp_seconds', 'When the run that failed (or was abandoned) last recorded its failure, as a Unix timestamp (a later retry does not change it); absent before any failure.', ['pipeline']);
   const info = gauge('runledger_pipeline_info', "A pipeline's definition as labels, always 1: its schedule, zone, timetable and the OpenLineage job bound to it (namespace/name, empty when none).", ['pipeline', 'schedule', 'timezone', 'timetable', 'openlineage_job']);
@@ -54,9 +54,8 @@ export async function collectMetrics(ledger: Ledger, options: { nowMs: number; v
   const ledgerHead = await ledger.store.head();
   for (const definition of await ledger.pipelines()) {
     const name = definition.pipeline;
-    // The status from the summary row; the runs from their table (outcome and times only, no event is read).
-    const { status, watermarkLogicalDate, completeThroughLogicalDate } = await ledger.pipelineStatus({ pipeline: name, nowMs: options.nowMs });
-    const history = await ledger.runs({ pipeline: name, light: true });
+    // The status and the runs by outcome from the summary row (no run and no event is read).
+    const { status, watermarkLogicalDate, completeThroughLogicalDate, runTally } = await ledger.pipelineStatus({ pipeline: name, nowMs: options.nowMs });
     const labels = { pipeline: name };
     info.set({ pipeline: name, schedule: definition.schedule, timezone: definition.timezone, timetable: definition.timetable, openlineage_job: definition.openlineage ? `${definition.openlineage.namespace}/${definition.openlineage.job}` : '' }, 1);
     if (status.lastSuccess) lastSuccess.set(labels, Date.parse(status.lastSuccess.at) / 1000);
@@ -71,15 +70,8 @@ export async function collectMetrics(ledger: Ledger, options: { nowMs: number; v
     stalled.set(labels, status.stalled.length);
     behind.set(labels, status.behind);
     // Every outcome is present from zero, so `increase()` sees the first failure.
-    for (const outcome of OUTCOMES) runs.inc({ pipeline: name, outcome }, 0);
-    for (const run of history.runs) {
-      const outcome = runOutcome(run);
-      if (outcome === null) continue;
-      runs.inc({ pipeline: name, outcome });
-      if (run.finishedAt !== null && outcome !== 'cleared') {
-        duration.observe({ pipeline: name, outcome }, Math.max(0, Date.parse(run.finishedAt) - Date.parse(run.startedAt)) / 1000);
-      }
-    }
+    for (const outcome of OUTCOMES) runs.inc({ pipeline: name, outcome }, runTally[outcome]?.runs ?? 0);
+    durations.push({ pipeline: name, tally: runTally });
   }
   build.set({ version: toolVersion, node_version: process.version }, 1);
   head.set(ledgerHead.position);
@@ -93,4 +85,29 @@ export async function collectMetrics(ledger: Ledger, options: { nowMs: number; v
     verifyTime.set(options.verify.atMs / 1000);
   }
   return { text: await registry.metrics(), contentType: registry.contentType };
+}
+
+/**
+ * The run duration histogram from the pipelines' run tallies (bucket counts kept in the summary rows),
+ * as prom-client's registry prints a histogram: per pipeline and outcome with a timed run, the
+ * cumulative buckets, `+Inf`, the sum in seconds and the count. prom-client's Histogram only takes
+ * observations one by one, so this is the metric object its registry reads (`get`).
+ */
+function tallyHistogram(name: string, help: string, pipelines: ReadonlyArray<{ pipeline: string; tally: RunTally }>): Metric {
+  const get = async () => {
+    const values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> = [];
+    for (const { pipeline, tally } of pipelines) {
+      for (const outcome of OUTCOMES) {
+        const entry = tally[outcome];
+        if (entry === undefined || entry.timed === 0) continue;
+        const labels = { pipeline, outcome };
+        DURATION_BUCKETS.forEach((le, i) => values.push({ labels: { ...labels, le }, value: entry.le[i] ?? 0, metricName: `${name}_bucket` }));
+        values.push({ labels: { ...labels, le: '+Inf' }, value: entry.timed, metricName: `${name}_bucket` });
+        values.push({ labels, value: entry.ms / 1000, metricName: `${name}_sum` });
+        values.push({ labels, value: entry.timed, metricName: `${name}_count` });
+      }
+    }
+    return { name, help, type: 'histogram', values, aggregator: 'sum' };
+  };
+  return { name, help, get, reset: () => undefined } as unknown as Metric;
 }

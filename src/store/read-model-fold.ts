@@ -4,6 +4,7 @@ import { isDone, type DateState } from '../../projections/date-state.js';
 import { evolve, initialState, type PipelineState } from '../../projections/pipeline-state.js';
 import { evolveRunHistory, initialRunHistory, type RunHistory, type RunRecord } from '../../projections/run-history.js';
 import type { Slot } from '../../projections/slot.js';
+import { tallyRun } from '../../projections/views/run-tally.js';
 import { tellingLine } from '../../projections/views/telling-line.js';
 import { createTimetable } from '../timetable/create-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
@@ -36,6 +37,11 @@ export type FoldedRows = {
   dates: DateRow[];
   runs: RunRow[];
   completeThrough: CompleteThroughMode;
+  /**
+   * True after a redefinition: which keys are slots changed, so `summary.slotCounts` and `misaligned`
+   * must be counted again over every date row (`slotTallyOf`) once the changed rows are stored.
+   */
+  recountSlots: boolean;
   /** The folded dates (the touched ones only), for the complete-through walk before the rows are read back. */
   state: PipelineState;
 };
@@ -53,7 +59,22 @@ export function touchedKeys(events: readonly RecordedEvent[]): { dates: Set<stri
 
 /** An empty summary for a pipeline the tables do not know yet. */
 export function emptySummary(pipeline: string): PipelineSummary {
-  return { pipeline, definition: null, definedAt: null, version: 0, watermark: null, completeThrough: null, counts: {}, lastSuccess: null, lastFailure: null, position: 0 };
+  return {
+    pipeline,
+    definition: null,
+    definedAt: null,
+    version: 0,
+    watermark: null,
+    completeThrough: null,
+    counts: {},
+    lastSuccess: null,
+    lastFailure: null,
+    slotCounts: {},
+    misaligned: 0,
+    throughSlots: 0,
+    runTally: {},
+    position: 0,
+  };
 }
 
 /**
@@ -62,8 +83,8 @@ export function emptySummary(pipeline: string): PipelineSummary {
  * @example
  * const folded = foldRows('etl_orders', touched, events);
  */
-export function foldRows(pipeline: string, touched: TouchedRows, events: readonly RecordedEvent[]): FoldedRows {
-  const folder = rowFolder(pipeline, touched);
+export function foldRows(pipeline: string, touched: TouchedRows, events: readonly RecordedEvent[], timetables: TimetableOf = timetableOf): FoldedRows {
+  const folder = rowFolder(pipeline, touched, timetables);
   folder.add(events);
   return folder.finish();
 }
@@ -79,7 +100,7 @@ export type RowFolder = { add(events: readonly RecordedEvent[]): void; finish():
  * for await (const batch of store.read({ pipeline: 'etl_orders' })) folder.add(batch);
  * const { dates } = folder.finish();
  */
-export function rowFolder(pipeline: string, touched: TouchedRows): RowFolder {
+export function rowFolder(pipeline: string, touched: TouchedRows, timetables: TimetableOf = timetableOf): RowFolder {
   const before = touched.summary ?? emptySummary(pipeline);
   let state: PipelineState = {
     ...initialState(pipeline),
@@ -95,8 +116,13 @@ export function rowFolder(pipeline: string, touched: TouchedRows): RowFolder {
   const dateRefs = new Map<string, Refs>([...touched.dates].map(([key, row]) => [key, { ...row.refs }]));
   const runRefs = new Map<string, Refs & { seq: number }>([...touched.runs].map(([runId, row]) => [runId, { ...row.refs, seq: row.seq }]));
   const counts = { ...before.counts };
-  const firstStatus = new Map<string, string | undefined>();
-  const dirtyRuns = new Set<string>();
+  const slotCounts = { ...before.slotCounts };
+  const runTally = structuredClone(before.runTally);
+  let misaligned = before.misaligned;
+  /** Each changed date as it was before its first change (undefined: it had no row). */
+  const firstState = new Map<string, DateState | undefined>();
+  /** Each changed run as it was before its first change. */
+  const firstRun = new Map<string, RunRecord | undefined>();
   let lastSuccess = before.lastSuccess;
   let lastFailure = before.lastFailure;
   let redefined = false;
@@ -113,7 +139,7 @@ export function rowFolder(pipeline: string, touched: TouchedRows): RowFolder {
       if (key !== null) {
         const dateAfter = state.dates.get(key);
         if (dateAfter !== undefined && dateAfter !== dateBefore) {
-          if (!firstStatus.has(key)) firstStatus.set(key, dateBefore?.status);
+          if (!firstState.has(key)) firstState.set(key, dateBefore);
           const refs = dateRefs.get(key) ?? { result: null, error: null };
           // The event that set a long field is where its whole value is read back from.
           if (dateAfter.metrics !== dateBefore?.metrics || dateAfter.outputs !== dateBefore?.outputs) refs.result = event.position;
@@ -124,7 +150,7 @@ export function rowFolder(pipeline: string, touched: TouchedRows): RowFolder {
       if (runId !== null) {
         const runAfter = history.runs.get(runId);
         if (runAfter !== undefined && runAfter !== runBefore) {
-          dirtyRuns.add(runId);
+          if (!firstRun.has(runId)) firstRun.set(runId, runBefore);
           const refs = runRefs.get(runId) ?? { result: null, error: null, seq: event.position };
           if (runAfter.metrics !== runBefore?.metrics) refs.result = event.position;
           if (runAfter.error !== runBefore?.error) refs.error = event.position;
@@ -144,18 +170,28 @@ export function rowFolder(pipeline: string, touched: TouchedRows): RowFolder {
   const finish = (): FoldedRows => {
     let lostSuccess = false;
     const dates: DateRow[] = [];
-    for (const [key, was] of firstStatus) {
+    // Which keys are slots is the timetable's to say; after a redefinition the writer counts them all again.
+    const timetable = redefined ? null : timetables(state.definition);
+    for (const [key, first] of firstState) {
       const date = state.dates.get(key) as DateState;
+      const was = first?.status;
       if (was !== undefined) counts[was] = (counts[was] ?? 0) - 1;
       counts[date.status] = (counts[date.status] ?? 0) + 1;
+      if (timetable !== null) {
+        if (first !== undefined) misaligned -= tallySlot(slotCounts, timetable, first, -1);
+        misaligned += tallySlot(slotCounts, timetable, date, 1);
+      }
       // Done is a success or a skip (complete-through counts both): losing either walks it again.
       if (isDone(was as DateState['status'] | undefined) && !isDone(date.status)) lostSuccess = true;
       dates.push(dateRow(pipeline, date, dateRefs.get(key) as Refs));
     }
     const runs: RunRow[] = [];
-    for (const runId of dirtyRuns) {
+    for (const [runId, first] of firstRun) {
       const refs = runRefs.get(runId) as Refs & { seq: number };
-      runs.push(runRow(pipeline, history.runs.get(runId) as RunRecord, refs.seq, refs));
+      const run = history.runs.get(runId) as RunRecord;
+      if (first !== undefined) tallyRun(runTally, first, -1);
+      tallyRun(runTally, run, 1);
+      runs.push(runRow(pipeline, run, refs.seq, refs));
     }
     const summary: PipelineSummary = {
       pipeline,
@@ -167,10 +203,14 @@ export function rowFolder(pipeline: string, touched: TouchedRows): RowFolder {
       counts,
       lastSuccess,
       lastFailure,
+      slotCounts,
+      misaligned,
+      throughSlots: before.throughSlots,
+      runTally,
       position: state.position,
     };
-    const mode: CompleteThroughMode = redefined || lostSuccess ? 'recompute' : firstStatus.size > 0 ? 'advance' : 'keep';
-    return { summary, dates, runs, completeThrough: mode, state };
+    const mode: CompleteThroughMode = redefined || lostSuccess ? 'recompute' : firstState.size > 0 ? 'advance' : 'keep';
+    return { summary, dates, runs, completeThrough: mode, recountSlots: redefined, state };
   };
   return { add, finish };
 }
@@ -186,6 +226,46 @@ function laterFailure(current: LastOutcome | null, candidate: LastOutcome): Last
   return a > b || (a === b && candidate.seq >= current.seq) ? candidate : current;
 }
 
+/** A definition's timetable (null without one), as `timetableOf` or a `timetableCache` gives it. */
+export type TimetableOf = (definition: PipelineDefinition | null) => Timetable | null;
+
+/**
+ * Adds a date row to (`sign` 1) or takes it from (-1) the slot counts when its key is a slot of
+ * `timetable` and its logical date is that slot's; returns 1 when instead its key names a slot its
+ * logical date is not (a misaligned row, counted apart), else 0.
+ */
+function tallySlot(slotCounts: Record<string, number>, timetable: Timetable, date: Pick<DateState, 'date' | 'status' | 'logicalDate'>, sign: 1 | -1): number {
+  const kind = slotKindOf(timetable, date.date, Date.parse(date.logicalDate));
+  if (kind === 'slot') slotCounts[date.status] = (slotCounts[date.status] ?? 0) + sign;
+  return kind === 'misaligned' ? 1 : 0;
+}
+
+/** Whether a date key is the slot at its logical date, names a slot at another instant, or names none. */
+function slotKindOf(timetable: Timetable, key: string, logicalMs: number): 'slot' | 'misaligned' | 'none' {
+  if (timetable.slotKeyAt(logicalMs) === key) return 'slot';
+  let keyMs: number;
+  try {
+    keyMs = timetable.parseDate(key);
+  } catch {
+    return 'none';
+  }
+  return timetable.slotKeyAt(keyMs) === key ? 'misaligned' : 'none';
+}
+
+/**
+ * The slot counts and misaligned rows of a pipeline's date rows, counted from scratch (after a
+ * redefinition, and on rebuild).
+ *
+ * @example
+ * const { slotCounts, misaligned } = slotTallyOf(timetable, rows);
+ */
+export function slotTallyOf(timetable: Timetable | null, dates: Iterable<Pick<DateState, 'date' | 'status' | 'logicalDate'>>): { slotCounts: Record<string, number>; misaligned: number } {
+  const slotCounts: Record<string, number> = {};
+  let misaligned = 0;
+  if (timetable !== null) for (const date of dates) misaligned += tallySlot(slotCounts, timetable, date, 1);
+  return { slotCounts, misaligned };
+}
+
 /** The pipeline's timetable, or null without a definition. */
 export function timetableOf(definition: PipelineDefinition | null): Timetable | null {
   if (definition === null) return null;
@@ -197,7 +277,7 @@ export function timetableOf(definition: PipelineDefinition | null): Timetable | 
  * `timetableOf` with the timetables kept per definition: parsing the schedule on every append showed in
  * the single append's time, and a ledger has a handful of definitions. One per store, never global.
  */
-export function timetableCache(): (definition: PipelineDefinition | null) => Timetable | null {
+export function timetableCache(): TimetableOf {
   const made = new Map<string, Timetable | null>();
   return (definition) => {
     if (definition === null) return null;
@@ -213,28 +293,38 @@ export function timetableCache(): (definition: PipelineDefinition | null) => Tim
 }
 
 /**
- * Complete-through after an append: kept, walked on from where it stood, or walked again from the
+ * Complete-through after an append, and how many slots there are up to it: kept, walked on from where it stood, or walked again from the
  * first slot (after a redefinition or when a success was lost). `isSuccess` looks a key up (the folded
  * dates first, then the stored rows), so the walk reads one indexed row per slot it passes.
  *
  * @example
- * summary.completeThrough = completeThroughAfter(summary, mode, isSuccess, timetable);
+ * const { date, slots } = completeThroughAfter(summary, mode, isSuccess, timetable);
  */
-export function completeThroughAfter(summary: PipelineSummary, mode: CompleteThroughMode, isSuccess: (key: string) => boolean, timetable = timetableOf(summary.definition)): string | null {
-  if (timetable === null) return null;
-  if (mode === 'keep') return summary.completeThrough;
+export function completeThroughAfter(
+  summary: PipelineSummary,
+  mode: CompleteThroughMode,
+  isSuccess: (key: string) => boolean,
+  timetable = timetableOf(summary.definition),
+): { date: string | null; slots: number } {
+  if (timetable === null) return { date: null, slots: 0 };
+  if (mode === 'keep') return { date: summary.completeThrough, slots: summary.throughSlots };
   let through: Slot | undefined;
   let next: Slot | undefined;
+  let slots = 0;
   if (mode === 'advance' && summary.completeThrough !== null) {
     through = timetable.slotAt(timetable.parseDate(summary.completeThrough));
-    // A key the timetable no longer gives (never after a redefinition, which recomputes): walk again.
-    next = through === undefined ? timetable.first() : timetable.next(through);
-  } else {
-    next = timetable.first();
+    slots = summary.throughSlots;
   }
-  if (through === undefined) next = timetable.first();
-  for (; next !== undefined && isSuccess(next.date); next = timetable.next(next)) through = next;
-  return through?.date ?? null;
+  // A key the timetable no longer gives (never after a redefinition, which recomputes): walk again.
+  if (through === undefined) {
+    next = timetable.first();
+    slots = 0;
+  } else next = timetable.next(through);
+  for (; next !== undefined && isSuccess(next.date); next = timetable.next(next)) {
+    through = next;
+    slots += 1;
+  }
+  return { date: through?.date ?? null, slots };
 }
 
 /**
@@ -248,6 +338,11 @@ export function completeThroughAfter(summary: PipelineSummary, mode: CompleteThr
  */
 export function finishAll(folder: RowFolder): FoldedRows {
   const folded = folder.finish();
-  folded.summary.completeThrough = completeThroughAfter(folded.summary, 'recompute', (key) => isDone(folded.state.dates.get(key)?.status));
+  const timetable = timetableOf(folded.summary.definition);
+  const through = completeThroughAfter(folded.summary, 'recompute', (key) => isDone(folded.state.dates.get(key)?.status), timetable);
+  folded.summary.completeThrough = through.date;
+  folded.summary.throughSlots = through.slots;
+  Object.assign(folded.summary, slotTallyOf(timetable, folded.state.dates.values()));
+  folded.recountSlots = false;
   return folded;
 }

@@ -2,6 +2,7 @@ import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { DateState } from '../../projections/date-state.js';
 import type { DateMark } from '../../projections/pipeline-state.js';
 import type { RunRecord } from '../../projections/run-history.js';
+import { sortedTally, type RunTally } from '../../projections/views/run-tally.js';
 
 /**
  * The read models as rows: what the table writer stores and what `verify --projections` compares, column
@@ -32,6 +33,18 @@ export type PipelineRow = {
   /** The last success (by position) and the last failure (by finish instant, as `status` shows it), as JSON. */
   last_success: string | null;
   last_failure: string | null;
+  /**
+   * Date keys that are slots of the current timetable (the row's logical date is its key's slot), by
+   * status, as JSON like `counts`: with `through_slots` and the slot count up to now, `status` has its
+   * pending counts without walking the dates.
+   */
+  slot_counts: string;
+  /** Rows whose key names a slot but whose logical date is not that slot's (after a zone change): `status` walks then. */
+  misaligned: number;
+  /** How many slots there are up to and including complete-through (0 when none is complete). */
+  through_slots: number;
+  /** Finished runs by outcome, with their durations as a histogram (`RunTally`), as JSON: the metrics' run families. */
+  run_tally: string;
   /** Position of the last event of this pipeline folded in. */
   position: number;
 };
@@ -110,6 +123,10 @@ export type PipelineSummary = {
   counts: Record<string, number>;
   lastSuccess: LastOutcome | null;
   lastFailure: LastOutcome | null;
+  slotCounts: Record<string, number>;
+  misaligned: number;
+  throughSlots: number;
+  runTally: RunTally;
   position: number;
 };
 
@@ -263,13 +280,17 @@ export function summaryOfRow(row: PipelineRow): PipelineSummary {
     counts: JSON.parse(row.counts) as Record<string, number>,
     lastSuccess: row.last_success === null ? null : (JSON.parse(row.last_success) as LastOutcome),
     lastFailure: row.last_failure === null ? null : (JSON.parse(row.last_failure) as LastOutcome),
+    slotCounts: JSON.parse(row.slot_counts) as Record<string, number>,
+    misaligned: row.misaligned,
+    throughSlots: row.through_slots,
+    runTally: JSON.parse(row.run_tally) as RunTally,
     position: row.position,
   };
 }
 
 /** A pipeline summary as its row. */
 export function pipelineRow(summary: PipelineSummary): PipelineRow {
-  const counts = Object.fromEntries(Object.entries(summary.counts).filter(([, n]) => n !== 0).sort(([a], [b]) => (a < b ? -1 : 1)));
+  const counts = nonZero(summary.counts);
   return {
     pipeline: summary.pipeline,
     definition: summary.definition === null ? null : JSON.stringify(summary.definition),
@@ -283,6 +304,15 @@ export function pipelineRow(summary: PipelineSummary): PipelineRow {
     counts: JSON.stringify(counts),
     last_success: summary.lastSuccess === null ? null : JSON.stringify(summary.lastSuccess),
     last_failure: summary.lastFailure === null ? null : JSON.stringify(summary.lastFailure),
+    slot_counts: JSON.stringify(nonZero(summary.slotCounts)),
+    misaligned: summary.misaligned,
+    through_slots: summary.throughSlots,
+    run_tally: JSON.stringify(sortedTally(summary.runTally)),
     position: summary.position,
   };
+}
+
+/** Counts without the zero ones, in name order: one text for equal counts, however they were reached. */
+function nonZero(counts: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counts).filter(([, n]) => n !== 0).sort(([a], [b]) => (a < b ? -1 : 1)));
 }

@@ -112,6 +112,16 @@ export function createTimetable(spec: TimetableSpec): Timetable {
     }
   }
 
+  function countSlots(afterMs: number, toMs: number): number {
+    const last = Math.min(toMs, endMs);
+    const first = ticks.after(Math.max(afterMs, startMs - 1));
+    if (first > last) return 0;
+    if (schedule.kind !== 'cron') return Math.floor((ticks.atOrBefore(last) - first) / schedule.stepMs) + 1;
+    const cursor = new SlotCursor(matcher, ticks, clock, formatter);
+    cursor.tick = first;
+    return cursor.countThrough(last);
+  }
+
   function lastDue(nowMs: number): Slot | undefined {
     // For interval slots, runAfter is the next tick, so the due slot is the one
     // before the latest tick that has passed.
@@ -137,10 +147,12 @@ export function createTimetable(spec: TimetableSpec): Timetable {
     dailyKeys,
     slotAtOrBefore,
     slotAt: (logicalMs) => (ticks.atOrBefore(logicalMs) === logicalMs ? slotAtTick(logicalMs) : undefined),
+    slotKeyAt: (logicalMs) => (inBounds(logicalMs) && ticks.atOrBefore(logicalMs) === logicalMs ? keyOf(logicalMs) : undefined),
     first: () => slotAtTick(firstTick),
     next: (slot) => slotAtTick(ticks.after(Math.max(logicalMsOf(slot), startMs - 1))),
     slotsBetween,
     eachSlot,
+    countSlots,
     lastDue,
     intervalFor,
     parseDate: (text) => parseDateText(text, clock),

@@ -62,6 +62,35 @@ export class SlotCursor {
 
   /** Moves the cursor to the next tick. */
   advance(): void {
+    this.step();
+    this.write(this.tick);
+  }
+
+  /**
+   * Counts the ticks from the current one through `last` (inclusive), leaving the cursor on the first
+   * tick after `last` with its text not written. Nothing is formatted: where the zone's offset holds and
+   * the cron fires at the same times every day, whole days are counted by arithmetic.
+   */
+  countThrough(last: number): number {
+    let count = 0;
+    const perDay = this.matcher?.everyDay === true ? this.matcher.times.length : 0;
+    while (this.tick <= last) {
+      count += 1;
+      if (perDay > 0 && this.tick >= this.stableFrom) {
+        // Every day of a constant offset holds the same `perDay` ticks: skip whole days that stay inside it.
+        const days = Math.min(Math.floor((last - this.tick) / DAY), Math.floor((this.stableUntil - MARGIN - 1 - this.tick) / DAY));
+        if (days >= 1) {
+          count += days * perDay;
+          this.tick += days * DAY;
+        }
+      }
+      this.step();
+    }
+    return count;
+  }
+
+  /** Moves `tick` to the next tick without writing its text. */
+  private step(): void {
     const tick = this.tick;
     let next = Number.NaN;
     if (this.matcher !== null && tick >= this.stableFrom) {
@@ -89,7 +118,6 @@ export class SlotCursor {
       }
     }
     this.tick = next;
-    this.write(next);
   }
 
   /** Sets `text` and `day` of a tick: from cached pieces while the offset holds, else from the formatter. */

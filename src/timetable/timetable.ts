@@ -27,6 +27,8 @@ export interface Timetable {
   readonly dailyKeys: boolean;
   /** The slot whose logical date is exactly `logicalMs` (within start/end), else undefined. */
   slotAt(logicalMs: number): Slot | undefined;
+  /** The date key of `slotAt(logicalMs)`, without building the slot (the table writer asks it on every append). */
+  slotKeyAt(logicalMs: number): string | undefined;
   /**
    * The slot whose logical date is the latest at or before `ms`, within start/end (past the end: the last
    * slot), or undefined when the first slot starts after `ms`.
@@ -44,6 +46,11 @@ export interface Timetable {
    * keep something else per slot (`pending` over ten years of hours).
    */
   eachSlot(fromMs: number, toMs: number, visit: SlotVisitor): void;
+  /**
+   * How many slots have a logical date in (afterMs, toMs], clipped to start/end, without building or
+   * formatting any: arithmetic for fixed durations and for whole days of a daily-firing cron.
+   */
+  countSlots(afterMs: number, toMs: number): number;
   /** The latest slot whose runAfter is <= nowMs, or undefined when none is due yet. */
   lastDue(nowMs: number): Slot | undefined;
   /** The data interval the timetable gives an arbitrary logical date (used for off-schedule manual runs). */

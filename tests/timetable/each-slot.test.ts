@@ -30,3 +30,47 @@ test('eachSlot visits what slotsBetween yields, slot for slot, with each slot ti
     { numRuns: 80 },
   );
 }, 60_000);
+
+test('countSlots counts what eachSlot visits after a bound, across transitions, ends and whole-day skips', () => {
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...schedules, '15,45 */3 * * *'),
+      fc.constantFrom(...zones),
+      fc.integer({ min: Date.parse('2005-01-01T00:00:00Z'), max: Date.parse('2030-01-01T00:00:00Z') }),
+      fc.integer({ min: -2 * DAY, max: 400 * DAY }),
+      fc.integer({ min: 0, max: 900 * DAY }),
+      fc.option(fc.integer({ min: 0, max: 1000 * DAY })),
+      (schedule, timezone, startMs, after, span, endAfter) => {
+        const start = new Date(startMs).toISOString();
+        const end = endAfter === null ? null : new Date(startMs + endAfter).toISOString();
+        const tt = createTimetable({ schedule, timezone, timetable: 'interval', start, end });
+        const afterMs = startMs + after;
+        const to = afterMs + span;
+        let visited = 0;
+        tt.eachSlot(afterMs + 1, to, () => (visited += 1));
+        expect(tt.countSlots(afterMs, to)).toBe(visited);
+      },
+    ),
+    { numRuns: 120 },
+  );
+}, 60_000);
+
+test('slotKeyAt is the key of slotAt, on ticks, between them and outside start/end', () => {
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...schedules),
+      fc.constantFrom(...zones),
+      fc.integer({ min: Date.parse('2005-01-01T00:00:00Z'), max: Date.parse('2030-01-01T00:00:00Z') }),
+      fc.integer({ min: -5 * DAY, max: 60 * DAY }),
+      fc.option(fc.integer({ min: 0, max: 30 * DAY })),
+      (schedule, timezone, startMs, offset, endAfter) => {
+        const end = endAfter === null ? null : new Date(startMs + endAfter).toISOString();
+        const tt = createTimetable({ schedule, timezone, timetable: 'interval', start: new Date(startMs).toISOString(), end });
+        const probe = startMs + offset;
+        const tick = tt.slotAtOrBefore(probe);
+        for (const ms of [probe, tick === undefined ? probe : Date.parse(tick.logicalDate)]) expect(tt.slotKeyAt(ms)).toBe(tt.slotAt(ms)?.date);
+      },
+    ),
+    { numRuns: 150 },
+  );
+}, 60_000);

@@ -5,13 +5,14 @@ import { hashedPart } from '../../../events/recorded-event.js';
 import type { DateState } from '../../../projections/date-state.js';
 import { PROJECTION_VERSION } from '../../../projections/projection-version.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
-import { completeThroughAfter, finishAll, foldRows, noRows, rowFolder, timetableCache, touchedKeys, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
+import { completeThroughAfter, finishAll, foldRows, noRows, rowFolder, slotTallyOf, timetableCache, touchedKeys, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
 import { dateOfRow, pipelineRow, runOfRow, summaryOfRow, type DateRow, type Payloads, type PipelineRow, type RunRow } from '../read-model-rows.js';
 import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
 import { quoteIdent } from './postgres-schema.js';
 
 /** The shape of these tables; with `PROJECTION_VERSION` it makes the stamp in `rm_meta` (as on SQLite). */
-const READ_MODEL_SCHEMA_VERSION = 1;
+/** 2: `rm_pipelines` keeps slot counts, the slots through complete-through and the run tally (status and metrics from one row); the running dates index is ordered by logical date (it was passed over for a scan). */
+const READ_MODEL_SCHEMA_VERSION = 2;
 const STAMP = `${PROJECTION_VERSION}.${READ_MODEL_SCHEMA_VERSION}`;
 
 /** The read-model tables of a ledger in `schema`: the same rows as SQLite's (see sqlite-read-models.ts). */
@@ -22,7 +23,7 @@ CREATE TABLE ${s}.rm_meta (key text PRIMARY KEY, value text NOT NULL);
 CREATE TABLE ${s}.rm_pipelines (
   pipeline text PRIMARY KEY, definition text, schedule text, timezone text, defined_at text, version integer NOT NULL,
   watermark_date text, watermark_logical text, complete_through text, counts text NOT NULL, last_success text, last_failure text,
-  position bigint NOT NULL
+  slot_counts text NOT NULL, misaligned integer NOT NULL, through_slots integer NOT NULL, run_tally text NOT NULL, position bigint NOT NULL
 );
 CREATE TABLE ${s}.rm_dates (
   pipeline text NOT NULL, date text NOT NULL, status text NOT NULL, run_id text NOT NULL, attempt integer NOT NULL, attempts integer NOT NULL,
@@ -33,7 +34,7 @@ CREATE TABLE ${s}.rm_dates (
   PRIMARY KEY (pipeline, date)
 );
 CREATE INDEX rm_dates_by_logical ON ${s}.rm_dates (pipeline, logical_ms);
-CREATE INDEX rm_dates_running ON ${s}.rm_dates (pipeline) WHERE status = 'running';
+CREATE INDEX rm_dates_running ON ${s}.rm_dates (pipeline, logical_ms) WHERE status = 'running';
 CREATE TABLE ${s}.rm_runs (
   run_id text PRIMARY KEY, pipeline text NOT NULL, seq bigint NOT NULL, date text NOT NULL, attempt integer NOT NULL, run_type text NOT NULL,
   status text NOT NULL, logical_date text NOT NULL, interval_start text NOT NULL, interval_end text NOT NULL, started_at text NOT NULL,
@@ -169,9 +170,16 @@ export function postgresReadModels(deps: {
       const fromMs = folded.completeThrough === 'advance' && summary.completeThrough !== null ? timetable.parseDate(summary.completeThrough) : Number.MIN_SAFE_INTEGER;
       const keys = await q<{ date: string }>(client, `SELECT date FROM ${s}.rm_dates WHERE pipeline = $1 AND status IN ('success', 'skipped') AND logical_ms >= $2`, [summary.pipeline, fromMs]);
       const successes = new Set(keys.map((k) => k.date));
-      summary.completeThrough = completeThroughAfter(summary, folded.completeThrough, (key) => successes.has(key), timetable);
+      const through = completeThroughAfter(summary, folded.completeThrough, (key) => successes.has(key), timetable);
+      summary.completeThrough = through.date;
+      summary.throughSlots = through.slots;
     } else if (timetable === null) {
       summary.completeThrough = null;
+      summary.throughSlots = 0;
+    }
+    if (folded.recountSlots) {
+      const rows = await q<{ date: string; status: DateState['status']; logical_date: string }>(client, `SELECT date, status, logical_date FROM ${s}.rm_dates WHERE pipeline = $1`, [summary.pipeline]);
+      Object.assign(summary, slotTallyOf(timetable, rows.map((r) => ({ date: r.date, status: r.status, logicalDate: r.logical_date }))));
     }
     await upsert(client, 'rm_pipelines', 'pipeline', [pipelineRow(summary)]);
   };
@@ -183,7 +191,7 @@ export function postgresReadModels(deps: {
       if (list) list.push(event);
       else byPipeline.set(event.data.pipeline, [event]);
     }
-    for (const [pipeline, list] of byPipeline) await write(client, foldRows(pipeline, await loadTouched(client, pipeline, list), list));
+    for (const [pipeline, list] of byPipeline) await write(client, foldRows(pipeline, await loadTouched(client, pipeline, list), list, timetables));
   };
 
   const catchUp = async (client: pg.PoolClient, head: number): Promise<void> => {

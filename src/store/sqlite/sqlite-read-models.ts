@@ -3,7 +3,7 @@ import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { isDone, type DateState, type DateStatus } from '../../../projections/date-state.js';
 import { PROJECTION_VERSION } from '../../../projections/projection-version.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
-import { completeThroughAfter, finishAll, foldRows, noRows, rowFolder, timetableCache, touchedKeys, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
+import { completeThroughAfter, finishAll, foldRows, noRows, rowFolder, slotTallyOf, timetableCache, touchedKeys, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
 import { dateOfRow, pipelineRow, runOfRow, summaryOfRow, type DateRow, type Payloads, type PipelineRow, type RunRow } from '../read-model-rows.js';
 import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
 
@@ -11,7 +11,8 @@ import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, S
  * The version of these tables' shape; with `PROJECTION_VERSION` it makes the stamp in `rm_meta`, and a
  * ledger whose stamp differs has its read models rebuilt from the events.
  */
-const READ_MODEL_SCHEMA_VERSION = 1;
+/** 2: `rm_pipelines` keeps slot counts, the slots through complete-through and the run tally (status and metrics from one row); the running dates index is ordered by logical date (it was passed over for a scan). */
+const READ_MODEL_SCHEMA_VERSION = 2;
 const STAMP = `${PROJECTION_VERSION}.${READ_MODEL_SCHEMA_VERSION}`;
 
 /**
@@ -37,6 +38,10 @@ CREATE TABLE rm_pipelines (
   counts            TEXT NOT NULL,
   last_success      TEXT,
   last_failure      TEXT,
+  slot_counts       TEXT    NOT NULL,
+  misaligned        INTEGER NOT NULL,
+  through_slots     INTEGER NOT NULL,
+  run_tally         TEXT    NOT NULL,
   position          INTEGER NOT NULL
 );
 CREATE TABLE rm_dates (
@@ -68,7 +73,7 @@ CREATE TABLE rm_dates (
   PRIMARY KEY (pipeline, date)
 ) WITHOUT ROWID;
 CREATE INDEX rm_dates_by_logical ON rm_dates (pipeline, logical_ms);
-CREATE INDEX rm_dates_running ON rm_dates (pipeline) WHERE status = 'running';
+CREATE INDEX rm_dates_running ON rm_dates (pipeline, logical_ms) WHERE status = 'running';
 CREATE TABLE rm_runs (
   run_id           TEXT    PRIMARY KEY,
   pipeline         TEXT    NOT NULL,
@@ -113,7 +118,7 @@ const RUN_COLUMNS = [
 ] as const;
 const PIPELINE_COLUMNS = [
   'pipeline', 'definition', 'schedule', 'timezone', 'defined_at', 'version', 'watermark_date', 'watermark_logical', 'complete_through', 'counts',
-  'last_success', 'last_failure', 'position',
+  'last_success', 'last_failure', 'slot_counts', 'misaligned', 'through_slots', 'run_tally', 'position',
 ] as const;
 
 /**
@@ -227,15 +232,22 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     for (const row of folded.dates) s.putDate.run(values(row, DATE_COLUMNS));
     for (const row of folded.runs) s.putRun.run(values(row, RUN_COLUMNS));
     const pipeline = folded.summary.pipeline;
-    folded.summary.completeThrough = completeThroughAfter(
+    const timetable = timetables(folded.summary.definition);
+    const through = completeThroughAfter(
       folded.summary,
       folded.completeThrough,
       (key) => {
         const date = folded.state.dates.get(key);
         return date !== undefined ? isDone(date.status) : isDone(s.status.get(pipeline, key) as DateStatus | undefined);
       },
-      timetables(folded.summary.definition),
+      timetable,
     );
+    folded.summary.completeThrough = through.date;
+    folded.summary.throughSlots = through.slots;
+    if (folded.recountSlots) {
+      const rows = s.slotKeys.all(pipeline) as Array<[date: string, status: string, logicalDate: string]>;
+      Object.assign(folded.summary, slotTallyOf(timetable, rows.map(([date, status, logicalDate]) => ({ date, status: status as DateStatus, logicalDate }))));
+    }
     s.putPipeline.run(values(pipelineRow(folded.summary), PIPELINE_COLUMNS));
   };
 
@@ -250,7 +262,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       if (list) list.push(event);
       else byPipeline.set(event.data.pipeline, [event]);
     }
-    for (const [pipeline, list] of byPipeline) write(s, foldRows(pipeline, loadTouched(s, pipeline, list), list));
+    for (const [pipeline, list] of byPipeline) write(s, foldRows(pipeline, loadTouched(s, pipeline, list), list, timetables));
   };
 
   /** Folds every event after the last one the tables took in (another release's appends). */
@@ -457,6 +469,7 @@ function prepare(db: Database.Database) {
     pipelineNames: db.prepare('SELECT pipeline FROM rm_pipelines ORDER BY pipeline').pluck(),
     date: db.prepare('SELECT * FROM rm_dates WHERE pipeline = ? AND date = ?'),
     status: db.prepare('SELECT status FROM rm_dates WHERE pipeline = ? AND date = ?').pluck(),
+    slotKeys: db.prepare('SELECT date, status, logical_date FROM rm_dates WHERE pipeline = ?').raw(true),
     datesBetween: db.prepare('SELECT * FROM rm_dates WHERE pipeline = ? AND logical_ms BETWEEN ? AND ? ORDER BY logical_ms'),
     datesWithResults: db
       .prepare(
