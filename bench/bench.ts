@@ -21,6 +21,8 @@ import { appendEvents } from './append-events.js';
 import { rawInsertEach } from './raw-baselines.js';
 import { median, ms, type Figure } from './report.js';
 import { printFigures, resultsMarkdown } from './report.js';
+import { serveRouteFigures } from './serve-routes.js';
+import { serveSoak } from './serve-soak.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = join(here, '..', '..');
@@ -43,6 +45,13 @@ const SIZES = {
   hourlyYears: env('BENCH_HOURLY_YEARS', quick ? 1 : 10),
   /** start + succeed pairs through `openLedger`, beside Emmett and raw FULL inserts of as many events. */
   libraryRuns: env('BENCH_LIBRARY_RUNS', quick ? 200 : 1000),
+  /** serve under load: seconds of each measured run and rounds per side (bench/serve-routes.ts). */
+  serveSeconds: env('BENCH_SERVE_SECONDS', quick ? 1 : 5),
+  serveRounds: env('BENCH_SERVE_ROUNDS', 2),
+  /** serve's memory soak on the big ledger (bench/serve-soak.ts): seconds, start + succeed pairs per second, readers. */
+  soakSeconds: env('BENCH_SOAK_SECONDS', quick ? 20 : 600),
+  soakWritesPerSecond: env('BENCH_SOAK_WRITES_PER_S', 5),
+  soakReaders: env('BENCH_SOAK_READERS', 2),
 };
 const dir = mkdtempSync(join(tmpdir(), 'runledger-bench-'));
 const benchStart = Date.now();
@@ -521,6 +530,14 @@ async function main(): Promise<void> {
   await hourlyStore.close();
   cliQueries(hourly, `${hourlyEvents.toLocaleString('en')}-event hourly pipeline`, HOURLY_PIPELINE, new Date(BENCH_NOW - 86_400_000).toISOString().slice(0, 10));
   await libraryWrites();
+  const serveInput = { bin, baselineScript: join(here, 'serve-baseline.js'), now: NOW_TEXT, dir, seconds: SIZES.serveSeconds, rounds: SIZES.serveRounds, log };
+  const bigLabel = `${events.toLocaleString('en')}-event ledger (${SIZES.pipelines} pipelines)`;
+  figures.push(...(await serveRouteFigures({ ...serveInput, db: big, label: bigLabel, pipeline: pipelineName(SIZES.pipelines - 1) })));
+  figures.push(...(await serveRouteFigures({ ...serveInput, db: hourly, label: `${hourlyEvents.toLocaleString('en')}-event hourly pipeline`, pipeline: HOURLY_PIPELINE })));
+  // Last on the big ledger: its writes change it.
+  const soakPipelines = Array.from({ length: SIZES.pipelines }, (_, i) => pipelineName(i));
+  const firstDay = new Date(BENCH_NOW - SIZES.dates * 86_400_000).toISOString().slice(0, 10);
+  figures.push(await serveSoak({ bin, db: big, label: bigLabel, pipelines: soakPipelines, firstDay, now: NOW_TEXT, seconds: SIZES.soakSeconds, writesPerSecond: SIZES.soakWritesPerSecond, readers: SIZES.soakReaders, log }));
   log('done with SQLite');
   const pg = await benchPostgres({ dir, childScript, writers: 8, appendsPerWriter: SIZES.pgAppendsPerWriter, pgbenchSeconds: SIZES.pgbenchSeconds, log });
   if ('missing' in pg) notes.push(pg.missing);
