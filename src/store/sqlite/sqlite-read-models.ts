@@ -156,6 +156,10 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
   const stampNow = (): string | null => (hasTables() ? ((db.prepare(`SELECT value FROM rm_meta WHERE key = 'stamp'`).pluck().get() as string | undefined) ?? null) : null);
   let ready = stampNow() === STAMP;
   let st: ReturnType<typeof prepare> | null = ready ? prepare(db) : null;
+  // Changes only when another connection commits: while it stays as it was at the last full check, the tables are as
+  // that check left them (this connection's appends keep them right in their own transaction), so a read checks nothing.
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  let checkedVersion: number | null = null;
   const timetables = timetableCache();
 
   const statements = (): ReturnType<typeof prepare> => {
@@ -298,8 +302,13 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     rebuild,
     async ensure(progress) {
       try {
+        // Read before the checks: a commit by another connection while they run makes the next call check again.
+        const version = dataVersion.get() as number;
+        if (ready && version === checkedVersion) return true;
+        checkedVersion = null;
         if (!ready || stampNow() !== STAMP) {
           await rebuild(progress);
+          checkedVersion = version;
           return true;
         }
         const s = statements();
@@ -310,6 +319,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
             if (Number(s.meta.get('position') ?? 0) !== now) catchUp(s, now);
           }).immediate();
         }
+        checkedVersion = version;
         return true;
       } catch {
         // A read-only file or a locked one: the tables cannot be made right from here; the caller folds.
