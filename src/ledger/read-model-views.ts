@@ -47,6 +47,20 @@ export async function tableView(models: ReadModels, pipeline: string): Promise<T
   return { summary: summary as PipelineSummary, definition, timetable, state };
 }
 
+/**
+ * A defined pipeline's summary row alone, for answers that need no timetable (the watermark);
+ * `notFound.pipeline` as `tableView` says it.
+ *
+ * @example
+ * const { watermark } = await definedSummary(models, 'etl_orders');
+ */
+export async function definedSummary(models: ReadModels, pipeline: string): Promise<PipelineSummary> {
+  checkPipelineName(pipeline);
+  const summary = await models.summary(pipeline);
+  if (summary === null || summary.definition === null) definedPipeline(initialState(pipeline));
+  return summary as PipelineSummary;
+}
+
 /** The folded state a summary and some of its dates stand for (the dates not read are left out). */
 export function stateOfSummary(summary: PipelineSummary, dates: readonly DateState[]): PipelineState {
   const state: PipelineState = {
