@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { PipelineDefinition } from '../../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { isDone, type DateState, type DateStatus } from '../../../projections/date-state.js';
 import { PROJECTION_VERSION } from '../../../projections/projection-version.js';
@@ -333,6 +334,9 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     async summaries() {
       return (readStatements().summaries.all() as PipelineRow[]).map(summaryOfRow);
     },
+    async definitions() {
+      return (readStatements().definitions.all() as string[]).map((text) => JSON.parse(text) as PipelineDefinition);
+    },
     async pipelines() {
       return readStatements().pipelineNames.all() as string[];
     },
@@ -387,6 +391,7 @@ function prepare(db: Database.Database) {
     summary: db.prepare('SELECT * FROM rm_pipelines WHERE pipeline = ?'),
     summaries: db.prepare('SELECT * FROM rm_pipelines ORDER BY pipeline'),
     pipelineNames: db.prepare('SELECT pipeline FROM rm_pipelines ORDER BY pipeline').pluck(),
+    definitions: db.prepare('SELECT definition FROM rm_pipelines WHERE definition IS NOT NULL ORDER BY pipeline').pluck(),
     date: db.prepare('SELECT * FROM rm_dates WHERE pipeline = ? AND date = ?'),
     status: db.prepare('SELECT status FROM rm_dates WHERE pipeline = ? AND date = ?').pluck(),
     datesBetween: db.prepare('SELECT * FROM rm_dates WHERE pipeline = ? AND logical_ms BETWEEN ? AND ? ORDER BY logical_ms'),
