@@ -27,7 +27,7 @@ describe('answerCache', () => {
 });
 
 describe('serve: answers kept per head position are rebuilt after a write', () => {
-  test('/api/pipelines and /metrics show a pipeline defined and a run recorded after they were first read', async () => {
+  test('/api/pipelines, /metrics and /api/status show a pipeline defined and a run recorded after they were first read', async () => {
     const nowMs = Date.parse('2026-11-05T00:00:00Z');
     const ledger = openMemoryLedger({ clock: () => nowMs });
     await ledger.define({ pipeline: 'etl_a', schedule: '@daily', start: '2026-11-01' });
@@ -36,6 +36,7 @@ describe('serve: answers kept per head position are rebuilt after a write', () =
     const names = async () => ((await app.inject({ url: '/api/pipelines' })).json() as { pipelines: Array<{ pipeline: string }> }).pipelines.map((p) => p.pipeline);
     expect(await names()).toEqual(['etl_a']);
     expect((await app.inject({ url: '/metrics' })).body).not.toMatch(/runledger_pipeline_watermark_timestamp_seconds\{pipeline="etl_a"\}/);
+    expect((await app.inject({ url: '/api/status?pipeline=etl_a' })).json()).toMatchObject({ pipelines: [{ pipeline: 'etl_a', watermark: null }] });
 
     await ledger.define({ pipeline: 'etl_b', schedule: '@daily', start: '2026-11-01' });
     await ledger.succeed({ runId: (await ledger.start({ pipeline: 'etl_a', date: '2026-11-01' })).runId });
@@ -43,5 +44,7 @@ describe('serve: answers kept per head position are rebuilt after a write', () =
     const metrics = (await app.inject({ url: '/metrics' })).body;
     expect(metrics).toMatch(/runledger_pipeline_watermark_timestamp_seconds\{pipeline="etl_a"\} 1793491200\n/);
     expect(metrics).toMatch(/runledger_pipeline_info\{pipeline="etl_b"/);
+    const status = (await app.inject({ url: '/api/status?pipeline=etl_a' })).json() as { pipelines: Array<{ pipeline: string; watermark: string | null }> };
+    expect(status.pipelines.map((p) => [p.pipeline, p.watermark])).toEqual([['etl_a', '2026-11-01']]);
   });
 });
