@@ -530,14 +530,14 @@ async function main(): Promise<void> {
   await hourlyStore.close();
   cliQueries(hourly, `${hourlyEvents.toLocaleString('en')}-event hourly pipeline`, HOURLY_PIPELINE, new Date(BENCH_NOW - 86_400_000).toISOString().slice(0, 10));
   await libraryWrites();
-  const serveInput = { bin, baselineScript: join(here, 'serve-baseline.js'), now: NOW_TEXT, dir, seconds: SIZES.serveSeconds, rounds: SIZES.serveRounds, log };
+  const serveInput = { serveScript: join(here, 'serve-ledger.js'), baselineScript: join(here, 'serve-baseline.js'), dir, seconds: SIZES.serveSeconds, rounds: SIZES.serveRounds, log };
   const bigLabel = `${events.toLocaleString('en')}-event ledger (${SIZES.pipelines} pipelines)`;
   figures.push(...(await serveRouteFigures({ ...serveInput, db: big, label: bigLabel, pipeline: pipelineName(SIZES.pipelines - 1) })));
   figures.push(...(await serveRouteFigures({ ...serveInput, db: hourly, label: `${hourlyEvents.toLocaleString('en')}-event hourly pipeline`, pipeline: HOURLY_PIPELINE })));
   // Last on the big ledger: its writes change it.
   const soakPipelines = Array.from({ length: SIZES.pipelines }, (_, i) => pipelineName(i));
   const firstDay = new Date(BENCH_NOW - SIZES.dates * 86_400_000).toISOString().slice(0, 10);
-  figures.push(await serveSoak({ bin, db: big, label: bigLabel, pipelines: soakPipelines, firstDay, now: NOW_TEXT, seconds: SIZES.soakSeconds, writesPerSecond: SIZES.soakWritesPerSecond, readers: SIZES.soakReaders, log }));
+  figures.push(await serveSoak({ serveScript: serveInput.serveScript, db: big, label: bigLabel, pipelines: soakPipelines, firstDay, seconds: SIZES.soakSeconds, writesPerSecond: SIZES.soakWritesPerSecond, readers: SIZES.soakReaders, log }));
   log('done with SQLite');
   const pg = await benchPostgres({ dir, childScript, writers: 8, appendsPerWriter: SIZES.pgAppendsPerWriter, pgbenchSeconds: SIZES.pgbenchSeconds, log });
   if ('missing' in pg) notes.push(pg.missing);

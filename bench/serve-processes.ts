@@ -60,9 +60,9 @@ function spawnUntil(args: string[], env: NodeJS.ProcessEnv, stream: 'stdout' | '
   });
 }
 
-/** `runledger serve` on `db` on a free loopback port, its clock fixed at `now`, writes allowed with `writeToken`. */
-export function startServe(bin: string, db: string, now: string, writeToken: string): Promise<ServerProcess> {
-  return spawnUntil([bin, '--db', db, 'serve', '--port', '0', '--write-token', writeToken], { ...process.env, RUNLEDGER_NOW: now }, 'stderr', /serving (http:\/\/\S+)/);
+/** `runledger serve` on `db` on a free loopback port (`script`: dist/bench/serve-ledger.js), writes allowed with `writeToken`. */
+export function startServe(script: string, db: string, writeToken: string): Promise<ServerProcess> {
+  return spawnUntil([script, db, writeToken], process.env, 'stderr', /serving (http:\/\/\S+)/);
 }
 
 /** The fastify baseline answering what `answersFile` holds. */
@@ -115,7 +115,7 @@ function cpuTicks(pid: number): number | null {
  * most `maxMs`: a load run that ends leaves requests the server is still
  * answering, and their CPU must not land on the next run.
  */
-export async function waitIdle(pid: number, maxMs = 30_000): Promise<void> {
+export async function waitIdle(pid: number, maxMs = 120_000): Promise<void> {
   const until = Date.now() + maxMs;
   let before = cpuTicks(pid);
   while (before !== null && Date.now() < until) {

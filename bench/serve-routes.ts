@@ -10,16 +10,14 @@ import type { Figure } from './report.js';
 import { autocannon, captureAnswers, type LoadResult, type ServerProcess, startBaseline, startServe, waitIdle } from './serve-processes.js';
 
 export type ServeRoutesInput = {
-  /** bin/runledger.js */
-  bin: string;
+  /** dist/bench/serve-ledger.js */
+  serveScript: string;
   /** dist/bench/serve-baseline.js */
   baselineScript: string;
   db: string;
   /** e.g. "50,000-event ledger (50 pipelines)" */
   label: string;
   pipeline: string;
-  /** The serve process's fixed clock (RUNLEDGER_NOW). */
-  now: string;
   dir: string;
   /** Seconds of each measured run. */
   seconds: number;
@@ -94,7 +92,7 @@ function sum(results: LoadResult[]): { rate: number; p50: number; p99: number; f
 export async function serveRouteFigures(input: ServeRoutesInput): Promise<Figure[]> {
   const { label, seconds, rounds, log } = input;
   const list = routes(input.pipeline);
-  const ours = await startServe(input.bin, input.db, input.now, 'bench-serve-write-token-0123456789');
+  const ours = await startServe(input.serveScript, input.db, 'bench-serve-write-token-0123456789');
   let base: ServerProcess | null = null;
   const figures: Figure[] = [];
   try {

@@ -9,14 +9,14 @@ import type { Figure } from './report.js';
 import { rssMb, startServe } from './serve-processes.js';
 
 export type SoakInput = {
-  bin: string;
+  /** dist/bench/serve-ledger.js */
+  serveScript: string;
   db: string;
   label: string;
   /** The ledger's daily pipelines: writes start dates from the first one of their timetable upwards. */
   pipelines: string[];
   /** The first day of the pipelines' timetables, YYYY-MM-DD. */
   firstDay: string;
-  now: string;
   seconds: number;
   /** start + succeed pairs per second. */
   writesPerSecond: number;
@@ -29,7 +29,7 @@ const DAY = 86_400_000;
 
 export async function serveSoak(input: SoakInput): Promise<Figure> {
   const { seconds, log } = input;
-  const server = await startServe(input.bin, input.db, input.now, TOKEN);
+  const server = await startServe(input.serveScript, input.db, TOKEN);
   const counts = { reads: 0, readFailures: 0, runs: 0, refused: 0, writeFailures: 0, skipped: 0 };
   try {
     const p = encodeURIComponent(input.pipelines[input.pipelines.length - 1] ?? '');
