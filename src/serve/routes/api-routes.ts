@@ -37,9 +37,10 @@ export function apiRoutes(app: FastifyInstance, deps: ServeDeps): void {
   };
 
   // The list changes only with the events: built once per head position, however many clients ask.
-  const pipelinesAnswer = answerCache<string>();
+  // Kept as bytes: a hit sends them as they are, with no length to count or text to encode.
+  const pipelinesAnswer = answerCache<Buffer>();
   app.get('/api/pipelines', async (_request, reply) => {
-    const text = await pipelinesAnswer.get(String((await ledger.store.head()).position), async () => JSON.stringify({ pipelines: await ledger.pipelines() }));
+    const text = await pipelinesAnswer.get(String((await ledger.store.head()).position), async () => Buffer.from(JSON.stringify({ pipelines: await ledger.pipelines() })));
     return reply.type('application/json; charset=utf-8').send(text);
   });
 

@@ -14,7 +14,7 @@ const StatusQuery = z.object({ pipeline: z.union([z.string(), z.array(z.string()
 export function statusRoutes(app: FastifyInstance, deps: ServeDeps): void {
   // Built once per head position, second and selection, however many clients ask at once (a wall of
   // dashboards): within one second and one head it is what a fresh build gives, to the second its lag is read at.
-  const answer = answerCache<string>();
+  const answer = answerCache<Buffer>();
   app.get('/api/status', async (request, reply) => {
     const query = StatusQuery.safeParse(request.query);
     if (!query.success) throw new LedgerError('input.invalidQuery', 'pipeline must be a pipeline name, e.g. /api/status?pipeline=etl_orders');
@@ -22,7 +22,7 @@ export function statusRoutes(app: FastifyInstance, deps: ServeDeps): void {
     const pipelines = named === undefined ? [] : Array.isArray(named) ? named : [named];
     const nowMs = deps.clock();
     const key = `${(await deps.ledger.store.head()).position}:${Math.floor(nowMs / 1000)}:${JSON.stringify(pipelines)}`;
-    const text = await answer.get(key, async () => JSON.stringify(await readStatus(deps.ledger, { pipelines, nowMs })));
+    const text = await answer.get(key, async () => Buffer.from(JSON.stringify(await readStatus(deps.ledger, { pipelines, nowMs }))));
     return reply.type('application/json; charset=utf-8').send(text);
   });
 }
