@@ -22,6 +22,8 @@ import { rawInsertEach } from './raw-baselines.js';
 import { reportMemory } from './report-memory.js';
 import { median, ms, type Figure } from './report.js';
 import { printFigures, resultsMarkdown } from './report.js';
+import { serveRouteFigures } from './serve-routes.js';
+import { serveSoak } from './serve-soak.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = join(here, '..', '..');
@@ -44,10 +46,17 @@ const SIZES = {
   hourlyYears: env('BENCH_HOURLY_YEARS', quick ? 1 : 10),
   /** start + succeed pairs through `openLedger`, beside Emmett and raw FULL inserts of as many events. */
   libraryRuns: env('BENCH_LIBRARY_RUNS', quick ? 200 : 1000),
+  /** serve under load: seconds of each measured run and rounds per side (bench/serve-routes.ts). */
+  serveSeconds: env('BENCH_SERVE_SECONDS', quick ? 1 : 5),
+  serveRounds: env('BENCH_SERVE_ROUNDS', 2),
+  /** serve's memory soak on the big ledger (bench/serve-soak.ts): seconds, start + succeed pairs per second, readers. */
+  soakSeconds: env('BENCH_SOAK_SECONDS', quick ? 20 : 600),
+  soakWritesPerSecond: env('BENCH_SOAK_WRITES_PER_S', 5),
+  soakReaders: env('BENCH_SOAK_READERS', 2),
 };
-/** `BENCH_ONLY=library,appends` runs only those sections (appends, pending, ledger, hourly, library, postgres); unset runs all. */
+/** `BENCH_ONLY=library,appends` runs only those sections (appends, pending, ledger, hourly, library, serve, postgres; serve needs ledger and hourly); unset runs all. */
 const ONLY = (process.env['BENCH_ONLY'] ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
-const SECTIONS = ['appends', 'pending', 'ledger', 'hourly', 'library', 'postgres'];
+const SECTIONS = ['appends', 'pending', 'ledger', 'hourly', 'library', 'serve', 'postgres'];
 for (const name of ONLY) if (!SECTIONS.includes(name)) throw new Error(`bench: BENCH_ONLY names an unknown section "${name}"; use ${SECTIONS.join(', ')}`);
 const selected = (section: string): boolean => ONLY.length === 0 || ONLY.includes(section);
 const dir = mkdtempSync(join(tmpdir(), 'runledger-bench-'));
@@ -554,6 +563,16 @@ async function main(): Promise<void> {
     figures.push(reportMemory({ bin, db: hourly, label: `${hourlyEvents.toLocaleString('en')}-event hourly pipeline`, dir, nowText: NOW_TEXT, versionRuns: quick ? 1 : 3, log }));
   }
   if (selected('library')) await libraryWrites();
+  if (selected('serve') && selected('ledger') && selected('hourly')) {
+    const serveInput = { serveScript: join(here, 'serve-ledger.js'), baselineScript: join(here, 'serve-baseline.js'), dir, seconds: SIZES.serveSeconds, rounds: SIZES.serveRounds, log };
+    const bigLabel = `${events.toLocaleString('en')}-event ledger (${SIZES.pipelines} pipelines)`;
+    figures.push(...(await serveRouteFigures({ ...serveInput, db: big, label: bigLabel, pipeline: pipelineName(SIZES.pipelines - 1) })));
+    figures.push(...(await serveRouteFigures({ ...serveInput, db: join(dir, 'hourly.db'), label: `${hourlyEvents.toLocaleString('en')}-event hourly pipeline`, pipeline: HOURLY_PIPELINE })));
+    // Last on the big ledger: its writes change it.
+    const soakPipelines = Array.from({ length: SIZES.pipelines }, (_, i) => pipelineName(i));
+    const firstDay = new Date(BENCH_NOW - SIZES.dates * 86_400_000).toISOString().slice(0, 10);
+    figures.push(await serveSoak({ serveScript: serveInput.serveScript, db: big, label: bigLabel, pipelines: soakPipelines, firstDay, seconds: SIZES.soakSeconds, writesPerSecond: SIZES.soakWritesPerSecond, readers: SIZES.soakReaders, log }));
+  }
   log('done with SQLite');
   const pg: Awaited<ReturnType<typeof benchPostgres>> = selected('postgres')
     ? await benchPostgres({ dir, childScript, writers: 8, appendsPerWriter: SIZES.pgAppendsPerWriter, pgbenchSeconds: SIZES.pgbenchSeconds, log })

@@ -12,7 +12,7 @@ import type { LedgerCore } from './ledger-core.js';
 import type { AsOf, DateRow, PendingView, RangeInput, RunsView, StateInput, StateView, WatermarkView } from './ledger-types.js';
 import { cursorFrom, pageEnd, pageOfRows, type Timed } from './page-rows.js';
 import { nowFor, readPipeline } from './load-pipeline.js';
-import { readModelsFor, statusFromTables, tableView, withDates } from './read-model-views.js';
+import { definedSummary, readModelsFor, statusFromTables, tableView, withDates } from './read-model-views.js';
 import { pipelineStatus, type PipelineStatus } from '../../projections/views/pipeline-status.js';
 import { keyOf, rangeOf } from './resolve-keys.js';
 import { parseRangeStart } from '../timetable/parse-range-end.js';
@@ -160,8 +160,8 @@ function withBlockedBy(row: DateRow, blocked: (interval: DataInterval) => Blocke
 export async function watermarkView(core: LedgerCore, input: { pipeline: string; asOf?: AsOf }): Promise<WatermarkView> {
   const models = await readModelsFor(core, input.asOf);
   if (models !== null) {
-    // One summary row: no date is read.
-    const { summary } = await tableView(models, input.pipeline);
+    // One summary row: no date is read, and no timetable is built.
+    const summary = await definedSummary(models, input.pipeline);
     return { pipeline: input.pipeline, watermark: summary.watermark?.date ?? null, completeThrough: summary.completeThrough };
   }
   const { timetable, state } = await readPipeline(core, input.pipeline, input.asOf);

@@ -130,6 +130,9 @@ export async function readPipeline(core: LedgerCore, name: string, asOf?: AsOf):
   };
 }
 
+/** `localeCompare`'s order (the default locale's), without building a collator per comparison. */
+const BY_NAME = new Intl.Collator();
+
 /**
  * Every defined pipeline and its current definition, by name.
  *
@@ -139,9 +142,8 @@ export async function readPipeline(core: LedgerCore, name: string, asOf?: AsOf):
 export async function listPipelines(core: LedgerCore): Promise<PipelineDefinition[]> {
   const models = core.store.readModels;
   if (models !== undefined && (await models.ensure(core.rebuildProgress))) {
-    // One summary row per pipeline, not every event.
-    const definitions = (await models.summaries()).flatMap((s) => (s.definition === null ? [] : [s.definition]));
-    return definitions.sort((a, b) => a.pipeline.localeCompare(b.pipeline));
+    // The definition column of the summary rows, not every event.
+    return (await models.definitions()).sort((a, b) => BY_NAME.compare(a.pipeline, b.pipeline));
   }
   const byName = new Map<string, PipelineDefinition>();
   for await (const batch of core.store.read()) {
@@ -150,5 +152,5 @@ export async function listPipelines(core: LedgerCore): Promise<PipelineDefinitio
       if (event.type === 'PipelineRedefined') byName.set(event.data.pipeline, event.data.definition);
     }
   }
-  return [...byName.values()].sort((a, b) => a.pipeline.localeCompare(b.pipeline));
+  return [...byName.values()].sort((a, b) => BY_NAME.compare(a.pipeline, b.pipeline));
 }

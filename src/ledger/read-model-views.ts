@@ -60,6 +60,20 @@ function timetablesOf(models: ReadModels): TimetableOf {
   return cache;
 }
 
+/**
+ * A defined pipeline's summary row alone, for answers that need no timetable (the watermark);
+ * `notFound.pipeline` as `tableView` says it.
+ *
+ * @example
+ * const { watermark } = await definedSummary(models, 'etl_orders');
+ */
+export async function definedSummary(models: ReadModels, pipeline: string): Promise<PipelineSummary> {
+  checkPipelineName(pipeline);
+  const summary = await models.summary(pipeline);
+  if (summary === null || summary.definition === null) definedPipeline(initialState(pipeline));
+  return summary as PipelineSummary;
+}
+
 /** The folded state a summary and some of its dates stand for (the dates not read are left out). */
 export function stateOfSummary(summary: PipelineSummary, dates: readonly DateState[]): PipelineState {
   const state: PipelineState = {

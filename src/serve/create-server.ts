@@ -176,8 +176,8 @@ function oneLine(text: string): string {
 async function authorize(request: FastifyRequest, reply: FastifyReply, deps: ServeDeps, writers: readonly WriteToken[]): Promise<FastifyReply | undefined> {
   const scope: RouteScope = request.routeOptions.config?.scope ?? 'read';
   if (scope === 'public') return undefined;
-  const url = new URL(request.url, 'http://localhost');
-  const queryToken = url.searchParams.get('token') ?? undefined;
+  // Most requests carry no query: no URL is parsed for them.
+  const queryToken = request.url.includes('?') ? (new URL(request.url, 'http://localhost').searchParams.get('token') ?? undefined) : undefined;
   if (queryToken !== undefined && writerOf(queryToken, writers)) {
     return sendError(reply, 401, 'auth.tokenInUrl', 'a write token is never taken in an address (it would stay in history and logs); send it as `Authorization: Bearer <token>`, and open pages with the read token');
   }
@@ -198,6 +198,7 @@ async function authorize(request: FastifyRequest, reply: FastifyReply, deps: Ser
   }
   const routeUrl = request.routeOptions.url;
   if (queryToken !== undefined && request.method === 'GET' && routeUrl !== undefined && !routeUrl.startsWith('/api/')) {
+    const url = new URL(request.url, 'http://localhost');
     url.searchParams.delete('token');
     reply.header('set-cookie', `${TOKEN_COOKIE}=${encodeURIComponent(queryToken)}; HttpOnly; SameSite=Strict; Path=/`);
     // One leading slash: `/.//evil.com` normalizes to `//evil.com`, which a browser reads as another host.
@@ -210,7 +211,8 @@ async function authorize(request: FastifyRequest, reply: FastifyReply, deps: Ser
 function checkRequest(request: FastifyRequest, nowMs: number): void {
   const params = (request.params ?? {}) as Record<string, unknown>;
   const query = queryOf(request.url);
-  for (const name of [params['pipeline'], ...new URL(request.url, 'http://localhost').searchParams.getAll('pipeline')]) {
+  const named = request.url.includes('?') ? new URL(request.url, 'http://localhost').searchParams.getAll('pipeline') : [];
+  for (const name of [params['pipeline'], ...named]) {
     if (typeof name === 'string' && name !== '') checkPipelineName(name);
   }
   const asOf = asOfOf(query);

@@ -4,6 +4,8 @@ import type { AsOf } from '../ledger/ledger-types.js';
 
 /** A request's query string as plain strings (the last value of a repeated key). */
 export function queryOf(url: string): Map<string, string> {
+  // Most requests carry no query: no URL is parsed for them.
+  if (!url.includes('?')) return new Map();
   const params = new URL(url, 'http://localhost').searchParams;
   const out = new Map<string, string>();
   for (const [key, value] of params) out.set(key, value);

@@ -1,3 +1,4 @@
+import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { DateState } from '../../projections/date-state.js';
 import type { RunRecord } from '../../projections/run-history.js';
 import type { DateRow, PipelineRow, PipelineSummary, RunRow } from './read-model-rows.js';
@@ -59,6 +60,8 @@ export interface ReadModels {
   summary(pipeline: string): Promise<PipelineSummary | null>;
   /** Every pipeline's summary, by name. */
   summaries(): Promise<PipelineSummary[]>;
+  /** Every defined pipeline's definition, by name: the definition column alone (`pipelines`). */
+  definitions(): Promise<PipelineDefinition[]>;
   /** A pipeline's dates the query selects, ascending by logical date. */
   dates(pipeline: string, query?: DateQuery): Promise<DateState[]>;
   runs(pipeline: string, query?: RunQuery): Promise<RunRecord[]>;

@@ -7,6 +7,7 @@ import { LedgerError } from '../../errors.js';
 import { nextHref, limitOf, RUNS_PAGE, STATE_PAGE } from '../page-params.js';
 import { asOfOf, pick, queryOf } from '../parse-query.js';
 import type { ServeDeps } from '../serve-options.js';
+import { answerCache } from '../answer-cache.js';
 
 type PipelineParams = { pipeline: string };
 
@@ -35,7 +36,13 @@ export function apiRoutes(app: FastifyInstance, deps: ServeDeps): void {
     return { pipeline, ...pick(query, ['from', 'to'] as const), ...(asOf ? { asOf } : {}) };
   };
 
-  app.get('/api/pipelines', async () => ({ pipelines: await ledger.pipelines() }));
+  // The list changes only with the events: built once per head position, however many clients ask.
+  // Kept as bytes: a hit sends them as they are, with no length to count or text to encode.
+  const pipelinesAnswer = answerCache<Buffer>();
+  app.get('/api/pipelines', async (_request, reply) => {
+    const text = await pipelinesAnswer.get(String((await ledger.store.head()).position), async () => Buffer.from(JSON.stringify({ pipelines: await ledger.pipelines() })));
+    return reply.type('application/json; charset=utf-8').send(text);
+  });
 
   app.get<{ Params: PipelineParams }>('/api/pipelines/:pipeline/state', async (request) => {
     // The cap is checked before anything is read.

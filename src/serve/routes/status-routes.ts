@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { LedgerError } from '../../errors.js';
 import { readStatus } from '../../ops/read-status.js';
+import { answerCache } from '../answer-cache.js';
 import type { ServeDeps } from '../serve-options.js';
 
 const StatusQuery = z.object({ pipeline: z.union([z.string(), z.array(z.string())]).optional() });
@@ -11,11 +12,17 @@ const StatusQuery = z.object({ pipeline: z.union([z.string(), z.array(z.string()
  * `runledger status --json`, every pipeline worst first.
  */
 export function statusRoutes(app: FastifyInstance, deps: ServeDeps): void {
-  app.get('/api/status', async (request) => {
+  // Built once per head position, second and selection, however many clients ask at once (a wall of
+  // dashboards): within one second and one head it is what a fresh build gives, to the second its lag is read at.
+  const answer = answerCache<Buffer>();
+  app.get('/api/status', async (request, reply) => {
     const query = StatusQuery.safeParse(request.query);
     if (!query.success) throw new LedgerError('input.invalidQuery', 'pipeline must be a pipeline name, e.g. /api/status?pipeline=etl_orders');
     const named = query.data.pipeline;
     const pipelines = named === undefined ? [] : Array.isArray(named) ? named : [named];
-    return readStatus(deps.ledger, { pipelines, nowMs: deps.clock() });
+    const nowMs = deps.clock();
+    const key = `${(await deps.ledger.store.head()).position}:${Math.floor(nowMs / 1000)}:${JSON.stringify(pipelines)}`;
+    const text = await answer.get(key, async () => Buffer.from(JSON.stringify(await readStatus(deps.ledger, { pipelines, nowMs }))));
+    return reply.type('application/json; charset=utf-8').send(text);
   });
 }

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { canonicalJson } from '../../../events/canonical-json.js';
+import type { PipelineDefinition } from '../../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { hashedPart } from '../../../events/recorded-event.js';
 import type { DateState } from '../../../projections/date-state.js';
@@ -288,6 +289,9 @@ export function postgresReadModels(deps: {
     },
     async summaries() {
       return (await deps.read<Record<string, unknown>>(`SELECT * FROM ${s}.rm_pipelines ORDER BY pipeline COLLATE "C"`, [])).map((r) => summaryOfRow(pipelineRowOf(r)));
+    },
+    async definitions() {
+      return (await deps.read<{ definition: string }>(`SELECT definition FROM ${s}.rm_pipelines WHERE definition IS NOT NULL ORDER BY pipeline COLLATE "C"`, [])).map((r) => JSON.parse(r.definition) as PipelineDefinition);
     },
     async pipelines() {
       return (await deps.read<{ pipeline: string }>(`SELECT pipeline FROM ${s}.rm_pipelines ORDER BY pipeline COLLATE "C"`, [])).map((r) => r.pipeline);

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { PipelineDefinition } from '../../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { isDone, type DateState, type DateStatus } from '../../../projections/date-state.js';
 import { PROJECTION_VERSION } from '../../../projections/projection-version.js';
@@ -177,6 +178,10 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
   };
   let ready = stampNow() === STAMP;
   let st: ReturnType<typeof prepare> | null = ready ? prepare(db) : null;
+  // Changes only when another connection commits: while it stays as it was at the last full check, the tables are as
+  // that check left them (this connection's appends keep them right in their own transaction), so a read checks nothing.
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  let checkedVersion: number | null = null;
   const timetables = timetableCache();
 
   const statements = (): ReturnType<typeof prepare> => {
@@ -333,19 +338,27 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     rebuild,
     async ensure(progress) {
       try {
-        // The common case in one statement (one read transaction): the tables stamped by this build and
-        // caught up with the head. Anything else, or tables gone since (the statement then fails), takes
-        // the long way below.
+        // Read before the checks: a commit by another connection while they run makes the next call check again.
+        const version = dataVersion.get() as number;
+        if (ready && version === checkedVersion) return true;
+        checkedVersion = null;
+        // Another connection committed (or this is the first check): the common case in one statement (one read
+        // transaction), the tables stamped by this build and caught up with the head. Anything else, or tables
+        // gone since (the statement then fails), takes the long way below.
         if (ready && st !== null) {
           try {
             const [stamp, position, head] = st.upToDate.get() as [string | null, string | null, number | null];
-            if (stamp === STAMP && Number(position ?? 0) === (head ?? 0)) return true;
+            if (stamp === STAMP && Number(position ?? 0) === (head ?? 0)) {
+              checkedVersion = version;
+              return true;
+            }
           } catch {
             // Dropped by hand or by another program: checked again below.
           }
         }
         if (!ready || stampNow() !== STAMP) {
           await rebuild(progress);
+          checkedVersion = version;
           return true;
         }
         const s = statements();
@@ -356,6 +369,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
             if (Number(s.meta.get('position') ?? 0) !== now) catchUp(s, now);
           }).immediate();
         }
+        checkedVersion = version;
         return true;
       } catch {
         // A read-only file or a locked one: the tables cannot be made right from here; the caller folds.
@@ -368,6 +382,9 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     },
     async summaries() {
       return (readStatements().summaries.all() as PipelineRow[]).map(summaryOfRow);
+    },
+    async definitions() {
+      return (readStatements().definitions.all() as string[]).map((text) => JSON.parse(text) as PipelineDefinition);
     },
     async pipelines() {
       return readStatements().pipelineNames.all() as string[];
@@ -467,6 +484,7 @@ function prepare(db: Database.Database) {
     summary: db.prepare('SELECT * FROM rm_pipelines WHERE pipeline = ?'),
     summaries: db.prepare('SELECT * FROM rm_pipelines ORDER BY pipeline'),
     pipelineNames: db.prepare('SELECT pipeline FROM rm_pipelines ORDER BY pipeline').pluck(),
+    definitions: db.prepare('SELECT definition FROM rm_pipelines WHERE definition IS NOT NULL ORDER BY pipeline').pluck(),
     date: db.prepare('SELECT * FROM rm_dates WHERE pipeline = ? AND date = ?'),
     status: db.prepare('SELECT status FROM rm_dates WHERE pipeline = ? AND date = ?').pluck(),
     slotKeys: db.prepare('SELECT date, status, logical_date FROM rm_dates WHERE pipeline = ?').raw(true),
