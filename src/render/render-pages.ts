@@ -158,8 +158,8 @@ function pipelineBody(page: PipelinePage, links: Links): Html {
   const d = page.definition;
   // An hourly pipeline down for a month has 720 pending dates: the oldest are listed, the count says the rest.
   const listed = page.pending.pending.slice(0, MAX_PENDING_ROWS);
-  const pending = page.pending.pending.length
-    ? html`${page.pending.pending.length > listed.length ? html`<p class="muted">The oldest ${listed.length} of ${page.pending.pending.length} pending dates.</p>` : html``}<table class="pending"><thead><tr><th>Date</th><th>Reason</th><th>Due since</th><th>Data interval</th><th>Error</th><th>Detail</th></tr></thead><tbody>${listed.map(
+  const pending = page.pendingTotal > 0 && listed.length > 0
+    ? html`${page.pendingTotal > listed.length ? html`<p class="muted">The oldest ${listed.length} of ${page.pendingTotal} pending dates.</p>` : html``}<table class="pending"><thead><tr><th>Date</th><th>Reason</th><th>Due since</th><th>Data interval</th><th>Error</th><th>Detail</th></tr></thead><tbody>${listed.map(
         (p) => html`<tr><td class="mono">${links.date(d.pipeline, p.date) ? html`<a href="${links.date(d.pipeline, p.date) ?? ''}">${p.date}</a>` : p.date}</td><td>${badge(p.reason)}</td><td class="mono">${timeHtml(p.runAfter, d.timezone)}</td><td class="mono">${p.dataInterval.start} → ${p.dataInterval.end}</td><td>${p.error ? html`<span class="err" title="${p.error}">${tellingLine(p.error)}</span>` : html``}</td><td data-detail="${p.reason}">${pendingDetail(p, d.timezone)}</td></tr>`,
       )}</tbody></table>`
     : html`<p>Nothing pending${page.pending.from ? html` from ${page.pending.from} to ${page.pending.to}` : html``}.</p>`;
@@ -175,14 +175,14 @@ function pipelineBody(page: PipelinePage, links: Links): Html {
   // Each data-part is a unit the live page replaces on its own when its markup changed.
   return html`<section class="pipeline" id="pipeline-${d.pipeline}"><h1>${d.pipeline}</h1>
 <div data-part="definition" class="facts"><span><b>Schedule</b> ${d.schedule} (${d.timetable})</span><span><b>Zone</b> ${d.timezone}</span><span><b>Start</b> ${d.start}</span>${d.end ? html`<span><b>End</b> ${d.end}</span>` : html``}<span><b>Catchup</b> ${d.catchup ? 'on' : 'off'}</span></div>
-<div data-part="summary" class="facts"><span><b>Watermark</b> <span class="mono" data-fact="watermark">${page.watermark ?? 'none'}</span></span><span><b>Complete through</b> <span class="mono" data-fact="complete-through">${page.completeThrough ?? 'none'}</span></span><span><b>Pending</b> ${page.pending.pending.length}</span><span><b>In flight</b> ${page.pending.inFlight.length}</span></div>
+<div data-part="summary" class="facts"><span><b>Watermark</b> <span class="mono" data-fact="watermark">${page.watermark ?? 'none'}</span></span><span><b>Complete through</b> <span class="mono" data-fact="complete-through">${page.completeThrough ?? 'none'}</span></span><span><b>Pending</b> ${page.pendingTotal}</span><span><b>In flight</b> ${page.pending.inFlight.length}</span></div>
 <h2>Calendar</h2><div data-part="strip">${historyStripHtml(page.strip, page.strip.reduce((n, b) => n + b.count, 0), (from, to) => links.pipelineRange(d.pipeline, from, to))}</div>
 <div data-part="calendar">${page.calendarRange ? html`<p class="range">Showing ${page.calendarRange.from} … ${page.calendarRange.to}. <a href="${links.pipeline(d.pipeline)}">Show the most recent</a></p>` : html``}${calendarHtml(page.calendar, { nav: calendarNav(page, links), dateHref: (date) => links.date(d.pipeline, date) })}</div>
 ${page.taskGrid ? html`<h2>Tasks by date</h2><div data-part="tasks">${taskGridHtml(page.taskGrid, (date) => links.date(d.pipeline, date))}</div>` : html``}
-<h2>Watermark and complete-through by logical date</h2><div data-part="chart">${watermarkChart(page.points, d.timezone)}</div>
+<h2>Watermark and complete-through by logical date</h2><div data-part="chart">${page.chartDates === null ? html`` : html`<p class="muted">The ${page.chartDates} most recent dates with a run, as they stand now; the page as of an earlier point draws the whole history of moves.</p>`}${watermarkChart(page.points, d.timezone)}</div>
 <h2>Pending</h2><div data-part="pending">${pending}${inFlight}</div>
 <h2>Runs</h2><div data-part="runs">${runs}</div>
-<h2>Audit timeline</h2><div data-part="audit">${auditTable(page.audit, links, false, () => d.timezone)}</div></section>`;
+<h2>Audit timeline</h2><div data-part="audit">${page.auditScanned === null ? html`` : html`<p class="muted">Entries among the pipeline's last ${page.auditScanned} events; <code>runledger log --pipeline ${d.pipeline}</code> lists the older ones.</p>`}${auditTable(page.audit, links, false, () => d.timezone)}</div></section>`;
 }
 
 /** The links to the calendar pages beside this one; they keep the page's `from` (a range's floor) and rows per page. */

@@ -176,12 +176,15 @@ export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf
     strip: historyStrip(whole.dates.map((d) => ({ date: d.date, status: cellStatus(d) })), STRIP_COLUMNS),
     taskGrid: (definition.tasks?.length ?? 0) > 0 ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], withRuns, tasks) : null,
     pending,
+    pendingTotal: pending.pending.length,
     runs: runs.rows,
     olderRuns: olderRuns ? (runs.rows.at(-1)?.runId ?? null) : null,
     runsBefore: input.runsBefore ?? null,
     hasTasks: (definition.tasks?.length ?? 0) > 0,
     points: folded.points,
+    chartDates: null,
     audit: folded.audit.slice(-(limits.audit ?? 200)).reverse(),
+    auditScanned: null,
   };
   return { page, audit: folded.audit };
 }

@@ -42,7 +42,10 @@ export type PipelinePage = {
   strip: StripBucket[];
   /** Tasks × the most recent dates with a run, for pipelines with tasks. */
   taskGrid: TaskDateGrid | null;
+  /** The oldest pending dates (a bounded list on a served page of now) and the runs in flight. */
   pending: PendingView;
+  /** Every pending date, listed or not. */
+  pendingTotal: number;
   /** A page of runs, newest first. */
   runs: RunRow[];
   /** The oldest run shown, when older runs are left (their page lists the runs before it), else null. */
@@ -51,7 +54,11 @@ export type PipelinePage = {
   runsBefore: string | null;
   hasTasks: boolean;
   points: HistoryPoint[];
+  /** When the chart draws only the most recent dates as they stand now (a served page of now): how many; null when it draws the folded history. */
+  chartDates: number | null;
   audit: AuditEntry[];
+  /** Events read back for the audit entries when that stopped before the pipeline's first event, else null. */
+  auditScanned: number | null;
 };
 
 /** `timeZone`: the pipeline's zone, in which the page shows every instant. */

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AsOf } from '../../ledger/ledger-types.js';
 import { APP_CSS, APP_JS } from '../../render/page-assets.js';
 import { pageBody, pageShell, servedLinks } from '../../render/render-pages.js';
-import { loadAuditPage, loadOverview, loadPipelinePage, loadRunPage, loadVerifyPage, type PipelinePageInput } from '../../views/load-pages.js';
+import { loadAuditPage, loadOverview, loadRunPage, loadVerifyPage, type PipelinePageInput } from '../../views/load-pages.js';
+import { loadServedPipelinePage } from '../../views/load-table-pipeline-page.js';
 import { loadDatePage } from '../../views/load-date-page.js';
 import type { OverviewPage, Page } from '../../views/page-models.js';
 import { filterOverview, HEALTHS, type Health, type OverviewFilter } from '../../../projections/views/overview-filter.js';
@@ -12,6 +13,9 @@ import { asOfOf, pick, queryOf } from '../parse-query.js';
 import type { ServeDeps } from '../serve-options.js';
 
 type PipelineParams = { pipeline: string };
+
+/** Pipeline pages kept built (by address), so many clients of one page cost one build a second. */
+const PIPELINE_PAGES_KEPT = 16;
 
 /** `?status=<health>&q=<text>` of the overview, or null when neither narrows it. */
 function overviewFilterOf(query: Map<string, string>): OverviewFilter | null {
@@ -77,9 +81,42 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
 
   // `?from&to&limit`: the calendar page. The history strip narrows to a range with `from` and `to`; paging walks `limit` rows
   // (months or days) back from `to`, never before `from`. `?runs_before=<runId>`: the runs table's page of the runs before that one.
+  // A pipeline page is built once per address and head position, however many clients ask. While the head stays, a
+  // page older than a second is answered as it is and built again beside (its clock-bound parts move on); an append
+  // makes every request wait for the page it changed. The pages last asked for are kept (a few).
+  const pipelinePages = new Map<string, { position: number; second: number; html: Promise<string>; next: Promise<string> | null }>();
   app.get<{ Params: PipelineParams }>('/pipelines/:pipeline', async (request, reply) => {
-    const input = pipelinePageInput(queryOf(request.url));
-    return render(request, reply, `runledger: ${request.params.pipeline}`, (asOf) => loadPipelinePage(ledger, request.params.pipeline, asOf, {}, input));
+    const query = queryOf(request.url);
+    const input = pipelinePageInput(query);
+    const position = (await ledger.store.head()).position;
+    const second = Math.floor(ledger.now() / 1000);
+    const build = () => renderHtml(request, `runledger: ${request.params.pipeline}`, asOfOf(query), (asOf) => loadServedPipelinePage(ledger, request.params.pipeline, asOf, {}, input));
+    const url = request.url;
+    let entry = pipelinePages.get(url);
+    if (entry?.position !== position) {
+      const made = { position, second, html: build(), next: null };
+      entry = made;
+      pipelinePages.delete(url);
+      pipelinePages.set(url, made);
+      if (pipelinePages.size > PIPELINE_PAGES_KEPT) pipelinePages.delete(pipelinePages.keys().next().value as string);
+      made.html.catch(() => {
+        if (pipelinePages.get(url) === made) pipelinePages.delete(url);
+      });
+    } else if (entry.second !== second && entry.next === null) {
+      const kept = entry;
+      const next = build();
+      kept.next = next;
+      next.then(
+        (html) => {
+          kept.html = Promise.resolve(html);
+          kept.second = second;
+        },
+        () => undefined,
+      ).finally(() => {
+        kept.next = null;
+      });
+    }
+    return send(reply, await entry.html);
   });
 
   app.get<{ Params: PipelineParams & { runId: string } }>('/pipelines/:pipeline/runs/:runId', async (request, reply) =>
