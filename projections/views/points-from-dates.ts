@@ -1,5 +1,8 @@
 import type { HistoryPoint } from './pipeline-history.js';
 
+/** A date and its logical date (the watermark or complete-through as they stand). */
+export type Mark = { date: string; logicalDate: string };
+
 /** What `pointsFromDates` needs of a date as it stands now (a light state row fits). */
 export type DatePointInput = { date: string; logicalDate: string; status: string; startedAt: string | null; finishedAt: string | null };
 
@@ -12,9 +15,10 @@ export type DatePointInput = { date: string; logicalDate: string; status: string
  * as-of page and the report) draws that. `position` numbers the moves in order.
  *
  * @example
- * pointsFromDates(lastDates, summary.completeThrough).at(-1)?.watermark // the watermark now
+ * pointsFromDates(lastDates, { watermark, completeThrough }).at(-1)?.watermark // the watermark now
  */
-export function pointsFromDates(dates: readonly DatePointInput[], completeThrough: string | null): HistoryPoint[] {
+export function pointsFromDates(dates: readonly DatePointInput[], now: { watermark: Mark | null; completeThrough: Mark | null }): HistoryPoint[] {
+  const completeThrough = now.completeThrough?.date ?? null;
   type Move = { ms: number; kind: 'watermark' | 'through'; date: string; logicalDate: string };
   const moves: Move[] = [];
   const finished = (d: DatePointInput) => Date.parse(d.finishedAt ?? d.startedAt ?? '');
@@ -53,5 +57,18 @@ export function pointsFromDates(dates: readonly DatePointInput[], completeThroug
       completeThroughAt: c?.logicalDate ?? null,
     });
   });
+  // The watermark never goes down: a date cleared since keeps it where no row says so now; complete-through may
+  // stand before the dates read. The last point says where both stand.
+  const last = points.at(-1);
+  if (last !== undefined && (last.watermark !== (now.watermark?.date ?? null) || last.completeThrough !== completeThrough)) {
+    points.push({
+      position: points.length + 1,
+      at: last.at,
+      watermark: now.watermark?.date ?? null,
+      watermarkAt: now.watermark?.logicalDate ?? null,
+      completeThrough,
+      completeThroughAt: now.completeThrough?.logicalDate ?? null,
+    });
+  }
   return points;
 }

@@ -1,10 +1,11 @@
 import { cellStatus, type CellStatus } from '../../projections/views/calendar.js';
 import { historyStrip } from '../../projections/views/history-strip.js';
 import { auditEntriesOf, type AuditEntry } from '../../projections/views/pipeline-history.js';
-import { pointsFromDates } from '../../projections/views/points-from-dates.js';
+import { pointsFromDates, type Mark } from '../../projections/views/points-from-dates.js';
 import { runRows } from '../../projections/views/run-rows.js';
 import { taskDateGrid } from '../../projections/views/task-date-grid.js';
 import { evolveTaskRuns, initialTaskRuns, type TaskRuns } from '../../projections/task-runs.js';
+import { runStream } from '../../events/recorded-event.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { AsOf, PendingView } from '../ledger/ledger-types.js';
 import { tableView } from '../ledger/read-model-views.js';
@@ -121,13 +122,22 @@ async function newestAudit(ledger: Ledger, pipeline: string, limit: number): Pro
   return { entries, scanned: null };
 }
 
-/** The task states of the given runs, read from their events by index. */
-async function tasksOfRuns(ledger: Ledger, runIds: readonly string[]): Promise<TaskRuns> {
+/** The task states of the runs of the given dates, folded from each date's own stream (its starts, clears and marks fence them) by index. */
+async function tasksOfDates(ledger: Ledger, pipeline: string, dates: readonly string[]): Promise<TaskRuns> {
   let tasks = initialTaskRuns();
-  for (const runId of runIds) {
-    for await (const batch of ledger.store.read({ runId })) for (const event of batch) if (event.type === 'TaskStateChanged') tasks = evolveTaskRuns(tasks, event);
+  for (const date of dates) {
+    for await (const batch of ledger.store.read({ stream: runStream(pipeline, date) })) for (const event of batch) tasks = evolveTaskRuns(tasks, event);
   }
   return tasks;
+}
+
+/** Complete-through with its logical date: from the dates read when it is among them, else from its slot. */
+function throughMark(dates: ReadonlyArray<{ date: string; logicalDate: string }>, timetable: Timetable, through: string | null): Mark | null {
+  if (through === null) return null;
+  const row = dates.find((d) => d.date === through);
+  if (row !== undefined) return { date: through, logicalDate: row.logicalDate };
+  const slot = timetable.slotAt(timetable.parseDate(through));
+  return { date: through, logicalDate: slot?.logicalDate ?? through };
 }
 
 /**
@@ -168,14 +178,14 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
     calendarPages: { older: window.older, newer: window.newer, ...(input.from === undefined ? {} : { from: input.from }), ...(input.rows === undefined ? {} : { limit: input.rows }) },
     calendarRange: ranged && state.dates.length > 0 ? { from: state.dates[0]?.date ?? '', to: state.dates.at(-1)?.date ?? '' } : ranged ? { from: input.from ?? '…', to: input.to ?? '…' } : null,
     strip: historyStrip(keys, STRIP_COLUMNS),
-    taskGrid: hasTasks ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], gridDates, await tasksOfRuns(ledger, gridDates.map((d) => d.runId))) : null,
+    taskGrid: hasTasks ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], gridDates, await tasksOfDates(ledger, pipeline, gridDates.map((d) => d.date))) : null,
     pending: { pipeline, from: last === undefined ? null : (first?.date ?? null), to: last?.date ?? null, pending, inFlight: status.inFlight },
     pendingTotal: status.pending.total,
     runs: runs.rows,
     olderRuns: olderRuns ? (runs.rows.at(-1)?.runId ?? null) : null,
     runsBefore: input.runsBefore ?? null,
     hasTasks,
-    points: pointsFromDates(chartDates, summary.completeThrough),
+    points: pointsFromDates(chartDates, { watermark: summary.watermark, completeThrough: throughMark(chartDates, timetable, summary.completeThrough) }),
     chartDates: recorded.length > CHART_DATES ? CHART_DATES : null,
     audit: audit.entries,
     auditScanned: audit.scanned,
