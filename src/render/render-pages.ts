@@ -187,9 +187,14 @@ ${page.taskGrid ? html`<h2>Tasks by date</h2><div data-part="tasks">${taskGridHt
 
 /** The links to the calendar pages beside this one; they keep the page's `from` (a range's floor) and rows per page. */
 function calendarNav(page: PipelinePage, links: Links): CalendarNav {
-  const { older, newer, limit, from } = page.calendarPages;
+  const { older, newer, limit, from, until } = page.calendarPages;
   const at = (to: string | null) =>
-    links.pipelinePage(page.definition.pipeline, { ...(from === undefined ? {} : { from }), ...(to === null ? {} : { to }), ...(limit === undefined ? {} : { limit: String(limit) }) });
+    links.pipelinePage(page.definition.pipeline, {
+      ...(from === undefined ? {} : { from }),
+      ...(to === null ? {} : { to }),
+      ...(limit === undefined ? {} : { limit: String(limit) }),
+      ...(until === undefined || to === null || to === until ? {} : { until }),
+    });
   return { older: older ? at(older.to) : null, newer: newer ? at(newer.to) : null, latest: newer ? at(null) : null };
 }
 

@@ -123,6 +123,15 @@ export function calendarOf(timetable: Timetable, state: StateView, nowMs: number
 /** Where a pipeline page stands in its calendar and runs: the calendar window, and the run the runs table lists the runs before. */
 export type PipelinePageInput = CalendarWindowInput & { runsBefore?: string };
 
+/**
+ * The end of the range the calendar pages walk inside: kept from an older or newer page, or a strip bucket's
+ * `to` (a page asked with both `from` and `to`); none when the page was not asked for a range.
+ */
+export function rangeEnd(input: CalendarWindowInput): { until?: string } {
+  const until = input.until ?? (input.from !== undefined && input.to !== undefined ? input.to : undefined);
+  return until === undefined ? {} : { until };
+}
+
 /** Cells a calendar page reads at most (31 days of minutes fit). */
 const CALENDAR_CELLS = 50_000;
 /** Columns of the whole-history strip. */
@@ -149,7 +158,7 @@ export async function loadPipelinePage(ledger: Ledger, pipeline: string, asOf: A
 export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf: AsOf | undefined, limits: PageLimits = {}, input: PipelinePageInput = {}): Promise<{ page: PipelinePage; audit: AuditEntry[] }> {
   const time = await pageTime(ledger, asOf);
   const { definition, timetable, tasks } = await ledger.pipeline(pipeline, time.asOf ?? undefined);
-  const window = calendarWindow(timetable, time.nowMs, input, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? 31));
+  const window = calendarWindow(timetable, time.nowMs, { ...input, ...rangeEnd(input) }, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? 31));
   const state = await ledger.state({ pipeline, ...(window.from === null || window.to === null ? {} : { from: window.from, to: window.to }), limit: CALENDAR_CELLS, ...asOfInput(time) });
   // The strip and the task grid span the whole history: one status per date, whatever window the calendar shows.
   const whole = await ledger.state({ pipeline, ...asOfInput(time) });
@@ -171,7 +180,7 @@ export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf
     watermark: state.watermark,
     completeThrough: state.completeThrough,
     calendar: { ...calendar, hiddenRows: window.older?.rows ?? 0 },
-    calendarPages: { older: window.older, newer: window.newer, ...(input.from === undefined ? {} : { from: input.from }), ...(input.rows === undefined ? {} : { limit: input.rows }) },
+    calendarPages: { older: window.older, newer: window.newer, ...(input.from === undefined ? {} : { from: input.from }), ...(input.rows === undefined ? {} : { limit: input.rows }), ...rangeEnd(input) },
     calendarRange: ranged && state.dates.length > 0 ? { from: state.dates[0]?.date ?? '', to: state.dates.at(-1)?.date ?? '' } : ranged ? { from: input.from ?? '…', to: input.to ?? '…' } : null,
     strip: historyStrip(whole.dates.map((d) => ({ date: d.date, status: cellStatus(d) })), STRIP_COLUMNS),
     taskGrid: (definition.tasks?.length ?? 0) > 0 ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], withRuns, tasks) : null,

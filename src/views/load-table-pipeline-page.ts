@@ -13,7 +13,7 @@ import { rangeOf } from '../ledger/resolve-keys.js';
 import type { ReadModels } from '../store/read-models.js';
 import type { Timetable } from '../timetable/timetable.js';
 import { calendarWindow } from './calendar-window.js';
-import { calendarOf, loadPipelinePage, pageTime, type PageLimits, type PipelinePageInput } from './load-pages.js';
+import { calendarOf, loadPipelinePage, pageTime, rangeEnd, type PageLimits, type PipelinePageInput } from './load-pages.js';
 import type { PipelinePage } from './page-models.js';
 
 /** Cells a calendar page reads at most (31 days of minutes fit). */
@@ -149,7 +149,7 @@ function throughMark(dates: ReadonlyArray<{ date: string; logicalDate: string }>
 async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipeline: string, limits: PageLimits, input: PipelinePageInput): Promise<PipelinePage> {
   const time = await pageTime(ledger, undefined);
   const { definition, timetable, summary } = await tableView(models, pipeline);
-  const window = calendarWindow(timetable, time.nowMs, input, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? 31));
+  const window = calendarWindow(timetable, time.nowMs, { ...input, ...rangeEnd(input) }, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? 31));
   const state = await ledger.state({ pipeline, ...(window.from === null || window.to === null ? {} : { from: window.from, to: window.to }), limit: CALENDAR_CELLS });
   const keys = await historyKeys(models, pipeline, timetable, time.nowMs);
   const recorded = keys.filter((k) => k.recorded).map((k) => k.date);
@@ -175,7 +175,7 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
     watermark: state.watermark,
     completeThrough: state.completeThrough,
     calendar: { ...calendar, hiddenRows: window.older?.rows ?? 0 },
-    calendarPages: { older: window.older, newer: window.newer, ...(input.from === undefined ? {} : { from: input.from }), ...(input.rows === undefined ? {} : { limit: input.rows }) },
+    calendarPages: { older: window.older, newer: window.newer, ...(input.from === undefined ? {} : { from: input.from }), ...(input.rows === undefined ? {} : { limit: input.rows }), ...rangeEnd(input) },
     calendarRange: ranged && state.dates.length > 0 ? { from: state.dates[0]?.date ?? '', to: state.dates.at(-1)?.date ?? '' } : ranged ? { from: input.from ?? '…', to: input.to ?? '…' } : null,
     strip: historyStrip(keys, STRIP_COLUMNS),
     taskGrid: hasTasks ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], gridDates, await tasksOfDates(ledger, pipeline, gridDates.map((d) => d.date))) : null,

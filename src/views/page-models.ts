@@ -34,8 +34,11 @@ export type PipelinePage = {
   watermark: string | null;
   completeThrough: string | null;
   calendar: CalendarView;
-  /** The calendar pages beside this one (`to` of each; `newer.to` null: the latest), and the `from` and `limit` the page was asked with. */
-  calendarPages: { older: { rows: number; to: string } | null; newer: { to: string | null } | null; from?: string; limit?: number };
+  /**
+   * The calendar pages beside this one (`to` of each; `newer.to` null: the latest), the `from` and `limit` the page was
+   * asked with, and `until`, the end of the range they page inside (a strip bucket's `to`), which they keep.
+   */
+  calendarPages: { older: { rows: number; to: string } | null; newer: { to: string | null } | null; from?: string; limit?: number; until?: string };
   /** The dates the calendar shows when the page was asked for a range or an older page (`from`/`to`: a history-strip bucket, or paging), or null for the most recent rows. */
   calendarRange: { from: string; to: string } | null;
   /** The whole history, a column per date or bucket of dates. */

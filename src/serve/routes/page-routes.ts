@@ -80,7 +80,7 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
   });
 
   // `?from&to&limit`: the calendar page. The history strip narrows to a range with `from` and `to`; paging walks `limit` rows
-  // (months or days) back from `to`, never before `from`. `?runs_before=<runId>`: the runs table's page of the runs before that one.
+  // (months or days) back from `to`, never before `from`, and forward never past `until` (the range's end, which paging links keep). `?runs_before=<runId>`: the runs table's page of the runs before that one.
   // A pipeline page is built once per address and head position, however many clients ask. While the head stays, a
   // page older than a second is answered as it is and built again beside (its clock-bound parts move on); an append
   // makes every request wait for the page it changed. The pages last asked for are kept (a few).
@@ -139,6 +139,12 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
 /** A pipeline page's paging parameters, the calendar's `limit` checked against its cap before any work. */
 function pipelinePageInput(query: Map<string, string>): PipelinePageInput {
   const rows = query.has('limit') ? limitOf(query, CALENDAR_ROWS) : undefined;
-  const { from, to, runs_before: runsBefore } = pick(query, ['from', 'to', 'runs_before'] as const);
-  return { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }), ...(rows === undefined ? {} : { rows }), ...(runsBefore === undefined ? {} : { runsBefore }) };
+  const { from, to, until, runs_before: runsBefore } = pick(query, ['from', 'to', 'until', 'runs_before'] as const);
+  return {
+    ...(from === undefined ? {} : { from }),
+    ...(to === undefined ? {} : { to }),
+    ...(until === undefined ? {} : { until }),
+    ...(rows === undefined ? {} : { rows }),
+    ...(runsBefore === undefined ? {} : { runsBefore }),
+  };
 }
