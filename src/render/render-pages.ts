@@ -37,6 +37,7 @@ export function servedLinks(asOfParam: string | null, currentPath: string): Link
     pipelineRange: (name, from, to) => `/pipelines/${encodeURIComponent(name)}?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}${asOfParam === null ? '' : `&as_of=${encodeURIComponent(asOfParam)}`}`,
     audit: () => `/audit${q}`,
     verify: () => `/verify`,
+    graph: () => '/graph',
     asOf: (position) => `${currentPath}?as_of=${position}`,
   };
 }
@@ -51,6 +52,7 @@ export const reportLinks: Links = {
   pipelineRange: () => null,
   audit: () => '#audit',
   verify: () => '#verify',
+  graph: () => null,
   asOf: () => null,
 };
 
@@ -111,7 +113,8 @@ export function pageShellParts(options: ShellOptions): { start: string; end: str
   const banner = past
     ? html`<div class="past" role="status"><b>This page shows the past:</b> the ledger as it stood at ${options.asOfText ?? ''} (up to event ${options.time.position}, ${new Date(options.time.nowMs).toISOString()}). Later events are not shown and the page does not update.${options.nowHref ? html` <a href="${options.nowHref}">Show now</a>` : html``}</div>`
     : html``;
-  const nav = html`<header><span class="brand">runledger</span><a href="${options.links.overview()}">Overview</a><a href="${options.links.audit()}">Audit</a><a href="${options.links.verify()}">Verify</a>${served ? html`<span id="live">${past ? 'past view' : 'connecting…'}</span><button id="zone" type="button" hidden>Times: pipeline zone</button>` : html``}</header>`;
+  const graph = options.links.graph();
+  const nav = html`<header><span class="brand">runledger</span><a href="${options.links.overview()}">Overview</a><a href="${options.links.audit()}">Audit</a><a href="${options.links.verify()}">Verify</a>${graph === null ? html`` : html`<a href="${graph}">Graph</a>`}${served ? html`<span id="live">${past ? 'past view' : 'connecting…'}</span><button id="zone" type="button" hidden>Times: pipeline zone</button>` : html``}</header>`;
   const footer = html`<footer>Ledger position ${options.time.position} · ${past ? 'as of' : 'now'} ${new Date(options.time.nowMs).toISOString()}${options.generatedAt ? ` · report written ${options.generatedAt}` : ''}</footer>`;
   return {
     start: `<!doctype html>
