@@ -11,6 +11,7 @@ import { VERIFY_BATCH_ROWS, verifyChain } from '../audit/verify-chain.js';
 import { timetableSpec } from '../ledger/build-definition.js';
 import { slotsFrom, type Ledger } from '../ledger/ledger.js';
 import type { AsOf, StateView } from '../ledger/ledger-types.js';
+import type { ReadModels } from '../store/read-models.js';
 import { sha256Hex } from '../store/seal-events.js';
 import { createTimetable } from '../timetable/create-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
@@ -69,6 +70,8 @@ function asOfInput(time: PageTime): { asOf?: AsOf } {
  * its last 30 slots.
  */
 export async function loadOverview(ledger: Ledger, asOf: AsOf | undefined, definitions?: PipelineDefinition[]): Promise<OverviewPage> {
+  const models = asOf === undefined && definitions === undefined ? ledger.store.readModels : undefined;
+  if (models !== undefined && (await models.ensure())) return loadTableOverview(ledger, models);
   const time = await pageTime(ledger, asOf);
   const head = await ledger.store.head();
   const rows: OverviewRow[] = [];
@@ -76,6 +79,36 @@ export async function loadOverview(ledger: Ledger, asOf: AsOf | undefined, defin
     const view = await ledger.state({ pipeline: definition.pipeline, ...asOfInput(time) });
     const { timetable, state, history } = await ledger.pipeline(definition.pipeline, time.asOf ?? undefined);
     rows.push({ status: pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs: time.nowMs }), strip: statusStrip(view.dates, 30) });
+  }
+  rows.sort((a, b) => compareWorstFirst(a.status, b.status));
+  return { kind: 'overview', time, head, rows };
+}
+
+/** Slots of the overview's strip. */
+const OVERVIEW_STRIP = 30;
+
+/**
+ * The overview of now from the read models: the summary rows name the pipelines, `status` reads each one's row, and
+ * its strip is `state` from the 30th due slot back (the same last 30 keys the whole state ends with).
+ */
+async function loadTableOverview(ledger: Ledger, models: ReadModels): Promise<OverviewPage> {
+  const time = await pageTime(ledger, undefined);
+  const head = await ledger.store.head();
+  const rows: OverviewRow[] = [];
+  const summaries = (await models.summaries()).sort((a, b) => a.pipeline.localeCompare(b.pipeline));
+  for (const summary of summaries) {
+    if (summary.definition === null) continue;
+    const pipeline = summary.pipeline;
+    const { status } = await ledger.pipelineStatus({ pipeline, nowMs: time.nowMs });
+    const timetable = createTimetable(timetableSpec(summary.definition));
+    // The 30th due slot back; with fewer due slots, the whole state (off-schedule runs before the start included).
+    let slot = timetable.lastDue(time.nowMs);
+    for (let n = 1; slot !== undefined && n < OVERVIEW_STRIP; n++) {
+      const before = timetable.slotAtOrBefore(Date.parse(slot.logicalDate) - 1);
+      slot = before === undefined || before.date === slot.date ? undefined : before;
+    }
+    const view = await ledger.state({ pipeline, ...(slot === undefined ? {} : { from: slot.date }) });
+    rows.push({ status, strip: statusStrip(view.dates, OVERVIEW_STRIP) });
   }
   rows.sort((a, b) => compareWorstFirst(a.status, b.status));
   return { kind: 'overview', time, head, rows };

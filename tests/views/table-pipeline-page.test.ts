@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { isLedgerError } from '../../src/errors.js';
 import { Ledger, openLedger } from '../../src/ledger/ledger.js';
 import type { EventStore } from '../../src/store/event-store.js';
-import { loadPipelinePage } from '../../src/views/load-pages.js';
+import { loadOverview, loadPipelinePage } from '../../src/views/load-pages.js';
 import { loadServedPipelinePage } from '../../src/views/load-table-pipeline-page.js';
 import { tempDir } from '../support/run-cli.js';
 
@@ -77,6 +77,8 @@ async function scenario(steps: Step[], withTasks: boolean): Promise<void> {
       const last = tables.points.at(-1);
       if (last !== undefined) expect([last.watermark, last.completeThrough]).toEqual([folded.watermark, folded.completeThrough]);
     }
+    // The overview from the summary rows, too: the same rows, statuses and strips.
+    expect((await loadOverview(ledger, undefined)).rows).toEqual((await loadOverview(folding, undefined)).rows);
   } finally {
     await ledger.close();
   }
@@ -108,6 +110,7 @@ test('an hourly pipeline behind by more than the page lists counts every pending
     expect(tables.pendingTotal).toBe(folded.pending.pending.length);
     expect(tables.pending.pending).toEqual(folded.pending.pending.slice(0, 200));
     expect(tables.strip).toEqual(folded.strip);
+    expect((await loadOverview(ledger, undefined)).rows).toEqual((await loadOverview(folding, undefined)).rows);
   } finally {
     await ledger.close();
   }
