@@ -43,7 +43,7 @@ export async function loadServedPipelinePage(ledger: Ledger, pipeline: string, a
 }
 
 /** One key of the whole history, oldest first: a due slot (its row's status, or missing) or a recorded key off the slots. */
-type HistoryKey = { date: string; status: CellStatus; recorded: boolean; onSlot: boolean };
+type HistoryKey = { date: string; status: CellStatus; recorded: boolean; onSlot: boolean; at: number };
 
 /**
  * The whole history as one status per key, as `state` over every due slot lists it: the timetable's
@@ -57,7 +57,7 @@ async function historyKeys(models: ReadModels, pipeline: string, timetable: Time
   for (const [date, status, lease] of await models.statuses(pipeline, Number.MIN_SAFE_INTEGER)) {
     rows.set(date, cellStatus({ status: status as Exclude<CellStatus, 'stalled' | 'not-due'>, stalled: status === 'running' && Date.parse(lease) <= nowMs }));
   }
-  const keys: Array<HistoryKey & { at: number }> = [];
+  const keys: HistoryKey[] = [];
   const onSlot = new Set<string>();
   if (toMs >= fromMs) {
     timetable.eachSlot(fromMs, toMs, (date, _logicalDate, _end, tick) => {
@@ -68,7 +68,7 @@ async function historyKeys(models: ReadModels, pipeline: string, timetable: Time
   }
   const elsewhere = [...rows.keys()].filter((date) => !onSlot.has(date));
   if (elsewhere.length === 0) return keys;
-  const offSlots: Array<HistoryKey & { at: number }> = [];
+  const offSlots: HistoryKey[] = [];
   for (const date of await models.dates(pipeline, { keys: elsewhere, light: true })) {
     const at = Date.parse(date.logicalDate);
     // As `state` bounds them: off-schedule runs before the start and up to now show, other rows only inside the slots' range.
@@ -152,12 +152,16 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
   const window = calendarWindow(timetable, time.nowMs, { ...input, ...rangeEnd(input) }, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? 31));
   const state = await ledger.state({ pipeline, ...(window.from === null || window.to === null ? {} : { from: window.from, to: window.to }), limit: CALENDAR_CELLS });
   const keys = await historyKeys(models, pipeline, timetable, time.nowMs);
-  const recorded = keys.filter((k) => k.recorded).map((k) => k.date);
+  const recorded = keys.filter((k) => k.recorded);
+  // The most recent recorded keys' rows, in one read by the logical dates' index from the oldest of them.
+  const latest = recorded.slice(-Math.max(CHART_DATES, TASK_GRID_DATES));
+  const wanted = new Set(latest.map((k) => k.date));
+  const latestRows = latest.length === 0 ? [] : (await models.dates(pipeline, { fromMs: Math.min(...latest.map((k) => k.at)), light: true })).filter((d) => wanted.has(d.date));
   const { status } = await ledger.pipelineStatus({ pipeline, nowMs: time.nowMs });
   const pending = await oldestPending(ledger, pipeline, keys);
   const hasTasks = (definition.tasks?.length ?? 0) > 0;
-  const gridDates = hasTasks ? await models.dates(pipeline, { keys: recorded.slice(-TASK_GRID_DATES), light: true }) : [];
-  const chartDates = await models.dates(pipeline, { keys: recorded.slice(-CHART_DATES), light: true });
+  const gridDates = hasTasks ? latestRows.slice(-TASK_GRID_DATES) : [];
+  const chartDates = latestRows.slice(-CHART_DATES);
   const runsLimit = limits.runs ?? 100;
   // One run more than the page tells whether older runs are left.
   const runsPage = await ledger.runs({ pipeline, limit: runsLimit + 1, ...(input.runsBefore === undefined ? {} : { before: input.runsBefore }) });
@@ -186,7 +190,7 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
     runsBefore: input.runsBefore ?? null,
     hasTasks,
     points: pointsFromDates(chartDates, { watermark: summary.watermark, completeThrough: throughMark(chartDates, timetable, summary.completeThrough) }),
-    chartDates: recorded.length > CHART_DATES ? CHART_DATES : null,
+    chartDates: Math.min(recorded.length, CHART_DATES),
     audit: audit.entries,
     auditScanned: audit.scanned,
   };
