@@ -9,7 +9,7 @@ export type DatePointInput = { date: string; logicalDate: string; status: string
 /**
  * The chart's points from the latest dates as they stand now, oldest logical date first: the
  * watermark reached a successful date when it finished, unless a later date had finished before
- * it; complete-through reached a date up to `completeThrough` when the last of the dates up to
+ * it (at the same instant, the earlier date first); complete-through reached a date up to `completeThrough` when the last of the dates up to
  * it finished. It reads only the dates it is given (the page's most recent ones), so a history
  * of clears and re-runs before them is not drawn: the fold over the events (`historyFold`, the
  * as-of page and the report) draws that. `position` numbers the moves in order.
@@ -28,7 +28,8 @@ export function pointsFromDates(dates: readonly DatePointInput[], now: { waterma
     if (d.status !== 'success') continue;
     const ms = finished(d);
     if (!Number.isFinite(ms)) continue;
-    if (ms < earliestLater) moves.push({ ms, kind: 'watermark', date: d.date, logicalDate: d.logicalDate });
+    // Ties (one clock for a whole backfill) count as in date order: the earlier date moved the watermark first.
+    if (ms <= earliestLater) moves.push({ ms, kind: 'watermark', date: d.date, logicalDate: d.logicalDate });
     earliestLater = Math.min(earliestLater, ms);
   }
   const through = completeThrough === null ? -1 : dates.findIndex((d) => d.date === completeThrough);
