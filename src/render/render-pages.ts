@@ -185,7 +185,7 @@ ${page.taskGrid ? html`<h2>Tasks by date</h2><div data-part="tasks">${taskGridHt
 <h2>Watermark and complete-through by logical date</h2><div data-part="chart">${page.chartDates === null ? html`` : html`<p class="muted">The ${page.chartDates} most recent dates with a run, as they stand now; the page as of an earlier point draws the whole history of moves.</p>`}${watermarkChart(page.points, d.timezone)}</div>
 <h2>Pending</h2><div data-part="pending">${pending}${inFlight}</div>
 <h2>Runs</h2><div data-part="runs">${runs}</div>
-<h2>Audit timeline</h2><div data-part="audit">${page.auditScanned === null ? html`` : html`<p class="muted">Entries among the pipeline's last ${page.auditScanned} events; <code>runledger log --pipeline ${d.pipeline}</code> lists the older ones.</p>`}${auditTable(page.audit, links, false, () => d.timezone)}</div></section>`;
+<h2>Audit timeline</h2><div data-part="audit">${page.auditScanned === null ? html`` : html`<p class="muted">Entries among the pipeline's last ${page.auditScanned} events; <code>runledger log ${d.pipeline}</code> lists the older ones.</p>`}${auditTable(page.audit, links, false, () => d.timezone)}</div></section>`;
 }
 
 /** The links to the calendar pages beside this one; they keep the page's `from` (a range's floor) and rows per page. */
