@@ -82,19 +82,23 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
   // `?from&to&limit`: the calendar page. The history strip narrows to a range with `from` and `to`; paging walks `limit` rows
   // (months or days) back from `to`, never before `from`, and forward never past `until` (the range's end, which paging links keep). `?runs_before=<runId>`: the runs table's page of the runs before that one.
   // A pipeline page is built once per address and head position, however many clients ask. While the head stays, a
-  // page older than a second is answered as it is and built again beside (its clock-bound parts move on); an append
-  // makes every request wait for the page it changed. The pages last asked for are kept (a few).
-  const pipelinePages = new Map<string, { position: number; second: number; html: Promise<string>; next: Promise<string> | null }>();
+  // page older than a second (and than five times its own build, so a slow page never keeps the server busy) is
+  // answered as it is and built again beside, for its clock-bound parts; an append makes every request wait for the
+  // page it changed. The pages last asked for are kept (a few).
+  const pipelinePages = new Map<string, { position: number; builtAt: number; buildMs: number; html: Promise<string>; next: Promise<string> | null }>();
   app.get<{ Params: PipelineParams }>('/pipelines/:pipeline', async (request, reply) => {
     const query = queryOf(request.url);
     const input = pipelinePageInput(query);
     const position = (await ledger.store.head()).position;
-    const second = Math.floor(ledger.now() / 1000);
+    const startedAt = Date.now();
     const build = () => renderHtml(request, `runledger: ${request.params.pipeline}`, asOfOf(query), (asOf) => loadServedPipelinePage(ledger, request.params.pipeline, asOf, {}, input));
     const url = request.url;
     let entry = pipelinePages.get(url);
     if (entry?.position !== position) {
-      const made = { position, second, html: build(), next: null };
+      const made: { position: number; builtAt: number; buildMs: number; html: Promise<string>; next: Promise<string> | null } = { position, builtAt: startedAt, buildMs: 0, html: build(), next: null };
+      void made.html.then(() => {
+        made.buildMs = Date.now() - startedAt;
+      }, () => undefined);
       entry = made;
       pipelinePages.delete(url);
       pipelinePages.set(url, made);
@@ -102,14 +106,15 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
       made.html.catch(() => {
         if (pipelinePages.get(url) === made) pipelinePages.delete(url);
       });
-    } else if (entry.second !== second && entry.next === null) {
+    } else if (entry.next === null && startedAt - entry.builtAt >= Math.max(1000, 5 * entry.buildMs)) {
       const kept = entry;
       const next = build();
       kept.next = next;
       next.then(
         (html) => {
           kept.html = Promise.resolve(html);
-          kept.second = second;
+          kept.builtAt = startedAt;
+          kept.buildMs = Date.now() - startedAt;
         },
         () => undefined,
       ).finally(() => {
