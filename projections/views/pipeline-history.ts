@@ -57,9 +57,6 @@ export function historyFold(walkerFor: (definition: PipelineDefinition) => SlotW
   let through: Slot | null = null;
   const points: HistoryPoint[] = [];
   const audit: AuditEntry[] = [];
-  const note = (e: RecordedEvent, kind: AuditKind, date: string | null, runId: string | null, detail: string) =>
-    audit.push({ position: e.position, at: e.recordedAt, actor: e.metadata.actor, kind, pipeline: e.data.pipeline, date, runId, reason: e.metadata.reason ?? null, detail });
-
   const walkFrom = (s: PipelineState, from: Slot | undefined, last: Slot | null): Slot | null => {
     let done = last;
     for (let slot = from; slot && isDone(s.dates.get(slot.date)?.status); slot = walker?.next(slot)) done = slot;
@@ -71,33 +68,14 @@ export function historyFold(walkerFor: (definition: PipelineDefinition) => SlotW
     const before = 'date' in event.data ? state.dates.get(event.data.date)?.status : undefined;
     const previous = { watermark: state.watermark?.date ?? null, through: through?.date ?? null };
     state = evolve(state, event);
-    switch (event.type) {
-      case 'PipelineDefined':
-        walker = walkerFor(event.data);
-        through = walkFrom(state, walker.first(), null);
-        note(event, 'defined', null, null, `defined: ${event.data.schedule} (${event.data.timetable}) in ${event.data.timezone} from ${event.data.start}`);
-        break;
-      case 'PipelineRedefined':
-        walker = walkerFor(event.data.definition);
-        through = walkFrom(state, walker.first(), null);
-        note(event, 'redefined', null, null, `redefined: ${event.data.changes.map((c) => `${c.field} ${JSON.stringify(c.from)} → ${JSON.stringify(c.to)}`).join(', ')}`);
-        break;
-      case 'RunCleared':
-        note(event, 'cleared', event.data.date, event.data.runId, `cleared ${event.data.date} (was ${event.data.previousStatus})`);
-        break;
-      case 'RunStarted':
-        if (event.data.force) note(event, 'forced', event.data.date, event.data.runId, `forced re-run of ${event.data.date} (attempt ${event.data.attempt})`);
-        if (event.data.takeoverOf) note(event, 'takeover', event.data.date, event.data.runId, `took over run ${event.data.takeoverOf} of ${event.data.date} after its lease expired`);
-        break;
-      case 'RunAbandoned':
-        note(event, 'abandoned', event.data.date, event.data.runId, `abandoned run of ${event.data.date}: ${event.data.reason}`);
-        break;
-      case 'RunMarked':
-        note(event, 'marked', event.data.date, event.data.runId, `marked ${event.data.date} ${event.data.status} (was ${event.data.previousStatus}); no command ran`);
-        break;
-      default:
-        break;
+    if (event.type === 'PipelineDefined') {
+      walker = walkerFor(event.data);
+      through = walkFrom(state, walker.first(), null);
+    } else if (event.type === 'PipelineRedefined') {
+      walker = walkerFor(event.data.definition);
+      through = walkFrom(state, walker.first(), null);
     }
+    audit.push(...auditEntriesOf(event));
     if (walker && 'date' in event.data && event.type !== 'TaskStateChanged') {
       const key = event.data.date;
       const after = state.dates.get(key)?.status;
@@ -120,6 +98,47 @@ export function historyFold(walkerFor: (definition: PipelineDefinition) => SlotW
     }
   };
   return { add, result: () => ({ points, audit, position: state?.position ?? 0 }) };
+}
+
+/**
+ * The audit entries an event makes (a definition, redefinition, clear, forced re-run, takeover,
+ * abandoned run or mark; a forced take-over makes two): each depends on its event alone, so the
+ * newest entries can be read from the newest events by index.
+ *
+ * @example
+ * auditEntriesOf(clearedEvent)[0]?.detail // 'cleared 2026-11-03 (was success)'
+ */
+export function auditEntriesOf(e: RecordedEvent): AuditEntry[] {
+  const entry = (kind: AuditKind, date: string | null, runId: string | null, detail: string): AuditEntry => ({
+    position: e.position,
+    at: e.recordedAt,
+    actor: e.metadata.actor,
+    kind,
+    pipeline: e.data.pipeline,
+    date,
+    runId,
+    reason: e.metadata.reason ?? null,
+    detail,
+  });
+  switch (e.type) {
+    case 'PipelineDefined':
+      return [entry('defined', null, null, `defined: ${e.data.schedule} (${e.data.timetable}) in ${e.data.timezone} from ${e.data.start}`)];
+    case 'PipelineRedefined':
+      return [entry('redefined', null, null, `redefined: ${e.data.changes.map((c) => `${c.field} ${JSON.stringify(c.from)} → ${JSON.stringify(c.to)}`).join(', ')}`)];
+    case 'RunCleared':
+      return [entry('cleared', e.data.date, e.data.runId, `cleared ${e.data.date} (was ${e.data.previousStatus})`)];
+    case 'RunStarted':
+      return [
+        ...(e.data.force ? [entry('forced', e.data.date, e.data.runId, `forced re-run of ${e.data.date} (attempt ${e.data.attempt})`)] : []),
+        ...(e.data.takeoverOf ? [entry('takeover', e.data.date, e.data.runId, `took over run ${e.data.takeoverOf} of ${e.data.date} after its lease expired`)] : []),
+      ];
+    case 'RunAbandoned':
+      return [entry('abandoned', e.data.date, e.data.runId, `abandoned run of ${e.data.date}: ${e.data.reason}`)];
+    case 'RunMarked':
+      return [entry('marked', e.data.date, e.data.runId, `marked ${e.data.date} ${e.data.status} (was ${e.data.previousStatus}); no command ran`)];
+    default:
+      return [];
+  }
 }
 
 function isAtOrBefore(state: PipelineState, key: string, through: Slot): boolean {

@@ -1,7 +1,7 @@
 import { sortedTally, tallyRun, type RunTally } from '../../projections/views/run-tally.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import { completeThrough } from '../../projections/complete-through.js';
-import { leaseExpired, type DateState } from '../../projections/date-state.js';
+import { isDone, leaseExpired, type DateState } from '../../projections/date-state.js';
 import { deriveRunOutcome } from '../../projections/derive-run-outcome.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
 import type { DataInterval, Slot } from '../../projections/slot.js';
@@ -192,11 +192,13 @@ export async function pendingView(core: LedgerCore, input: RangeInput): Promise<
     // Off-schedule runs outside the slots show too unless the range is bounded (see below): fetch their rows as well.
     const fetchFrom = input.from === undefined ? Number.MIN_SAFE_INTEGER : fromMs;
     const fetchTo = input.to === undefined ? Math.max(toMs, nowMs) : toMs;
-    // Pending shows states and errors, never results: no result event is read.
-    state = withDates(view, await models.dates(input.pipeline, { fromMs: fetchFrom, toMs: fetchTo, withoutResults: true })).state;
+    // Light rows (no metrics read from their events); only the rows that carry an error are read again whole, for its full text.
+    state = withDates(view, await models.dates(input.pipeline, { fromMs: fetchFrom, toMs: fetchTo, light: true })).state;
+    const erred = [...state.dates.values()].filter((date) => date.error !== null && !isDone(date.status)).map((date) => date.date);
+    if (erred.length > 0) withDates(view, await models.dates(input.pipeline, { keys: erred }));
     // Depends on past: the slot before the range says whether the range's first date waits for it.
     const before = definition.dependsOnPast ? previousSlot(timetable, fromMs) : undefined;
-    if (before) withDates(view, await models.dates(input.pipeline, { keys: [before.date] }));
+    if (before) withDates(view, await models.dates(input.pipeline, { keys: [before.date], light: true }));
   } else {
     ({ definition, timetable, state } = await readPipeline(core, input.pipeline, input.asOf));
     [fromMs, toMs] = rangeOf(timetable, input, nowMs);

@@ -12,6 +12,8 @@ export type Links = {
   pipelineRange(name: string, from: string, to: string): string | null;
   audit(): string;
   verify(): string;
+  /** The dependency graph page, or null when the output has none (a report). */
+  graph(): string | null;
   /** The same page as of a position, or null when the output cannot travel in time. */
   asOf(position: number): string | null;
 };

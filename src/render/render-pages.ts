@@ -37,6 +37,7 @@ export function servedLinks(asOfParam: string | null, currentPath: string): Link
     pipelineRange: (name, from, to) => `/pipelines/${encodeURIComponent(name)}?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}${asOfParam === null ? '' : `&as_of=${encodeURIComponent(asOfParam)}`}`,
     audit: () => `/audit${q}`,
     verify: () => `/verify`,
+    graph: () => '/graph',
     asOf: (position) => `${currentPath}?as_of=${position}`,
   };
 }
@@ -51,6 +52,7 @@ export const reportLinks: Links = {
   pipelineRange: () => null,
   audit: () => '#audit',
   verify: () => '#verify',
+  graph: () => null,
   asOf: () => null,
 };
 
@@ -111,7 +113,8 @@ export function pageShellParts(options: ShellOptions): { start: string; end: str
   const banner = past
     ? html`<div class="past" role="status"><b>This page shows the past:</b> the ledger as it stood at ${options.asOfText ?? ''} (up to event ${options.time.position}, ${new Date(options.time.nowMs).toISOString()}). Later events are not shown and the page does not update.${options.nowHref ? html` <a href="${options.nowHref}">Show now</a>` : html``}</div>`
     : html``;
-  const nav = html`<header><span class="brand">runledger</span><a href="${options.links.overview()}">Overview</a><a href="${options.links.audit()}">Audit</a><a href="${options.links.verify()}">Verify</a>${served ? html`<span id="live">${past ? 'past view' : 'connecting…'}</span><button id="zone" type="button" hidden>Times: pipeline zone</button>` : html``}</header>`;
+  const graph = options.links.graph();
+  const nav = html`<header><span class="brand">runledger</span><a href="${options.links.overview()}">Overview</a><a href="${options.links.audit()}">Audit</a><a href="${options.links.verify()}">Verify</a>${graph === null ? html`` : html`<a href="${graph}">Graph</a>`}${served ? html`<span id="live">${past ? 'past view' : 'connecting…'}</span><button id="zone" type="button" hidden>Times: pipeline zone</button>` : html``}</header>`;
   const footer = html`<footer>Ledger position ${options.time.position} · ${past ? 'as of' : 'now'} ${new Date(options.time.nowMs).toISOString()}${options.generatedAt ? ` · report written ${options.generatedAt}` : ''}</footer>`;
   return {
     start: `<!doctype html>
@@ -158,8 +161,8 @@ function pipelineBody(page: PipelinePage, links: Links): Html {
   const d = page.definition;
   // An hourly pipeline down for a month has 720 pending dates: the oldest are listed, the count says the rest.
   const listed = page.pending.pending.slice(0, MAX_PENDING_ROWS);
-  const pending = page.pending.pending.length
-    ? html`${page.pending.pending.length > listed.length ? html`<p class="muted">The oldest ${listed.length} of ${page.pending.pending.length} pending dates.</p>` : html``}<table class="pending"><thead><tr><th>Date</th><th>Reason</th><th>Due since</th><th>Data interval</th><th>Error</th><th>Detail</th></tr></thead><tbody>${listed.map(
+  const pending = page.pendingTotal > 0 && listed.length > 0
+    ? html`${page.pendingTotal > listed.length ? html`<p class="muted">The oldest ${listed.length} of ${page.pendingTotal} pending dates.</p>` : html``}<table class="pending"><thead><tr><th>Date</th><th>Reason</th><th>Due since</th><th>Data interval</th><th>Error</th><th>Detail</th></tr></thead><tbody>${listed.map(
         (p) => html`<tr><td class="mono">${links.date(d.pipeline, p.date) ? html`<a href="${links.date(d.pipeline, p.date) ?? ''}">${p.date}</a>` : p.date}</td><td>${badge(p.reason)}</td><td class="mono">${timeHtml(p.runAfter, d.timezone)}</td><td class="mono">${p.dataInterval.start} → ${p.dataInterval.end}</td><td>${p.error ? html`<span class="err" title="${p.error}">${tellingLine(p.error)}</span>` : html``}</td><td data-detail="${p.reason}">${pendingDetail(p, d.timezone)}</td></tr>`,
       )}</tbody></table>`
     : html`<p>Nothing pending${page.pending.from ? html` from ${page.pending.from} to ${page.pending.to}` : html``}.</p>`;
@@ -175,21 +178,26 @@ function pipelineBody(page: PipelinePage, links: Links): Html {
   // Each data-part is a unit the live page replaces on its own when its markup changed.
   return html`<section class="pipeline" id="pipeline-${d.pipeline}"><h1>${d.pipeline}</h1>
 <div data-part="definition" class="facts"><span><b>Schedule</b> ${d.schedule} (${d.timetable})</span><span><b>Zone</b> ${d.timezone}</span><span><b>Start</b> ${d.start}</span>${d.end ? html`<span><b>End</b> ${d.end}</span>` : html``}<span><b>Catchup</b> ${d.catchup ? 'on' : 'off'}</span></div>
-<div data-part="summary" class="facts"><span><b>Watermark</b> <span class="mono" data-fact="watermark">${page.watermark ?? 'none'}</span></span><span><b>Complete through</b> <span class="mono" data-fact="complete-through">${page.completeThrough ?? 'none'}</span></span><span><b>Pending</b> ${page.pending.pending.length}</span><span><b>In flight</b> ${page.pending.inFlight.length}</span></div>
+<div data-part="summary" class="facts"><span><b>Watermark</b> <span class="mono" data-fact="watermark">${page.watermark ?? 'none'}</span></span><span><b>Complete through</b> <span class="mono" data-fact="complete-through">${page.completeThrough ?? 'none'}</span></span><span><b>Pending</b> ${page.pendingTotal}</span><span><b>In flight</b> ${page.pending.inFlight.length}</span></div>
 <h2>Calendar</h2><div data-part="strip">${historyStripHtml(page.strip, page.strip.reduce((n, b) => n + b.count, 0), (from, to) => links.pipelineRange(d.pipeline, from, to))}</div>
 <div data-part="calendar">${page.calendarRange ? html`<p class="range">Showing ${page.calendarRange.from} … ${page.calendarRange.to}. <a href="${links.pipeline(d.pipeline)}">Show the most recent</a></p>` : html``}${calendarHtml(page.calendar, { nav: calendarNav(page, links), dateHref: (date) => links.date(d.pipeline, date) })}</div>
 ${page.taskGrid ? html`<h2>Tasks by date</h2><div data-part="tasks">${taskGridHtml(page.taskGrid, (date) => links.date(d.pipeline, date))}</div>` : html``}
-<h2>Watermark and complete-through by logical date</h2><div data-part="chart">${watermarkChart(page.points, d.timezone)}</div>
+<h2>Watermark and complete-through by logical date</h2><div data-part="chart">${page.chartDates === null ? html`` : html`<p class="muted">The ${page.chartDates} most recent dates with a run, as they stand now; the page as of an earlier point draws the whole history of moves.</p>`}${watermarkChart(page.points, d.timezone)}</div>
 <h2>Pending</h2><div data-part="pending">${pending}${inFlight}</div>
 <h2>Runs</h2><div data-part="runs">${runs}</div>
-<h2>Audit timeline</h2><div data-part="audit">${auditTable(page.audit, links, false, () => d.timezone)}</div></section>`;
+<h2>Audit timeline</h2><div data-part="audit">${page.auditScanned === null ? html`` : html`<p class="muted">Entries among the pipeline's last ${page.auditScanned} events; <code>runledger log ${d.pipeline}</code> lists the older ones.</p>`}${auditTable(page.audit, links, false, () => d.timezone)}</div></section>`;
 }
 
 /** The links to the calendar pages beside this one; they keep the page's `from` (a range's floor) and rows per page. */
 function calendarNav(page: PipelinePage, links: Links): CalendarNav {
-  const { older, newer, limit, from } = page.calendarPages;
+  const { older, newer, limit, from, until } = page.calendarPages;
   const at = (to: string | null) =>
-    links.pipelinePage(page.definition.pipeline, { ...(from === undefined ? {} : { from }), ...(to === null ? {} : { to }), ...(limit === undefined ? {} : { limit: String(limit) }) });
+    links.pipelinePage(page.definition.pipeline, {
+      ...(from === undefined ? {} : { from }),
+      ...(to === null ? {} : { to }),
+      ...(limit === undefined ? {} : { limit: String(limit) }),
+      ...(until === undefined || to === null || to === until ? {} : { until }),
+    });
   return { older: older ? at(older.to) : null, newer: newer ? at(newer.to) : null, latest: newer ? at(null) : null };
 }
 

@@ -2,8 +2,11 @@ import { LedgerError } from '../errors.js';
 import { parseRangeEnd, parseRangeStart } from '../timetable/parse-range-end.js';
 import type { Timetable } from '../timetable/timetable.js';
 
-/** What a pipeline page was asked to show of its calendar: `to` (a date; default now), `from`, and `rows` (months or days). */
-export type CalendarWindowInput = { from?: string; to?: string; rows?: number };
+/**
+ * What a pipeline page was asked to show of its calendar: `to` (a date; default now), `from`, and `rows` (months or
+ * days); `until`, the end of the range being paged (a history-strip bucket's `to`), which no page goes past.
+ */
+export type CalendarWindowInput = { from?: string; to?: string; rows?: number; until?: string };
 
 /**
  * The rows of a calendar page as a range of the pipeline's dates, and where
@@ -54,18 +57,20 @@ export function calendarWindow(timetable: Timetable, nowMs: number, input: Calen
   const latestRow = rowOf((lastDue ?? first).date.slice(0, 10));
   const fromMs = input.from === undefined ? null : parseRangeStart(timetable, input.from);
   const floorRow = Math.max(firstRow, fromMs === null ? firstRow : rowOf(localDay(fromMs)));
-  const asked = input.to === undefined ? latestRow : rowOf(localDay(parseRangeEnd(timetable, input.to)));
+  const untilMs = input.until === undefined ? Number.POSITIVE_INFINITY : parseRangeEnd(timetable, input.until);
+  const ceilingRow = input.until === undefined ? latestRow : Math.max(floorRow, Math.min(latestRow, rowOf(localDay(untilMs))));
+  const asked = input.to === undefined ? ceilingRow : rowOf(localDay(Math.min(parseRangeEnd(timetable, input.to), untilMs)));
   if (input.from !== undefined && input.to !== undefined && fromMs !== null && fromMs > parseRangeEnd(timetable, input.to)) {
     throw new LedgerError('input.invalidRange', `from ${input.from} is after to ${input.to}; give the earlier date first`);
   }
   // Never a page of the future, nor one before the first slot.
-  const anchor = Math.max(floorRow, Math.min(asked, latestRow));
+  const anchor = Math.max(floorRow, Math.min(asked, ceilingRow));
   const start = Math.max(floorRow, anchor - rows + 1);
   const latest = anchor === latestRow;
   if (latest && !lastDue) return { ...empty, rows };
   const windowFrom = Math.max(startOf(start), fromMs ?? Number.NEGATIVE_INFINITY);
   // A `to` inside its row (a history-strip bucket ends mid-day or mid-month) ends the window there; paging links name whole rows.
-  const toMs = input.to === undefined ? Number.POSITIVE_INFINITY : parseRangeEnd(timetable, input.to);
+  const toMs = Math.min(input.to === undefined ? Number.POSITIVE_INFINITY : parseRangeEnd(timetable, input.to), untilMs);
   const windowTo = Math.min(latest && lastDue ? Date.parse(lastDue.logicalDate) : startOf(anchor + 1) - 1, toMs);
   return {
     layout,
@@ -74,7 +79,8 @@ export function calendarWindow(timetable: Timetable, nowMs: number, input: Calen
     latest,
     rows,
     older: start > floorRow ? { rows: start - floorRow, to: lastDayOf(start - 1) } : null,
-    newer: latest ? null : { to: anchor + rows >= latestRow ? null : lastDayOf(anchor + rows) },
+    // Inside a range, the newest page ends at the range's end, not at the latest row.
+    newer: anchor >= ceilingRow ? null : { to: anchor + rows >= ceilingRow ? (input.until ?? null) : lastDayOf(anchor + rows) },
   };
 }
 

@@ -72,6 +72,8 @@ function asOfInput(time: PageTime): { asOf?: AsOf } {
  * its last 30 slots.
  */
 export async function loadOverview(ledger: Ledger, asOf: AsOf | undefined, definitions?: PipelineDefinition[]): Promise<OverviewPage> {
+  const live = asOf === undefined && definitions === undefined ? ledger.store.readModels : undefined;
+  if (live !== undefined && (await live.ensure())) return loadTableOverview(ledger, live);
   const time = await pageTime(ledger, asOf);
   const head = await ledger.store.head();
   const rows: OverviewRow[] = [];
@@ -122,6 +124,36 @@ async function pageDefinition(ledger: Ledger, pipeline: string, time: PageTime):
   return { definition, timetable, tasks: async () => (await folded()).tasks };
 }
 
+/** Slots of the overview's strip. */
+const OVERVIEW_STRIP = 30;
+
+/**
+ * The overview of now from the read models: the summary rows name the pipelines, `status` reads each one's row, and
+ * its strip is `state` from the 30th due slot back (the same last 30 keys the whole state ends with).
+ */
+async function loadTableOverview(ledger: Ledger, models: ReadModels): Promise<OverviewPage> {
+  const time = await pageTime(ledger, undefined);
+  const head = await ledger.store.head();
+  const rows: OverviewRow[] = [];
+  const summaries = (await models.summaries()).sort((a, b) => a.pipeline.localeCompare(b.pipeline));
+  for (const summary of summaries) {
+    if (summary.definition === null) continue;
+    const pipeline = summary.pipeline;
+    const { status } = await ledger.pipelineStatus({ pipeline, nowMs: time.nowMs });
+    const timetable = createTimetable(timetableSpec(summary.definition));
+    // The 30th due slot back; with fewer due slots, the whole state (off-schedule runs before the start included).
+    let slot = timetable.lastDue(time.nowMs);
+    for (let n = 1; slot !== undefined && n < OVERVIEW_STRIP; n++) {
+      const before = timetable.slotAtOrBefore(Date.parse(slot.logicalDate) - 1);
+      slot = before === undefined || before.date === slot.date ? undefined : before;
+    }
+    const view = await ledger.state({ pipeline, ...(slot === undefined ? {} : { from: slot.date }) });
+    rows.push({ status, strip: statusStrip(view.dates, OVERVIEW_STRIP) });
+  }
+  rows.sort((a, b) => compareWorstFirst(a.status, b.status));
+  return { kind: 'overview', time, head, rows };
+}
+
 /** A pipeline's history folded from its events: watermark and complete-through over time, and its audit timeline. */
 export async function loadHistory(ledger: Ledger, pipeline: string, toPosition: number): Promise<PipelineHistory> {
   const fold = historyFold((definition) => createTimetable(timetableSpec(definition)));
@@ -164,6 +196,15 @@ export function calendarOf(timetable: Timetable, state: StateView, nowMs: number
 /** Where a pipeline page stands in its calendar and runs: the calendar window, and the run the runs table lists the runs before. */
 export type PipelinePageInput = CalendarWindowInput & { runsBefore?: string };
 
+/**
+ * The end of the range the calendar pages walk inside: kept from an older or newer page, or a strip bucket's
+ * `to` (a page asked with both `from` and `to`); none when the page was not asked for a range.
+ */
+export function rangeEnd(input: CalendarWindowInput): { until?: string } {
+  const until = input.until ?? (input.from !== undefined && input.to !== undefined ? input.to : undefined);
+  return until === undefined ? {} : { until };
+}
+
 /** Cells a calendar page reads at most (31 days of minutes fit). */
 const CALENDAR_CELLS = 50_000;
 /** Columns of the whole-history strip. */
@@ -190,7 +231,7 @@ export async function loadPipelinePage(ledger: Ledger, pipeline: string, asOf: A
 export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf: AsOf | undefined, limits: PageLimits = {}, input: PipelinePageInput = {}): Promise<{ page: PipelinePage; audit: AuditEntry[] }> {
   const time = await pageTime(ledger, asOf);
   const { definition, timetable, tasks } = await pageDefinition(ledger, pipeline, time);
-  const window = calendarWindow(timetable, time.nowMs, input, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? 31));
+  const window = calendarWindow(timetable, time.nowMs, { ...input, ...rangeEnd(input) }, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? 31));
   const state = await ledger.state({ pipeline, ...(window.from === null || window.to === null ? {} : { from: window.from, to: window.to }), limit: CALENDAR_CELLS, ...asOfInput(time) });
   // The strip and the task grid span the whole history: one status per date, whatever window the calendar shows.
   // Read without metrics, and dropped once the strip is drawn, before the pending list and the history are read.
@@ -212,17 +253,20 @@ export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf
     watermark: state.watermark,
     completeThrough: state.completeThrough,
     calendar: { ...calendar, hiddenRows: window.older?.rows ?? 0 },
-    calendarPages: { older: window.older, newer: window.newer, ...(input.from === undefined ? {} : { from: input.from }), ...(input.rows === undefined ? {} : { limit: input.rows }) },
+    calendarPages: { older: window.older, newer: window.newer, ...(input.from === undefined ? {} : { from: input.from }), ...(input.rows === undefined ? {} : { limit: input.rows }), ...rangeEnd(input) },
     calendarRange: ranged && state.dates.length > 0 ? { from: state.dates[0]?.date ?? '', to: state.dates.at(-1)?.date ?? '' } : ranged ? { from: input.from ?? '…', to: input.to ?? '…' } : null,
     strip,
     taskGrid: (definition.tasks?.length ?? 0) > 0 ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], withRuns, await tasks()) : null,
     pending,
+    pendingTotal: pending.pending.length,
     runs: runs.rows,
     olderRuns: olderRuns ? (runs.rows.at(-1)?.runId ?? null) : null,
     runsBefore: input.runsBefore ?? null,
     hasTasks: (definition.tasks?.length ?? 0) > 0,
     points: folded.points,
+    chartDates: null,
     audit: folded.audit.slice(-(limits.audit ?? 200)).reverse(),
+    auditScanned: null,
   };
   return { page, audit: folded.audit };
 }

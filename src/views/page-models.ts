@@ -34,15 +34,21 @@ export type PipelinePage = {
   watermark: string | null;
   completeThrough: string | null;
   calendar: CalendarView;
-  /** The calendar pages beside this one (`to` of each; `newer.to` null: the latest), and the `from` and `limit` the page was asked with. */
-  calendarPages: { older: { rows: number; to: string } | null; newer: { to: string | null } | null; from?: string; limit?: number };
+  /**
+   * The calendar pages beside this one (`to` of each; `newer.to` null: the latest), the `from` and `limit` the page was
+   * asked with, and `until`, the end of the range they page inside (a strip bucket's `to`), which they keep.
+   */
+  calendarPages: { older: { rows: number; to: string } | null; newer: { to: string | null } | null; from?: string; limit?: number; until?: string };
   /** The dates the calendar shows when the page was asked for a range or an older page (`from`/`to`: a history-strip bucket, or paging), or null for the most recent rows. */
   calendarRange: { from: string; to: string } | null;
   /** The whole history, a column per date or bucket of dates. */
   strip: StripBucket[];
   /** Tasks × the most recent dates with a run, for pipelines with tasks. */
   taskGrid: TaskDateGrid | null;
+  /** The oldest pending dates (a bounded list on a served page of now) and the runs in flight. */
   pending: PendingView;
+  /** Every pending date, listed or not. */
+  pendingTotal: number;
   /** A page of runs, newest first. */
   runs: RunRow[];
   /** The oldest run shown, when older runs are left (their page lists the runs before it), else null. */
@@ -51,7 +57,11 @@ export type PipelinePage = {
   runsBefore: string | null;
   hasTasks: boolean;
   points: HistoryPoint[];
+  /** When the chart draws only the most recent dates as they stand now (a served page of now): how many; null when it draws the folded history. */
+  chartDates: number | null;
   audit: AuditEntry[];
+  /** Events read back for the audit entries when that stopped before the pipeline's first event, else null. */
+  auditScanned: number | null;
 };
 
 /** `timeZone`: the pipeline's zone, in which the page shows every instant. */

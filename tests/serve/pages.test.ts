@@ -100,6 +100,8 @@ describe('serve: pages', () => {
     expect(body).toContain('data-fact="complete-through">2026-11-02<');
     expect(body).not.toContain('This page shows the past');
     expect(body).toContain('data-live="1"');
+    // The navigation reaches the dependency graph too.
+    expect(body).toContain('<a href="/graph">Graph</a>');
   });
 
   test('?as_of= shows the past, says so, and does not go live', async () => {

@@ -201,7 +201,7 @@ describe('the pipeline page, page by page', () => {
     expect(rowLabels(res.body)).toEqual(['2026-10-31', '2026-11-01', '2026-11-02']);
     expect(res.body).toContain('<p class="range">Showing 2026-10-31T00:00:00+07:00 … 2026-11-02T23:00:00+07:00.');
     expect(res.body).toContain('data-part="strip"');
-    expect(link(res.body, 'older')).toBe('/pipelines/hourly?from=2026-10-29&to=2026-10-30&limit=3');
+    expect(link(res.body, 'older')).toBe('/pipelines/hourly?from=2026-10-29&to=2026-10-30&limit=3&until=2026-11-02');
     const older = (await app.inject({ url: link(res.body, 'older') ?? '' })).body;
     expect(rowLabels(older)).toEqual(['2026-10-29', '2026-10-30']);
     expect(link(older, 'older')).toBeUndefined();
@@ -211,6 +211,27 @@ describe('the pipeline page, page by page', () => {
     expect(rowLabels(one)).toEqual(['2026-10-28']);
     expect(link(one, 'older')).toBeUndefined();
     expect(one).toContain('<p class="range">Showing 2026-10-28T04:00:00+07:00 … 2026-10-28T04:00:00+07:00.');
+  });
+
+  test('paging older then newer inside a strip range ending mid-day comes back to the range end, never past it', async () => {
+    const end = encodeURIComponent('2026-11-01T05:00:00+07:00');
+    const res = (await app.inject({ url: `/pipelines/hourly?from=2026-10-28&to=${end}&limit=2` })).body;
+    expect(res).toContain('… 2026-11-01T05:00:00+07:00.');
+    const older = (await app.inject({ url: link(res, 'older') ?? '' })).body;
+    expect(rowLabels(older)).toEqual(['2026-10-29', '2026-10-30']);
+    let newer = link(older, 'newer') ?? '';
+    expect(newer).toBe(`/pipelines/hourly?from=2026-10-28&to=${end.replace(/%3A/g, '%3A')}&limit=2`);
+    const back = (await app.inject({ url: newer })).body;
+    expect(rowLabels(back)).toEqual(['2026-10-31', '2026-11-01']);
+    expect(back).toContain('… 2026-11-01T05:00:00+07:00.');
+    expect(link(back, 'newer')).toBeUndefined();
+    // Two pages back, the newer links walk forward page by page and stop at the range's end.
+    const oldest = (await app.inject({ url: link(older, 'older') ?? '' })).body;
+    newer = link(oldest, 'newer') ?? '';
+    expect(newer).toContain('until=');
+    const middle = (await app.inject({ url: newer })).body;
+    expect(rowLabels(middle)).toEqual(['2026-10-29', '2026-10-30']);
+    expect(link(middle, 'newer')).toBe(link(older, 'newer'));
   });
 
   test('the runs table shows the newest runs and links the older ones, each run once', async () => {

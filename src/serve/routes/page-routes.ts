@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AsOf } from '../../ledger/ledger-types.js';
 import { APP_CSS, APP_JS } from '../../render/page-assets.js';
 import { pageBody, pageShell, servedLinks } from '../../render/render-pages.js';
-import { loadAuditPage, loadOverview, loadPipelinePage, loadRunPage, loadVerifyPage, type PipelinePageInput } from '../../views/load-pages.js';
+import { loadAuditPage, loadOverview, loadRunPage, loadVerifyPage, type PipelinePageInput } from '../../views/load-pages.js';
+import { loadServedPipelinePage } from '../../views/load-table-pipeline-page.js';
 import { loadDatePage } from '../../views/load-date-page.js';
 import type { OverviewPage, Page } from '../../views/page-models.js';
 import { filterOverview, HEALTHS, type Health, type OverviewFilter } from '../../../projections/views/overview-filter.js';
@@ -12,6 +13,12 @@ import { asOfOf, pick, queryOf } from '../parse-query.js';
 import type { ServeDeps } from '../serve-options.js';
 
 type PipelineParams = { pipeline: string };
+
+/** Pages kept built (by address), so many clients of one page cost one build. */
+const PAGES_KEPT = 16;
+
+/** A page built at a head position: when its build started and how long it took; `next`, its rebuild under way. */
+type BuiltPage = { position: number; builtAt: number; buildMs: number; html: Promise<string>; next: Promise<string> | null };
 
 /** `?status=<health>&q=<text>` of the overview, or null when neither narrows it. */
 function overviewFilterOf(query: Map<string, string>): OverviewFilter | null {
@@ -35,9 +42,48 @@ function narrowed(page: OverviewPage, filter: OverviewFilter | null): OverviewPa
  */
 export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
   const { ledger } = deps;
-  // The overview of many pipelines is the page everyone keeps open: build and render it once per head position
-  // and second, however many clients ask.
-  let overviewCache: { key: string; html: Promise<string> } | null = null;
+  // The overview and the pipeline pages are built once per address and head position, however many clients ask. While
+  // the head stays, a page older than a second (and than five times its own build, so a slow page never keeps the
+  // server busy) is answered as it is and built again beside, for its clock-bound parts; an append makes every request
+  // wait for the page it changed. The pages last asked for are kept (a few).
+  const pages = new Map<string, BuiltPage>();
+  const built = async (url: string, build: () => Promise<string>): Promise<string> => {
+    const position = (await ledger.store.head()).position;
+    const startedAt = Date.now();
+    let entry = pages.get(url);
+    if (entry?.position !== position) {
+      const made: BuiltPage = { position, builtAt: startedAt, buildMs: 0, html: build(), next: null };
+      made.html.then(
+        () => {
+          made.buildMs = Date.now() - startedAt;
+        },
+        () => {
+          if (pages.get(url) === made) pages.delete(url);
+        },
+      );
+      entry = made;
+      pages.delete(url);
+      pages.set(url, made);
+      if (pages.size > PAGES_KEPT) pages.delete(pages.keys().next().value as string);
+    } else if (entry.next === null && startedAt - entry.builtAt >= Math.max(1000, 5 * entry.buildMs)) {
+      const kept = entry;
+      const next = build();
+      kept.next = next;
+      next
+        .then(
+          (html) => {
+            kept.html = Promise.resolve(html);
+            kept.builtAt = startedAt;
+            kept.buildMs = Date.now() - startedAt;
+          },
+          () => undefined,
+        )
+        .finally(() => {
+          kept.next = null;
+        });
+    }
+    return entry.html;
+  };
 
   const renderHtml = async (request: FastifyRequest, title: string, asOf: AsOf | undefined, load: (asOf: AsOf | undefined) => Promise<Page>): Promise<string> => {
     const query = queryOf(request.url);
@@ -64,22 +110,16 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
     const asOf = asOfOf(query);
     const filter = overviewFilterOf(query);
     if (asOf || filter) return send(reply, await renderHtml(request, 'runledger: pipelines', asOf, async (a) => narrowed(await loadOverview(ledger, a), filter)));
-    const key = `${(await ledger.store.head()).position}:${Math.floor(ledger.now() / 1000)}`;
-    if (overviewCache?.key !== key) {
-      const html = renderHtml(request, 'runledger: pipelines', undefined, () => loadOverview(ledger, undefined));
-      overviewCache = { key, html };
-      html.catch(() => {
-        if (overviewCache?.html === html) overviewCache = null;
-      });
-    }
-    return send(reply, await overviewCache.html);
+    return send(reply, await built('/', () => renderHtml(request, 'runledger: pipelines', undefined, () => loadOverview(ledger, undefined))));
   });
 
   // `?from&to&limit`: the calendar page. The history strip narrows to a range with `from` and `to`; paging walks `limit` rows
-  // (months or days) back from `to`, never before `from`. `?runs_before=<runId>`: the runs table's page of the runs before that one.
+  // (months or days) back from `to`, never before `from`, and forward never past `until` (the range's end, which paging links keep). `?runs_before=<runId>`: the runs table's page of the runs before that one.
   app.get<{ Params: PipelineParams }>('/pipelines/:pipeline', async (request, reply) => {
-    const input = pipelinePageInput(queryOf(request.url));
-    return render(request, reply, `runledger: ${request.params.pipeline}`, (asOf) => loadPipelinePage(ledger, request.params.pipeline, asOf, {}, input));
+    const query = queryOf(request.url);
+    const input = pipelinePageInput(query);
+    const html = await built(request.url, () => renderHtml(request, `runledger: ${request.params.pipeline}`, asOfOf(query), (asOf) => loadServedPipelinePage(ledger, request.params.pipeline, asOf, {}, input)));
+    return send(reply, html);
   });
 
   app.get<{ Params: PipelineParams & { runId: string } }>('/pipelines/:pipeline/runs/:runId', async (request, reply) =>
@@ -102,6 +142,12 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
 /** A pipeline page's paging parameters, the calendar's `limit` checked against its cap before any work. */
 function pipelinePageInput(query: Map<string, string>): PipelinePageInput {
   const rows = query.has('limit') ? limitOf(query, CALENDAR_ROWS) : undefined;
-  const { from, to, runs_before: runsBefore } = pick(query, ['from', 'to', 'runs_before'] as const);
-  return { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }), ...(rows === undefined ? {} : { rows }), ...(runsBefore === undefined ? {} : { runsBefore }) };
+  const { from, to, until, runs_before: runsBefore } = pick(query, ['from', 'to', 'until', 'runs_before'] as const);
+  return {
+    ...(from === undefined ? {} : { from }),
+    ...(to === undefined ? {} : { to }),
+    ...(until === undefined ? {} : { until }),
+    ...(rows === undefined ? {} : { rows }),
+    ...(runsBefore === undefined ? {} : { runsBefore }),
+  };
 }

@@ -1,0 +1,197 @@
+import { cellStatus, type CellStatus } from '../../projections/views/calendar.js';
+import { historyStrip } from '../../projections/views/history-strip.js';
+import { auditEntriesOf, type AuditEntry } from '../../projections/views/pipeline-history.js';
+import { pointsFromDates, type Mark } from '../../projections/views/points-from-dates.js';
+import { runRows } from '../../projections/views/run-rows.js';
+import { taskDateGrid } from '../../projections/views/task-date-grid.js';
+import { evolveTaskRuns, initialTaskRuns, type TaskRuns } from '../../projections/task-runs.js';
+import { runStream } from '../../events/recorded-event.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { AsOf, PendingView } from '../ledger/ledger-types.js';
+import { tableView } from '../ledger/read-model-views.js';
+import { rangeOf } from '../ledger/resolve-keys.js';
+import type { ReadModels } from '../store/read-models.js';
+import type { Timetable } from '../timetable/timetable.js';
+import { calendarWindow } from './calendar-window.js';
+import { calendarOf, loadPipelinePage, pageTime, rangeEnd, type PageLimits, type PipelinePageInput } from './load-pages.js';
+import type { PipelinePage } from './page-models.js';
+
+/** Cells a calendar page reads at most (31 days of minutes fit). */
+const CALENDAR_CELLS = 50_000;
+/** Columns of the whole-history strip. */
+const STRIP_COLUMNS = 600;
+/** Dates of the task × date grid (the most recent with a run). */
+const TASK_GRID_DATES = 30;
+/** Pending dates the page lists (the oldest); the count covers the rest. */
+export const PENDING_LISTED = 200;
+/** The most recent dates the chart draws. */
+const CHART_DATES = 400;
+/** Events of the pipeline read back for its audit entries, at most. */
+export const AUDIT_SCAN = 10_000;
+
+/**
+ * The pipeline page as `serve` shows it: from the read models when the ledger keeps them and the
+ * page is of now, else folded from the events as before (`loadPipelinePage`).
+ *
+ * @example
+ * const page = await loadServedPipelinePage(ledger, 'etl_orders', undefined, {}, { rows: 12 });
+ */
+export async function loadServedPipelinePage(ledger: Ledger, pipeline: string, asOf: AsOf | undefined, limits: PageLimits = {}, input: PipelinePageInput = {}): Promise<PipelinePage> {
+  const models = asOf === undefined ? ledger.store.readModels : undefined;
+  if (models !== undefined && (await models.ensure())) return loadTablePipelinePage(ledger, models, pipeline, limits, input);
+  return loadPipelinePage(ledger, pipeline, asOf, limits, input);
+}
+
+/** One key of the whole history, oldest first: a due slot (its row's status, or missing) or a recorded key off the slots. */
+type HistoryKey = { date: string; status: CellStatus; recorded: boolean; onSlot: boolean; at: number };
+
+/**
+ * The whole history as one status per key, as `state` over every due slot lists it: the timetable's
+ * slots walked without building any, each looked up among the compact (key, status, lease) tuples of
+ * the rows; the few rows on no slot (off-schedule runs, keys of an earlier timetable) read by key and
+ * put in their place.
+ */
+async function historyKeys(models: ReadModels, pipeline: string, timetable: Timetable, nowMs: number): Promise<HistoryKey[]> {
+  const [fromMs, toMs] = rangeOf(timetable, {}, nowMs);
+  const rows = new Map<string, CellStatus>();
+  for (const [date, status, lease] of await models.statuses(pipeline, Number.MIN_SAFE_INTEGER)) {
+    rows.set(date, cellStatus({ status: status as Exclude<CellStatus, 'stalled' | 'not-due'>, stalled: status === 'running' && Date.parse(lease) <= nowMs }));
+  }
+  const keys: HistoryKey[] = [];
+  const onSlot = new Set<string>();
+  if (toMs >= fromMs) {
+    timetable.eachSlot(fromMs, toMs, (date, _logicalDate, _end, tick) => {
+      const status = rows.get(date);
+      if (status !== undefined) onSlot.add(date);
+      keys.push({ date, status: status ?? 'missing', recorded: status !== undefined, onSlot: true, at: tick });
+    });
+  }
+  const elsewhere = [...rows.keys()].filter((date) => !onSlot.has(date));
+  if (elsewhere.length === 0) return keys;
+  const offSlots: HistoryKey[] = [];
+  for (const date of await models.dates(pipeline, { keys: elsewhere, light: true })) {
+    const at = Date.parse(date.logicalDate);
+    // As `state` bounds them: off-schedule runs before the start and up to now show, other rows only inside the slots' range.
+    if (date.offSchedule ? at > Math.max(toMs, nowMs) : at < fromMs || at > toMs) continue;
+    offSlots.push({ date: date.date, status: rows.get(date.date) ?? 'missing', recorded: true, onSlot: false, at });
+  }
+  return [...keys, ...offSlots].sort((a, b) => a.at - b.at);
+}
+
+/**
+ * The oldest `PENDING_LISTED` pending dates: the due slots whose row is not done (nor a run whose lease
+ * is live) tell which they are, and `pending` over each stretch of them gives them with their reasons,
+ * so the page reads the rows of the dates it lists, not those between them.
+ */
+async function oldestPending(ledger: Ledger, pipeline: string, keys: readonly HistoryKey[]): Promise<PendingView['pending']> {
+  const stretches: Array<{ from: string; to: string }> = [];
+  let listed = 0;
+  let open = false;
+  for (const key of keys) {
+    if (listed === PENDING_LISTED) break;
+    if (!key.onSlot) continue;
+    if (key.status === 'success' || key.status === 'skipped' || key.status === 'running') {
+      open = false;
+      continue;
+    }
+    listed += 1;
+    const last = stretches.at(-1);
+    if (open && last !== undefined) last.to = key.date;
+    else stretches.push({ from: key.date, to: key.date });
+    open = true;
+  }
+  const pending: PendingView['pending'] = [];
+  for (const { from, to } of stretches) pending.push(...(await ledger.pending({ pipeline, from, to })).pending);
+  return pending.slice(0, PENDING_LISTED);
+}
+
+/** The newest audit entries of a pipeline, read back from its last events by index; `scanned` is set when the scan stopped before its first event. */
+async function newestAudit(ledger: Ledger, pipeline: string, limit: number): Promise<{ entries: AuditEntry[]; scanned: number | null }> {
+  const entries: AuditEntry[] = [];
+  let seen = 0;
+  const read = ledger.store.readBackward?.({ pipeline, batchSize: 500 });
+  if (read === undefined) return { entries, scanned: null };
+  for await (const batch of read) {
+    for (const event of batch) {
+      seen += 1;
+      entries.push(...auditEntriesOf(event).reverse());
+      if (entries.length >= limit) return { entries: entries.slice(0, limit), scanned: null };
+      if (seen >= AUDIT_SCAN && event.type !== 'PipelineDefined') return { entries, scanned: seen };
+    }
+  }
+  return { entries, scanned: null };
+}
+
+/** The task states of the runs of the given dates, folded from each date's own stream (its starts, clears and marks fence them) by index. */
+async function tasksOfDates(ledger: Ledger, pipeline: string, dates: readonly string[]): Promise<TaskRuns> {
+  let tasks = initialTaskRuns();
+  for (const date of dates) {
+    for await (const batch of ledger.store.read({ stream: runStream(pipeline, date) })) for (const event of batch) tasks = evolveTaskRuns(tasks, event);
+  }
+  return tasks;
+}
+
+/** Complete-through with its logical date: from the dates read when it is among them, else from its slot. */
+function throughMark(dates: ReadonlyArray<{ date: string; logicalDate: string }>, timetable: Timetable, through: string | null): Mark | null {
+  if (through === null) return null;
+  const row = dates.find((d) => d.date === through);
+  if (row !== undefined) return { date: through, logicalDate: row.logicalDate };
+  const slot = timetable.slotAt(timetable.parseDate(through));
+  return { date: through, logicalDate: slot?.logicalDate ?? through };
+}
+
+/**
+ * The pipeline page of now from the read models, each part reading what it shows: the summary row;
+ * the calendar's window of dates by their index; the strip from the compact status of every key;
+ * the count of pending dates from `status` and the oldest of them by range; the task grid's and the
+ * chart's most recent dates by key; a page of runs; the newest audit entries from the last events.
+ */
+async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipeline: string, limits: PageLimits, input: PipelinePageInput): Promise<PipelinePage> {
+  const time = await pageTime(ledger, undefined);
+  const { definition, timetable, summary } = await tableView(models, pipeline);
+  const window = calendarWindow(timetable, time.nowMs, { ...input, ...rangeEnd(input) }, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? 31));
+  const state = await ledger.state({ pipeline, ...(window.from === null || window.to === null ? {} : { from: window.from, to: window.to }), limit: CALENDAR_CELLS });
+  const keys = await historyKeys(models, pipeline, timetable, time.nowMs);
+  const recorded = keys.filter((k) => k.recorded);
+  // The most recent recorded keys' rows, in one read by the logical dates' index from the oldest of them.
+  const latest = recorded.slice(-Math.max(CHART_DATES, TASK_GRID_DATES));
+  const wanted = new Set(latest.map((k) => k.date));
+  const latestRows = latest.length === 0 ? [] : (await models.dates(pipeline, { fromMs: Math.min(...latest.map((k) => k.at)), light: true })).filter((d) => wanted.has(d.date));
+  const { status } = await ledger.pipelineStatus({ pipeline, nowMs: time.nowMs });
+  const pending = await oldestPending(ledger, pipeline, keys);
+  const hasTasks = (definition.tasks?.length ?? 0) > 0;
+  const gridDates = hasTasks ? latestRows.slice(-TASK_GRID_DATES) : [];
+  const chartDates = latestRows.slice(-CHART_DATES);
+  const runsLimit = limits.runs ?? 100;
+  // One run more than the page tells whether older runs are left.
+  const runsPage = await ledger.runs({ pipeline, limit: runsLimit + 1, ...(input.runsBefore === undefined ? {} : { before: input.runsBefore }) });
+  const olderRuns = runsPage.runs.length > runsLimit;
+  const runs = runRows(olderRuns ? runsPage.runs.slice(1) : runsPage.runs, runsLimit, time.nowMs);
+  const calendar = calendarOf(timetable, state, time.nowMs, undefined, !window.latest);
+  const ranged = input.from !== undefined || input.to !== undefined;
+  const audit = await newestAudit(ledger, pipeline, limits.audit ?? 200);
+  const first = timetable.first();
+  const last = timetable.lastDue(time.nowMs);
+  return {
+    kind: 'pipeline',
+    time,
+    definition,
+    watermark: state.watermark,
+    completeThrough: state.completeThrough,
+    calendar: { ...calendar, hiddenRows: window.older?.rows ?? 0 },
+    calendarPages: { older: window.older, newer: window.newer, ...(input.from === undefined ? {} : { from: input.from }), ...(input.rows === undefined ? {} : { limit: input.rows }), ...rangeEnd(input) },
+    calendarRange: ranged && state.dates.length > 0 ? { from: state.dates[0]?.date ?? '', to: state.dates.at(-1)?.date ?? '' } : ranged ? { from: input.from ?? '…', to: input.to ?? '…' } : null,
+    strip: historyStrip(keys, STRIP_COLUMNS),
+    taskGrid: hasTasks ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], gridDates, await tasksOfDates(ledger, pipeline, gridDates.map((d) => d.date))) : null,
+    pending: { pipeline, from: last === undefined ? null : (first?.date ?? null), to: last?.date ?? null, pending, inFlight: status.inFlight },
+    pendingTotal: status.pending.total,
+    runs: runs.rows,
+    olderRuns: olderRuns ? (runs.rows.at(-1)?.runId ?? null) : null,
+    runsBefore: input.runsBefore ?? null,
+    hasTasks,
+    points: pointsFromDates(chartDates, { watermark: summary.watermark, completeThrough: throughMark(chartDates, timetable, summary.completeThrough) }),
+    chartDates: Math.min(recorded.length, CHART_DATES),
+    audit: audit.entries,
+    auditScanned: audit.scanned,
+  };
+}

@@ -1,0 +1,117 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, test } from 'vitest';
+import { isLedgerError } from '../../src/errors.js';
+import { Ledger, openLedger } from '../../src/ledger/ledger.js';
+import type { EventStore } from '../../src/store/event-store.js';
+import { loadOverview, loadPipelinePage } from '../../src/views/load-pages.js';
+import { loadServedPipelinePage } from '../../src/views/load-table-pipeline-page.js';
+import { tempDir } from '../support/run-cli.js';
+
+// The served pipeline page of now reads the read models part by part; whatever the history, it shows what
+// the page folded from the events shows: strip, calendar, pending (the oldest listed, all counted), in
+// flight, task grid, runs, audit entries, watermark and complete-through, and a chart ending where they stand.
+
+const START = Date.parse('2026-01-12T00:00:00Z');
+const DATES = ['2026-01-01', '2026-01-02', '2026-01-03', '2026-01-05', '2026-01-08', '2026-01-06T12:00:00Z'];
+const dir = tempDir('runledger-table-page-');
+let n = 0;
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+type Step = { kind: 'start' | 'force' | 'succeed' | 'fail' | 'clear' | 'task' | 'wait'; date: number; other: boolean };
+const step = fc.record({ kind: fc.constantFrom('start', 'force', 'succeed', 'succeed', 'fail', 'clear', 'task', 'wait'), date: fc.nat(DATES.length - 1), other: fc.boolean() }) as fc.Arbitrary<Step>;
+
+function foldOnly(store: EventStore): EventStore {
+  return Object.assign(Object.create(store) as EventStore, {
+    readModels: undefined,
+    checkpoints: undefined,
+    readBackward: undefined,
+    append: store.append.bind(store),
+    read: store.read.bind(store),
+    readRaw: store.readRaw.bind(store),
+    head: store.head.bind(store),
+    findRun: store.findRun.bind(store),
+    positionAt: store.positionAt.bind(store),
+    close: async () => undefined,
+  });
+}
+
+async function scenario(steps: Step[], withTasks: boolean): Promise<void> {
+  let now = START;
+  const clock = () => now;
+  const ledger = await openLedger({ db: join(dir, `ledger-${++n}.db`), clock, actor: 'prop', checkpointAfter: 0 });
+  const pipeline = 'etl';
+  await ledger.define({ pipeline, schedule: '@daily', start: '2026-01-01', ...(withTasks ? { tasks: [{ id: 'extract' }, { id: 'load', upstream: ['extract'] }] } : {}) });
+  const runs: string[] = [];
+  try {
+    for (const s of steps) {
+      try {
+        const date = DATES[s.date] ?? '';
+        const runId = runs.at(s.other ? -2 : -1);
+        if (s.kind === 'start' || s.kind === 'force') {
+          runs.push((await ledger.start({ pipeline, date, force: s.kind === 'force', lease: s.other ? 60_000 : 3_600_000, ...(date.includes('T') ? { runType: 'manual' as const } : {}) })).runId);
+        } else if (s.kind === 'succeed' && runId) await ledger.succeed({ runId, metrics: { rows: s.date } });
+        else if (s.kind === 'fail' && runId) await ledger.fail({ runId, error: s.other ? `line one\n${'x'.repeat(400)}` : 'boom' });
+        else if (s.kind === 'clear') await ledger.clear({ pipeline, dates: [date], reason: 'prop' });
+        else if (s.kind === 'task' && runId && withTasks) await ledger.task({ runId, taskId: s.other ? 'load' : 'extract', state: s.other ? 'failed' : 'success' });
+        else if (s.kind === 'wait') now += (s.date + 1) * 3_600_000;
+      } catch (error) {
+        if (!isLedgerError(error)) throw error;
+      }
+    }
+    const folding = new Ledger(foldOnly(ledger.store), clock, 'prop', { checkpointAfter: 0 });
+    for (const input of [{}, { from: '2026-01-02', to: '2026-01-03' }]) {
+      const tables = await loadServedPipelinePage(ledger, pipeline, undefined, {}, input);
+      const folded = await loadPipelinePage(folding, pipeline, undefined, {}, input);
+      expect(tables.strip).toEqual(folded.strip);
+      expect(tables.calendar).toEqual(folded.calendar);
+      expect(tables.pending.pending).toEqual(folded.pending.pending.slice(0, 200));
+      expect(tables.pendingTotal).toBe(folded.pending.pending.length);
+      expect(tables.pending.inFlight).toEqual(folded.pending.inFlight);
+      expect(tables.taskGrid).toEqual(folded.taskGrid);
+      expect(tables.runs).toEqual(folded.runs);
+      expect(tables.audit).toEqual(folded.audit);
+      expect(tables.auditScanned).toBeNull();
+      expect([tables.watermark, tables.completeThrough]).toEqual([folded.watermark, folded.completeThrough]);
+      const last = tables.points.at(-1);
+      if (last !== undefined) expect([last.watermark, last.completeThrough]).toEqual([folded.watermark, folded.completeThrough]);
+    }
+    // The overview from the summary rows, too: the same rows, statuses and strips.
+    expect((await loadOverview(ledger, undefined)).rows).toEqual((await loadOverview(folding, undefined)).rows);
+  } finally {
+    await ledger.close();
+  }
+}
+
+describe('the served pipeline page from the read models', () => {
+  test('any history shows what the page folded from the events shows', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 3, maxLength: 30 }), fc.boolean(), (steps, withTasks) => scenario(steps, withTasks)),
+      { numRuns: 40 },
+    );
+  }, 300_000);
+});
+
+test('an hourly pipeline behind by more than the page lists counts every pending date and lists the oldest, as the fold does', async () => {
+  const now = Date.parse('2026-01-12T00:30:00Z');
+  const ledger = await openLedger({ db: join(dir, 'hourly.db'), clock: () => now, actor: 'prop', checkpointAfter: 0 });
+  try {
+    await ledger.define({ pipeline: 'hourly', schedule: '@hourly', start: '2026-01-01T00:00:00Z' });
+    for (const hour of [0, 1, 5, 30, 31]) {
+      const run = await ledger.start({ pipeline: 'hourly', date: new Date(Date.parse('2026-01-01T00:00:00Z') + hour * 3_600_000).toISOString() });
+      if (hour === 5) await ledger.fail({ runId: run.runId, error: 'boom' });
+      else await ledger.succeed({ runId: run.runId });
+    }
+    const folding = new Ledger(foldOnly(ledger.store), () => now, 'prop', { checkpointAfter: 0 });
+    const tables = await loadServedPipelinePage(ledger, 'hourly', undefined);
+    const folded = await loadPipelinePage(folding, 'hourly', undefined);
+    expect(folded.pending.pending.length).toBeGreaterThan(200);
+    expect(tables.pendingTotal).toBe(folded.pending.pending.length);
+    expect(tables.pending.pending).toEqual(folded.pending.pending.slice(0, 200));
+    expect(tables.strip).toEqual(folded.strip);
+    expect((await loadOverview(ledger, undefined)).rows).toEqual((await loadOverview(folding, undefined)).rows);
+  } finally {
+    await ledger.close();
+  }
+});
