@@ -69,7 +69,16 @@ export function foldRows(pipeline: string, touched: TouchedRows, events: readonl
 }
 
 /** `foldRows` taking the events batch by batch, so a rebuild holds one pipeline's state, never its events. */
-export type RowFolder = { add(events: readonly RecordedEvent[]): void; finish(): FoldedRows };
+export type RowFolder = {
+  add(events: readonly RecordedEvent[]): void;
+  finish(): FoldedRows;
+  /** The date keys and run ids `events` name that the folder holds no row for yet (to load before `add`). */
+  missing(events: readonly RecordedEvent[]): { dates: Set<string>; runs: Set<string> };
+  /** Takes stored rows of keys it does not hold yet (what `missing` named), as if they had been touched from the start. */
+  touch(rows: Pick<TouchedRows, 'dates' | 'runs'>): void;
+  /** How many date and run rows it holds: what a rebuild bounds its memory by. */
+  size(): number;
+};
 
 /**
  * A fold of one pipeline's rows that takes its events in batches.
@@ -141,6 +150,26 @@ export function rowFolder(pipeline: string, touched: TouchedRows): RowFolder {
     }
   };
 
+  const missing = (events: readonly RecordedEvent[]): { dates: Set<string>; runs: Set<string> } => {
+    const keys = touchedKeys(events);
+    for (const key of keys.dates) if (state.dates.has(key)) keys.dates.delete(key);
+    for (const runId of keys.runs) if (history.runs.has(runId)) keys.runs.delete(runId);
+    return keys;
+  };
+
+  const touch = (rows: Pick<TouchedRows, 'dates' | 'runs'>): void => {
+    for (const [key, row] of rows.dates) {
+      if (state.dates.has(key)) continue;
+      state.dates.set(key, row.state);
+      dateRefs.set(key, { ...row.refs });
+    }
+    for (const [runId, row] of rows.runs) {
+      if (history.runs.has(runId)) continue;
+      history.runs.set(runId, row.run);
+      runRefs.set(runId, { ...row.refs, seq: row.seq });
+    }
+  };
+
   const finish = (): FoldedRows => {
     let lostSuccess = false;
     const dates: DateRow[] = [];
@@ -172,7 +201,7 @@ export function rowFolder(pipeline: string, touched: TouchedRows): RowFolder {
     const mode: CompleteThroughMode = redefined || lostSuccess ? 'recompute' : firstStatus.size > 0 ? 'advance' : 'keep';
     return { summary, dates, runs, completeThrough: mode, state };
   };
-  return { add, finish };
+  return { add, finish, missing, touch, size: () => state.dates.size + history.runs.size };
 }
 
 /**
