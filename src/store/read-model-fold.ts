@@ -1,7 +1,7 @@
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import { isDone, type DateState } from '../../projections/date-state.js';
-import { evolve, initialState, type PipelineState } from '../../projections/pipeline-state.js';
+import { evolveInPlace, initialState, type PipelineState, type WatermarkInstant } from '../../projections/pipeline-state.js';
 import { evolveRunHistory, initialRunHistory, type RunHistory, type RunRecord } from '../../projections/run-history.js';
 import type { Slot } from '../../projections/slot.js';
 import { tellingLine } from '../../projections/views/telling-line.js';
@@ -69,16 +69,7 @@ export function foldRows(pipeline: string, touched: TouchedRows, events: readonl
 }
 
 /** `foldRows` taking the events batch by batch, so a rebuild holds one pipeline's state, never its events. */
-export type RowFolder = {
-  add(events: readonly RecordedEvent[]): void;
-  finish(): FoldedRows;
-  /** The date keys and run ids `events` name that the folder holds no row for yet (to load before `add`). */
-  missing(events: readonly RecordedEvent[]): { dates: Set<string>; runs: Set<string> };
-  /** Takes stored rows of keys it does not hold yet (what `missing` named), as if they had been touched from the start. */
-  touch(rows: Pick<TouchedRows, 'dates' | 'runs'>): void;
-  /** How many date and run rows it holds: what a rebuild bounds its memory by. */
-  size(): number;
-};
+export type RowFolder = { add(events: readonly RecordedEvent[]): void; finish(): FoldedRows };
 
 /**
  * A fold of one pipeline's rows that takes its events in batches.
@@ -90,7 +81,8 @@ export type RowFolder = {
  */
 export function rowFolder(pipeline: string, touched: TouchedRows): RowFolder {
   const before = touched.summary ?? emptySummary(pipeline);
-  let state: PipelineState = {
+  // The folder owns its state record, so each event sets it in place (`evolveInPlace`).
+  const state: PipelineState = {
     ...initialState(pipeline),
     definition: before.definition,
     definedAt: before.definedAt,
@@ -99,6 +91,7 @@ export function rowFolder(pipeline: string, touched: TouchedRows): RowFolder {
     position: before.position,
   };
   for (const [key, { state: date }] of touched.dates) state.dates.set(key, date);
+  const instant: WatermarkInstant = { mark: null, ms: Number.NaN };
   let history: RunHistory = initialRunHistory();
   for (const [runId, { run }] of touched.runs) history.runs.set(runId, run);
   const dateRefs = new Map<string, Refs>([...touched.dates].map(([key, row]) => [key, { ...row.refs }]));
@@ -117,7 +110,7 @@ export function rowFolder(pipeline: string, touched: TouchedRows): RowFolder {
       const runId = 'runId' in event.data && typeof event.data.runId === 'string' ? event.data.runId : null;
       const dateBefore = key === null ? undefined : state.dates.get(key);
       const runBefore = runId === null ? undefined : history.runs.get(runId);
-      state = evolve(state, event);
+      evolveInPlace(state, event, instant);
       history = evolveRunHistory(history, event);
       if (key !== null) {
         const dateAfter = state.dates.get(key);
@@ -147,26 +140,6 @@ export function rowFolder(pipeline: string, touched: TouchedRows): RowFolder {
           }
         }
       }
-    }
-  };
-
-  const missing = (events: readonly RecordedEvent[]): { dates: Set<string>; runs: Set<string> } => {
-    const keys = touchedKeys(events);
-    for (const key of keys.dates) if (state.dates.has(key)) keys.dates.delete(key);
-    for (const runId of keys.runs) if (history.runs.has(runId)) keys.runs.delete(runId);
-    return keys;
-  };
-
-  const touch = (rows: Pick<TouchedRows, 'dates' | 'runs'>): void => {
-    for (const [key, row] of rows.dates) {
-      if (state.dates.has(key)) continue;
-      state.dates.set(key, row.state);
-      dateRefs.set(key, { ...row.refs });
-    }
-    for (const [runId, row] of rows.runs) {
-      if (history.runs.has(runId)) continue;
-      history.runs.set(runId, row.run);
-      runRefs.set(runId, { ...row.refs, seq: row.seq });
     }
   };
 
@@ -201,7 +174,7 @@ export function rowFolder(pipeline: string, touched: TouchedRows): RowFolder {
     const mode: CompleteThroughMode = redefined || lostSuccess ? 'recompute' : firstStatus.size > 0 ? 'advance' : 'keep';
     return { summary, dates, runs, completeThrough: mode, state };
   };
-  return { add, finish, missing, touch, size: () => state.dates.size + history.runs.size };
+  return { add, finish };
 }
 
 /**

@@ -49,11 +49,8 @@ export interface ReadModels {
    * cannot be trusted and cannot be fixed from here (a read-only file): the caller folds the events.
    */
   ensure(progress?: RebuildProgress): Promise<boolean>;
-  /**
-   * Drops and refolds every table from the events, in one transaction, reading them once in position order.
-   * `heldRows` bounds the date and run rows it holds in memory before writing them (`REBUILD_HELD_ROWS`).
-   */
-  rebuild(progress?: RebuildProgress, heldRows?: number): Promise<RebuildResult>;
+  /** Drops and refolds every table from the events, in one transaction. */
+  rebuild(progress?: RebuildProgress): Promise<RebuildResult>;
   summary(pipeline: string): Promise<PipelineSummary | null>;
   /** Every pipeline's summary, by name. */
   summaries(): Promise<PipelineSummary[]>;

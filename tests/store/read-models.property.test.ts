@@ -160,10 +160,6 @@ async function runScenario(fresh: () => Promise<string>, actions: Action[]): Pro
     }
     const check = await verifyProjections(writer.store);
     expect(check.difference).toBeNull();
-    // A rebuild that may hold only a few rows writes them out and loads them back as later events touch
-    // them (how a ledger too big for memory is rebuilt): the same rows as the fold.
-    await writer.store.readModels?.rebuild(undefined, 1 + (actions.length % 4));
-    expect((await verifyProjections(writer.store)).difference).toBeNull();
     const folding = new Ledger(foldOnly(writer.store), clock, 'prop', { checkpointAfter: 0 });
     const a = await answers(writer, now); const b = await answers(folding, now); if (JSON.stringify(a) !== JSON.stringify(b)) console.log("DIFF"); else console.log("SAME", JSON.stringify((a as any).alpha.status.status.lastFailure));
     expect(a).toEqual(b);

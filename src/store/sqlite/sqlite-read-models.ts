@@ -3,9 +3,8 @@ import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { isDone, type DateState, type DateStatus } from '../../../projections/date-state.js';
 import { PROJECTION_VERSION } from '../../../projections/projection-version.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
-import { completeThroughAfter, foldRows, timetableCache, touchedKeys, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
+import { completeThroughAfter, finishAll, foldRows, noRows, rowFolder, timetableCache, touchedKeys, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
 import { dateOfRow, pipelineRow, runOfRow, summaryOfRow, type DateRow, type Payloads, type PipelineRow, type RunRow } from '../read-model-rows.js';
-import { RebuildFold } from '../read-model-rebuild.js';
 import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
 
 /**
@@ -20,7 +19,7 @@ const STAMP = `${PROJECTION_VERSION}.${READ_MODEL_SCHEMA_VERSION}`;
  * that had an event, and per run. Long values (metrics, outputs, long error texts) are not copied: a row
  * keeps the position of the event that holds them. `rm_meta` holds the stamp and the last position folded.
  */
-export const SQLITE_READ_MODEL_SCHEMA = `
+const SQLITE_READ_MODEL_TABLES = `
 CREATE TABLE rm_meta (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
@@ -68,8 +67,6 @@ CREATE TABLE rm_dates (
   extra            TEXT,
   PRIMARY KEY (pipeline, date)
 ) WITHOUT ROWID;
-CREATE INDEX rm_dates_by_logical ON rm_dates (pipeline, logical_ms);
-CREATE INDEX rm_dates_running ON rm_dates (pipeline) WHERE status = 'running';
 CREATE TABLE rm_runs (
   run_id           TEXT    PRIMARY KEY,
   pipeline         TEXT    NOT NULL,
@@ -92,9 +89,15 @@ CREATE TABLE rm_runs (
   result_position  INTEGER,
   extra            TEXT
 );
+`;
+/** The tables' secondary indexes: a rebuild creates them after its rows are in, one sorted pass each instead of an insert per row. */
+const SQLITE_READ_MODEL_INDEXES = `
+CREATE INDEX rm_dates_by_logical ON rm_dates (pipeline, logical_ms);
+CREATE INDEX rm_dates_running ON rm_dates (pipeline) WHERE status = 'running';
 CREATE INDEX rm_runs_by_pipeline ON rm_runs (pipeline, seq);
 CREATE INDEX rm_runs_by_date ON rm_runs (pipeline, date, seq);
 `;
+export const SQLITE_READ_MODEL_SCHEMA = SQLITE_READ_MODEL_TABLES + SQLITE_READ_MODEL_INDEXES;
 
 /** Creates the read-model tables of a new, empty ledger, stamped as built (inside its creating transaction). */
 export function createSqliteReadModelTables(db: Database.Database): void {
@@ -102,8 +105,6 @@ export function createSqliteReadModelTables(db: Database.Database): void {
   db.prepare(`INSERT INTO rm_meta (key, value) VALUES ('stamp', ?), ('position', '0')`).run(STAMP);
 }
 
-/** Events a rebuild reads per statement: 5,000 kept so many parsed events alive that the young-generation GC copied them (twice the CPU of 1,000). */
-const REBUILD_BATCH = 1000;
 const TABLES = ['rm_meta', 'rm_pipelines', 'rm_dates', 'rm_runs'];
 const DATE_COLUMNS = [
   'pipeline', 'date', 'status', 'run_id', 'attempt', 'attempts', 'run_type', 'logical_ms', 'logical_date', 'interval_start', 'interval_end', 'run_after',
@@ -143,8 +144,8 @@ export type SqliteReadModels = ReadModels & {
   readonly ready: boolean;
   /** The table writer: folds freshly appended events into the rows, inside the caller's transaction. */
   apply(events: readonly RecordedEvent[], headBefore: number): void;
-  /** Rebuilds inside the caller's transaction (import); `heldRows` bounds the rows held in memory (`REBUILD_HELD_ROWS`). */
-  rebuildInTransaction(progress?: RebuildProgress, heldRows?: number): RebuildResult;
+  /** Rebuilds inside the caller's transaction (import). */
+  rebuildInTransaction(progress?: RebuildProgress): RebuildResult;
 };
 
 /**
@@ -186,39 +187,33 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
   };
 
   /** The rows the events touch, as the fold's state; metrics kept as stand-ins, long errors read in full. */
-  const loadTouched = (s: ReturnType<typeof prepare>, pipeline: string, events: readonly RecordedEvent[]): TouchedRows => loadRows(s, pipeline, { ...touchedKeys(events), summary: true });
-
-  /** The stored rows of these keys (and the summary, when asked), as the fold's state. */
-  const loadRows = (s: ReturnType<typeof prepare>, pipeline: string, keys: { dates: Iterable<string>; runs: Iterable<string>; summary: boolean }): TouchedRows => {
+  const loadTouched = (s: ReturnType<typeof prepare>, pipeline: string, events: readonly RecordedEvent[]): TouchedRows => {
     const payloads = payloadsOf(s);
     const writerPayloads: Payloads = { result: () => ({ metrics: KEPT_METRICS, outputs: KEPT_OUTPUTS }), error: payloads.error };
-    const summaryRow = keys.summary ? (s.summary.get(pipeline) as PipelineRow | undefined) : undefined;
+    const summaryRow = s.summary.get(pipeline) as PipelineRow | undefined;
     const touched: TouchedRows = { summary: summaryRow === undefined ? null : summaryOfRow(summaryRow), dates: new Map(), runs: new Map() };
-    for (const key of keys.dates) {
+    const { dates, runs } = touchedKeys(events);
+    for (const key of dates) {
       const row = s.date.get(pipeline, key) as DateRow | undefined;
       if (row) touched.dates.set(key, { state: dateOfRow(row, writerPayloads), refs: { result: row.result_position, error: row.error_position } });
     }
-    for (const runId of keys.runs) {
+    for (const runId of runs) {
       const row = s.run.get(runId) as RunRow | undefined;
       if (row && row.pipeline === pipeline) touched.runs.set(runId, { run: runOfRow(row, writerPayloads), refs: { result: row.result_position, error: row.error_position }, seq: row.seq });
     }
     return touched;
   };
 
-  /**
-   * Writes a fold's rows, then its complete-through. `fresh`: the fold started from no rows and holds every
-   * date of its pipeline (a rebuild's first write of it), so the walk looks at the folded dates alone.
-   */
-  const write = (s: ReturnType<typeof prepare>, folded: FoldedRows, fresh = false): void => {
+  const write = (s: ReturnType<typeof prepare>, folded: FoldedRows): void => {
     for (const row of folded.dates) s.putDate.run(values(row, DATE_COLUMNS));
     for (const row of folded.runs) s.putRun.run(values(row, RUN_COLUMNS));
     const pipeline = folded.summary.pipeline;
     folded.summary.completeThrough = completeThroughAfter(
       folded.summary,
-      fresh ? 'recompute' : folded.completeThrough,
+      folded.completeThrough,
       (key) => {
         const date = folded.state.dates.get(key);
-        return date !== undefined ? isDone(date.status) : !fresh && isDone(s.status.get(pipeline, key) as DateStatus | undefined);
+        return date !== undefined ? isDone(date.status) : isDone(s.status.get(pipeline, key) as DateStatus | undefined);
       },
       timetables(folded.summary.definition),
     );
@@ -251,43 +246,44 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     s.putMeta.run('position', String(head));
   };
 
-  const rebuildInTransaction = (progress?: RebuildProgress, heldRows?: number): RebuildResult => {
+  const rebuildInTransaction = (progress?: RebuildProgress): RebuildResult => {
     for (const table of TABLES) db.exec(`DROP TABLE IF EXISTS ${table}`);
-    db.exec(SQLITE_READ_MODEL_SCHEMA);
-    st = prepare(db);
-    const s = st;
-    const total = (s.head.get() as number | undefined) ?? 0;
+    db.exec(SQLITE_READ_MODEL_TABLES);
+    const s = prepare(db);
+    const total = (db.prepare('SELECT coalesce(max(position), 0) FROM events').pluck().get() as number) ?? 0;
+    const pipelines = db.prepare('SELECT DISTINCT pipeline FROM events ORDER BY pipeline').pluck().all() as string[];
     const result: RebuildResult = { pipelines: 0, events: 0, dates: 0, runs: 0 };
-    const fold = new RebuildFold(heldRows);
-    const flush = (): void => {
-      for (const { folded, fresh } of fold.flush()) {
-        write(s, folded, fresh);
-        if (fresh) result.pipelines += 1;
-        result.dates += folded.dates.length;
-        result.runs += folded.runs.length;
-      }
-    };
     progress?.(0, total);
-    // A small bound reads fewer events at a time too, so each batch can be written out before the next.
-    const batch = Math.min(REBUILD_BATCH, fold.heldRows);
-    for (let from = 1; ; ) {
-      const rows = s.scan.all(from, batch) as Array<[position: number, payload: string, prevHash: string, hash: string]>;
-      if (rows.length === 0) break;
-      const events = rows.map((r) => decodeStoredRow({ position: r[0], payload: r[1], prevHash: r[2], hash: r[3] }));
-      for (const group of fold.groups(events)) fold.add(group, group.load === null ? null : loadRows(s, group.pipeline, group.load));
-      if (fold.full) flush();
-      result.events += rows.length;
-      from = (rows.at(-1) as [number, ...unknown[]])[0] + 1;
-      progress?.(result.events, total);
+    for (const pipeline of pipelines) {
+      const folder = rowFolder(pipeline, noRows());
+      let from = 1;
+      for (;;) {
+        const rows = s.pipelineEvents.all(pipeline, from) as Array<[position: number, payload: string]>;
+        if (rows.length === 0) break;
+        // The fold never reads an event's chain link (verify does), so the rebuild leaves the two hashes unread.
+        folder.add(rows.map((r) => decodeStoredRow({ position: r[0], payload: r[1], prevHash: '', hash: '' })));
+        result.events += rows.length;
+        from = (rows.at(-1) as [number, ...unknown[]])[0] + 1;
+        progress?.(result.events, total);
+      }
+      const folded = finishAll(folder);
+      for (const row of folded.dates) s.putDate.run(values(row, DATE_COLUMNS));
+      for (const row of folded.runs) s.putRun.run(values(row, RUN_COLUMNS));
+      s.putPipeline.run(values(pipelineRow(folded.summary), PIPELINE_COLUMNS));
+      result.pipelines += 1;
+      result.dates += folded.dates.length;
+      result.runs += folded.runs.length;
     }
-    flush();
+    db.exec(SQLITE_READ_MODEL_INDEXES);
+    // SQLite prepares these again after the schema change, so their queries plan with the new indexes.
+    st = s;
     s.putMeta.run('stamp', STAMP);
     s.putMeta.run('position', String(total));
     ready = true;
     return result;
   };
 
-  const rebuild = async (progress?: RebuildProgress, heldRows?: number): Promise<RebuildResult> => db.transaction(() => rebuildInTransaction(progress, heldRows)).immediate();
+  const rebuild = async (progress?: RebuildProgress): Promise<RebuildResult> => db.transaction(() => rebuildInTransaction(progress)).immediate();
 
   const readStatements = (): ReturnType<typeof prepare> => {
     if (!ready) throw new Error('read models are not built; call ensure() first');
@@ -403,7 +399,6 @@ function prepare(db: Database.Database) {
     putPipeline: db.prepare(insertSql('rm_pipelines', PIPELINE_COLUMNS)),
     eventAt: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE position = ?'),
     eventsFrom: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE position >= ? AND position <= ? ORDER BY position LIMIT 1000'),
-    // A rebuild's sequential scan, in batches (better-sqlite3 cannot write while a statement iterates).
-    scan: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE position >= ? ORDER BY position LIMIT ?').raw(true),
+    pipelineEvents: db.prepare('SELECT position, payload FROM events WHERE pipeline = ? AND position >= ? ORDER BY position LIMIT 1000').raw(true),
   };
 }
