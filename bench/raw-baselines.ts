@@ -78,8 +78,9 @@ export function rawScan(path: string): number {
   const db = new Database(path, { readonly: true });
   const t = process.hrtime.bigint();
   let n = 0;
-  for (const row of db.prepare('SELECT payload FROM events ORDER BY position').iterate() as Iterable<{ payload: string }>) {
-    if ((JSON.parse(row.payload) as { position: number }).position > 0) n += 1;
+  // The bare column (pluck), not a row object per event: the fastest honest way to read every payload.
+  for (const payload of db.prepare('SELECT payload FROM events ORDER BY position').pluck().iterate() as Iterable<string>) {
+    if ((JSON.parse(payload) as { position: number }).position > 0) n += 1;
   }
   const took = ms(t);
   db.close();

@@ -1,7 +1,7 @@
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import { isDone, type DateState } from '../../projections/date-state.js';
-import { evolve, initialState, type PipelineState } from '../../projections/pipeline-state.js';
+import { evolveInPlace, initialState, type PipelineState, type WatermarkInstant } from '../../projections/pipeline-state.js';
 import { evolveRunHistory, initialRunHistory, type RunHistory, type RunRecord } from '../../projections/run-history.js';
 import type { Slot } from '../../projections/slot.js';
 import { tallyRun } from '../../projections/views/run-tally.js';
@@ -102,7 +102,8 @@ export type RowFolder = { add(events: readonly RecordedEvent[]): void; finish():
  */
 export function rowFolder(pipeline: string, touched: TouchedRows, timetables: TimetableOf = timetableOf): RowFolder {
   const before = touched.summary ?? emptySummary(pipeline);
-  let state: PipelineState = {
+  // The folder owns its state record, so each event sets it in place (`evolveInPlace`).
+  const state: PipelineState = {
     ...initialState(pipeline),
     definition: before.definition,
     definedAt: before.definedAt,
@@ -111,6 +112,7 @@ export function rowFolder(pipeline: string, touched: TouchedRows, timetables: Ti
     position: before.position,
   };
   for (const [key, { state: date }] of touched.dates) state.dates.set(key, date);
+  const instant: WatermarkInstant = { mark: null, ms: Number.NaN };
   let history: RunHistory = initialRunHistory();
   for (const [runId, { run }] of touched.runs) history.runs.set(runId, run);
   const dateRefs = new Map<string, Refs>([...touched.dates].map(([key, row]) => [key, { ...row.refs }]));
@@ -134,7 +136,7 @@ export function rowFolder(pipeline: string, touched: TouchedRows, timetables: Ti
       const runId = 'runId' in event.data && typeof event.data.runId === 'string' ? event.data.runId : null;
       const dateBefore = key === null ? undefined : state.dates.get(key);
       const runBefore = runId === null ? undefined : history.runs.get(runId);
-      state = evolve(state, event);
+      evolveInPlace(state, event, instant);
       history = evolveRunHistory(history, event);
       if (key !== null) {
         const dateAfter = state.dates.get(key);

@@ -139,11 +139,21 @@ const RUN_COLUMNS = new Set<string>([
   'actor', 'forced', 'offSchedule', 'metrics', 'error',
 ]);
 
-/** The fields of `value` that have no column, as JSON (keys sorted), or null when there are none. */
+/**
+ * The fields of `value` that have no column, as JSON (keys sorted), or null when there are none. A loop,
+ * not `Object.entries(…).filter(…)`: most rows have no such field, and the arrays built per row to find
+ * that out were a tenth of a rebuild's time.
+ */
 function extraOf(value: object, columns: ReadonlySet<string>): string | null {
-  const extra = Object.entries(value).filter(([key, v]) => !columns.has(key) && v !== undefined);
-  if (extra.length === 0) return null;
-  return JSON.stringify(Object.fromEntries(extra.sort(([a], [b]) => (a < b ? -1 : 1))));
+  let keys: string[] | null = null;
+  for (const key in value) {
+    if (!columns.has(key) && (value as Record<string, unknown>)[key] !== undefined) (keys ??= []).push(key);
+  }
+  if (keys === null) return null;
+  keys.sort();
+  const extra: Record<string, unknown> = {};
+  for (const key of keys) extra[key] = (value as Record<string, unknown>)[key];
+  return JSON.stringify(extra);
 }
 
 function excerpt(text: string | null): string | null {
