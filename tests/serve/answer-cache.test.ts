@@ -27,6 +27,24 @@ describe('answerCache', () => {
 });
 
 describe('serve: answers kept per head position are rebuilt after a write', () => {
+  test('a kept watermark is its pipeline\'s alone and changes with a success; an unknown pipeline is still 404', async () => {
+    const nowMs = Date.parse('2026-11-05T00:00:00Z');
+    const ledger = openMemoryLedger({ clock: () => nowMs });
+    await ledger.define({ pipeline: 'etl_a', schedule: '@daily', start: '2026-11-01' });
+    await ledger.define({ pipeline: 'etl_b', schedule: '@daily', start: '2026-11-01' });
+    const app = await createServer({ ledger, clock: () => nowMs });
+    apps.push(app);
+    const watermark = async (p: string) => (await app.inject({ url: `/api/pipelines/${p}/watermark` })).json() as { pipeline: string; watermark: string | null };
+    expect(await watermark('etl_a')).toMatchObject({ pipeline: 'etl_a', watermark: null });
+    expect(await watermark('etl_b')).toMatchObject({ pipeline: 'etl_b', watermark: null });
+    await ledger.succeed({ runId: (await ledger.start({ pipeline: 'etl_b', date: '2026-11-02' })).runId });
+    expect(await watermark('etl_b')).toMatchObject({ pipeline: 'etl_b', watermark: '2026-11-02' });
+    expect(await watermark('etl_a')).toMatchObject({ pipeline: 'etl_a', watermark: null });
+    const missing = await app.inject({ url: '/api/pipelines/etl_zzz/watermark' });
+    expect(missing.statusCode).toBe(404);
+    expect((await app.inject({ url: '/api/pipelines/etl_b/watermark' })).headers['content-type']).toBe('application/json; charset=utf-8');
+  });
+
   test('/api/pipelines, /metrics and /api/status show a pipeline defined and a run recorded after they were first read', async () => {
     const nowMs = Date.parse('2026-11-05T00:00:00Z');
     const ledger = openMemoryLedger({ clock: () => nowMs });

@@ -11,6 +11,9 @@ import { answerCache } from '../answer-cache.js';
 
 type PipelineParams = { pipeline: string };
 
+/** Watermark answers kept, one per pipeline asked for last. */
+const WATERMARKS_KEPT = 1024;
+
 /**
  * The read API: each route answers with exactly the document the CLI prints
  * with `--json` for the same question, and fails with the same code and
@@ -53,9 +56,22 @@ export function apiRoutes(app: FastifyInstance, deps: ServeDeps): void {
 
   app.get<{ Params: PipelineParams }>('/api/pipelines/:pipeline/pending', async (request) => ledger.pending(range(request.url, request.params.pipeline)));
 
-  app.get<{ Params: PipelineParams }>('/api/pipelines/:pipeline/watermark', async (request) => {
+  // A pipeline's watermark changes only with the events: kept as bytes per pipeline and head position (the pipelines
+  // asked for last, a bounded number), so a scraper polling it costs a head read. `as_of` is history, read each time.
+  const watermarks = new Map<string, { position: number; body: Buffer }>();
+  app.get<{ Params: PipelineParams }>('/api/pipelines/:pipeline/watermark', async (request, reply) => {
     const asOf = asOfOf(queryOf(request.url));
-    return ledger.watermark({ pipeline: request.params.pipeline, ...(asOf ? { asOf } : {}) });
+    const pipeline = request.params.pipeline;
+    if (asOf) return ledger.watermark({ pipeline, asOf });
+    const position = (await ledger.store.head()).position;
+    let kept = watermarks.get(pipeline);
+    if (kept?.position !== position) {
+      kept = { position, body: Buffer.from(JSON.stringify(await ledger.watermark({ pipeline }))) };
+      watermarks.delete(pipeline);
+      watermarks.set(pipeline, kept);
+      if (watermarks.size > WATERMARKS_KEPT) watermarks.delete(watermarks.keys().next().value as string);
+    }
+    return reply.type('application/json; charset=utf-8').send(kept.body);
   });
 
   app.get<{ Params: PipelineParams }>('/api/pipelines/:pipeline/runs', async (request) => {

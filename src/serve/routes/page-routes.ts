@@ -18,7 +18,7 @@ type PipelineParams = { pipeline: string };
 const PAGES_KEPT = 16;
 
 /** A page built at a head position: when its build started and how long it took; `next`, its rebuild under way. */
-type BuiltPage = { position: number; builtAt: number; buildMs: number; html: Promise<string>; next: Promise<string> | null };
+type BuiltPage = { position: number; builtAt: number; buildMs: number; html: Promise<Buffer>; next: Promise<Buffer> | null };
 
 /** `?status=<health>&q=<text>` of the overview, or null when neither narrows it. */
 function overviewFilterOf(query: Map<string, string>): OverviewFilter | null {
@@ -47,7 +47,10 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
   // server busy) is answered as it is and built again beside, for its clock-bound parts; an append makes every request
   // wait for the page it changed. The pages last asked for are kept (a few).
   const pages = new Map<string, BuiltPage>();
-  const built = async (url: string, build: () => Promise<string>): Promise<string> => {
+  // Kept as bytes: a request that finds the page sends them as they are, without encoding the text again (a
+  // pipeline page of a daily pipeline is about 400 KB).
+  const built = async (url: string, buildText: () => Promise<string>): Promise<Buffer> => {
+    const build = async (): Promise<Buffer> => Buffer.from(await buildText(), 'utf8');
     const position = (await ledger.store.head()).position;
     const startedAt = Date.now();
     let entry = pages.get(url);
@@ -101,7 +104,7 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
       ...(page.kind === 'pipeline' ? { pipeline: page.definition.pipeline } : page.kind === 'run' ? { pipeline: page.grid.pipeline } : {}),
     });
   };
-  const send = (reply: FastifyReply, text: string) => reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(text);
+  const send = (reply: FastifyReply, text: string | Buffer) => reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(text);
   const render = async (request: FastifyRequest, reply: FastifyReply, title: string, load: (asOf: AsOf | undefined) => Promise<Page>) =>
     send(reply, await renderHtml(request, title, asOfOf(queryOf(request.url)), load));
 
