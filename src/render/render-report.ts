@@ -5,6 +5,8 @@ import type { OverviewRow } from '../views/page-models.js';
 import type { AsOf } from '../ledger/ledger-types.js';
 import type { AuditEntry } from '../../projections/views/pipeline-history.js';
 import { definitionsAt, type PageLimits, loadOverview, loadPipelineSection, loadVerifyPage, pageTime } from '../views/load-pages.js';
+import { loadAuditTail } from '../views/load-audit-tail.js';
+import { loadServedPipelinePage } from '../views/load-table-pipeline-page.js';
 import { html } from './escape-html.js';
 import { pageBody, pageShellParts, reportLinks } from './render-pages.js';
 
@@ -48,7 +50,11 @@ export async function* reportChunks(ledger: Ledger, options: ReportOptions = {})
   // held 100 MB at once).
   const scoped = () => new Ledger(ledger.store, () => ledger.now(), 'report');
   const rows: OverviewRow[] = [];
-  for (const definition of definitions) rows.push(...(await loadOverview(scoped(), options.asOf, [definition])).rows);
+  // Of now, the rows are the tables' (one read of the summary rows for them all); else each pipeline is folded.
+  const models = options.asOf === undefined ? ledger.store.readModels : undefined;
+  const tables = models !== undefined && (await models.ensure());
+  if (tables) rows.push(...(await loadOverview(scoped(), undefined, definitions)).rows);
+  else for (const definition of definitions) rows.push(...(await loadOverview(scoped(), options.asOf, [definition])).rows);
   rows.sort((a, b) => compareWorstFirst(a.status, b.status));
   yield html`<section id="overview">${pageBody({ kind: 'overview', time, head: await ledger.store.head(), rows }, reportLinks)}</section>`.html;
   const limits = reportLimits(definitions.length);
@@ -56,12 +62,25 @@ export async function* reportChunks(ledger: Ledger, options: ReportOptions = {})
   const audit: AuditEntry[] = [];
   const zones: Record<string, string> = {};
   let total = 0;
+  // A report of now reads each pipeline's page as `serve` does, from the read models (the oldest pending dates with
+  // the count, the most recent dates' chart, the newest audit entries), and its audit entries from its events, holding
+  // only the newest: the whole pending range and the history fold held an hourly pipeline's ten years at once (465 MB).
   for (const definition of definitions) {
-    const section = await loadPipelineSection(scoped(), definition.pipeline, options.asOf, limits);
-    yield pageBody(section.page, reportLinks).html;
-    zones[definition.pipeline] = definition.timezone;
-    total += section.audit.length;
-    audit.push(...section.audit);
+    const pipeline = definition.pipeline;
+    let entries: AuditEntry[];
+    if (tables) {
+      yield pageBody(await loadServedPipelinePage(scoped(), pipeline, undefined, limits), reportLinks).html;
+      const tail = await loadAuditTail(ledger, pipeline, time.position, AUDIT_ENTRIES);
+      total += tail.total;
+      entries = tail.entries;
+    } else {
+      const section = await loadPipelineSection(scoped(), pipeline, options.asOf, limits);
+      yield pageBody(section.page, reportLinks).html;
+      total += section.audit.length;
+      entries = section.audit;
+    }
+    zones[pipeline] = definition.timezone;
+    audit.push(...entries);
     audit.sort((a, b) => b.position - a.position);
     audit.length = Math.min(audit.length, AUDIT_ENTRIES);
   }

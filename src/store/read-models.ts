@@ -69,7 +69,7 @@ export interface ReadModels {
    * The key, status and lease of every date whose logical date is after `afterMs`, as compact tuples:
    * what `status` looks up while it walks the slots after complete-through.
    */
-  statuses(pipeline: string, afterMs: number): Promise<Array<[date: string, status: string, leaseExpiresAt: string]>>;
+  statuses(pipeline: string, afterMs: number): Promise<Array<[date: string, status: string, leaseExpiresAt: string, logicalMs: number]>>;
   /** One run, with its pipeline and its place in the run list (`seq`, its start position). */
   run(runId: string): Promise<(RunRecord & { pipeline: string; seq: number }) | null>;
   /** Every pipeline that has a row, by name. */

@@ -72,8 +72,9 @@ function asOfInput(time: PageTime): { asOf?: AsOf } {
  * its last 30 slots.
  */
 export async function loadOverview(ledger: Ledger, asOf: AsOf | undefined, definitions?: PipelineDefinition[]): Promise<OverviewPage> {
-  const live = asOf === undefined && definitions === undefined ? ledger.store.readModels : undefined;
-  if (live !== undefined && (await live.ensure())) return loadTableOverview(ledger, live);
+  // Definitions given with no as-of are today's (the report's chosen pipelines): their rows are the tables' too.
+  const live = asOf === undefined ? ledger.store.readModels : undefined;
+  if (live !== undefined && (await live.ensure())) return loadTableOverview(ledger, live, definitions?.map((d) => d.pipeline));
   const time = await pageTime(ledger, asOf);
   const head = await ledger.store.head();
   const rows: OverviewRow[] = [];
@@ -129,13 +130,15 @@ const OVERVIEW_STRIP = 30;
 
 /**
  * The overview of now from the read models: the summary rows name the pipelines, `status` reads each one's row, and
- * its strip is `state` from the 30th due slot back (the same last 30 keys the whole state ends with).
+ * its strip is `state` from the 30th due slot back (the same last 30 keys the whole state ends with). `only`: just
+ * these pipelines (the report's).
  */
-async function loadTableOverview(ledger: Ledger, models: ReadModels): Promise<OverviewPage> {
+async function loadTableOverview(ledger: Ledger, models: ReadModels, only?: readonly string[]): Promise<OverviewPage> {
   const time = await pageTime(ledger, undefined);
   const head = await ledger.store.head();
   const rows: OverviewRow[] = [];
-  const summaries = (await models.summaries()).sort((a, b) => a.pipeline.localeCompare(b.pipeline));
+  const chosen = only === undefined ? null : new Set(only);
+  const summaries = (await models.summaries()).filter((s) => chosen === null || chosen.has(s.pipeline)).sort((a, b) => a.pipeline.localeCompare(b.pipeline));
   for (const summary of summaries) {
     if (summary.definition === null) continue;
     const pipeline = summary.pipeline;

@@ -38,12 +38,12 @@ export const AUDIT_SCAN = 10_000;
  */
 export async function loadServedPipelinePage(ledger: Ledger, pipeline: string, asOf: AsOf | undefined, limits: PageLimits = {}, input: PipelinePageInput = {}): Promise<PipelinePage> {
   const models = asOf === undefined ? ledger.store.readModels : undefined;
-  if (models !== undefined && (await models.ensure())) return loadTablePipelinePage(ledger, models, pipeline, limits, input);
-  return loadPipelinePage(ledger, pipeline, asOf, limits, input);
+  const page = models !== undefined && (await models.ensure()) ? await loadTablePipelinePage(ledger, models, pipeline, limits, input) : null;
+  return page ?? loadPipelinePage(ledger, pipeline, asOf, limits, input);
 }
 
 /** One key of the whole history, oldest first: a due slot (its row's status, or missing) or a recorded key off the slots. */
-type HistoryKey = { date: string; status: CellStatus; recorded: boolean; onSlot: boolean; at: number };
+type HistoryKey = { date: string; status: CellStatus; recorded: boolean; onSlot: boolean; offSchedule: boolean; at: number };
 
 /**
  * The whole history as one status per key, as `state` over every due slot lists it: the timetable's
@@ -51,21 +51,27 @@ type HistoryKey = { date: string; status: CellStatus; recorded: boolean; onSlot:
  * the rows; the few rows on no slot (off-schedule runs, keys of an earlier timetable) read by key and
  * put in their place.
  */
-async function historyKeys(models: ReadModels, pipeline: string, timetable: Timetable, nowMs: number): Promise<HistoryKey[]> {
+async function historyKeys(models: ReadModels, pipeline: string, timetable: Timetable, nowMs: number): Promise<HistoryKey[] | null> {
   const [fromMs, toMs] = rangeOf(timetable, {}, nowMs);
   const rows = new Map<string, CellStatus>();
-  for (const [date, status, lease] of await models.statuses(pipeline, Number.MIN_SAFE_INTEGER)) {
+  const logical = new Map<string, number>();
+  for (const [date, status, lease, logicalMs] of await models.statuses(pipeline, Number.MIN_SAFE_INTEGER)) {
     rows.set(date, cellStatus({ status: status as Exclude<CellStatus, 'stalled' | 'not-due'>, stalled: status === 'running' && Date.parse(lease) <= nowMs }));
+    logical.set(date, logicalMs);
   }
   const keys: HistoryKey[] = [];
   const onSlot = new Set<string>();
+  let shifted = false;
   if (toMs >= fromMs) {
     timetable.eachSlot(fromMs, toMs, (date, _logicalDate, _end, tick) => {
       const status = rows.get(date);
       if (status !== undefined) onSlot.add(date);
-      keys.push({ date, status: status ?? 'missing', recorded: status !== undefined, onSlot: true, at: tick });
+      if (status !== undefined && logical.get(date) !== tick) shifted = true;
+      keys.push({ date, status: status ?? 'missing', recorded: status !== undefined, onSlot: true, offSchedule: false, at: tick });
     });
   }
+  // A row under a slot's key for another instant (a key of an earlier timetable, e.g. before a zone change): the fold decides.
+  if (shifted) return null;
   const elsewhere = [...rows.keys()].filter((date) => !onSlot.has(date));
   if (elsewhere.length === 0) return keys;
   const offSlots: HistoryKey[] = [];
@@ -73,7 +79,7 @@ async function historyKeys(models: ReadModels, pipeline: string, timetable: Time
     const at = Date.parse(date.logicalDate);
     // As `state` bounds them: off-schedule runs before the start and up to now show, other rows only inside the slots' range.
     if (date.offSchedule ? at > Math.max(toMs, nowMs) : at < fromMs || at > toMs) continue;
-    offSlots.push({ date: date.date, status: rows.get(date.date) ?? 'missing', recorded: true, onSlot: false, at });
+    offSlots.push({ date: date.date, status: rows.get(date.date) ?? 'missing', recorded: true, onSlot: false, offSchedule: date.offSchedule, at });
   }
   return [...keys, ...offSlots].sort((a, b) => a.at - b.at);
 }
@@ -131,6 +137,16 @@ async function tasksOfDates(ledger: Ledger, pipeline: string, dates: readonly st
   return tasks;
 }
 
+/**
+ * The runs in flight that `pending` over the whole range lists: on a due slot, or off-schedule inside the range (not a
+ * key of an earlier timetable, which `status` counts but no slot of today's meets).
+ */
+function pendingInFlight(inFlight: PendingView['inFlight'], keys: readonly HistoryKey[], timetable: Timetable, nowMs: number): PendingView['inFlight'] {
+  const [fromMs] = rangeOf(timetable, {}, nowMs);
+  const listed = new Set(keys.filter((k) => k.onSlot || (k.offSchedule && k.at >= fromMs)).map((k) => k.date));
+  return inFlight.filter((run) => listed.has(run.date));
+}
+
 /** Complete-through with its logical date: from the dates read when it is among them, else from its slot. */
 function throughMark(dates: ReadonlyArray<{ date: string; logicalDate: string }>, timetable: Timetable, through: string | null): Mark | null {
   if (through === null) return null;
@@ -144,14 +160,16 @@ function throughMark(dates: ReadonlyArray<{ date: string; logicalDate: string }>
  * The pipeline page of now from the read models, each part reading what it shows: the summary row;
  * the calendar's window of dates by their index; the strip from the compact status of every key;
  * the count of pending dates from `status` and the oldest of them by range; the task grid's and the
- * chart's most recent dates by key; a page of runs; the newest audit entries from the last events.
+ * chart's most recent dates by key; a page of runs; the newest audit entries from the last events. Null when a row
+ * sits under a slot's key for another instant: the page is folded then.
  */
-async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipeline: string, limits: PageLimits, input: PipelinePageInput): Promise<PipelinePage> {
+async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipeline: string, limits: PageLimits, input: PipelinePageInput): Promise<PipelinePage | null> {
   const time = await pageTime(ledger, undefined);
   const { definition, timetable, summary } = await tableView(models, pipeline);
   const window = calendarWindow(timetable, time.nowMs, { ...input, ...rangeEnd(input) }, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? 31));
   const state = await ledger.state({ pipeline, ...(window.from === null || window.to === null ? {} : { from: window.from, to: window.to }), limit: CALENDAR_CELLS });
   const keys = await historyKeys(models, pipeline, timetable, time.nowMs);
+  if (keys === null) return null;
   const recorded = keys.filter((k) => k.recorded);
   // The most recent recorded keys' rows, in one read by the logical dates' index from the oldest of them.
   const latest = recorded.slice(-Math.max(CHART_DATES, TASK_GRID_DATES));
@@ -183,7 +201,7 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
     calendarRange: ranged && state.dates.length > 0 ? { from: state.dates[0]?.date ?? '', to: state.dates.at(-1)?.date ?? '' } : ranged ? { from: input.from ?? '…', to: input.to ?? '…' } : null,
     strip: historyStrip(keys, STRIP_COLUMNS),
     taskGrid: hasTasks ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], gridDates, await tasksOfDates(ledger, pipeline, gridDates.map((d) => d.date))) : null,
-    pending: { pipeline, from: last === undefined ? null : (first?.date ?? null), to: last?.date ?? null, pending, inFlight: status.inFlight },
+    pending: { pipeline, from: last === undefined ? null : (first?.date ?? null), to: last?.date ?? null, pending, inFlight: pendingInFlight(status.inFlight, keys, timetable, time.nowMs) },
     pendingTotal: status.pending.total,
     runs: runs.rows,
     olderRuns: olderRuns ? (runs.rows.at(-1)?.runId ?? null) : null,

@@ -66,7 +66,9 @@ async function answers(ledger: Ledger, nowMs: number): Promise<unknown> {
   const out: Record<string, unknown> = {
     pipelines: await ledger.pipelines(),
     metrics: (await collectMetrics(ledger, { nowMs, verify: null })).text,
-    report: await renderReport(ledger),
+    // Its charts aside: from the tables each draws the most recent dates as they stand now, from the fold the whole
+    // history of moves (tests/views/table-pipeline-page.test.ts checks where both end).
+    report: (await renderReport(ledger)).replace(/<div data-part="chart">[\s\S]*?(?=<h2>)/g, '<div data-part="chart">'),
   };
   for (const pipeline of PIPELINES) {
     out[pipeline] = {

@@ -429,7 +429,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       return rows.reverse().map((row) => runOfRow(row, payloads));
     },
     async statuses(pipeline, afterMs) {
-      return readStatements().statuses.all(pipeline, afterMs) as Array<[string, string, string]>;
+      return readStatements().statuses.all(pipeline, afterMs) as Array<[string, string, string, number]>;
     },
     async run(runId) {
       const s = readStatements();
@@ -501,7 +501,7 @@ function prepare(db: Database.Database) {
         `SELECT ${DATE_COLUMNS.map((c) => `d.${c}`).join(', ')}, e.payload FROM rm_dates d LEFT JOIN events e ON e.position = d.result_position WHERE d.pipeline = ? AND d.logical_ms BETWEEN ? AND ? ORDER BY d.logical_ms`,
       )
       .raw(true),
-    statuses: db.prepare('SELECT date, status, lease_expires_at FROM rm_dates WHERE pipeline = ? AND logical_ms > ?').raw(true),
+    statuses: db.prepare('SELECT date, status, lease_expires_at, logical_ms FROM rm_dates WHERE pipeline = ? AND logical_ms > ?').raw(true),
     runningDates: db.prepare(`SELECT * FROM rm_dates WHERE pipeline = ? AND status = 'running' ORDER BY logical_ms`),
     allDates: db.prepare('SELECT * FROM rm_dates WHERE pipeline = ? ORDER BY date'),
     run: db.prepare('SELECT * FROM rm_runs WHERE run_id = ?'),
