@@ -17,7 +17,7 @@ import type { ReadModels } from '../store/read-models.js';
 import { sha256Hex } from '../store/seal-events.js';
 import { createTimetable } from '../timetable/create-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
-import { calendarWindow, type CalendarWindowInput } from './calendar-window.js';
+import { calendarWindow, type CalendarWindow, type CalendarWindowInput } from './calendar-window.js';
 import type { AuditPage, OverviewPage, OverviewRow, PageTime, PipelinePage, RunPage, VerifyPage } from './page-models.js';
 
 export type PageLimits = {
@@ -196,6 +196,20 @@ export function calendarOf(timetable: Timetable, state: StateView, nowMs: number
   });
 }
 
+/**
+ * A pipeline page's calendar part: the calendar of the window's state, its Older/Newer pages (kept inside
+ * the asked range), and the range it shows when one was asked for.
+ */
+export function calendarPart(timetable: Timetable, state: StateView, nowMs: number, window: CalendarWindow, input: PipelinePageInput): Pick<PipelinePage, 'calendar' | 'calendarPages' | 'calendarRange'> {
+  const calendar = calendarOf(timetable, state, nowMs, undefined, !window.latest);
+  const ranged = input.from !== undefined || input.to !== undefined;
+  return {
+    calendar: { ...calendar, hiddenRows: window.older?.rows ?? 0 },
+    calendarPages: { older: window.older, newer: window.newer, ...(input.from === undefined ? {} : { from: input.from }), ...(input.rows === undefined ? {} : { limit: input.rows }), ...rangeEnd(input) },
+    calendarRange: ranged && state.dates.length > 0 ? { from: state.dates[0]?.date ?? '', to: state.dates.at(-1)?.date ?? '' } : ranged ? { from: input.from ?? '…', to: input.to ?? '…' } : null,
+  };
+}
+
 /** Where a pipeline page stands in its calendar and runs: the calendar window, and the run the runs table lists the runs before. */
 export type PipelinePageInput = CalendarWindowInput & { runsBefore?: string };
 
@@ -247,17 +261,13 @@ export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf
   const olderRuns = runsPage.runs.length > runsLimit;
   // runRows lists the runs (oldest first) newest first.
   const runs = runRows(olderRuns ? runsPage.runs.slice(1) : runsPage.runs, runsLimit, time.nowMs);
-  const calendar = calendarOf(timetable, state, time.nowMs, undefined, !window.latest);
-  const ranged = input.from !== undefined || input.to !== undefined;
   const page: PipelinePage = {
     kind: 'pipeline',
     time,
     definition,
     watermark: state.watermark,
     completeThrough: state.completeThrough,
-    calendar: { ...calendar, hiddenRows: window.older?.rows ?? 0 },
-    calendarPages: { older: window.older, newer: window.newer, ...(input.from === undefined ? {} : { from: input.from }), ...(input.rows === undefined ? {} : { limit: input.rows }), ...rangeEnd(input) },
-    calendarRange: ranged && state.dates.length > 0 ? { from: state.dates[0]?.date ?? '', to: state.dates.at(-1)?.date ?? '' } : ranged ? { from: input.from ?? '…', to: input.to ?? '…' } : null,
+    ...calendarPart(timetable, state, time.nowMs, window, input),
     strip,
     taskGrid: (definition.tasks?.length ?? 0) > 0 ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], withRuns, await tasks()) : null,
     pending,

@@ -13,7 +13,7 @@ import { rangeOf } from '../ledger/resolve-keys.js';
 import type { ReadModels } from '../store/read-models.js';
 import type { Timetable } from '../timetable/timetable.js';
 import { calendarWindow } from './calendar-window.js';
-import { calendarOf, loadPipelinePage, pageTime, rangeEnd, type PageLimits, type PipelinePageInput } from './load-pages.js';
+import { calendarPart, loadPipelinePage, pageTime, rangeEnd, type PageLimits, type PipelinePageInput } from './load-pages.js';
 import type { PipelinePage } from './page-models.js';
 
 /** Cells a calendar page reads at most (31 days of minutes fit). */
@@ -185,8 +185,6 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
   const runsPage = await ledger.runs({ pipeline, limit: runsLimit + 1, ...(input.runsBefore === undefined ? {} : { before: input.runsBefore }) });
   const olderRuns = runsPage.runs.length > runsLimit;
   const runs = runRows(olderRuns ? runsPage.runs.slice(1) : runsPage.runs, runsLimit, time.nowMs);
-  const calendar = calendarOf(timetable, state, time.nowMs, undefined, !window.latest);
-  const ranged = input.from !== undefined || input.to !== undefined;
   const audit = await newestAudit(ledger, pipeline, limits.audit ?? 200);
   const first = timetable.first();
   const last = timetable.lastDue(time.nowMs);
@@ -196,9 +194,7 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
     definition,
     watermark: state.watermark,
     completeThrough: state.completeThrough,
-    calendar: { ...calendar, hiddenRows: window.older?.rows ?? 0 },
-    calendarPages: { older: window.older, newer: window.newer, ...(input.from === undefined ? {} : { from: input.from }), ...(input.rows === undefined ? {} : { limit: input.rows }), ...rangeEnd(input) },
-    calendarRange: ranged && state.dates.length > 0 ? { from: state.dates[0]?.date ?? '', to: state.dates.at(-1)?.date ?? '' } : ranged ? { from: input.from ?? '…', to: input.to ?? '…' } : null,
+    ...calendarPart(timetable, state, time.nowMs, window, input),
     strip: historyStrip(keys, STRIP_COLUMNS),
     taskGrid: hasTasks ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], gridDates, await tasksOfDates(ledger, pipeline, gridDates.map((d) => d.date))) : null,
     pending: { pipeline, from: last === undefined ? null : (first?.date ?? null), to: last?.date ?? null, pending, inFlight: pendingInFlight(status.inFlight, keys, timetable, time.nowMs) },
