@@ -4,13 +4,8 @@ import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { isLedgerError } from '../../src/errors.js';
 import { Ledger, openLedger } from '../../src/ledger/ledger.js';
-import type { EventStore } from '../../src/store/event-store.js';
 import { tempDir } from '../support/run-cli.js';
-
-/** The same store without its read models: every answer is folded from the events. */
-function foldOnly(store: EventStore): EventStore {
-  return Object.assign(Object.create(store) as EventStore, { readModels: undefined, checkpoints: undefined, readBackward: undefined, append: store.append.bind(store), read: store.read.bind(store), readRaw: store.readRaw.bind(store) });
-}
+import { foldOnly } from '../support/fold-only.js';
 
 test('status (blocked, firstBlocked, pending upstream), state pages and pending from the tables equal the fold', async () => {
   let seed = 7;

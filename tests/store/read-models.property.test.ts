@@ -11,6 +11,7 @@ import type { EventStore, RawEvent } from '../../src/store/event-store.js';
 import { openStore } from '../../src/store/open-store.js';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { tempDir } from '../support/run-cli.js';
+import { foldOnly } from '../support/fold-only.js';
 
 // The read models are the fold: any sequence of starts, successes, failures, clears, stale completions,
 // redefinitions, task events, interrupts, heartbeats, abandons (takeovers after a lease ran out) and
@@ -41,24 +42,6 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('wait' as const), hours: fc.integer({ min: 1, max: 3 }) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'import' as const }) },
 );
-
-/** The same store, without its read models: a ledger over it folds the events for every answer. */
-function foldOnly(store: EventStore): EventStore {
-  return Object.assign(Object.create(store) as EventStore, {
-    readModels: undefined,
-    checkpoints: undefined,
-    // Read forward, as the previous release did: \`log --limit\` read backward must give the same events.
-    readBackward: undefined,
-    append: store.append.bind(store),
-    read: store.read.bind(store),
-    readRaw: store.readRaw.bind(store),
-    head: store.head.bind(store),
-    findRun: store.findRun.bind(store),
-    positionAt: store.positionAt.bind(store),
-    importSealed: store.importSealed.bind(store),
-    close: async () => undefined,
-  });
-}
 
 async function answers(ledger: Ledger, nowMs: number): Promise<unknown> {
   // The scrape too: run counters and duration histograms come from the summary rows' run tallies; and the

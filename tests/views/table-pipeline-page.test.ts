@@ -4,10 +4,10 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, test } from 'vitest';
 import { isLedgerError } from '../../src/errors.js';
 import { Ledger, openLedger } from '../../src/ledger/ledger.js';
-import type { EventStore } from '../../src/store/event-store.js';
 import { loadOverview, loadPipelinePage } from '../../src/views/load-pages.js';
 import { loadServedPipelinePage } from '../../src/views/load-table-pipeline-page.js';
 import { tempDir } from '../support/run-cli.js';
+import { foldOnly } from '../support/fold-only.js';
 
 // The served pipeline page of now reads the read models part by part; whatever the history, it shows what
 // the page folded from the events shows: strip, calendar, pending (the oldest listed, all counted), in
@@ -21,21 +21,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 type Step = { kind: 'start' | 'force' | 'succeed' | 'fail' | 'clear' | 'task' | 'wait'; date: number; other: boolean };
 const step = fc.record({ kind: fc.constantFrom('start', 'force', 'succeed', 'succeed', 'fail', 'clear', 'task', 'wait'), date: fc.nat(DATES.length - 1), other: fc.boolean() }) as fc.Arbitrary<Step>;
-
-function foldOnly(store: EventStore): EventStore {
-  return Object.assign(Object.create(store) as EventStore, {
-    readModels: undefined,
-    checkpoints: undefined,
-    readBackward: undefined,
-    append: store.append.bind(store),
-    read: store.read.bind(store),
-    readRaw: store.readRaw.bind(store),
-    head: store.head.bind(store),
-    findRun: store.findRun.bind(store),
-    positionAt: store.positionAt.bind(store),
-    close: async () => undefined,
-  });
-}
 
 async function scenario(steps: Step[], withTasks: boolean): Promise<void> {
   let now = START;
