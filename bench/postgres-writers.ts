@@ -89,6 +89,7 @@ export async function benchPostgres(options: Options): Promise<{ figure: Figure;
       CREATE INDEX ON ${s}.pgb_events (pipeline, position); CREATE INDEX ON ${s}.pgb_events (run_id) WHERE run_id IS NOT NULL; CREATE INDEX ON ${s}.pgb_events (recorded_at);`);
     const ledgerUrl = withSchema(url, schema);
     const store = await openPostgresStore({ url: ledgerUrl, create: true });
+    if (process.env['BENCH_PG_READ_MODELS'] !== '0') await store.readModels?.ensure();
     await store.close();
     options.log(`PostgreSQL: ${options.writers} writer processes × ${options.appendsPerWriter} durable appends, then pgbench -c ${options.writers} for ${options.pgbenchSeconds} s`);
     const ours = await writers(options, ledgerUrl);

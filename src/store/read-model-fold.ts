@@ -47,7 +47,7 @@ export type FoldedRows = {
 };
 
 /** The date keys and run ids the events of one pipeline name. */
-export function touchedKeys(events: readonly RecordedEvent[]): { dates: Set<string>; runs: Set<string> } {
+export function touchedKeys(events: ReadonlyArray<Pick<RecordedEvent, 'data'>>): { dates: Set<string>; runs: Set<string> } {
   const dates = new Set<string>();
   const runs = new Set<string>();
   for (const event of events) {

@@ -10,6 +10,7 @@ import { canonicalJson } from '../../events/canonical-json.js';
 import { GENESIS_HASH } from '../../events/hash-chain.js';
 import { hashedPart, type RecordedEvent } from '../../events/recorded-event.js';
 import { verifyChain } from '../../src/audit/verify-chain.js';
+import { verifyProjections } from '../../src/audit/verify-projections.js';
 import { isLedgerError } from '../../src/errors.js';
 import type { AppendRequest, AppendResult, EventStore, ExpectedVersion, NewEvent } from '../../src/store/event-store.js';
 import { openStore } from '../../src/store/open-store.js';
@@ -716,11 +717,14 @@ describe.skipIf(pgHarness === undefined)('postgres only', () => {
 
   // PostgreSQL builds each payload and hashes it on the server (one round trip per append); SQLite
   // seals in Node. The same events appended the same way must give the same bytes and the same chain.
-  test('when the same appends go to SQLite and to PostgreSQL then payloads and hashes are byte for byte the same and verify passes', async () => {
+  // With the read models on, the append sends its values written into the SQL text: the odd text must
+  // come through that as it does as parameters, into the events and into the rows.
+  test.each(['off', 'on'])('when the same appends go to SQLite and to PostgreSQL (read models %s) then payloads and hashes are byte for byte the same and verify passes', async (models) => {
     const dir = mkdtempSync(join(tmpdir(), 'runledger-same-chain-'));
     try {
       const sqlite = await open(join(dir, 'same.db'));
       const postgres = await open(harness.fresh());
+      if (models === 'on') expect(await postgres.readModels?.ensure()).toBe(true);
       const odd = 'zoë ☃ 😀 \u00e9 "quoted" back\\slash\nnew line\ttab \u0001 \ud83d lone \u2028 <script>';
       const a = { ...started('uni', '2026-11-02'), metadata: { ...metadata, reason: 'ünïcode ✓' } };
       const events = [
@@ -747,6 +751,16 @@ describe.skipIf(pgHarness === undefined)('postgres only', () => {
       const again = await postgres.append([request([started('uni', '2026-11-05')], 0), request([started('uni', '2026-11-05')], 0)]);
       expect(again).toEqual({ ok: false, conflict: { stream: 'uni/2026-11-05', expected: 0, actual: 1 } });
       expect(await sqlite.append([request([started('uni', '2026-11-05')], 0), request([started('uni', '2026-11-05')], 0)])).toEqual(again);
+      if (models === 'on') {
+        // Odd text into the rows, through the SQL text (no lone surrogate: PostgreSQL's json refuses one, as a parameter too).
+        const run = events[1]?.[1]?.events[0] as NewEvent & { data: { runId: string } };
+        const error = `zoë ☃ 😀 "quoted" back\\slash\nnew line\ttab \u0001 \u2028 'single' $$ $fn$ \\x00 E'\\n' <script>`;
+        const failure: NewEvent = { type: 'RunFailed', schemaVersion: 1, eventId: ulid(), stream: run.stream, recordedAt: T0, metadata, data: { pipeline: 'plain', date: '2026-11-02', runId: run.data.runId, error, code: "it's" } };
+        appended(await postgres.append([request([failure])]));
+        const stored = await postgres.readModels?.storedRows('plain');
+        expect(stored?.dates.map((row) => [row.date, row.status, row.error_excerpt])).toEqual([['2026-11-02', 'failed', error]]);
+        expect(await verifyProjections(postgres)).toMatchObject({ ok: true, difference: null });
+      }
     } finally {
       await closeAll();
       rmSync(dir, { recursive: true, force: true });

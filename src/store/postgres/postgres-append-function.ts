@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { canonicalJsonWithHoles } from '../../../events/canonical-json.js';
 import type { AppendRequest, ExpectedVersion, NewEvent } from '../event-store.js';
 import { appendChannel } from './postgres-consumers.js';
@@ -15,6 +16,25 @@ const PARAMS = 'text[], text[], text[], int[], text[], text[], text[], text[], t
 /** The function's full signature, for `to_regprocedure` and DROP. */
 export function appendFunctionSignature(schema: string): string {
   return `${quoteIdent(schema)}.${APPEND_FUNCTION}(${PARAMS})`;
+}
+
+/**
+ * The call of the append function with its arguments written in as literals, for a query string that
+ * sends more than one statement (which takes no parameters).
+ */
+export function appendFunctionCallSql(schema: string, args: unknown[]): string {
+  const types = PARAMS.split(', ');
+  const values = args.map((arg, i) => {
+    const type = types[i] as string;
+    const items = (arg as unknown[]).map((item) => {
+      if (item === null) return 'NULL';
+      if (typeof item === 'number' && Number.isInteger(item)) return String(item);
+      if (typeof item === 'string') return pg.escapeLiteral(item);
+      throw new TypeError(`append function argument ${i + 1} holds ${typeof item}, not an integer or a string; this is a bug`);
+    });
+    return `ARRAY[${items.join(', ')}]::${type}`;
+  });
+  return `SELECT ${quoteIdent(schema)}.${APPEND_FUNCTION}(${values.join(', ')}) AS r`;
 }
 
 function literal(text: string): string {

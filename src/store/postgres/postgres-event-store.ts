@@ -5,13 +5,13 @@ import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
 import type { AppendRequest, AppendResult, ChainHead, CheckpointStore, ConsumerPositions, EventStore, LedgerMeta, MetaRow, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
 import { postgresCheckpoints } from './postgres-checkpoints.js';
-import { postgresReadModels, type PostgresReadModels } from './postgres-read-models.js';
+import { postgresReadModels, type PostgresReadModels, type TouchedRead } from './postgres-read-models.js';
 import { decodeStoredRow, rawEventOf, readCheck } from '../decode-stored-row.js';
 import { sealEvents, type SealedEvent } from '../seal-events.js';
 import { batchesOf, ChainUnsealer } from '../unseal-chain.js';
 import { asPostgresLedgerError, isConnectionLost, parsePostgresUrl, type PostgresTarget } from './postgres-connection.js';
 import { appendChannel, listenForAppends, postgresConsumers } from './postgres-consumers.js';
-import { APPEND_FUNCTION, appendFunctionArgs, appendFunctionSignature, appendFunctionSql, type AppendFunctionReply, type VersionCheck } from './postgres-append-function.js';
+import { APPEND_FUNCTION, appendFunctionArgs, appendFunctionCallSql, appendFunctionSignature, appendFunctionSql, type AppendFunctionReply, type VersionCheck } from './postgres-append-function.js';
 import { appendLockName, createLockName, POSTGRES_SCHEMA_VERSION, postgresMigrationSql, postgresSchemaSql, quoteIdent } from './postgres-schema.js';
 import type { EventSigner } from '../event-signer.js';
 import { withReadRetry } from './with-read-retry.js';
@@ -189,7 +189,22 @@ async function signatureColumnExists(pool: pg.Pool, schema: string): Promise<boo
   return (rowCount ?? 0) > 0;
 }
 
-async function transaction<T>(pool: pg.Pool, target: PostgresTarget, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+function transaction<T>(pool: pg.Pool, target: PostgresTarget, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return pipelinedTransaction(pool, target, '', async (client) => ({ value: await work(client), last: '' }));
+}
+
+/**
+ * A READ COMMITTED transaction whose BEGIN goes in one query string with the statements `first` (their
+ * values written in: a string of several statements takes no parameters), and whose COMMIT goes in one
+ * with the statements `work` hands back in `last`: two round trips fewer than one statement each. A
+ * statement that fails skips the rest of its string, so COMMIT never follows an error.
+ */
+async function pipelinedTransaction<T>(
+  pool: pg.Pool,
+  target: PostgresTarget,
+  first: string,
+  work: (client: pg.PoolClient, results: pg.QueryResult[]) => Promise<{ value: T; last: string }>,
+): Promise<T> {
   let client: pg.PoolClient;
   try {
     client = await pool.connect();
@@ -204,10 +219,10 @@ async function transaction<T>(pool: pg.Pool, target: PostgresTarget, work: (clie
   };
   client.on('error', onError);
   try {
-    await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
+    const begun = await client.query(`BEGIN ISOLATION LEVEL READ COMMITTED${first === '' ? '' : `;\n${first}`}`);
+    const { value, last } = await work(client, ([] as pg.QueryResult[]).concat(begun as pg.QueryResult | pg.QueryResult[]).slice(1));
+    await client.query(last === '' ? 'COMMIT' : `${last};\nCOMMIT`);
+    return value;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {
       broken = true;
@@ -328,16 +343,20 @@ class PostgresEventStore implements EventStore {
     try {
       if (models !== undefined && this.#appendFunction === 'ready' && (await models.isReady(this.#pool))) {
         // The function and the table writer in one transaction: the append lock the function takes is held
-        // until COMMIT, so the rows are written in commit order and a rolled-back append leaves none.
-        let result: AppendResult | undefined;
-        reply = await transaction(this.#pool, this.#target, async (client) => {
-          const answer = (await client.query<{ r: AppendFunctionReply }>(call, args)).rows[0]?.r as AppendFunctionReply;
-          result = appendResultOf(answer, all, ids, checks);
-          if (result.ok && !result.alreadyAppended && result.events.length > 0) await models.apply(client, result.events, (result.events[0] as RecordedEvent).position - 1);
-          return answer;
+        // until COMMIT, so the rows are written in commit order and a rolled-back append leaves none. BEGIN,
+        // the function and the read of the rows its events touch go as one query string, the rows' writes
+        // with COMMIT: the lock is held for one round trip and the fold. Each statement of the string takes
+        // its own snapshot, so the read, which follows the function's lock, sees every append before it.
+        const first = `${appendFunctionCallSql(this.#schema, args)};\n${models.touchedSql(all)}`;
+        const result = await pipelinedTransaction(this.#pool, this.#target, first, async (client, results) => {
+          const answer = results[0]?.rows[0]?.r as AppendFunctionReply;
+          const appended = appendResultOf(answer, all, ids, checks);
+          if (!appended.ok || appended.alreadyAppended || appended.events.length === 0) return { value: appended, last: '' };
+          const read = results[1]?.rows[0] as TouchedRead;
+          return { value: appended, last: await models.applyRead(client, read, appended.events, (appended.events[0] as RecordedEvent).position - 1) };
         });
         this.#appendFunction = 'ready';
-        return result as AppendResult;
+        return result;
       }
       reply = (await this.#pool.query<{ r: AppendFunctionReply }>(call, args)).rows[0]?.r as AppendFunctionReply;
     } catch (error) {

@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import pg from 'pg';
 import { canonicalJson } from '../../../events/canonical-json.js';
 import type { PipelineDefinition } from '../../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
@@ -70,11 +70,32 @@ const LIGHT: Payloads = { result: () => ({ metrics: KEPT_METRICS, outputs: KEPT_
 type Db = pg.Pool | pg.PoolClient;
 type EventRow = { position: string | number; payload: string; prev_hash: string; hash: string };
 
+/** What `touchedSql` reads, as its one row: rows as JSON objects (bigints as numbers), null where none matched. */
+export type TouchedRead = {
+  meta: string | null;
+  summaries: Array<Record<string, unknown>> | null;
+  dates: Array<Record<string, unknown>> | null;
+  runs: Array<Record<string, unknown>> | null;
+  events: EventRow[] | null;
+};
+
 export type PostgresReadModels = ReadModels & {
   /** True when the tables exist with this build's stamp (asked once, then kept). */
   isReady(db: Db): Promise<boolean>;
   /** The table writer, inside the append's transaction on `client`. */
   apply(client: pg.PoolClient, events: readonly RecordedEvent[], headBefore: number): Promise<void>;
+  /**
+   * One SELECT, its values written in (no parameters), that reads what `applyRead` needs for these events:
+   * the folded position, and the summary, date and run rows they touch with the events their errors point
+   * to. The append sends it in one query string after the append function, so it reads under the append
+   * lock without a round trip of its own.
+   */
+  touchedSql(events: ReadonlyArray<Pick<RecordedEvent, 'data'>>): string;
+  /**
+   * `apply` from a `touchedSql` read: folds, reads only what complete-through needs, and returns the
+   * writes as one SQL text for the caller to send with its COMMIT.
+   */
+  applyRead(client: pg.PoolClient, read: TouchedRead, events: readonly RecordedEvent[], headBefore: number): Promise<string>;
   /** Rebuilds inside the caller's transaction (import). */
   rebuildIn(client: pg.PoolClient, progress?: RebuildProgress): Promise<RebuildResult>;
 };
@@ -126,14 +147,16 @@ export function postgresReadModels(deps: {
       return excerpt;
     },
   });
-  /** The payloads a set of rows points to, read in one statement. */
-  const payloadsFor = async (db: Db, rows: ReadonlyArray<{ result_position: number | null; error_position: number | null }>, withResults: boolean): Promise<Payloads> => {
-    const positions = new Set<number>();
-    for (const row of rows) {
-      if (withResults && row.result_position !== null) positions.add(row.result_position);
-      if (row.error_position !== null) positions.add(row.error_position);
-    }
-    return payloadsFrom(await eventsAt(db, [...positions]));
+  /** The positions of the events holding the whole errors of a set of rows (the writer needs no results). */
+  const errorPositions = (rows: ReadonlyArray<{ error_position: number | null }>): number[] => [...new Set(rows.flatMap((row) => (row.error_position === null ? [] : [row.error_position])))];
+
+  /** The touched rows of one pipeline as the fold's state, long errors whole from `events`. */
+  const touchedFrom = (summaryRow: Record<string, unknown> | undefined, dateRows: DateRow[], runRows: RunRow[], events: Map<number, RecordedEvent>): TouchedRows => {
+    const writer: Payloads = { result: () => ({ metrics: KEPT_METRICS, outputs: KEPT_OUTPUTS }), error: payloadsFrom(events).error };
+    const touched: TouchedRows = { summary: summaryRow ? summaryOfRow(pipelineRowOf(summaryRow)) : null, dates: new Map(), runs: new Map() };
+    for (const row of dateRows) touched.dates.set(row.date, { state: dateOfRow(row, writer), refs: { result: row.result_position, error: row.error_position } });
+    for (const row of runRows) touched.runs.set(row.run_id, { run: runOfRow(row, writer), refs: { result: row.result_position, error: row.error_position }, seq: row.seq });
+    return touched;
   };
 
   const loadTouched = async (client: pg.PoolClient, pipeline: string, events: readonly RecordedEvent[]): Promise<TouchedRows> => {
@@ -141,36 +164,36 @@ export function postgresReadModels(deps: {
     const summaryRows = await q<Record<string, unknown>>(client, `SELECT * FROM ${s}.rm_pipelines WHERE pipeline = $1`, [pipeline]);
     const dateRows = (await q<Record<string, unknown>>(client, `SELECT * FROM ${s}.rm_dates WHERE pipeline = $1 AND date = ANY($2)`, [pipeline, [...dates]])).map(dateRowOf);
     const runRows = (await q<Record<string, unknown>>(client, `SELECT * FROM ${s}.rm_runs WHERE run_id = ANY($1) AND pipeline = $2`, [[...runs], pipeline])).map(runRowOf);
-    const long = await payloadsFor(client, [...dateRows, ...runRows], false);
-    const writer: Payloads = { result: () => ({ metrics: KEPT_METRICS, outputs: KEPT_OUTPUTS }), error: long.error };
-    const touched: TouchedRows = { summary: summaryRows[0] ? summaryOfRow(pipelineRowOf(summaryRows[0])) : null, dates: new Map(), runs: new Map() };
-    for (const row of dateRows) touched.dates.set(row.date, { state: dateOfRow(row, writer), refs: { result: row.result_position, error: row.error_position } });
-    for (const row of runRows) touched.runs.set(row.run_id, { run: runOfRow(row, writer), refs: { result: row.result_position, error: row.error_position }, seq: row.seq });
-    return touched;
+    return touchedFrom(summaryRows[0], dateRows, runRows, await eventsAt(client, errorPositions([...dateRows, ...runRows])));
   };
 
+  /** The upsert of `rows` (one JSON array of records, `json` a parameter or a literal) into `table`. */
+  const upsertSql = (table: string, key: string, columns: string[], json: string): string =>
+    `INSERT INTO ${s}.${table} SELECT * FROM json_populate_recordset(null::${s}.${table}, ${json}::json)
+     ON CONFLICT (${key}) DO UPDATE SET (${columns.join(', ')}) = (${columns.map((c) => `EXCLUDED.${c}`).join(', ')})`;
   const upsert = async (client: pg.PoolClient, table: string, key: string, rows: readonly object[]): Promise<void> => {
     for (let i = 0; i < rows.length; i += WRITE_CHUNK) {
       const chunk = rows.slice(i, i + WRITE_CHUNK);
-      const columns = Object.keys(chunk[0] as object);
-      await client.query(
-        `INSERT INTO ${s}.${table} SELECT * FROM json_populate_recordset(null::${s}.${table}, $1::json)
-         ON CONFLICT (${key}) DO UPDATE SET (${columns.join(', ')}) = (${columns.map((c) => `EXCLUDED.${c}`).join(', ')})`,
-        [JSON.stringify(chunk)],
-      );
+      await client.query(upsertSql(table, key, Object.keys(chunk[0] as object), '$1'), [JSON.stringify(chunk)]);
     }
   };
 
-  /** Writes a fold's rows, then its complete-through, walked over the done keys (success or skipped) read in one statement. */
-  const write = async (client: pg.PoolClient, folded: FoldedRows): Promise<void> => {
-    await upsert(client, 'rm_dates', 'pipeline, date', folded.dates);
-    await upsert(client, 'rm_runs', 'run_id', folded.runs);
+  /**
+   * A fold's complete-through, the slots up to it and (after a redefinition) its slot tally, from the
+   * stored date rows as the fold's rows will leave them: the rows are read before the writes and the
+   * fold's own rows laid over them, so the writes can follow as one statement.
+   */
+  const settleSummary = async (client: pg.PoolClient, folded: FoldedRows): Promise<void> => {
     const summary = folded.summary;
     const timetable = timetables(summary.definition);
     if (folded.completeThrough !== 'keep' && timetable !== null) {
       const fromMs = folded.completeThrough === 'advance' && summary.completeThrough !== null ? timetable.parseDate(summary.completeThrough) : Number.MIN_SAFE_INTEGER;
       const keys = await q<{ date: string }>(client, `SELECT date FROM ${s}.rm_dates WHERE pipeline = $1 AND status IN ('success', 'skipped') AND logical_ms >= $2`, [summary.pipeline, fromMs]);
       const successes = new Set(keys.map((k) => k.date));
+      for (const row of folded.dates) {
+        successes.delete(row.date);
+        if ((row.status === 'success' || row.status === 'skipped') && row.logical_ms >= fromMs) successes.add(row.date);
+      }
       const through = completeThroughAfter(summary, folded.completeThrough, (key) => successes.has(key), timetable);
       summary.completeThrough = through.date;
       summary.throughSlots = through.slots;
@@ -180,20 +203,36 @@ export function postgresReadModels(deps: {
     }
     if (folded.recountSlots) {
       const rows = await q<{ date: string; status: DateState['status']; logical_date: string }>(client, `SELECT date, status, logical_date FROM ${s}.rm_dates WHERE pipeline = $1`, [summary.pipeline]);
-      Object.assign(summary, slotTallyOf(timetable, rows.map((r) => ({ date: r.date, status: r.status, logicalDate: r.logical_date }))));
+      const dates = new Map(rows.map((r) => [r.date, { date: r.date, status: r.status, logicalDate: r.logical_date }]));
+      for (const row of folded.dates) dates.set(row.date, { date: row.date, status: row.status as DateState['status'], logicalDate: row.logical_date });
+      Object.assign(summary, slotTallyOf(timetable, dates.values()));
     }
-    await upsert(client, 'rm_pipelines', 'pipeline', [pipelineRow(summary)]);
+  };
+
+  /** Writes a fold's rows and its summary. */
+  const write = async (client: pg.PoolClient, folded: FoldedRows): Promise<void> => {
+    await settleSummary(client, folded);
+    await upsert(client, 'rm_dates', 'pipeline, date', folded.dates);
+    await upsert(client, 'rm_runs', 'run_id', folded.runs);
+    await upsert(client, 'rm_pipelines', 'pipeline', [pipelineRow(folded.summary)]);
+  };
+
+  /** `write` as SQL text, its rows written in as literals: to go with the append's COMMIT. */
+  const writeSql = async (client: pg.PoolClient, folded: FoldedRows): Promise<string[]> => {
+    await settleSummary(client, folded);
+    const literal = (table: string, key: string, rows: readonly object[]) =>
+      rows.length === 0 ? [] : [upsertSql(table, key, Object.keys(rows[0] as object), pg.escapeLiteral(JSON.stringify(rows)))];
+    return [...literal('rm_dates', 'pipeline, date', folded.dates), ...literal('rm_runs', 'run_id', folded.runs), ...literal('rm_pipelines', 'pipeline', [pipelineRow(folded.summary)])];
   };
 
   const applyEvents = async (client: pg.PoolClient, events: readonly RecordedEvent[]): Promise<void> => {
-    const byPipeline = new Map<string, RecordedEvent[]>();
-    for (const event of events) {
-      const list = byPipeline.get(event.data.pipeline);
-      if (list) list.push(event);
-      else byPipeline.set(event.data.pipeline, [event]);
-    }
-    for (const [pipeline, list] of byPipeline) await write(client, foldRows(pipeline, await loadTouched(client, pipeline, list), list, timetables));
+    for (const [pipeline, list] of byPipeline(events)) await write(client, foldRows(pipeline, await loadTouched(client, pipeline, list), list, timetables));
   };
+  /** Events as they were stored, folded as every reader decodes them (from their canonical payload), so the rows equal a refold's exactly. */
+  const canonicalOf = (events: readonly RecordedEvent[]) =>
+    events.map((e) => decodeStoredRow({ position: e.position, payload: canonicalJson(hashedPart(e)), prevHash: e.prevHash, hash: e.hash }));
+  const positionSql = (position: number) =>
+    `INSERT INTO ${s}.rm_meta (key, value) VALUES ('position', '${position}') ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`;
 
   const catchUp = async (client: pg.PoolClient, head: number): Promise<void> => {
     let from = (await metaPosition(client)) + 1;
@@ -252,11 +291,59 @@ export function postgresReadModels(deps: {
     },
     async apply(client, events, headBefore) {
       if (events.length === 0 || !(await this.isReady(client))) return;
-      // Folded as every reader decodes them (from their canonical payload), so the rows equal a refold's exactly.
-      const canonical = events.map((e) => decodeStoredRow({ position: e.position, payload: canonicalJson(hashedPart(e)), prevHash: e.prevHash, hash: e.hash }));
+      const canonical = canonicalOf(events);
       if ((await metaPosition(client)) !== headBefore) await catchUp(client, headBefore);
       await applyEvents(client, canonical);
       await setMeta(client, 'position', String((events.at(-1) as RecordedEvent).position));
+    },
+    touchedSql(events) {
+      const groups = byPipeline(events);
+      const dates = { pipelines: [] as string[], keys: [] as string[] };
+      const runs = { pipelines: [] as string[], keys: [] as string[] };
+      for (const [pipeline, list] of groups) {
+        const keys = touchedKeys(list);
+        for (const date of keys.dates) {
+          dates.keys.push(date);
+          dates.pipelines.push(pipeline);
+        }
+        for (const runId of keys.runs) {
+          runs.keys.push(runId);
+          runs.pipelines.push(pipeline);
+        }
+      }
+      const texts = (values: readonly string[]) => `ARRAY[${values.map((v) => pg.escapeLiteral(v)).join(', ')}]::text[]`;
+      return `WITH d AS (SELECT * FROM ${s}.rm_dates WHERE (pipeline, date) IN (SELECT * FROM unnest(${texts(dates.pipelines)}, ${texts(dates.keys)}))),
+  r AS (SELECT * FROM ${s}.rm_runs WHERE (pipeline, run_id) IN (SELECT * FROM unnest(${texts(runs.pipelines)}, ${texts(runs.keys)})))
+SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
+  (SELECT json_agg(p) FROM ${s}.rm_pipelines p WHERE p.pipeline = ANY(${texts([...groups.keys()])})) AS summaries,
+  (SELECT json_agg(d) FROM d) AS dates,
+  (SELECT json_agg(r) FROM r) AS runs,
+  (SELECT json_agg(json_build_object('position', e.position, 'payload', e.payload, 'prev_hash', e.prev_hash, 'hash', e.hash)) FROM ${s}.events e
+     WHERE e.position IN (SELECT error_position FROM d UNION SELECT error_position FROM r)) AS events`;
+    },
+    async applyRead(client, read, events, headBefore) {
+      const canonical = canonicalOf(events);
+      const writes: string[] = [];
+      if (Number(read.meta ?? 0) !== headBefore) {
+        // Behind (an append that committed without the tables): the rows read are not the ones to fold onto.
+        await catchUp(client, headBefore);
+        await applyEvents(client, canonical);
+      } else {
+        const payloads = new Map((read.events ?? []).map((row) => [Number(row.position), decode(row)]));
+        const dateRows = (read.dates ?? []).map(dateRowOf);
+        const runRows = (read.runs ?? []).map(runRowOf);
+        for (const [pipeline, list] of byPipeline(canonical)) {
+          const touched = touchedFrom(
+            (read.summaries ?? []).find((row) => row['pipeline'] === pipeline),
+            dateRows.filter((row) => row.pipeline === pipeline),
+            runRows.filter((row) => row.pipeline === pipeline),
+            payloads,
+          );
+          writes.push(...(await writeSql(client, foldRows(pipeline, touched, list, timetables))));
+        }
+      }
+      writes.push(positionSql((events.at(-1) as RecordedEvent).position));
+      return writes.join(';\n');
     },
     rebuildIn,
     rebuild,
@@ -358,6 +445,17 @@ export function postgresReadModels(deps: {
     const payloads = payloadsFrom(new Map(events.map((r) => [Number(r.position), decode(r)])));
     return withResults ? payloads : { result: LIGHT.result, error: payloads.error };
   }
+}
+
+/** Events grouped by pipeline, each group in the order given. */
+function byPipeline<E extends Pick<RecordedEvent, 'data'>>(events: readonly E[]): Map<string, E[]> {
+  const groups = new Map<string, E[]>();
+  for (const event of events) {
+    const list = groups.get(event.data.pipeline);
+    if (list) list.push(event);
+    else groups.set(event.data.pipeline, [event]);
+  }
+  return groups;
 }
 
 function decode(row: EventRow): RecordedEvent {
