@@ -131,7 +131,7 @@ export async function readPipeline(core: LedgerCore, name: string, asOf?: AsOf):
 }
 
 /** `localeCompare`'s order (the default locale's), without building a collator per comparison. */
-const BY_NAME = new Intl.Collator();
+export const BY_NAME = new Intl.Collator();
 
 /**
  * Every defined pipeline and its current definition, by name.

@@ -41,7 +41,14 @@ export type TableView = { summary: PipelineSummary; definition: PipelineDefiniti
  */
 export async function tableView(models: ReadModels, pipeline: string): Promise<TableView> {
   checkPipelineName(pipeline);
-  const summary = (await models.summary(pipeline)) ?? null;
+  return viewOfSummary(models, pipeline, (await models.summary(pipeline)) ?? null);
+}
+
+/**
+ * A table view of a summary row already read (`summaries`), or `notFound.pipeline` for a name without
+ * one or without a definition, as `tableView` says it.
+ */
+export function viewOfSummary(models: ReadModels, pipeline: string, summary: PipelineSummary | null): TableView {
   const state = summary === null ? initialState(pipeline) : stateOfSummary(summary, []);
   if (state.definition === null) definedPipeline(state); // throws notFound.pipeline
   const definition = state.definition as PipelineDefinition;
@@ -113,17 +120,32 @@ type PendingPart = Pick<PipelineStatus, 'behind' | 'pending' | 'blocked' | 'firs
  */
 export async function statusFromTables(models: ReadModels, pipeline: string, nowMs: number, upstream: { blocked?: PipelineStatusInput['blocked'] } = {}): Promise<{ status: PipelineStatus; view: TableView }> {
   const view = await tableView(models, pipeline);
+  return { status: await statusOfView(models, view, nowMs, upstream), view };
+}
+
+/**
+ * The `status` row of a table view, as `statusFromTables` gives it. `running`: the pipeline's running
+ * dates when the caller read them already (every pipeline's at once, for `status` over all of them);
+ * then the complete-through date's row is not read into the view's state either (only the metrics' logical
+ * date of complete-through needs it, not the row).
+ */
+export async function statusOfView(models: ReadModels, view: TableView, nowMs: number, upstream: { blocked?: PipelineStatusInput['blocked'] } = {}, known?: { running: readonly DateState[] }): Promise<PipelineStatus> {
   const { summary, timetable, definition } = view;
+  const pipeline = summary.pipeline;
   const throughSlot = summary.completeThrough === null ? undefined : timetable.slotAt(timetable.parseDate(summary.completeThrough));
   if (summary.completeThrough !== null && throughSlot === undefined) {
     // A complete-through key the timetable cannot place (never expected): the plain walk over the rows.
     withDates(view, await models.dates(pipeline, { light: true }));
     const lastFailure = lastFailureOf(summary);
-    return { status: pipelineStatus({ state: view.state, lastFailure, lastSuccess: lastSuccessOf(summary), slots: slotsFrom(timetable), nowMs, ...(upstream.blocked ? { blocked: upstream.blocked } : {}) }), view };
+    return pipelineStatus({ state: view.state, lastFailure, lastSuccess: lastSuccessOf(summary), slots: slotsFrom(timetable), nowMs, ...(upstream.blocked ? { blocked: upstream.blocked } : {}) });
   }
-  if (throughSlot !== undefined) withDates(view, await models.dates(pipeline, { keys: [throughSlot.date], light: true }));
-  const running = await models.dates(pipeline, { status: 'running', light: true });
-  withDates(view, running);
+  let running: readonly DateState[];
+  if (known !== undefined) running = known.running;
+  else {
+    if (throughSlot !== undefined) withDates(view, await models.dates(pipeline, { keys: [throughSlot.date], light: true }));
+    running = await models.dates(pipeline, { status: 'running', light: true });
+    withDates(view, running);
+  }
   const last = timetable.lastDue(nowMs);
   const throughMs = throughSlot === undefined ? Number.MIN_SAFE_INTEGER : Date.parse(throughSlot.logicalDate);
   const lastMs = last === undefined ? Number.MIN_SAFE_INTEGER : Date.parse(last.logicalDate);
@@ -131,7 +153,7 @@ export async function statusFromTables(models: ReadModels, pipeline: string, now
   if (lastMs <= throughMs) part = { behind: 0, pending: noPending(), blocked: 0, firstBlocked: null };
   else if (upstream.blocked !== undefined || definition.dependsOnPast === true || summary.misaligned > 0) part = await walkPending(models, view, throughSlot, lastMs, nowMs, upstream.blocked);
   else part = await countPending(models, view, throughMs, lastMs, running, nowMs);
-  const status = statusRow({
+  return statusRow({
     pipeline,
     definition,
     watermark: summary.watermark?.date ?? null,
@@ -144,7 +166,6 @@ export async function statusFromTables(models: ReadModels, pipeline: string, now
     lastSuccess: lastSuccessOf(summary),
     nowMs,
   });
-  return { status, view };
 }
 
 /**

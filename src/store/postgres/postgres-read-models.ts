@@ -296,6 +296,16 @@ export function postgresReadModels(deps: {
     async pipelines() {
       return (await deps.read<{ pipeline: string }>(`SELECT pipeline FROM ${s}.rm_pipelines ORDER BY pipeline COLLATE "C"`, [])).map((r) => r.pipeline);
     },
+    async running() {
+      const byPipeline = new Map<string, DateState[]>();
+      for (const row of (await deps.read<Record<string, unknown>>(`SELECT * FROM ${s}.rm_dates WHERE status = 'running' ORDER BY pipeline, logical_ms`, [])).map(dateRowOf)) {
+        const date = dateOfRow(row, LIGHT);
+        const list = byPipeline.get(row.pipeline);
+        if (list === undefined) byPipeline.set(row.pipeline, [date]);
+        else list.push(date);
+      }
+      return byPipeline;
+    },
     async dates(pipeline, query: DateQuery = {}) {
       let rows: DateRow[];
       if (query.keys !== undefined) {

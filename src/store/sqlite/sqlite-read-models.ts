@@ -396,6 +396,16 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     async pipelines() {
       return readStatements().pipelineNames.all() as string[];
     },
+    async running() {
+      const byPipeline = new Map<string, DateState[]>();
+      for (const row of readStatements().allRunning.all() as DateRow[]) {
+        const date = dateOfRow(row, LIGHT);
+        const list = byPipeline.get(row.pipeline);
+        if (list === undefined) byPipeline.set(row.pipeline, [date]);
+        else list.push(date);
+      }
+      return byPipeline;
+    },
     async dates(pipeline, query: DateQuery = {}) {
       const s = readStatements();
       let rows: Array<DateRow & { result_payload?: string | null }>;
@@ -503,6 +513,7 @@ function prepare(db: Database.Database) {
       .raw(true),
     statuses: db.prepare('SELECT date, status, lease_expires_at, logical_ms FROM rm_dates WHERE pipeline = ? AND logical_ms > ?').raw(true),
     runningDates: db.prepare(`SELECT * FROM rm_dates WHERE pipeline = ? AND status = 'running' ORDER BY logical_ms`),
+    allRunning: db.prepare(`SELECT * FROM rm_dates WHERE status = 'running' ORDER BY pipeline, logical_ms`),
     allDates: db.prepare('SELECT * FROM rm_dates WHERE pipeline = ? ORDER BY date'),
     run: db.prepare('SELECT * FROM rm_runs WHERE run_id = ?'),
     runsBefore: db.prepare('SELECT * FROM rm_runs WHERE pipeline = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),
