@@ -62,11 +62,6 @@ export interface ReadModels {
   summaries(): Promise<PipelineSummary[]>;
   /** Every defined pipeline's definition, by name: the definition column alone (`pipelines`). */
   definitions(): Promise<PipelineDefinition[]>;
-  /**
-   * Every pipeline's running dates, light (as `dates` with `light`), by pipeline, each ascending by logical
-   * date: the runs in flight of every `status` row in one read.
-   */
-  running(): Promise<Map<string, DateState[]>>;
   /** A pipeline's dates the query selects, ascending by logical date. */
   dates(pipeline: string, query?: DateQuery): Promise<DateState[]>;
   runs(pipeline: string, query?: RunQuery): Promise<RunRecord[]>;
