@@ -82,6 +82,6 @@ export function isCurrentRun(date: DateState | undefined, runId: string): boolea
 }
 
 /** True when a running key's lease has run out at `nowMs`. */
-export function leaseExpired(date: DateState, nowMs: number): boolean {
+export function leaseExpired(date: Pick<DateState, 'status' | 'leaseExpiresAt'>, nowMs: number): boolean {
   return date.status === 'running' && Date.parse(date.leaseExpiresAt) <= nowMs;
 }

@@ -6,6 +6,7 @@ import type { PipelineState } from '../pipeline-state.js';
 import type { RunHistory } from '../run-history.js';
 import type { Slot } from '../slot.js';
 import type { BlockedBy } from '../upstream-slots.js';
+import { compareNames } from './compare-names.js';
 import { formatLag } from './format-lag.js';
 import { runOutcome } from './run-outcome.js';
 
@@ -155,7 +156,7 @@ export type StatusParts = Pick<PipelineStatus, 'pipeline' | 'watermark' | 'behin
   /** Whether any slot is due at `nowMs`. */
   anyDue: boolean;
   /** Dates of the pipeline that include every running one (others are passed over). */
-  running: Iterable<DateState>;
+  running: Iterable<Pick<DateState, 'date' | 'status' | 'runId' | 'leaseExpiresAt' | 'logicalDate'>>;
   nowMs: number;
 };
 
@@ -266,6 +267,6 @@ export function compareWorstFirst(a: PipelineStatus, b: PipelineStatus): number 
     broken(b) - broken(a) ||
     (b.lagSeconds ?? -1) - (a.lagSeconds ?? -1) ||
     b.pending.total - a.pending.total ||
-    a.pipeline.localeCompare(b.pipeline)
+    compareNames(a.pipeline, b.pipeline)
   );
 }

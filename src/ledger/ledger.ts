@@ -4,6 +4,7 @@ import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
 import type { RunHistory } from '../../projections/run-history.js';
 import type { TaskRuns } from '../../projections/task-runs.js';
+import type { PipelineStatus } from '../../projections/views/pipeline-status.js';
 import { defaultActor } from '../runtime.js';
 import { knownSecrets, redactSecrets } from '../secrets.js';
 import { LedgerError } from '../errors.js';
@@ -19,6 +20,7 @@ import { logEventBatches } from './ledger-log.js';
 import { pendingView, pipelineStatusView, runsView, runTasksView, stateView, watermarkView, type PipelineStatusView, type RunsInput } from './ledger-queries.js';
 import { clearKeys, definePipeline, failRun, heartbeatRun, interruptRun, markKeys, recordTask, startRun, succeedRun, type RetryRequest } from './ledger-writes.js';
 import { listPipelines, readPipeline } from './load-pipeline.js';
+import { pipelineStatusesView } from './pipeline-statuses-view.js';
 import type {
   AsOf,
   ClearInput,
@@ -342,6 +344,18 @@ export class Ledger {
    */
   async pipelineStatus(input: { pipeline: string; nowMs?: number }): Promise<PipelineStatusView> {
     return pipelineStatusView(this.#core, input.pipeline, input.nowMs ?? this.#core.clock());
+  }
+
+  /**
+   * The `status` rows of the named pipelines (default: every defined one, by name) at `nowMs` (default:
+   * the ledger's clock), in that order: what `pipelineStatus` gives each, read for all of them at once.
+   *
+   * @example
+   * const rows = await ledger.pipelineStatuses(); // [{ pipeline: 'etl_orders', lag: '2d 1h', … }]
+   */
+  async pipelineStatuses(input: { pipelines?: readonly string[]; nowMs?: number } = {}): Promise<PipelineStatus[]> {
+    checkOptionKeys(input, ['pipelines', 'nowMs'], 'ledger.pipelineStatuses');
+    return pipelineStatusesView(this.#core, input.pipelines, input.nowMs ?? this.#core.clock());
   }
 
   /** The task grid of one run: every declared task with its latest state and try, and the outcome they imply. */

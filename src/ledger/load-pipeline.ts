@@ -2,6 +2,7 @@ import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
 import type { RunHistory } from '../../projections/run-history.js';
 import type { TaskRuns } from '../../projections/task-runs.js';
+import { compareNames } from '../../projections/views/compare-names.js';
 import { LedgerError } from '../errors.js';
 import { createTimetable } from '../timetable/create-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
@@ -130,8 +131,6 @@ export async function readPipeline(core: LedgerCore, name: string, asOf?: AsOf):
   };
 }
 
-/** `localeCompare`'s order (the default locale's), without building a collator per comparison. */
-const BY_NAME = new Intl.Collator();
 
 /**
  * Every defined pipeline and its current definition, by name.
@@ -143,7 +142,7 @@ export async function listPipelines(core: LedgerCore): Promise<PipelineDefinitio
   const models = core.store.readModels;
   if (models !== undefined && (await models.ensure(core.rebuildProgress))) {
     // The definition column of the summary rows, not every event.
-    return (await models.definitions()).sort((a, b) => BY_NAME.compare(a.pipeline, b.pipeline));
+    return (await models.definitions()).sort((a, b) => compareNames(a.pipeline, b.pipeline));
   }
   const byName = new Map<string, PipelineDefinition>();
   for await (const batch of core.store.read()) {
@@ -152,5 +151,5 @@ export async function listPipelines(core: LedgerCore): Promise<PipelineDefinitio
       if (event.type === 'PipelineRedefined') byName.set(event.data.pipeline, event.data.definition);
     }
   }
-  return [...byName.values()].sort((a, b) => BY_NAME.compare(a.pipeline, b.pipeline));
+  return [...byName.values()].sort((a, b) => compareNames(a.pipeline, b.pipeline));
 }

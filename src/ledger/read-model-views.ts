@@ -4,7 +4,7 @@ import { initialState, type PipelineState } from '../../projections/pipeline-sta
 import type { PendingReason } from '../../projections/pending.js';
 import type { Slot } from '../../projections/slot.js';
 import { noPending, pendingReason, pipelineStatus, statusRow, type LastFailure, type LastSuccess, type PipelineStatus, type PipelineStatusInput } from '../../projections/views/pipeline-status.js';
-import type { PipelineSummary } from '../store/read-model-rows.js';
+import type { PipelineSummary, RunningDate } from '../store/read-model-rows.js';
 import { timetableCache, type TimetableOf } from '../store/read-model-fold.js';
 import type { ReadModels } from '../store/read-models.js';
 import type { Timetable } from '../timetable/timetable.js';
@@ -41,7 +41,14 @@ export type TableView = { summary: PipelineSummary; definition: PipelineDefiniti
  */
 export async function tableView(models: ReadModels, pipeline: string): Promise<TableView> {
   checkPipelineName(pipeline);
-  const summary = (await models.summary(pipeline)) ?? null;
+  return viewOfSummary(models, pipeline, (await models.summary(pipeline)) ?? null);
+}
+
+/**
+ * A table view of a summary row already read (`summaries`), or `notFound.pipeline` for a name without
+ * one or without a definition, as `tableView` says it.
+ */
+export function viewOfSummary(models: ReadModels, pipeline: string, summary: PipelineSummary | null): TableView {
   const state = summary === null ? initialState(pipeline) : stateOfSummary(summary, []);
   if (state.definition === null) definedPipeline(state); // throws notFound.pipeline
   const definition = state.definition as PipelineDefinition;
@@ -94,6 +101,9 @@ export function withDates(view: TableView, dates: readonly DateState[]): TableVi
   return view;
 }
 
+/** A running date as `status` reads it from the summary row. */
+type RunningState = RunningDate & { status: 'running' };
+
 /** The counted part of a status row: what the walk over the due slots after complete-through gives. */
 type PendingPart = Pick<PipelineStatus, 'behind' | 'pending' | 'blocked' | 'firstBlocked'>;
 
@@ -113,17 +123,27 @@ type PendingPart = Pick<PipelineStatus, 'behind' | 'pending' | 'blocked' | 'firs
  */
 export async function statusFromTables(models: ReadModels, pipeline: string, nowMs: number, upstream: { blocked?: PipelineStatusInput['blocked'] } = {}): Promise<{ status: PipelineStatus; view: TableView }> {
   const view = await tableView(models, pipeline);
+  return { status: await statusOfView(models, view, nowMs, upstream, true), view };
+}
+
+/**
+ * The `status` row of a table view, as `statusFromTables` gives it. `throughRow`: also read the
+ * complete-through date's row into the view's state (the metrics' logical date of complete-through needs
+ * it; the row itself does not).
+ */
+export async function statusOfView(models: ReadModels, view: TableView, nowMs: number, upstream: { blocked?: PipelineStatusInput['blocked'] } = {}, throughRow = false): Promise<PipelineStatus> {
   const { summary, timetable, definition } = view;
+  const pipeline = summary.pipeline;
   const throughSlot = summary.completeThrough === null ? undefined : timetable.slotAt(timetable.parseDate(summary.completeThrough));
   if (summary.completeThrough !== null && throughSlot === undefined) {
     // A complete-through key the timetable cannot place (never expected): the plain walk over the rows.
     withDates(view, await models.dates(pipeline, { light: true }));
     const lastFailure = lastFailureOf(summary);
-    return { status: pipelineStatus({ state: view.state, lastFailure, lastSuccess: lastSuccessOf(summary), slots: slotsFrom(timetable), nowMs, ...(upstream.blocked ? { blocked: upstream.blocked } : {}) }), view };
+    return pipelineStatus({ state: view.state, lastFailure, lastSuccess: lastSuccessOf(summary), slots: slotsFrom(timetable), nowMs, ...(upstream.blocked ? { blocked: upstream.blocked } : {}) });
   }
-  if (throughSlot !== undefined) withDates(view, await models.dates(pipeline, { keys: [throughSlot.date], light: true }));
-  const running = await models.dates(pipeline, { status: 'running', light: true });
-  withDates(view, running);
+  if (throughRow && throughSlot !== undefined) withDates(view, await models.dates(pipeline, { keys: [throughSlot.date], light: true }));
+  // The runs in flight are the summary row's own: no date row is read for them.
+  const running = summary.running.map((date): RunningState => ({ ...date, status: 'running' }));
   const last = timetable.lastDue(nowMs);
   const throughMs = throughSlot === undefined ? Number.MIN_SAFE_INTEGER : Date.parse(throughSlot.logicalDate);
   const lastMs = last === undefined ? Number.MIN_SAFE_INTEGER : Date.parse(last.logicalDate);
@@ -131,7 +151,7 @@ export async function statusFromTables(models: ReadModels, pipeline: string, now
   if (lastMs <= throughMs) part = { behind: 0, pending: noPending(), blocked: 0, firstBlocked: null };
   else if (upstream.blocked !== undefined || definition.dependsOnPast === true || summary.misaligned > 0) part = await walkPending(models, view, throughSlot, lastMs, nowMs, upstream.blocked);
   else part = await countPending(models, view, throughMs, lastMs, running, nowMs);
-  const status = statusRow({
+  return statusRow({
     pipeline,
     definition,
     watermark: summary.watermark?.date ?? null,
@@ -144,20 +164,20 @@ export async function statusFromTables(models: ReadModels, pipeline: string, now
     lastSuccess: lastSuccessOf(summary),
     nowMs,
   });
-  return { status, view };
 }
 
 /**
  * The pending counts from the summary's slot counts: no slot is visited, one is counted (by the
  * timetable's arithmetic), and only the rows after the last due slot and the running ones are read.
  */
-async function countPending(models: ReadModels, view: TableView, throughMs: number, lastMs: number, running: readonly DateState[], nowMs: number): Promise<PendingPart> {
+async function countPending(models: ReadModels, view: TableView, throughMs: number, lastMs: number, running: readonly RunningState[], nowMs: number): Promise<PendingPart> {
   const { summary, timetable } = view;
-  const isSlot = (date: DateState) => timetable.slotKeyAt(Date.parse(date.logicalDate)) === date.date;
-  // Slot rows dated after the last due slot: not due, so not pending and not behind.
+  const isSlot = (date: Pick<DateState, 'date' | 'logicalDate'>) => timetable.slotKeyAt(Date.parse(date.logicalDate)) === date.date;
+  // Slot rows dated after the last due slot: not due, so not pending and not behind. None can be when no row was ever dated after it.
   const future: Record<string, number> = {};
   let futureRows = 0;
-  for (const date of await models.dates(summary.pipeline, { fromMs: lastMs + 1, light: true })) {
+  const after = summary.latestMs === null || summary.latestMs <= lastMs ? [] : await models.dates(summary.pipeline, { fromMs: lastMs + 1, light: true });
+  for (const date of after) {
     if (!isSlot(date)) continue;
     future[date.status] = (future[date.status] ?? 0) + 1;
     futureRows += 1;

@@ -13,8 +13,7 @@ export type StatusView = { now: string; pipelines: PipelineStatus[] };
  */
 export async function readStatus(ledger: Ledger, options: { pipelines?: readonly string[]; nowMs?: number } = {}): Promise<StatusView> {
   const nowMs = options.nowMs ?? ledger.now();
-  const names = options.pipelines && options.pipelines.length > 0 ? [...new Set(options.pipelines)] : (await ledger.pipelines()).map((d) => d.pipeline);
-  const rows: PipelineStatus[] = [];
-  for (const name of names) rows.push((await ledger.pipelineStatus({ pipeline: name, nowMs })).status);
+  const names = options.pipelines && options.pipelines.length > 0 ? [...new Set(options.pipelines)] : undefined;
+  const rows = await ledger.pipelineStatuses({ ...(names === undefined ? {} : { pipelines: names }), nowMs });
   return { now: new Date(nowMs).toISOString(), pipelines: rows.sort(compareWorstFirst) };
 }

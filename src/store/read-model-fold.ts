@@ -8,7 +8,7 @@ import { tallyRun } from '../../projections/views/run-tally.js';
 import { tellingLine } from '../../projections/views/telling-line.js';
 import { createTimetable } from '../timetable/create-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
-import { dateRow, runRow, type DateRow, type LastOutcome, type PipelineSummary, type Refs, type RunRow } from './read-model-rows.js';
+import { dateRow, runRow, type DateRow, type LastOutcome, type PipelineSummary, type Refs, type RunningDate, type RunRow } from './read-model-rows.js';
 
 /**
  * The table writer's fold: the rows an append touches, loaded back as the fold's own state, the new
@@ -74,6 +74,8 @@ export function emptySummary(pipeline: string): PipelineSummary {
     throughSlots: 0,
     runTally: {},
     position: 0,
+    running: [],
+    latestMs: null,
   };
 }
 
@@ -128,6 +130,8 @@ export function rowFolder(pipeline: string, touched: TouchedRows, timetables: Ti
   let lastSuccess = before.lastSuccess;
   let lastFailure = before.lastFailure;
   let redefined = false;
+  // Over every state a date takes, event by event: a refold and the appends that made the rows see the same ones.
+  let latestMs = before.latestMs;
 
   const add = (events: readonly RecordedEvent[]): void => {
     for (const event of events) {
@@ -142,6 +146,10 @@ export function rowFolder(pipeline: string, touched: TouchedRows, timetables: Ti
         const dateAfter = state.dates.get(key);
         if (dateAfter !== undefined && dateAfter !== dateBefore) {
           if (!firstState.has(key)) firstState.set(key, dateBefore);
+          if (dateAfter.logicalDate !== dateBefore?.logicalDate) {
+            const ms = Date.parse(dateAfter.logicalDate);
+            if (latestMs === null || ms > latestMs) latestMs = ms;
+          }
           const refs = dateRefs.get(key) ?? { result: null, error: null };
           // The event that set a long field is where its whole value is read back from.
           if (dateAfter.metrics !== dateBefore?.metrics || dateAfter.outputs !== dateBefore?.outputs) refs.result = event.position;
@@ -172,6 +180,7 @@ export function rowFolder(pipeline: string, touched: TouchedRows, timetables: Ti
   const finish = (): FoldedRows => {
     let lostSuccess = false;
     const dates: DateRow[] = [];
+    const running = new Map<string, RunningDate>(before.running.map((date) => [date.date, date]));
     // Which keys are slots is the timetable's to say; after a redefinition the writer counts them all again.
     const timetable = redefined ? null : timetables(state.definition);
     for (const [key, first] of firstState) {
@@ -185,6 +194,8 @@ export function rowFolder(pipeline: string, touched: TouchedRows, timetables: Ti
       }
       // Done is a success or a skip (complete-through counts both): losing either walks it again.
       if (isDone(was as DateState['status'] | undefined) && !isDone(date.status)) lostSuccess = true;
+      if (date.status === 'running') running.set(key, { date: key, runId: date.runId, leaseExpiresAt: date.leaseExpiresAt, logicalDate: date.logicalDate });
+      else running.delete(key);
       dates.push(dateRow(pipeline, date, dateRefs.get(key) as Refs));
     }
     const runs: RunRow[] = [];
@@ -210,6 +221,9 @@ export function rowFolder(pipeline: string, touched: TouchedRows, timetables: Ti
       throughSlots: before.throughSlots,
       runTally,
       position: state.position,
+      // By key: one text for the same dates, however they came to run.
+      running: [...running.values()].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0)),
+      latestMs,
     };
     const mode: CompleteThroughMode = redefined || lostSuccess ? 'recompute' : firstState.size > 0 ? 'advance' : 'keep';
     return { summary, dates, runs, completeThrough: mode, recountSlots: redefined, state };

@@ -47,7 +47,17 @@ export type PipelineRow = {
   run_tally: string;
   /** Position of the last event of this pipeline folded in. */
   position: number;
+  /** The dates now `running` (`RunningDate`s by key, as JSON): `status` lists runs in flight and stalled from this row. */
+  running: string;
+  /**
+   * The latest logical date (ms) any date row of the pipeline ever had, or null before any: `status` reads the
+   * rows after the last due slot only when one can be there.
+   */
+  latest_ms: number | null;
 };
+
+/** A date whose status is `running`, as the pipeline row keeps it. */
+export type RunningDate = { date: string; runId: string; leaseExpiresAt: string; logicalDate: string };
 
 /** A row of `rm_dates`: one date key's current state. */
 export type DateRow = {
@@ -128,6 +138,8 @@ export type PipelineSummary = {
   throughSlots: number;
   runTally: RunTally;
   position: number;
+  running: RunningDate[];
+  latestMs: number | null;
 };
 
 const DATE_COLUMNS = new Set<string>([
@@ -295,6 +307,8 @@ export function summaryOfRow(row: PipelineRow): PipelineSummary {
     throughSlots: row.through_slots,
     runTally: JSON.parse(row.run_tally) as RunTally,
     position: row.position,
+    running: JSON.parse(row.running) as RunningDate[],
+    latestMs: row.latest_ms,
   };
 }
 
@@ -319,6 +333,8 @@ export function pipelineRow(summary: PipelineSummary): PipelineRow {
     through_slots: summary.throughSlots,
     run_tally: JSON.stringify(sortedTally(summary.runTally)),
     position: summary.position,
+    running: JSON.stringify(summary.running),
+    latest_ms: summary.latestMs,
   };
 }
 

@@ -129,6 +129,8 @@ type Chunk = {
   boundary: Float64Array;
   /** Per day: the first instant showing the next day's offset, or +Infinity when the day has no transition. */
   transition: Float64Array;
+  /** Whether any day of the chunk has a transition (most have none: `constantUntil` passes them whole). */
+  anyTransition: boolean;
 };
 
 /** `en-US`, h23, era short: `5/13/2014 AD, 18:53:20`. Anything else falls back to formatToParts. */
@@ -222,12 +224,16 @@ function createZoneClock(zone: string, rawOffset: (ms: number) => number): ZoneC
     const firstDay = key * CHUNK_DAYS;
     const boundary = new Float64Array(CHUNK_DAYS + 1);
     const transition = new Float64Array(CHUNK_DAYS).fill(Number.POSITIVE_INFINITY);
+    let anyTransition = false;
     for (let i = 0; i <= CHUNK_DAYS; i++) boundary[i] = rawOffset((firstDay + i) * DAY);
     for (let i = 0; i < CHUNK_DAYS; i++) {
       const start = boundary[i] as number;
-      if (start !== boundary[i + 1]) transition[i] = transitionIn(firstDay + i, start);
+      if (start !== boundary[i + 1]) {
+        transition[i] = transitionIn(firstDay + i, start);
+        anyTransition = true;
+      }
     }
-    const chunk = { boundary, transition };
+    const chunk = { boundary, transition, anyTransition };
     chunks.set(key, chunk);
     return chunk;
   }
@@ -250,13 +256,21 @@ function createZoneClock(zone: string, rawOffset: (ms: number) => number): ZoneC
 
   function constantUntil(ms: number): number {
     const firstDay = Math.floor(ms / DAY);
-    for (let dayIndex = firstDay; dayIndex < firstDay + HORIZON_DAYS; dayIndex++) {
+    const endDay = firstDay + HORIZON_DAYS;
+    // Chunk by chunk, passing whole the chunks without a transition: a day at a time, the horizon was 400 lookups.
+    for (let dayIndex = firstDay; dayIndex < endDay; ) {
       const key = Math.floor(dayIndex / CHUNK_DAYS);
       const chunk = chunkOf(key);
-      const at = chunk.transition[dayIndex - key * CHUNK_DAYS] as number;
-      if (at > ms && at !== Number.POSITIVE_INFINITY) return at;
+      const chunkEnd = Math.min(endDay, (key + 1) * CHUNK_DAYS);
+      if (chunk.anyTransition) {
+        for (; dayIndex < chunkEnd; dayIndex++) {
+          const at = chunk.transition[dayIndex - key * CHUNK_DAYS] as number;
+          if (at > ms && at !== Number.POSITIVE_INFINITY) return at;
+        }
+      }
+      dayIndex = chunkEnd;
     }
-    return (firstDay + HORIZON_DAYS) * DAY;
+    return endDay * DAY;
   }
 
   function resolveWall(wall: WallMs): { instants: number[]; gap: boolean } {

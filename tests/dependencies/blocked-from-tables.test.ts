@@ -50,6 +50,8 @@ test('status (blocked, firstBlocked, pending upstream), state pages and pending 
         expect(await ledger.state({ pipeline, from: '2026-01-04', limit: 3 })).toEqual(await folding.state({ pipeline, from: '2026-01-04', limit: 3 }));
         expect(await ledger.pending({ pipeline })).toEqual(await folding.pending({ pipeline }));
       }
+      // Every row at once: the pipelines with upstreams and the one without, as the fold gives each.
+      expect(await ledger.pipelineStatuses({ nowMs: now })).toEqual(await folding.pipelineStatuses({ nowMs: now }));
     }
     await ledger.close();
   }

@@ -48,6 +48,8 @@ async function answers(ledger: Ledger, nowMs: number): Promise<unknown> {
   // report, which reads summaries, status and pages of whole states from the tables: the same HTML as from the fold.
   const out: Record<string, unknown> = {
     pipelines: await ledger.pipelines(),
+    // Every status row at once (one read of the summaries and of the running dates), as each alone.
+    statuses: await ledger.pipelineStatuses({ nowMs }),
     metrics: (await collectMetrics(ledger, { nowMs, verify: null })).text,
     // Its charts aside: from the tables each draws the most recent dates as they stand now, from the fold the whole
     // history of moves (tests/views/table-pipeline-page.test.ts checks where both end).

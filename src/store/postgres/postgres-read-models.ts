@@ -12,8 +12,9 @@ import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, S
 import { quoteIdent } from './postgres-schema.js';
 
 /** The shape of these tables; with `PROJECTION_VERSION` it makes the stamp in `rm_meta` (as on SQLite). */
-/** 2: `rm_pipelines` keeps slot counts, the slots through complete-through and the run tally (status and metrics from one row); the running dates index is ordered by logical date (it was passed over for a scan). */
-const READ_MODEL_SCHEMA_VERSION = 2;
+/** 2: `rm_pipelines` keeps slot counts, the slots through complete-through and the run tally (status and metrics from one row); the running dates index is ordered by logical date (it was passed over for a scan).
+ * 3: `rm_pipelines` keeps the running dates and the latest logical date of any row (as on SQLite). */
+const READ_MODEL_SCHEMA_VERSION = 3;
 const STAMP = `${PROJECTION_VERSION}.${READ_MODEL_SCHEMA_VERSION}`;
 
 /** The read-model tables of a ledger in `schema`: the same rows as SQLite's (see sqlite-read-models.ts). */
@@ -24,7 +25,8 @@ CREATE TABLE ${s}.rm_meta (key text PRIMARY KEY, value text NOT NULL);
 CREATE TABLE ${s}.rm_pipelines (
   pipeline text PRIMARY KEY, definition text, schedule text, timezone text, defined_at text, version integer NOT NULL,
   watermark_date text, watermark_logical text, complete_through text, counts text NOT NULL, last_success text, last_failure text,
-  slot_counts text NOT NULL, misaligned integer NOT NULL, through_slots integer NOT NULL, run_tally text NOT NULL, position bigint NOT NULL
+  slot_counts text NOT NULL, misaligned integer NOT NULL, through_slots integer NOT NULL, run_tally text NOT NULL, position bigint NOT NULL,
+  running text NOT NULL, latest_ms bigint
 );
 CREATE TABLE ${s}.rm_dates (
   pipeline text NOT NULL, date text NOT NULL, status text NOT NULL, run_id text NOT NULL, attempt integer NOT NULL, attempts integer NOT NULL,
@@ -60,7 +62,7 @@ function numbers<R>(row: Record<string, unknown>, columns: readonly string[]): R
 }
 const dateRowOf = (row: Record<string, unknown>) => numbers<DateRow>(row, DATE_BIGINTS);
 const runRowOf = (row: Record<string, unknown>) => numbers<RunRow>(row, RUN_BIGINTS);
-const pipelineRowOf = (row: Record<string, unknown>) => numbers<PipelineRow>(row, ['position']);
+const pipelineRowOf = (row: Record<string, unknown>) => numbers<PipelineRow>(row, ['position', 'latest_ms']);
 
 /** Stand-ins for metrics the writer carries along without reading (see sqlite-read-models.ts). */
 const KEPT_METRICS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;

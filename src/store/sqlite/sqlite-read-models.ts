@@ -12,8 +12,9 @@ import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, S
  * The version of these tables' shape; with `PROJECTION_VERSION` it makes the stamp in `rm_meta`, and a
  * ledger whose stamp differs has its read models rebuilt from the events.
  */
-/** 2: `rm_pipelines` keeps slot counts, the slots through complete-through and the run tally (status and metrics from one row); the running dates index is ordered by logical date (it was passed over for a scan). */
-const READ_MODEL_SCHEMA_VERSION = 2;
+/** 2: `rm_pipelines` keeps slot counts, the slots through complete-through and the run tally (status and metrics from one row); the running dates index is ordered by logical date (it was passed over for a scan).
+ * 3: `rm_pipelines` keeps the running dates and the latest logical date of any row (status over a thousand pipelines reads their rows alone). */
+const READ_MODEL_SCHEMA_VERSION = 3;
 const STAMP = `${PROJECTION_VERSION}.${READ_MODEL_SCHEMA_VERSION}`;
 
 /**
@@ -43,7 +44,9 @@ CREATE TABLE rm_pipelines (
   misaligned        INTEGER NOT NULL,
   through_slots     INTEGER NOT NULL,
   run_tally         TEXT    NOT NULL,
-  position          INTEGER NOT NULL
+  position          INTEGER NOT NULL,
+  running           TEXT    NOT NULL,
+  latest_ms         INTEGER
 );
 CREATE TABLE rm_dates (
   pipeline         TEXT    NOT NULL,
@@ -123,7 +126,7 @@ const RUN_COLUMNS = [
 ] as const;
 const PIPELINE_COLUMNS = [
   'pipeline', 'definition', 'schedule', 'timezone', 'defined_at', 'version', 'watermark_date', 'watermark_logical', 'complete_through', 'counts',
-  'last_success', 'last_failure', 'slot_counts', 'misaligned', 'through_slots', 'run_tally', 'position',
+  'last_success', 'last_failure', 'slot_counts', 'misaligned', 'through_slots', 'run_tally', 'position', 'running', 'latest_ms',
 ] as const;
 
 /**

@@ -1,0 +1,50 @@
+import type { Timetable } from './timetable.js';
+
+/**
+ * A timetable that remembers what `status` asks it (its first slot, the last due one, the slot of a
+ * complete-through key and how many slots follow it), so pipelines that share a timetable and a "now" (a fleet of
+ * `@daily` pipelines) pay for each answer once, not once each. Its answers are the timetable's own,
+ * shared: callers must not change a slot they get. Keep one for one question's "now", not for a process.
+ *
+ * @example
+ * const timetable = memoTimetable(createTimetable(spec)); timetable.lastDue(nowMs) === timetable.lastDue(nowMs) // true
+ */
+export function memoTimetable(timetable: Timetable): Timetable {
+  const lastDue = new Map<number, ReturnType<Timetable['lastDue']>>();
+  const slotAt = new Map<number, ReturnType<Timetable['slotAt']>>();
+  const parsed = new Map<string, number>();
+  const counted = new Map<string, number>();
+  let first: { slot: ReturnType<Timetable['first']> } | undefined;
+  return {
+    ...timetable,
+    first() {
+      first ??= { slot: timetable.first() };
+      return first.slot;
+    },
+    lastDue(nowMs) {
+      if (!lastDue.has(nowMs)) lastDue.set(nowMs, timetable.lastDue(nowMs));
+      return lastDue.get(nowMs);
+    },
+    slotAt(logicalMs) {
+      if (!slotAt.has(logicalMs)) slotAt.set(logicalMs, timetable.slotAt(logicalMs));
+      return slotAt.get(logicalMs);
+    },
+    parseDate(text) {
+      let ms = parsed.get(text);
+      if (ms === undefined) {
+        ms = timetable.parseDate(text);
+        parsed.set(text, ms);
+      }
+      return ms;
+    },
+    countSlots(afterMs, toMs) {
+      const key = `${afterMs} ${toMs}`;
+      let n = counted.get(key);
+      if (n === undefined) {
+        n = timetable.countSlots(afterMs, toMs);
+        counted.set(key, n);
+      }
+      return n;
+    },
+  };
+}
