@@ -85,21 +85,34 @@ export async function createServer(options: ServeOptions): Promise<FastifyInstan
 
   app.decorateRequest('writer', null);
   app.addHook('onRoute', (route) => methods.add(route.method, route.url));
-  app.addHook('onRequest', async (request, reply) => {
+  // The hooks are plain callbacks, not async functions: each async hook costs every request a promise and a
+  // turn of the microtask queue, a measurable share of a cached answer's few tens of microseconds.
+  app.addHook('onRequest', (request, reply, done) => {
     const host = hostOfHeader(request.headers.host);
     if (host === null || !allowedHosts.has(host)) {
-      return sendError(reply, 421, 'auth.hostNotAllowed', `this server does not answer to the host '${request.headers.host ?? ''}'; open it by an address it listens on, or start it with --allowed-host <name>`);
+      sendError(reply, 421, 'auth.hostNotAllowed', `this server does not answer to the host '${request.headers.host ?? ''}'; open it by an address it listens on, or start it with --allowed-host <name>`);
+      return;
     }
-    return authorize(request, reply, deps, writers);
+    // An answered request (refused, or sent back without its ?token=) goes no further.
+    if (authorize(request, reply, deps, writers) === undefined) done();
   });
   // Bounds before work: a bad name or an as-of in the future is refused before any ledger read.
-  app.addHook('preHandler', async (request) => checkRequest(request, deps.clock()));
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('preHandler', (request, _reply, done) => {
+    try {
+      checkRequest(request, deps.clock());
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    done();
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
     reply.headers(SECURITY_HEADERS);
     if (reply.statusCode >= 400 && typeof payload === 'string' && payload.length > ERROR_BODY_MAX_BYTES && payload.startsWith('{')) {
-      return capErrorBody(payload);
+      done(null, capErrorBody(payload));
+      return;
     }
-    return payload;
+    done(null, payload);
   });
 
   // JSON bodies parsed here so each refusal says what is wrong with the body.
@@ -173,7 +186,7 @@ function oneLine(text: string): string {
  * `?token=<read token>`; a browser opening a page that way gets the read
  * token as an HttpOnly cookie and is sent back to the same path without it.
  */
-async function authorize(request: FastifyRequest, reply: FastifyReply, deps: ServeDeps, writers: readonly WriteToken[]): Promise<FastifyReply | undefined> {
+function authorize(request: FastifyRequest, reply: FastifyReply, deps: ServeDeps, writers: readonly WriteToken[]): FastifyReply | undefined {
   const scope: RouteScope = request.routeOptions.config?.scope ?? 'read';
   if (scope === 'public') return undefined;
   // Most requests carry no query: no URL is parsed for them.
