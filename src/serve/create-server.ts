@@ -38,6 +38,9 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'x-frame-options': 'DENY',
 };
 
+/** Distinct Host headers whose verdict is kept; past it the kept ones are forgotten (a client sending many costs only their checks). */
+const MAX_HOST_VERDICTS = 64;
+
 /** Longest path parameter: a 128-character pipeline name, even percent-encoded, fits. */
 const MAX_PARAM_LENGTH = 512;
 
@@ -58,6 +61,19 @@ export async function createServer(options: ServeOptions): Promise<FastifyInstan
   const writers: WriteToken[] = [...(options.writeTokens ?? []), ...(options.writeToken ? [{ name: null, token: options.writeToken }] : [])];
   const allowedHosts = new Set((options.allowedHosts ?? LOOPBACK_NAMES).map((h) => h.toLowerCase()));
   const methods = new RouteMethods();
+  // Each client sends the same Host header on every request: the verdict on each header is kept (a bounded number of them).
+  const hostVerdicts = new Map<string, boolean>();
+  const hostAllowed = (header: string | undefined): boolean => {
+    if (header === undefined) return false;
+    let allowed = hostVerdicts.get(header);
+    if (allowed === undefined) {
+      const host = hostOfHeader(header);
+      allowed = host !== null && allowedHosts.has(host);
+      if (hostVerdicts.size >= MAX_HOST_VERDICTS) hostVerdicts.clear();
+      hostVerdicts.set(header, allowed);
+    }
+    return allowed;
+  };
   const app = Fastify({
     bodyLimit,
     logger: options.logRequests
@@ -88,8 +104,7 @@ export async function createServer(options: ServeOptions): Promise<FastifyInstan
   // The hooks are plain callbacks, not async functions: each async hook costs every request a promise and a
   // turn of the microtask queue, a measurable share of a cached answer's few tens of microseconds.
   app.addHook('onRequest', (request, reply, done) => {
-    const host = hostOfHeader(request.headers.host);
-    if (host === null || !allowedHosts.has(host)) {
+    if (!hostAllowed(request.headers.host)) {
       sendError(reply, 421, 'auth.hostNotAllowed', `this server does not answer to the host '${request.headers.host ?? ''}'; open it by an address it listens on, or start it with --allowed-host <name>`);
       return;
     }
@@ -223,6 +238,12 @@ function authorize(request: FastifyRequest, reply: FastifyReply, deps: ServeDeps
 /** Refuses, before any work, a path or `?pipeline=` that is no pipeline name, and an `as_of` after now. */
 function checkRequest(request: FastifyRequest, nowMs: number): void {
   const params = (request.params ?? {}) as Record<string, unknown>;
+  // Most requests carry no query: only the path's name is checked, and no URL is parsed.
+  if (!request.url.includes('?')) {
+    const name = params['pipeline'];
+    if (typeof name === 'string' && name !== '') checkPipelineName(name);
+    return;
+  }
   const query = queryOf(request.url);
   const named = request.url.includes('?') ? new URL(request.url, 'http://localhost').searchParams.getAll('pipeline') : [];
   for (const name of [params['pipeline'], ...named]) {
