@@ -24,7 +24,7 @@ export function statusRoutes(app: FastifyInstance, deps: ServeDeps): void {
   });
 }
 
-/** The pipelines `?pipeline=` names; only a request with a query has any (most have none, and skip the check). */
+/** The pipelines `?pipeline=` names; only a request with a query names some (most name none, and skip the check). */
 function namedPipelines(query: unknown): string[] {
   const parsed = StatusQuery.safeParse(query);
   if (!parsed.success) throw new LedgerError('input.invalidQuery', 'pipeline must be a pipeline name, e.g. /api/status?pipeline=etl_orders');
