@@ -16,13 +16,18 @@ export function statusRoutes(app: FastifyInstance, deps: ServeDeps): void {
   // dashboards): within one second and one head it is what a fresh build gives, to the second its lag is read at.
   const answer = answerCache<Buffer>();
   app.get('/api/status', async (request, reply) => {
-    const query = StatusQuery.safeParse(request.query);
-    if (!query.success) throw new LedgerError('input.invalidQuery', 'pipeline must be a pipeline name, e.g. /api/status?pipeline=etl_orders');
-    const named = query.data.pipeline;
-    const pipelines = named === undefined ? [] : Array.isArray(named) ? named : [named];
+    const pipelines = request.url.includes('?') ? namedPipelines(request.query) : [];
     const nowMs = deps.clock();
     const key = `${(await deps.ledger.store.head()).position}:${Math.floor(nowMs / 1000)}:${JSON.stringify(pipelines)}`;
     const text = await answer.get(key, async () => Buffer.from(JSON.stringify(await readStatus(deps.ledger, { pipelines, nowMs }))));
     return reply.type('application/json; charset=utf-8').send(text);
   });
+}
+
+/** The pipelines `?pipeline=` names; only a request with a query names some (most name none, and skip the check). */
+function namedPipelines(query: unknown): string[] {
+  const parsed = StatusQuery.safeParse(query);
+  if (!parsed.success) throw new LedgerError('input.invalidQuery', 'pipeline must be a pipeline name, e.g. /api/status?pipeline=etl_orders');
+  const named = parsed.data.pipeline;
+  return named === undefined ? [] : Array.isArray(named) ? named : [named];
 }

@@ -14,6 +14,7 @@ import type { EventSigner } from '../event-signer.js';
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA, SQLITE_SCHEMA_VERSION } from './sqlite-schema.js';
 import { openSqliteFile, shareSidecarFiles } from './open-sqlite-file.js';
 import { createSqliteReadModelTables, sqliteReadModels, type SqliteReadModels } from './sqlite-read-models.js';
+import { walIndexStamp, type WalIndexStamp } from './wal-index-stamp.js';
 
 export type SqliteStoreOptions = {
   /** A file path, or `:memory:`. */
@@ -186,6 +187,10 @@ class SqliteEventStore implements EventStore {
   readonly #reads = new Map<string, Database.Statement>();
   /** False for a version-1 ledger opened by a query command (not migrated): it has no signature column. */
   readonly #hasSignatureColumn: boolean;
+  /** Tells whether anything was committed since the head was read (null: cannot tell; undefined: not looked at yet). */
+  #walStamp: WalIndexStamp | null | undefined;
+  /** The last head read, with the wal-index header read just before it. */
+  #kept: { stamp: Buffer; head: ChainHead } | null = null;
 
   constructor(db: Database.Database, path: string, signer: EventSigner | null) {
     this.#db = db;
@@ -375,7 +380,26 @@ class SqliteEventStore implements EventStore {
 
   async head(): Promise<ChainHead> {
     if (!this.#statements) return { position: 0, hash: GENESIS_HASH };
-    return headOf(this.#statements.head.get() as Row | undefined);
+    // A server asks for the head on every request (it keys its answers on it): while no commit has finished since
+    // the last read, by this connection or any other process, that head is still the head, and one pread of the
+    // wal-index header says so where the query costs a read transaction. The header is read before the query, so a
+    // commit between the two leaves a newer head kept under an older header, which the next call reads again.
+    // Inside this connection's own open transaction (an import) its uncommitted rows count: the query then.
+    const stamp = this.#db.inTransaction ? null : this.#stampOf();
+    const kept = this.#kept;
+    if (stamp !== null && kept !== null && stamp.equals(kept.stamp)) return { ...kept.head };
+    const head = headOf(this.#statements.head.get() as Row | undefined);
+    this.#kept = stamp === null ? null : { stamp, head: { ...head } };
+    return head;
+  }
+
+  /** The wal-index header now, or null when it cannot tell (no -shm: not in WAL mode, or in memory). */
+  #stampOf(): Buffer | null {
+    if (this.#walStamp === undefined) {
+      const wal = this.#path !== ':memory:' && this.#db.pragma('journal_mode', { simple: true }) === 'wal';
+      this.#walStamp = wal ? walIndexStamp(this.#path) : null;
+    }
+    return this.#walStamp?.read() ?? null;
   }
 
   async positionAt(instant: string): Promise<number> {
@@ -385,6 +409,7 @@ class SqliteEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    this.#walStamp?.close();
     if (this.#db.open) this.#db.close();
   }
 }
