@@ -286,10 +286,11 @@ export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf
 
 /** The whole-history strip of a pipeline page and the last dates with a run (for its task grid). */
 async function wholeHistoryStrip(ledger: Ledger, pipeline: string, time: PageTime) {
-  const cells: Array<{ date: string; status: CellStatus }> = [];
+  const cells: { dates: string[]; statuses: CellStatus[] } = { dates: [], statuses: [] };
   const withRuns: DateRow[] = [];
   await eachStateRow(ledger, pipeline, time, (row) => {
-    cells.push({ date: row.date, status: cellStatus(row) });
+    cells.dates.push(row.date);
+    cells.statuses.push(cellStatus(row));
     if (row.runId === null) return;
     withRuns.push(row);
     if (withRuns.length > 2 * TASK_GRID_DATES) withRuns.splice(0, withRuns.length - TASK_GRID_DATES);
