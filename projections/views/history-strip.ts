@@ -7,29 +7,34 @@ export type StripBucket = { from: string; to: string; count: number; status: Cel
  * The whole history of a pipeline compressed to at most `maxColumns`
  * columns: one per key while they fit, else one per bucket of consecutive
  * keys, each with the worst status inside, so one failed hour among 90,000
- * still shows. Keys come oldest first.
+ * still shows. Keys come oldest first, as two arrays of the same length (the
+ * key at an index and its status): 90,000 objects of one each cost a report
+ * more memory than the page it draws.
  *
  * @example
- * historyStrip(state.dates.map((d) => ({ date: d.date, status: cellStatus(d) })), 600).length // ≤ 600
+ * historyStrip({ dates: state.dates.map((d) => d.date), statuses: state.dates.map(cellStatus) }, 600).length // ≤ 600
  */
-export function historyStrip(keys: ReadonlyArray<{ date: string; status: CellStatus }>, maxColumns: number): StripBucket[] {
-  if (keys.length === 0 || maxColumns < 1) return [];
-  const size = Math.ceil(keys.length / maxColumns);
+export function historyStrip(keys: { dates: readonly string[]; statuses: readonly CellStatus[] }, maxColumns: number): StripBucket[] {
+  const { dates, statuses } = keys;
+  const length = dates.length;
+  if (length === 0 || maxColumns < 1) return [];
+  const size = Math.ceil(length / maxColumns);
   const out: StripBucket[] = [];
-  for (let i = 0; i < keys.length; i += size) {
-    const first = keys[i];
-    if (!first) break;
-    let status = first.status;
+  for (let i = 0; i < length; i += size) {
+    const first = dates[i];
+    let status = statuses[i];
+    if (first === undefined || status === undefined) break;
     let failed = 0;
     let last = first;
-    for (let j = i; j < Math.min(keys.length, i + size); j++) {
-      const key = keys[j];
-      if (!key) continue;
-      if (STATUS_SEVERITY[key.status] > STATUS_SEVERITY[status]) status = key.status;
-      if (key.status === 'failed') failed += 1;
-      last = key;
+    for (let j = i; j < Math.min(length, i + size); j++) {
+      const date = dates[j];
+      const keyStatus = statuses[j];
+      if (date === undefined || keyStatus === undefined) continue;
+      if (STATUS_SEVERITY[keyStatus] > STATUS_SEVERITY[status]) status = keyStatus;
+      if (keyStatus === 'failed') failed += 1;
+      last = date;
     }
-    out.push({ from: first.date, to: last.date, count: Math.min(size, keys.length - i), status, failed });
+    out.push({ from: first, to: last, count: Math.min(size, length - i), status, failed });
   }
   return out;
 }

@@ -209,7 +209,7 @@ async function walkPending(models: ReadModels, view: TableView, throughSlot: Slo
   const { summary, timetable, definition } = view;
   const afterMs = throughSlot === undefined ? Number.MIN_SAFE_INTEGER : Date.parse(throughSlot.logicalDate);
   const known = new Map<string, [string, string]>();
-  for (const [date, status, lease] of await models.statuses(summary.pipeline, afterMs)) known.set(date, [status, lease]);
+  await models.statuses(summary.pipeline, afterMs, (date, status, lease) => known.set(date, [status, lease]));
   const pending = noPending();
   let behind = 0;
   let blocked = 0;

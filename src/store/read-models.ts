@@ -37,6 +37,9 @@ export type RunQuery = {
 };
 
 /** Every row of one pipeline as stored, for `verify --projections`. */
+/** One row of `statuses`: a date's key, status, lease expiry and logical instant (epoch ms). */
+export type StatusVisitor = (date: string, status: string, leaseExpiresAt: string, logicalMs: number) => void;
+
 export type StoredRows = { summary: PipelineRow | null; dates: DateRow[]; runs: RunRow[] };
 
 /**
@@ -66,10 +69,11 @@ export interface ReadModels {
   dates(pipeline: string, query?: DateQuery): Promise<DateState[]>;
   runs(pipeline: string, query?: RunQuery): Promise<RunRecord[]>;
   /**
-   * The key, status and lease of every date whose logical date is after `afterMs`, as compact tuples:
-   * what `status` looks up while it walks the slots after complete-through.
+   * The key, status, lease and logical instant of every date whose logical date is after `afterMs`, handed
+   * to `visit` one row at a time: what `status` looks up while it walks the slots after complete-through. No
+   * array of them is built: the rows of ten years of hours, held at once, were most of a report's peak memory.
    */
-  statuses(pipeline: string, afterMs: number): Promise<Array<[date: string, status: string, leaseExpiresAt: string, logicalMs: number]>>;
+  statuses(pipeline: string, afterMs: number, visit: StatusVisitor): Promise<void>;
   /** One run, with its pipeline and its place in the run list (`seq`, its start position). */
   run(runId: string): Promise<(RunRecord & { pipeline: string; seq: number }) | null>;
   /** Every pipeline that has a row, by name. */

@@ -8,7 +8,7 @@ import { statusStrip } from '../../projections/views/status-strip.js';
 import { historyFold, type AuditEntry, type PipelineHistory } from '../../projections/views/pipeline-history.js';
 import { runRows } from '../../projections/views/run-rows.js';
 import { LedgerError } from '../errors.js';
-import { VERIFY_BATCH_ROWS, verifyChain } from '../audit/verify-chain.js';
+import { IN_THREAD_BATCH_ROWS, VERIFY_BATCH_ROWS, verifyChain } from '../audit/verify-chain.js';
 import { timetableSpec } from '../ledger/build-definition.js';
 import { slotsFrom, type Ledger } from '../ledger/ledger.js';
 import type { AsOf, DateRow, StateView } from '../ledger/ledger-types.js';
@@ -286,10 +286,11 @@ export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf
 
 /** The whole-history strip of a pipeline page and the last dates with a run (for its task grid). */
 async function wholeHistoryStrip(ledger: Ledger, pipeline: string, time: PageTime) {
-  const cells: Array<{ date: string; status: CellStatus }> = [];
+  const cells: { dates: string[]; statuses: CellStatus[] } = { dates: [], statuses: [] };
   const withRuns: DateRow[] = [];
   await eachStateRow(ledger, pipeline, time, (row) => {
-    cells.push({ date: row.date, status: cellStatus(row) });
+    cells.dates.push(row.date);
+    cells.statuses.push(cellStatus(row));
     if (row.runId === null) return;
     withRuns.push(row);
     if (withRuns.length > 2 * TASK_GRID_DATES) withRuns.splice(0, withRuns.length - TASK_GRID_DATES);
@@ -346,6 +347,7 @@ export async function loadAuditPage(ledger: Ledger, asOf: AsOf | undefined, limi
  */
 export async function loadVerifyPage(ledger: Ledger, options: { inThread?: boolean } = {}): Promise<VerifyPage> {
   const time = await pageTime(ledger, undefined);
-  const report = await verifyChain(ledger.store.readRaw({ batchSize: VERIFY_BATCH_ROWS }), { sha256: sha256Hex, ...(options.inThread ? { worker: null } : {}) });
+  const batchSize = options.inThread ? IN_THREAD_BATCH_ROWS : VERIFY_BATCH_ROWS;
+  const report = await verifyChain(ledger.store.readRaw({ batchSize }), { sha256: sha256Hex, ...(options.inThread ? { worker: null } : {}) });
   return { kind: 'verify', time, report };
 }

@@ -42,46 +42,87 @@ export async function loadServedPipelinePage(ledger: Ledger, pipeline: string, a
   return page ?? loadPipelinePage(ledger, pipeline, asOf, limits, input);
 }
 
-/** One key of the whole history, oldest first: a due slot (its row's status, or missing) or a recorded key off the slots. */
-type HistoryKey = { date: string; status: CellStatus; recorded: boolean; onSlot: boolean; offSchedule: boolean; at: number };
+/**
+ * The whole history, one status per key, oldest first, as arrays of the same length (the key at an index,
+ * its status, instant and kind): ten years of hours as one object a key, beside the rows read to make
+ * them, were most of a report's peak memory.
+ */
+type History = {
+  dates: string[];
+  statuses: CellStatus[];
+  /** The key's instant: its slot's tick, or an off-slot row's logical date. */
+  at: number[];
+  /** `RECORDED`, `ON_SLOT` and `OFF_SCHEDULE`, or'ed. */
+  kinds: number[];
+};
+
+/** The key has a row. */
+const RECORDED = 1;
+/** The key is a due slot's. */
+const ON_SLOT = 2;
+/** The key is an off-schedule run's. */
+const OFF_SCHEDULE = 4;
+
+function addKey(history: History, date: string, status: CellStatus, at: number, kind: number): void {
+  history.dates.push(date);
+  history.statuses.push(status);
+  history.at.push(at);
+  history.kinds.push(kind);
+}
 
 /**
  * The whole history as one status per key, as `state` over every due slot lists it: the timetable's
- * slots walked without building any, each looked up among the compact (key, status, lease) tuples of
- * the rows; the few rows on no slot (off-schedule runs, keys of an earlier timetable) read by key and
- * put in their place.
+ * slots walked without building any, each looked up among the rows' (key, status, lease) read one at a
+ * time; the few rows on no slot (off-schedule runs, keys of an earlier timetable) read by key and put in
+ * their place.
  */
-async function historyKeys(models: ReadModels, pipeline: string, timetable: Timetable, nowMs: number): Promise<HistoryKey[] | null> {
+async function historyKeys(models: ReadModels, pipeline: string, timetable: Timetable, nowMs: number): Promise<History | null> {
   const [fromMs, toMs] = rangeOf(timetable, {}, nowMs);
-  const rows = new Map<string, CellStatus>();
-  const logical = new Map<string, number>();
-  for (const [date, status, lease, logicalMs] of await models.statuses(pipeline, Number.MIN_SAFE_INTEGER)) {
-    rows.set(date, cellStatus({ status: status as Exclude<CellStatus, 'stalled' | 'not-due'>, stalled: status === 'running' && Date.parse(lease) <= nowMs }));
-    logical.set(date, logicalMs);
-  }
-  const keys: HistoryKey[] = [];
-  const onSlot = new Set<string>();
+  // Each row's index by key, with its status and logical instant at that index.
+  const rows = new Map<string, number>();
+  const rowStatus: CellStatus[] = [];
+  const rowLogical: number[] = [];
+  await models.statuses(pipeline, Number.MIN_SAFE_INTEGER, (date, status, lease, logicalMs) => {
+    rows.set(date, rowStatus.length);
+    rowStatus.push(cellStatus({ status: status as Exclude<CellStatus, 'stalled' | 'not-due'>, stalled: status === 'running' && Date.parse(lease) <= nowMs }));
+    rowLogical.push(logicalMs);
+  });
+  const keys: History = { dates: [], statuses: [], at: [], kinds: [] };
+  const onSlot = new Uint8Array(rowStatus.length);
   let shifted = false;
   if (toMs >= fromMs) {
     timetable.eachSlot(fromMs, toMs, (date, _logicalDate, _end, tick) => {
-      const status = rows.get(date);
-      if (status !== undefined) onSlot.add(date);
-      if (status !== undefined && logical.get(date) !== tick) shifted = true;
-      keys.push({ date, status: status ?? 'missing', recorded: status !== undefined, onSlot: true, offSchedule: false, at: tick });
+      const row = rows.get(date);
+      if (row === undefined) return addKey(keys, date, 'missing', tick, ON_SLOT);
+      onSlot[row] = 1;
+      if (rowLogical[row] !== tick) shifted = true;
+      addKey(keys, date, rowStatus[row] as CellStatus, tick, ON_SLOT | RECORDED);
     });
   }
   // A row under a slot's key for another instant (a key of an earlier timetable, e.g. before a zone change): the fold decides.
   if (shifted) return null;
-  const elsewhere = [...rows.keys()].filter((date) => !onSlot.has(date));
+  const elsewhere: string[] = [];
+  for (const [date, row] of rows) if (onSlot[row] === 0) elsewhere.push(date);
   if (elsewhere.length === 0) return keys;
-  const offSlots: HistoryKey[] = [];
+  const offSlots: Array<{ date: string; status: CellStatus; at: number; kind: number }> = [];
   for (const date of await models.dates(pipeline, { keys: elsewhere, light: true })) {
     const at = Date.parse(date.logicalDate);
     // As `state` bounds them: off-schedule runs before the start and up to now show, other rows only inside the slots' range.
     if (date.offSchedule ? at > Math.max(toMs, nowMs) : at < fromMs || at > toMs) continue;
-    offSlots.push({ date: date.date, status: rows.get(date.date) ?? 'missing', recorded: true, onSlot: false, offSchedule: date.offSchedule, at });
+    const row = rows.get(date.date);
+    offSlots.push({ date: date.date, status: row === undefined ? 'missing' : (rowStatus[row] as CellStatus), at, kind: RECORDED | (date.offSchedule ? OFF_SCHEDULE : 0) });
   }
-  return [...keys, ...offSlots].sort((a, b) => a.at - b.at);
+  // The slots' keys ascend; the off-slot rows go after any key of the same instant, in the order they were read.
+  offSlots.sort((a, b) => a.at - b.at);
+  const merged: History = { dates: [], statuses: [], at: [], kinds: [] };
+  let next = 0;
+  for (let i = 0; i < keys.dates.length; i++) {
+    const at = keys.at[i] as number;
+    for (let off = offSlots[next]; off !== undefined && off.at < at; off = offSlots[++next]) addKey(merged, off.date, off.status, off.at, off.kind);
+    addKey(merged, keys.dates[i] as string, keys.statuses[i] as CellStatus, at, keys.kinds[i] as number);
+  }
+  for (const off of offSlots.slice(next)) addKey(merged, off.date, off.status, off.at, off.kind);
+  return merged;
 }
 
 /**
@@ -89,21 +130,23 @@ async function historyKeys(models: ReadModels, pipeline: string, timetable: Time
  * is live) tell which they are, and `pending` over each stretch of them gives them with their reasons,
  * so the page reads the rows of the dates it lists, not those between them.
  */
-async function oldestPending(ledger: Ledger, pipeline: string, keys: readonly HistoryKey[]): Promise<PendingView['pending']> {
+async function oldestPending(ledger: Ledger, pipeline: string, keys: History): Promise<PendingView['pending']> {
   const stretches: Array<{ from: string; to: string }> = [];
   let listed = 0;
   let open = false;
-  for (const key of keys) {
+  for (let i = 0; i < keys.dates.length; i++) {
     if (listed === PENDING_LISTED) break;
-    if (!key.onSlot) continue;
-    if (key.status === 'success' || key.status === 'skipped' || key.status === 'running') {
+    if (((keys.kinds[i] as number) & ON_SLOT) === 0) continue;
+    const status = keys.statuses[i];
+    if (status === 'success' || status === 'skipped' || status === 'running') {
       open = false;
       continue;
     }
     listed += 1;
+    const date = keys.dates[i] as string;
     const last = stretches.at(-1);
-    if (open && last !== undefined) last.to = key.date;
-    else stretches.push({ from: key.date, to: key.date });
+    if (open && last !== undefined) last.to = date;
+    else stretches.push({ from: date, to: date });
     open = true;
   }
   const pending: PendingView['pending'] = [];
@@ -141,10 +184,29 @@ async function tasksOfDates(ledger: Ledger, pipeline: string, dates: readonly st
  * The runs in flight that `pending` over the whole range lists: on a due slot, or off-schedule inside the range (not a
  * key of an earlier timetable, which `status` counts but no slot of today's meets).
  */
-function pendingInFlight(inFlight: PendingView['inFlight'], keys: readonly HistoryKey[], timetable: Timetable, nowMs: number): PendingView['inFlight'] {
+function pendingInFlight(inFlight: PendingView['inFlight'], keys: History, timetable: Timetable, nowMs: number): PendingView['inFlight'] {
+  if (inFlight.length === 0) return [];
   const [fromMs] = rangeOf(timetable, {}, nowMs);
-  const listed = new Set(keys.filter((k) => k.onSlot || (k.offSchedule && k.at >= fromMs)).map((k) => k.date));
+  const running = new Set(inFlight.map((run) => run.date));
+  const listed = new Set<string>();
+  for (let i = 0; i < keys.dates.length; i++) {
+    const kind = keys.kinds[i] as number;
+    const date = keys.dates[i] as string;
+    if (running.has(date) && ((kind & ON_SLOT) !== 0 || ((kind & OFF_SCHEDULE) !== 0 && (keys.at[i] as number) >= fromMs))) listed.add(date);
+  }
   return inFlight.filter((run) => listed.has(run.date));
+}
+
+/** The indexes of the newest `limit` keys with a row (oldest first), and how many keys have one. */
+function newestRecorded(keys: History, limit: number): { latest: number[]; recorded: number } {
+  const latest: number[] = [];
+  let recorded = 0;
+  for (let i = keys.dates.length - 1; i >= 0; i--) {
+    if (((keys.kinds[i] as number) & RECORDED) === 0) continue;
+    recorded += 1;
+    if (latest.length < limit) latest.push(i);
+  }
+  return { latest: latest.reverse(), recorded };
 }
 
 /** Complete-through with its logical date: from the dates read when it is among them, else from its slot. */
@@ -170,11 +232,10 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
   const state = await ledger.state({ pipeline, ...(window.from === null || window.to === null ? {} : { from: window.from, to: window.to }), limit: CALENDAR_CELLS });
   const keys = await historyKeys(models, pipeline, timetable, time.nowMs);
   if (keys === null) return null;
-  const recorded = keys.filter((k) => k.recorded);
   // The most recent recorded keys' rows, in one read by the logical dates' index from the oldest of them.
-  const latest = recorded.slice(-Math.max(CHART_DATES, TASK_GRID_DATES));
-  const wanted = new Set(latest.map((k) => k.date));
-  const latestRows = latest.length === 0 ? [] : (await models.dates(pipeline, { fromMs: Math.min(...latest.map((k) => k.at)), light: true })).filter((d) => wanted.has(d.date));
+  const { latest, recorded } = newestRecorded(keys, Math.max(CHART_DATES, TASK_GRID_DATES));
+  const wanted = new Set(latest.map((i) => keys.dates[i] as string));
+  const latestRows = latest.length === 0 ? [] : (await models.dates(pipeline, { fromMs: Math.min(...latest.map((i) => keys.at[i] as number)), light: true })).filter((d) => wanted.has(d.date));
   const { status } = await ledger.pipelineStatus({ pipeline, nowMs: time.nowMs });
   const pending = await oldestPending(ledger, pipeline, keys);
   const hasTasks = (definition.tasks?.length ?? 0) > 0;
@@ -204,7 +265,7 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
     runsBefore: input.runsBefore ?? null,
     hasTasks,
     points: pointsFromDates(chartDates, { watermark: summary.watermark, completeThrough: throughMark(chartDates, timetable, summary.completeThrough) }),
-    chartDates: Math.min(recorded.length, CHART_DATES),
+    chartDates: Math.min(recorded, CHART_DATES),
     audit: audit.entries,
     auditScanned: audit.scanned,
   };

@@ -412,9 +412,9 @@ SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
       const payloads = query.light ? LIGHT : await payloadsForRead(rows);
       return rows.reverse().map((row) => runOfRow(row, payloads));
     },
-    async statuses(pipeline, afterMs) {
+    async statuses(pipeline, afterMs, visit) {
       const rows = await deps.read<{ date: string; status: string; lease_expires_at: string; logical_ms: string | number }>(`SELECT date, status, lease_expires_at, logical_ms FROM ${s}.rm_dates WHERE pipeline = $1 AND logical_ms > $2`, [pipeline, afterMs]);
-      return rows.map((r): [string, string, string, number] => [r.date, r.status, r.lease_expires_at, Number(r.logical_ms)]);
+      for (const r of rows) visit(r.date, r.status, r.lease_expires_at, Number(r.logical_ms));
     },
     async run(runId) {
       const rows = (await deps.read<Record<string, unknown>>(`SELECT * FROM ${s}.rm_runs WHERE run_id = $1`, [runId])).map(runRowOf);

@@ -431,8 +431,8 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       // Paged from the newest back, listed oldest first.
       return rows.reverse().map((row) => runOfRow(row, payloads));
     },
-    async statuses(pipeline, afterMs) {
-      return readStatements().statuses.all(pipeline, afterMs) as Array<[string, string, string, number]>;
+    async statuses(pipeline, afterMs, visit) {
+      for (const row of readStatements().statuses.iterate(pipeline, afterMs) as IterableIterator<[string, string, string, number]>) visit(row[0], row[1], row[2], row[3]);
     },
     async run(runId) {
       const s = readStatements();
