@@ -130,11 +130,17 @@ export type PipelineSummary = {
   position: number;
 };
 
-const DATE_COLUMNS = new Set<string>([
+/** The fields a record keeps in columns of their own; `plain`: the keys, in order, of the last record that had no other field. */
+type ColumnSet = { readonly names: ReadonlySet<string>; plain: string[] | null };
+function columnSet(names: readonly string[]): ColumnSet {
+  return { names: new Set(names), plain: null };
+}
+
+const DATE_COLUMNS = columnSet([
   'date', 'status', 'runId', 'attempt', 'attempts', 'runType', 'logicalDate', 'dataInterval', 'runAfter', 'startedAt', 'finishedAt',
   'leaseExpiresAt', 'metrics', 'outputs', 'error', 'offSchedule', 'forced', 'clearedAt', 'startPosition', 'version',
 ]);
-const RUN_COLUMNS = new Set<string>([
+const RUN_COLUMNS = columnSet([
   'runId', 'date', 'attempt', 'runType', 'status', 'logicalDate', 'dataInterval', 'startedAt', 'finishedAt', 'leaseExpiresAt',
   'actor', 'forced', 'offSchedule', 'metrics', 'error',
 ]);
@@ -144,17 +150,37 @@ const RUN_COLUMNS = new Set<string>([
  * not `Object.entries(…).filter(…)`: most rows have no such field, and the arrays built per row to find
  * that out were a tenth of a rebuild's time.
  */
-function extraOf(value: object, columns: ReadonlySet<string>): string | null {
-  let keys: string[] | null = null;
-  for (const key in value) {
-    if (!columns.has(key) && (value as Record<string, unknown>)[key] !== undefined) (keys ??= []).push(key);
+function extraOf(value: object, columns: ColumnSet): string | null {
+  // Most rows come from records of one shape, whose keys come in one order: when they are the keys of the
+  // last record found to have only columns, each is compared by identity, not looked up in the set.
+  const plain = columns.plain;
+  if (plain !== null) {
+    let i = 0;
+    let same = true;
+    for (const key in value) {
+      if (key !== plain[i++]) {
+        same = false;
+        break;
+      }
+    }
+    if (same && i === plain.length) return null;
   }
+  let keys: string[] | null = null;
+  let all: string[] | null = [];
+  for (const key in value) {
+    all?.push(key);
+    if (columns.names.has(key)) continue;
+    all = null;
+    if ((value as Record<string, unknown>)[key] !== undefined) (keys ??= []).push(key);
+  }
+  if (all !== null) columns.plain = all;
   if (keys === null) return null;
   keys.sort();
   const extra: Record<string, unknown> = {};
   for (const key of keys) extra[key] = (value as Record<string, unknown>)[key];
   return JSON.stringify(extra);
 }
+
 
 function excerpt(text: string | null): string | null {
   return text === null ? null : text.length <= ERROR_EXCERPT_CHARS ? text : text.slice(0, ERROR_EXCERPT_CHARS);
