@@ -130,10 +130,13 @@ export type PipelineSummary = {
   position: number;
 };
 
-/** The fields a record keeps in columns of their own; `plain`: the keys, in order, of the last record that had no other field. */
-type ColumnSet = { readonly names: ReadonlySet<string>; plain: string[] | null };
+/**
+ * The fields a record keeps in columns of their own; `shape`: the keys, in order, of the last record
+ * looked at, and `others` its keys without a column (sorted).
+ */
+type ColumnSet = { readonly names: ReadonlySet<string>; shape: string[]; others: string[] };
 function columnSet(names: readonly string[]): ColumnSet {
-  return { names: new Set(names), plain: null };
+  return { names: new Set(names), shape: [], others: [] };
 }
 
 const DATE_COLUMNS = columnSet([
@@ -146,41 +149,36 @@ const RUN_COLUMNS = columnSet([
 ]);
 
 /**
- * The fields of `value` that have no column, as JSON (keys sorted), or null when there are none. A loop,
- * not `Object.entries(…).filter(…)`: most rows have no such field, and the arrays built per row to find
- * that out were a tenth of a rebuild's time.
+ * The fields of `value` that have no column and are not undefined, as JSON (keys sorted), or null when
+ * there are none. Most records come in one of a few shapes, their keys always in one order: when `value`
+ * has the keys of the last record looked at, compared by identity, its fields without a column are that
+ * record's, and no key is looked up in the set (a tenth of a rebuild's time when each was).
  */
 function extraOf(value: object, columns: ColumnSet): string | null {
-  // Most rows come from records of one shape, whose keys come in one order: when they are the keys of the
-  // last record found to have only columns, each is compared by identity, not looked up in the set.
-  const plain = columns.plain;
-  if (plain !== null) {
-    let i = 0;
-    let same = true;
-    for (const key in value) {
-      if (key !== plain[i++]) {
-        same = false;
-        break;
-      }
+  const record = value as Record<string, unknown>;
+  const shape = columns.shape;
+  let i = 0;
+  let same = true;
+  for (const key in record) {
+    if (key !== shape[i++]) {
+      same = false;
+      break;
     }
-    if (same && i === plain.length) return null;
   }
-  let keys: string[] | null = null;
-  let all: string[] | null = [];
-  for (const key in value) {
-    all?.push(key);
-    if (columns.names.has(key)) continue;
-    all = null;
-    if ((value as Record<string, unknown>)[key] !== undefined) (keys ??= []).push(key);
+  if (!same || i !== shape.length) {
+    const keys: string[] = [];
+    const others: string[] = [];
+    for (const key in record) {
+      keys.push(key);
+      if (!columns.names.has(key)) others.push(key);
+    }
+    columns.shape = keys;
+    columns.others = others.sort();
   }
-  if (all !== null) columns.plain = all;
-  if (keys === null) return null;
-  keys.sort();
-  const extra: Record<string, unknown> = {};
-  for (const key of keys) extra[key] = (value as Record<string, unknown>)[key];
-  return JSON.stringify(extra);
+  let extra: Record<string, unknown> | null = null;
+  for (const key of columns.others) if (record[key] !== undefined) (extra ??= {})[key] = record[key];
+  return extra === null ? null : JSON.stringify(extra);
 }
-
 
 function excerpt(text: string | null): string | null {
   return text === null ? null : text.length <= ERROR_EXCERPT_CHARS ? text : text.slice(0, ERROR_EXCERPT_CHARS);
