@@ -114,9 +114,6 @@ export function createSqliteReadModelTables(db: Database.Database): void {
   db.prepare(`INSERT INTO rm_meta (key, value) VALUES ('stamp', ?), ('position', '0')`).run(STAMP);
 }
 
-/** A rebuild's page cache (negative: KiB), 128 MiB instead of SQLite's 2 MiB. */
-const REBUILD_CACHE_SIZE = -131_072;
-
 const TABLES = ['rm_meta', 'rm_pipelines', 'rm_dates', 'rm_runs'];
 /**
  * A stand-in for metrics the writer does not read: the fold only carries them along, and a row only
@@ -280,19 +277,6 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
 
   /** Rebuilds inside the caller's transaction; `inWorkers`: the caller's transaction holds the write lock and wrote no events (see `foldInWorkers`). */
   const rebuildInTransaction = (progress?: RebuildProgress, inWorkers = false): RebuildResult => {
-    // A larger page cache on this connection for the rebuild only (it changes nothing a commit makes durable): the new
-    // tables' pages, above all the run ids' index, which takes its keys in no order, stay in the cache instead of being
-    // spilled to the WAL and read back before the commit.
-    const cacheSize = db.pragma('cache_size', { simple: true }) as number;
-    db.pragma(`cache_size = ${REBUILD_CACHE_SIZE}`);
-    try {
-      return refold(progress, inWorkers);
-    } finally {
-      db.pragma(`cache_size = ${cacheSize}`);
-    }
-  };
-
-  const refold = (progress: RebuildProgress | undefined, inWorkers: boolean): RebuildResult => {
     for (const table of TABLES) db.exec(`DROP TABLE IF EXISTS ${table}`);
     db.exec(SQLITE_READ_MODEL_TABLES);
     const s = prepare(db);
