@@ -4,12 +4,7 @@ import type Database from 'better-sqlite3';
 const ROWS_PER_STATEMENT = 50;
 
 /** Plain inserts into a table, many rows per statement; `flush` writes what is left. */
-export type BulkInsert<Row> = {
-  add(row: Row): void;
-  /** Adds `rows` rows given as one flat array of values, row after row in the columns' order. */
-  addValues(values: readonly unknown[], rows: number): void;
-  flush(): void;
-};
+export type BulkInsert<Row> = { add(row: Row): void; flush(): void };
 
 /**
  * Inserts rows into a freshly created table with plain `INSERT`, `ROWS_PER_STATEMENT` rows per
@@ -38,18 +33,6 @@ export function bulkInsert<Row extends object>(db: Database.Database, table: str
       if (held === ROWS_PER_STATEMENT) {
         many.run(buffer);
         held = 0;
-      }
-    },
-    addValues(values, rows) {
-      let from = 0;
-      for (let r = 0; r < rows; r++) {
-        let at = held * width;
-        for (let c = 0; c < width; c++) buffer[at++] = values[from++];
-        held += 1;
-        if (held === ROWS_PER_STATEMENT) {
-          many.run(buffer);
-          held = 0;
-        }
       }
     },
     flush() {

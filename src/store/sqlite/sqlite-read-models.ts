@@ -5,9 +5,7 @@ import { isDone, type DateState, type DateStatus } from '../../../projections/da
 import { PROJECTION_VERSION } from '../../../projections/projection-version.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
 import { bulkInsert } from './bulk-insert.js';
-import { foldInWorkers } from './fold-in-workers.js';
-import { DATE_COLUMNS, foldPipeline, PIPELINE_COLUMNS, PIPELINE_EVENTS_SQL, RUN_COLUMNS } from './pipeline-rows.js';
-import { completeThroughAfter, foldRows, slotTallyOf, timetableCache, touchedKeys, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
+import { completeThroughAfter, finishAll, foldRows, noRows, rowFolder, slotTallyOf, timetableCache, touchedKeys, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
 import { dateOfRow, pipelineRow, runOfRow, summaryOfRow, type DateRow, type Payloads, type PipelineRow, type RunRow } from '../read-model-rows.js';
 import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
 
@@ -115,6 +113,20 @@ export function createSqliteReadModelTables(db: Database.Database): void {
 }
 
 const TABLES = ['rm_meta', 'rm_pipelines', 'rm_dates', 'rm_runs'];
+const DATE_COLUMNS = [
+  'pipeline', 'date', 'status', 'run_id', 'attempt', 'attempts', 'run_type', 'logical_ms', 'logical_date', 'interval_start', 'interval_end', 'run_after',
+  'started_at', 'finished_at', 'lease_expires_at', 'error_excerpt', 'error_code', 'error_position', 'result_position', 'off_schedule', 'forced',
+  'cleared_at', 'start_position', 'version', 'extra',
+] as const;
+const RUN_COLUMNS = [
+  'run_id', 'pipeline', 'seq', 'date', 'attempt', 'run_type', 'status', 'logical_date', 'interval_start', 'interval_end', 'started_at', 'finished_at',
+  'lease_expires_at', 'actor', 'forced', 'off_schedule', 'error_excerpt', 'error_position', 'result_position', 'extra',
+] as const;
+const PIPELINE_COLUMNS = [
+  'pipeline', 'definition', 'schedule', 'timezone', 'defined_at', 'version', 'watermark_date', 'watermark_logical', 'complete_through', 'counts',
+  'last_success', 'last_failure', 'slot_counts', 'misaligned', 'through_slots', 'run_tally', 'position',
+] as const;
+
 /**
  * A stand-in for metrics the writer does not read: the fold only carries them along, and a row only
  * needs to know that there are some (its `result_position` stays), so appends never parse old payloads.
@@ -275,8 +287,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     s.putMeta.run('position', String(head));
   };
 
-  /** Rebuilds inside the caller's transaction; `inWorkers`: the caller's transaction holds the write lock and wrote no events (see `foldInWorkers`). */
-  const rebuildInTransaction = (progress?: RebuildProgress, inWorkers = false): RebuildResult => {
+  const rebuildInTransaction = (progress?: RebuildProgress): RebuildResult => {
     for (const table of TABLES) db.exec(`DROP TABLE IF EXISTS ${table}`);
     db.exec(SQLITE_READ_MODEL_TABLES);
     const s = prepare(db);
@@ -287,35 +298,25 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     const dateRows = bulkInsert<DateRow>(db, 'rm_dates', DATE_COLUMNS);
     const runRows = bulkInsert<RunRow>(db, 'rm_runs', RUN_COLUMNS);
     progress?.(0, total);
-    const workers = inWorkers && !db.memory && (db.pragma('journal_mode', { simple: true }) as string) === 'wal' ? foldInWorkers(db.name, total, pipelines) : null;
-    try {
-      const select = db.prepare(PIPELINE_EVENTS_SQL).raw(true);
-      for (const pipeline of pipelines) {
-        if (workers !== null) {
-          // Folded in a worker while this thread wrote the pipelines before it; its rows come as values in column order.
-          const values = workers.next();
-          dateRows.addValues(values.dates, values.dateCount);
-          runRows.addValues(values.runs, values.runCount);
-          s.putPipeline.run(values.summary);
-          result.events += values.events;
-          result.dates += values.dateCount;
-          result.runs += values.runCount;
-        } else {
-          const folded = foldPipeline(select, pipeline, total, (events) => {
-            result.events += events;
-            progress?.(result.events, total);
-          });
-          for (const row of folded.dates) dateRows.add(row);
-          for (const row of folded.runs) runRows.add(row);
-          s.putPipeline.run(values(pipelineRow(folded.summary), PIPELINE_COLUMNS));
-          result.dates += folded.dates.length;
-          result.runs += folded.runs.length;
-        }
-        result.pipelines += 1;
-        if (workers !== null) progress?.(result.events, total);
+    for (const pipeline of pipelines) {
+      const folder = rowFolder(pipeline, noRows());
+      let from = 1;
+      for (;;) {
+        const rows = s.pipelineEvents.all(pipeline, from) as Array<[position: number, payload: string]>;
+        if (rows.length === 0) break;
+        // The fold never reads an event's chain link (verify does), so the rebuild leaves the two hashes unread.
+        folder.add(rows.map((r) => decodeStoredRow({ position: r[0], payload: r[1], prevHash: '', hash: '' })));
+        result.events += rows.length;
+        from = (rows.at(-1) as [number, ...unknown[]])[0] + 1;
+        progress?.(result.events, total);
       }
-    } finally {
-      workers?.close();
+      const folded = finishAll(folder);
+      for (const row of folded.dates) dateRows.add(row);
+      for (const row of folded.runs) runRows.add(row);
+      s.putPipeline.run(values(pipelineRow(folded.summary), PIPELINE_COLUMNS));
+      result.pipelines += 1;
+      result.dates += folded.dates.length;
+      result.runs += folded.runs.length;
     }
     dateRows.flush();
     runRows.flush();
@@ -328,7 +329,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     return result;
   };
 
-  const rebuild = async (progress?: RebuildProgress): Promise<RebuildResult> => db.transaction(() => rebuildInTransaction(progress, true)).immediate();
+  const rebuild = async (progress?: RebuildProgress): Promise<RebuildResult> => db.transaction(() => rebuildInTransaction(progress)).immediate();
 
   const readStatements = (): ReturnType<typeof prepare> => {
     if (!ready) throw new Error('read models are not built; call ensure() first');
@@ -518,5 +519,6 @@ function prepare(db: Database.Database) {
     putPipeline: db.prepare(upsertSql('rm_pipelines', PIPELINE_COLUMNS, ['pipeline'])),
     eventAt: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE position = ?'),
     eventsFrom: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE position >= ? AND position <= ? ORDER BY position LIMIT 1000'),
+    pipelineEvents: db.prepare('SELECT position, payload FROM events WHERE pipeline = ? AND position >= ? ORDER BY position LIMIT 1000').raw(true),
   };
 }
