@@ -4,6 +4,7 @@ import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { isDone, type DateState, type DateStatus } from '../../../projections/date-state.js';
 import { PROJECTION_VERSION } from '../../../projections/projection-version.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
+import { bulkInsert } from './bulk-insert.js';
 import { completeThroughAfter, finishAll, foldRows, noRows, rowFolder, slotTallyOf, timetableCache, touchedKeys, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
 import { dateOfRow, pipelineRow, runOfRow, summaryOfRow, type DateRow, type Payloads, type PipelineRow, type RunRow } from '../read-model-rows.js';
 import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
@@ -296,6 +297,9 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     const total = (db.prepare('SELECT coalesce(max(position), 0) FROM events').pluck().get() as number) ?? 0;
     const pipelines = db.prepare('SELECT DISTINCT pipeline FROM events ORDER BY pipeline').pluck().all() as string[];
     const result: RebuildResult = { pipelines: 0, events: 0, dates: 0, runs: 0 };
+    // The tables were just created empty: plain inserts, many rows a statement (an upsert per row looked each key up first).
+    const dateRows = bulkInsert<DateRow>(db, 'rm_dates', DATE_COLUMNS);
+    const runRows = bulkInsert<RunRow>(db, 'rm_runs', RUN_COLUMNS);
     progress?.(0, total);
     for (const pipeline of pipelines) {
       const folder = rowFolder(pipeline, noRows());
@@ -310,13 +314,15 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
         progress?.(result.events, total);
       }
       const folded = finishAll(folder);
-      for (const row of folded.dates) s.putDate.run(values(row, DATE_COLUMNS));
-      for (const row of folded.runs) s.putRun.run(values(row, RUN_COLUMNS));
+      for (const row of folded.dates) dateRows.add(row);
+      for (const row of folded.runs) runRows.add(row);
       s.putPipeline.run(values(pipelineRow(folded.summary), PIPELINE_COLUMNS));
       result.pipelines += 1;
       result.dates += folded.dates.length;
       result.runs += folded.runs.length;
     }
+    dateRows.flush();
+    runRows.flush();
     db.exec(SQLITE_READ_MODEL_INDEXES);
     // SQLite prepares these again after the schema change, so their queries plan with the new indexes.
     st = s;
