@@ -5,7 +5,7 @@ import { isDone, type DateState, type DateStatus } from '../../../projections/da
 import { PROJECTION_VERSION } from '../../../projections/projection-version.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
 import { completeThroughAfter, finishAll, foldRows, noRows, rowFolder, slotTallyOf, timetableCache, touchedKeys, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
-import { dateOfRow, pipelineRow, runOfRow, summaryOfRow, type DateRow, type Payloads, type PipelineRow, type RunRow } from '../read-model-rows.js';
+import { dateOfRow, pipelineRow, runOfRow, summaryOfRow, type DateRow, type Payloads, type PipelineRow, type PipelineSummary, type RunRow } from '../read-model-rows.js';
 import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
 
 /**
@@ -147,6 +147,11 @@ function upsertSql(table: string, columns: readonly string[], key: readonly stri
 }
 
 type Row = Record<string, unknown>;
+
+/** A summary row as the table writer stored it, with its definition parsed. */
+type WrittenSummary = { row: PipelineRow; definition: PipelineDefinition | null };
+/** How many pipelines' written rows a connection keeps (a few hundred bytes each). */
+const KEPT_SUMMARIES = 1024;
 function values(row: object, columns: readonly string[]): unknown[] {
   return columns.map((c) => (row as Row)[c]);
 }
@@ -187,6 +192,13 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   let checkedVersion: number | null = null;
   const timetables = timetableCache();
+  /**
+   * What this connection's last append left in the tables: the position folded through, and the summary rows it wrote
+   * (as written, with their definitions parsed), so the next append reads neither back. It holds while no other
+   * connection has committed since (`data_version` as it was) and the events still end where that append ended
+   * (a rolled-back append leaves them short of it); anything else drops it and reads the tables.
+   */
+  let written: { version: number; position: number; summaries: Map<string, WrittenSummary> } | null = null;
 
   const statements = (): ReturnType<typeof prepare> => {
     st ??= prepare(db);
@@ -220,24 +232,32 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
   };
 
   /** The rows the events touch, as the fold's state; metrics kept as stand-ins, long errors read in full. */
-  const loadTouched = (s: ReturnType<typeof prepare>, pipeline: string, events: readonly RecordedEvent[]): TouchedRows => {
+  const loadTouched = (s: ReturnType<typeof prepare>, pipeline: string, events: readonly RecordedEvent[], kept: WrittenSummary | undefined): TouchedRows => {
     const payloads = payloadsOf(s);
     const writerPayloads: Payloads = { result: () => ({ metrics: KEPT_METRICS, outputs: KEPT_OUTPUTS }), error: payloads.error };
-    const summaryRow = s.summary.get(pipeline) as PipelineRow | undefined;
-    const touched: TouchedRows = { summary: summaryRow === undefined ? null : summaryOfRow(summaryRow), dates: new Map(), runs: new Map() };
+    let summary: PipelineSummary | null;
+    if (kept !== undefined) summary = summaryOfRow(kept.row, kept.definition);
+    else {
+      const cells = s.summary.get(pipeline) as unknown[] | undefined;
+      summary = cells === undefined ? null : summaryOfRow(pipelineRowOfValues(cells));
+    }
+    const touched: TouchedRows = { summary, dates: new Map(), runs: new Map() };
     const { dates, runs } = touchedKeys(events);
     for (const key of dates) {
-      const row = s.date.get(pipeline, key) as DateRow | undefined;
-      if (row) touched.dates.set(key, { state: dateOfRow(row, writerPayloads), refs: { result: row.result_position, error: row.error_position } });
+      const cells = s.date.get(pipeline, key) as unknown[] | undefined;
+      if (cells === undefined) continue;
+      const row = dateRowOfValues(cells);
+      touched.dates.set(key, { state: dateOfRow(row, writerPayloads), refs: { result: row.result_position, error: row.error_position } });
     }
     for (const runId of runs) {
-      const row = s.run.get(runId) as RunRow | undefined;
+      const cells = s.run.get(runId) as unknown[] | undefined;
+      const row = cells === undefined ? undefined : runRowOfValues(cells);
       if (row && row.pipeline === pipeline) touched.runs.set(runId, { run: runOfRow(row, writerPayloads), refs: { result: row.result_position, error: row.error_position }, seq: row.seq });
     }
     return touched;
   };
 
-  const write = (s: ReturnType<typeof prepare>, folded: FoldedRows): void => {
+  const write = (s: ReturnType<typeof prepare>, folded: FoldedRows, kept: WrittenSummary | undefined, summaries: Map<string, WrittenSummary>): void => {
     for (const row of folded.dates) s.putDate.run(values(row, DATE_COLUMNS));
     for (const row of folded.runs) s.putRun.run(values(row, RUN_COLUMNS));
     const pipeline = folded.summary.pipeline;
@@ -257,36 +277,46 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       const rows = s.slotKeys.all(pipeline) as Array<[date: string, status: string, logicalDate: string]>;
       Object.assign(folded.summary, slotTallyOf(timetable, rows.map(([date, status, logicalDate]) => ({ date, status: status as DateStatus, logicalDate }))));
     }
-    s.putPipeline.run(values(pipelineRow(folded.summary), PIPELINE_COLUMNS));
+    // The definition's JSON is the row's own while the fold kept the definition it was handed.
+    const definition = folded.summary.definition;
+    const row = pipelineRow(folded.summary, kept !== undefined && definition === kept.definition ? kept.row.definition : undefined);
+    s.putPipeline.run(values(row, PIPELINE_COLUMNS));
+    if (summaries.size >= KEPT_SUMMARIES && !summaries.has(pipeline)) summaries.clear();
+    summaries.set(pipeline, { row, definition });
   };
 
   const decodeRows = (rows: Array<{ position: number; payload: string; prev_hash: string; hash: string }>): RecordedEvent[] =>
     rows.map((r) => decodeStoredRow({ position: r.position, payload: r.payload, prevHash: r.prev_hash, hash: r.hash }));
 
-  /** Folds `events` (in position order, any pipelines) into the rows. */
-  const applyEvents = (s: ReturnType<typeof prepare>, events: readonly RecordedEvent[]): void => {
+  /** Folds `events` (in position order, any pipelines) into the rows; `summaries` are rows known as stored, and take the ones written. */
+  const applyEvents = (s: ReturnType<typeof prepare>, events: readonly RecordedEvent[], summaries: Map<string, WrittenSummary>): void => {
     const byPipeline = new Map<string, RecordedEvent[]>();
     for (const event of events) {
       const list = byPipeline.get(event.data.pipeline);
       if (list) list.push(event);
       else byPipeline.set(event.data.pipeline, [event]);
     }
-    for (const [pipeline, list] of byPipeline) write(s, foldRows(pipeline, loadTouched(s, pipeline, list), list, timetables));
+    for (const [pipeline, list] of byPipeline) {
+      const kept = summaries.get(pipeline);
+      write(s, foldRows(pipeline, loadTouched(s, pipeline, list, kept), list, timetables), kept, summaries);
+    }
   };
 
   /** Folds every event after the last one the tables took in (another release's appends). */
   const catchUp = (s: ReturnType<typeof prepare>, head: number): void => {
+    written = null;
     let from = Number(s.meta.get('position') ?? 0) + 1;
     while (from <= head) {
       const rows = s.eventsFrom.all(from, head) as Array<{ position: number; payload: string; prev_hash: string; hash: string }>;
       if (rows.length === 0) break;
-      applyEvents(s, decodeRows(rows));
+      applyEvents(s, decodeRows(rows), new Map());
       from = (rows.at(-1) as { position: number }).position + 1;
     }
     s.putMeta.run('position', String(head));
   };
 
   const rebuildInTransaction = (progress?: RebuildProgress): RebuildResult => {
+    written = null;
     for (const table of TABLES) db.exec(`DROP TABLE IF EXISTS ${table}`);
     db.exec(SQLITE_READ_MODEL_TABLES);
     const s = prepare(db);
@@ -335,11 +365,22 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       return ready;
     },
     apply(events, headBefore) {
+      // Dropped until this append has written everything: one that fails halfway leaves nothing to trust.
+      const kept = written;
+      written = null;
       if (!ready || events.length === 0) return;
       const s = statements();
-      if (Number(s.meta.get('position') ?? 0) !== headBefore) catchUp(s, headBefore);
-      applyEvents(s, events);
-      s.putMeta.run('position', String((events.at(-1) as RecordedEvent).position));
+      const version = dataVersion.get() as number;
+      let summaries: Map<string, WrittenSummary>;
+      if (kept !== null && kept.version === version && kept.position === headBefore) summaries = kept.summaries;
+      else {
+        summaries = new Map();
+        if (Number(s.meta.get('position') ?? 0) !== headBefore) catchUp(s, headBefore);
+      }
+      applyEvents(s, events, summaries);
+      const position = (events.at(-1) as RecordedEvent).position;
+      s.putMeta.run('position', String(position));
+      written = { version, position, summaries };
     },
     rebuildInTransaction,
     rebuild,
@@ -384,11 +425,11 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       }
     },
     async summary(pipeline) {
-      const row = readStatements().summary.get(pipeline) as PipelineRow | undefined;
-      return row === undefined ? null : summaryOfRow(row);
+      const cells = readStatements().summary.get(pipeline) as unknown[] | undefined;
+      return cells === undefined ? null : summaryOfRow(pipelineRowOfValues(cells));
     },
     async summaries() {
-      return (readStatements().summaries.all() as PipelineRow[]).map(summaryOfRow);
+      return (readStatements().summaries.all() as unknown[][]).map((cells) => summaryOfRow(pipelineRowOfValues(cells)));
     },
     async definitions() {
       return (readStatements().definitions.all() as string[]).map((text) => JSON.parse(text) as PipelineDefinition);
@@ -400,7 +441,11 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       const s = readStatements();
       let rows: Array<DateRow & { result_payload?: string | null }>;
       if (query.keys !== undefined) {
-        rows = query.keys.map((key) => s.date.get(pipeline, key) as DateRow | undefined).filter((r): r is DateRow => r !== undefined);
+        rows = [];
+        for (const key of query.keys) {
+          const cells = s.date.get(pipeline, key) as unknown[] | undefined;
+          if (cells !== undefined) rows.push(dateRowOfValues(cells));
+        }
         rows.sort((a, b) => a.logical_ms - b.logical_ms);
       } else if (query.status === 'running') {
         rows = s.runningDates.all(pipeline) as DateRow[];
@@ -433,13 +478,14 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     },
     async run(runId) {
       const s = readStatements();
-      const row = s.run.get(runId) as RunRow | undefined;
+      const cells = s.run.get(runId) as unknown[] | undefined;
+      const row = cells === undefined ? undefined : runRowOfValues(cells);
       return row === undefined ? null : { ...runOfRow(row, payloadsOf(s)), pipeline: row.pipeline, seq: row.seq };
     },
     async storedRows(pipeline): Promise<StoredRows> {
       const s = readStatements();
       return {
-        summary: (s.summary.get(pipeline) as PipelineRow | undefined) ?? null,
+        summary: (s.storedSummary.get(pipeline) as PipelineRow | undefined) ?? null,
         dates: s.allDates.all(pipeline) as DateRow[],
         runs: s.allRuns.all(pipeline) as RunRow[],
       };
@@ -452,6 +498,17 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
  * pipeline's rows are built here in one shape, which costs half of what named rows cost.
  */
 function dateRowWithResult(v: unknown[]): DateRow & { result_payload: string | null } {
+  const row = dateRowOfValues(v) as DateRow & { result_payload: string | null };
+  row.result_payload = v[25] as string | null;
+  return row;
+}
+
+/**
+ * Rows are selected as values (raw mode) and built here, in `*_COLUMNS` order: the driver names each
+ * column of a row object through V8 one by one, and reading back the summary, date and run rows an append
+ * touches that way was an eighth of a library start + succeed's instructions.
+ */
+function dateRowOfValues(v: unknown[]): DateRow {
   return {
     pipeline: v[0] as string,
     date: v[1] as string,
@@ -478,7 +535,53 @@ function dateRowWithResult(v: unknown[]): DateRow & { result_payload: string | n
     start_position: v[22] as number,
     version: v[23] as number,
     extra: v[24] as string | null,
-    result_payload: v[25] as string | null,
+  };
+}
+
+function runRowOfValues(v: unknown[]): RunRow {
+  return {
+    run_id: v[0] as string,
+    pipeline: v[1] as string,
+    seq: v[2] as number,
+    date: v[3] as string,
+    attempt: v[4] as number,
+    run_type: v[5] as string,
+    status: v[6] as string,
+    logical_date: v[7] as string,
+    interval_start: v[8] as string,
+    interval_end: v[9] as string,
+    started_at: v[10] as string,
+    finished_at: v[11] as string | null,
+    lease_expires_at: v[12] as string,
+    actor: v[13] as string,
+    forced: v[14] as number,
+    off_schedule: v[15] as number,
+    error_excerpt: v[16] as string | null,
+    error_position: v[17] as number | null,
+    result_position: v[18] as number | null,
+    extra: v[19] as string | null,
+  };
+}
+
+function pipelineRowOfValues(v: unknown[]): PipelineRow {
+  return {
+    pipeline: v[0] as string,
+    definition: v[1] as string | null,
+    schedule: v[2] as string | null,
+    timezone: v[3] as string | null,
+    defined_at: v[4] as string | null,
+    version: v[5] as number,
+    watermark_date: v[6] as string | null,
+    watermark_logical: v[7] as string | null,
+    complete_through: v[8] as string | null,
+    counts: v[9] as string,
+    last_success: v[10] as string | null,
+    last_failure: v[11] as string | null,
+    slot_counts: v[12] as string,
+    misaligned: v[13] as number,
+    through_slots: v[14] as number,
+    run_tally: v[15] as string,
+    position: v[16] as number,
   };
 }
 
@@ -488,11 +591,13 @@ function prepare(db: Database.Database) {
     putMeta: db.prepare(upsertSql('rm_meta', ['key', 'value'], ['key'])),
     head: db.prepare('SELECT max(position) FROM events').pluck(),
     upToDate: db.prepare(`SELECT (SELECT value FROM rm_meta WHERE key = 'stamp'), (SELECT value FROM rm_meta WHERE key = 'position'), (SELECT max(position) FROM events)`).raw(true),
-    summary: db.prepare('SELECT * FROM rm_pipelines WHERE pipeline = ?'),
-    summaries: db.prepare('SELECT * FROM rm_pipelines ORDER BY pipeline'),
+    summary: db.prepare(`SELECT ${PIPELINE_COLUMNS.join(', ')} FROM rm_pipelines WHERE pipeline = ?`).raw(true),
+    // Named rows, as the table holds them: what `verify --projections` compares with the fold.
+    storedSummary: db.prepare('SELECT * FROM rm_pipelines WHERE pipeline = ?'),
+    summaries: db.prepare(`SELECT ${PIPELINE_COLUMNS.join(', ')} FROM rm_pipelines ORDER BY pipeline`).raw(true),
     pipelineNames: db.prepare('SELECT pipeline FROM rm_pipelines ORDER BY pipeline').pluck(),
     definitions: db.prepare('SELECT definition FROM rm_pipelines WHERE definition IS NOT NULL ORDER BY pipeline').pluck(),
-    date: db.prepare('SELECT * FROM rm_dates WHERE pipeline = ? AND date = ?'),
+    date: db.prepare(`SELECT ${DATE_COLUMNS.join(', ')} FROM rm_dates WHERE pipeline = ? AND date = ?`).raw(true),
     status: db.prepare('SELECT status FROM rm_dates WHERE pipeline = ? AND date = ?').pluck(),
     slotKeys: db.prepare('SELECT date, status, logical_date FROM rm_dates WHERE pipeline = ?').raw(true),
     datesBetween: db.prepare('SELECT * FROM rm_dates WHERE pipeline = ? AND logical_ms BETWEEN ? AND ? ORDER BY logical_ms'),
@@ -504,7 +609,7 @@ function prepare(db: Database.Database) {
     statuses: db.prepare('SELECT date, status, lease_expires_at, logical_ms FROM rm_dates WHERE pipeline = ? AND logical_ms > ?').raw(true),
     runningDates: db.prepare(`SELECT * FROM rm_dates WHERE pipeline = ? AND status = 'running' ORDER BY logical_ms`),
     allDates: db.prepare('SELECT * FROM rm_dates WHERE pipeline = ? ORDER BY date'),
-    run: db.prepare('SELECT * FROM rm_runs WHERE run_id = ?'),
+    run: db.prepare(`SELECT ${RUN_COLUMNS.join(', ')} FROM rm_runs WHERE run_id = ?`).raw(true),
     runsBefore: db.prepare('SELECT * FROM rm_runs WHERE pipeline = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),
     dateRunsBefore: db.prepare('SELECT * FROM rm_runs WHERE pipeline = ? AND date = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),
     allRuns: db.prepare('SELECT * FROM rm_runs WHERE pipeline = ? ORDER BY run_id'),
