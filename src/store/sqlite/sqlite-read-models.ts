@@ -13,13 +13,18 @@ import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, S
  * ledger whose stamp differs has its read models rebuilt from the events.
  */
 /** 2: `rm_pipelines` keeps slot counts, the slots through complete-through and the run tally (status and metrics from one row); the running dates index is ordered by logical date (it was passed over for a scan). */
-const READ_MODEL_SCHEMA_VERSION = 2;
+/**
+ * 3: `rm_meta` no longer holds the last position folded, which every append rewrote (a WAL page of its own per
+ * commit): a pipeline row's position is the last event of that pipeline folded, and an event is folded exactly when
+ * its pipeline's row has reached it (see `foldedAt`).
+ */
+const READ_MODEL_SCHEMA_VERSION = 3;
 const STAMP = `${PROJECTION_VERSION}.${READ_MODEL_SCHEMA_VERSION}`;
 
 /**
  * The read-model tables (outside the hash chain, like the checkpoints): one row per pipeline, per date key
  * that had an event, and per run. Long values (metrics, outputs, long error texts) are not copied: a row
- * keeps the position of the event that holds them. `rm_meta` holds the stamp and the last position folded.
+ * keeps the position of the event that holds them. `rm_meta` holds the stamp.
  */
 const SQLITE_READ_MODEL_TABLES = `
 CREATE TABLE rm_meta (
@@ -108,7 +113,7 @@ export const SQLITE_READ_MODEL_SCHEMA = SQLITE_READ_MODEL_TABLES + SQLITE_READ_M
 /** Creates the read-model tables of a new, empty ledger, stamped as built (inside its creating transaction). */
 export function createSqliteReadModelTables(db: Database.Database): void {
   db.exec(SQLITE_READ_MODEL_SCHEMA);
-  db.prepare(`INSERT INTO rm_meta (key, value) VALUES ('stamp', ?), ('position', '0')`).run(STAMP);
+  db.prepare(`INSERT INTO rm_meta (key, value) VALUES ('stamp', ?)`).run(STAMP);
 }
 
 const TABLES = ['rm_meta', 'rm_pipelines', 'rm_dates', 'rm_runs'];
@@ -302,17 +307,23 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     }
   };
 
-  /** Folds every event after the last one the tables took in (another release's appends). */
+  /**
+   * True when every event up to `head` is folded. Every append that keeps the tables first folds whatever is not
+   * (another release's appends), so the events not folded are always the last ones: all are folded exactly when the
+   * event at the head is, that is when its pipeline's row has reached it.
+   */
+  const foldedTo = (s: ReturnType<typeof prepare>, head: number): boolean => head === 0 || s.foldedAt.get(head) === head;
+
+  /** Folds every event after the last one the tables took in (another release's appends), up to `head`. */
   const catchUp = (s: ReturnType<typeof prepare>, head: number): void => {
     written = null;
-    let from = Number(s.meta.get('position') ?? 0) + 1;
+    let from = (s.foldedThrough.get() as number) + 1;
     while (from <= head) {
       const rows = s.eventsFrom.all(from, head) as Array<{ position: number; payload: string; prev_hash: string; hash: string }>;
       if (rows.length === 0) break;
       applyEvents(s, decodeRows(rows), new Map());
       from = (rows.at(-1) as { position: number }).position + 1;
     }
-    s.putMeta.run('position', String(head));
   };
 
   const rebuildInTransaction = (progress?: RebuildProgress): RebuildResult => {
@@ -348,7 +359,6 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     // SQLite prepares these again after the schema change, so their queries plan with the new indexes.
     st = s;
     s.putMeta.run('stamp', STAMP);
-    s.putMeta.run('position', String(total));
     ready = true;
     return result;
   };
@@ -375,12 +385,10 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       if (kept !== null && kept.version === version && kept.position === headBefore) summaries = kept.summaries;
       else {
         summaries = new Map();
-        if (Number(s.meta.get('position') ?? 0) !== headBefore) catchUp(s, headBefore);
+        if (!foldedTo(s, headBefore)) catchUp(s, headBefore);
       }
       applyEvents(s, events, summaries);
-      const position = (events.at(-1) as RecordedEvent).position;
-      s.putMeta.run('position', String(position));
-      written = { version, position, summaries };
+      written = { version, position: (events.at(-1) as RecordedEvent).position, summaries };
     },
     rebuildInTransaction,
     rebuild,
@@ -395,8 +403,8 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
         // gone since (the statement then fails), takes the long way below.
         if (ready && st !== null) {
           try {
-            const [stamp, position, head] = st.upToDate.get() as [string | null, string | null, number | null];
-            if (stamp === STAMP && Number(position ?? 0) === (head ?? 0)) {
+            const [stamp, head, folded] = st.upToDate.get() as [string | null, number | null, number | null];
+            if (stamp === STAMP && (head === null || folded === head)) {
               checkedVersion = version;
               return true;
             }
@@ -411,10 +419,10 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
         }
         const s = statements();
         const head = (s.head.get() as number | undefined) ?? 0;
-        if (Number(s.meta.get('position') ?? 0) !== head) {
+        if (!foldedTo(s, head)) {
           db.transaction(() => {
             const now = (s.head.get() as number | undefined) ?? 0;
-            if (Number(s.meta.get('position') ?? 0) !== now) catchUp(s, now);
+            if (!foldedTo(s, now)) catchUp(s, now);
           }).immediate();
         }
         checkedVersion = version;
@@ -587,10 +595,16 @@ function pipelineRowOfValues(v: unknown[]): PipelineRow {
 
 function prepare(db: Database.Database) {
   return {
-    meta: db.prepare('SELECT value FROM rm_meta WHERE key = ?').pluck(),
     putMeta: db.prepare(upsertSql('rm_meta', ['key', 'value'], ['key'])),
     head: db.prepare('SELECT max(position) FROM events').pluck(),
-    upToDate: db.prepare(`SELECT (SELECT value FROM rm_meta WHERE key = 'stamp'), (SELECT value FROM rm_meta WHERE key = 'position'), (SELECT max(position) FROM events)`).raw(true),
+    // The stamp, the head, and the position the row of the head event's pipeline has reached (the head, when folded).
+    upToDate: db
+      .prepare(
+        `SELECT (SELECT value FROM rm_meta WHERE key = 'stamp'), h.head, (SELECT p.position FROM events e JOIN rm_pipelines p ON p.pipeline = e.pipeline WHERE e.position = h.head) FROM (SELECT max(position) AS head FROM events) h`,
+      )
+      .raw(true),
+    foldedAt: db.prepare('SELECT p.position FROM events e JOIN rm_pipelines p ON p.pipeline = e.pipeline WHERE e.position = ?').pluck(),
+    foldedThrough: db.prepare('SELECT coalesce(max(position), 0) FROM rm_pipelines').pluck(),
     summary: db.prepare(`SELECT ${PIPELINE_COLUMNS.join(', ')} FROM rm_pipelines WHERE pipeline = ?`).raw(true),
     // Named rows, as the table holds them: what `verify --projections` compares with the fold.
     storedSummary: db.prepare('SELECT * FROM rm_pipelines WHERE pipeline = ?'),
