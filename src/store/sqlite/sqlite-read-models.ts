@@ -237,7 +237,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
   };
 
   /** The rows the events touch, as the fold's state; metrics kept as stand-ins, long errors read in full. */
-  const loadTouched = (s: ReturnType<typeof prepare>, pipeline: string, events: readonly RecordedEvent[], kept: WrittenSummary | undefined): TouchedRows => {
+  const loadTouched = (s: ReturnType<typeof prepare>, pipeline: string, events: readonly RecordedEvent[], kept: WrittenSummary | undefined, storedLogical: Map<string, number>): TouchedRows => {
     const payloads = payloadsOf(s);
     const writerPayloads: Payloads = { result: () => ({ metrics: KEPT_METRICS, outputs: KEPT_OUTPUTS }), error: payloads.error };
     let summary: PipelineSummary | null;
@@ -252,6 +252,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       const cells = s.date.get(pipeline, key) as unknown[] | undefined;
       if (cells === undefined) continue;
       const row = dateRowOfValues(cells);
+      storedLogical.set(key, row.logical_ms);
       touched.dates.set(key, { state: dateOfRow(row, writerPayloads), refs: { result: row.result_position, error: row.error_position } });
     }
     for (const runId of runs) {
@@ -262,8 +263,9 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     return touched;
   };
 
-  const write = (s: ReturnType<typeof prepare>, folded: FoldedRows, kept: WrittenSummary | undefined, summaries: Map<string, WrittenSummary>): void => {
-    for (const row of folded.dates) s.putDate.run(values(row, DATE_COLUMNS));
+  const write = (s: ReturnType<typeof prepare>, folded: FoldedRows, storedLogical: Map<string, number>, kept: WrittenSummary | undefined, summaries: Map<string, WrittenSummary>): void => {
+    // A stored row whose logical date stays is updated without setting it, so its index entry is left alone (a WAL page).
+    for (const row of folded.dates) (storedLogical.get(row.date) === row.logical_ms ? s.putDateSameLogical : s.putDate).run(values(row, DATE_COLUMNS));
     for (const row of folded.runs) s.putRun.run(values(row, RUN_COLUMNS));
     const pipeline = folded.summary.pipeline;
     const timetable = timetables(folded.summary.definition);
@@ -303,7 +305,8 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     }
     for (const [pipeline, list] of byPipeline) {
       const kept = summaries.get(pipeline);
-      write(s, foldRows(pipeline, loadTouched(s, pipeline, list, kept), list, timetables), kept, summaries);
+      const storedLogical = new Map<string, number>();
+      write(s, foldRows(pipeline, loadTouched(s, pipeline, list, kept, storedLogical), list, timetables), storedLogical, kept, summaries);
     }
   };
 
@@ -628,6 +631,7 @@ function prepare(db: Database.Database) {
     dateRunsBefore: db.prepare('SELECT * FROM rm_runs WHERE pipeline = ? AND date = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),
     allRuns: db.prepare('SELECT * FROM rm_runs WHERE pipeline = ? ORDER BY run_id'),
     putDate: db.prepare(upsertSql('rm_dates', DATE_COLUMNS, ['pipeline', 'date'])),
+    putDateSameLogical: db.prepare(upsertSql('rm_dates', DATE_COLUMNS, ['pipeline', 'date'], ['logical_ms'])),
     putRun: db.prepare(upsertSql('rm_runs', RUN_COLUMNS, ['run_id'], ['pipeline', 'date', 'seq'])),
     putPipeline: db.prepare(upsertSql('rm_pipelines', PIPELINE_COLUMNS, ['pipeline'])),
     eventAt: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE position = ?'),
