@@ -314,11 +314,11 @@ export function runOfRow(row: RunRow, payloads: Payloads): RunRecord {
   };
 }
 
-/** A pipeline row, decoded. */
-export function summaryOfRow(row: PipelineRow): PipelineSummary {
+/** A pipeline row, decoded; `definition`, when given, is the row's definition already parsed (the table writer keeps the one it wrote). */
+export function summaryOfRow(row: PipelineRow, definition?: PipelineDefinition | null): PipelineSummary {
   return {
     pipeline: row.pipeline,
-    definition: row.definition === null ? null : (JSON.parse(row.definition) as PipelineDefinition),
+    definition: definition !== undefined ? definition : row.definition === null ? null : (JSON.parse(row.definition) as PipelineDefinition),
     definedAt: row.defined_at,
     version: row.version,
     watermark: row.watermark_date === null || row.watermark_logical === null ? null : { date: row.watermark_date, logicalDate: row.watermark_logical },
@@ -336,12 +336,12 @@ export function summaryOfRow(row: PipelineRow): PipelineSummary {
   };
 }
 
-/** A pipeline summary as its row. */
-export function pipelineRow(summary: PipelineSummary): PipelineRow {
+/** A pipeline summary as its row; `definitionText`, when given, is its definition's JSON already (the table writer keeps the one it wrote). */
+export function pipelineRow(summary: PipelineSummary, definitionText?: string | null): PipelineRow {
   const counts = nonZero(summary.counts);
   return {
     pipeline: summary.pipeline,
-    definition: summary.definition === null ? null : JSON.stringify(summary.definition),
+    definition: definitionText !== undefined ? definitionText : summary.definition === null ? null : JSON.stringify(summary.definition),
     schedule: summary.definition?.schedule ?? null,
     timezone: summary.definition?.timezone ?? null,
     defined_at: summary.definedAt,

@@ -6,22 +6,28 @@ import { PROJECTION_VERSION } from '../../../projections/projection-version.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
 import { bulkInsert } from './bulk-insert.js';
 import { completeThroughAfter, finishAll, foldRows, noRows, rowFolder, slotTallyOf, timetableCache, touchedKeys, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
-import { dateOfRow, pipelineRow, runOfRow, summaryOfRow, type DateRow, type Payloads, type PipelineRow, type RunRow } from '../read-model-rows.js';
+import { dateOfRow, pipelineRow, runOfRow, summaryOfRow, type DateRow, type Payloads, type PipelineRow, type PipelineSummary, type RunRow } from '../read-model-rows.js';
 import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
 
 /**
  * The version of these tables' shape; with `PROJECTION_VERSION` it makes the stamp in `rm_meta`, and a
  * ledger whose stamp differs has its read models rebuilt from the events.
  */
-/** 2: `rm_pipelines` keeps slot counts, the slots through complete-through and the run tally (status and metrics from one row); the running dates index is ordered by logical date (it was passed over for a scan).
- * 3: `rm_pipelines` keeps the running dates and the latest logical date of any row (status over a thousand pipelines reads their rows alone). */
+/**
+ * 2: `rm_pipelines` keeps slot counts, the slots through complete-through and the run tally (status and metrics from
+ * one row); the running dates index is ordered by logical date (it was passed over for a scan).
+ * 3: `rm_pipelines` keeps the running dates and the latest logical date of any row (status over a thousand pipelines
+ * reads their rows alone); `rm_meta` no longer holds the last position folded, which every append rewrote (a WAL page
+ * of its own per commit): a pipeline row's position is the last event of that pipeline folded, and an event is folded
+ * exactly when its pipeline's row has reached it (see `foldedAt`).
+ */
 const READ_MODEL_SCHEMA_VERSION = 3;
 const STAMP = `${PROJECTION_VERSION}.${READ_MODEL_SCHEMA_VERSION}`;
 
 /**
  * The read-model tables (outside the hash chain, like the checkpoints): one row per pipeline, per date key
  * that had an event, and per run. Long values (metrics, outputs, long error texts) are not copied: a row
- * keeps the position of the event that holds them. `rm_meta` holds the stamp and the last position folded.
+ * keeps the position of the event that holds them. `rm_meta` holds the stamp.
  */
 const SQLITE_READ_MODEL_TABLES = `
 CREATE TABLE rm_meta (
@@ -112,7 +118,7 @@ export const SQLITE_READ_MODEL_SCHEMA = SQLITE_READ_MODEL_TABLES + SQLITE_READ_M
 /** Creates the read-model tables of a new, empty ledger, stamped as built (inside its creating transaction). */
 export function createSqliteReadModelTables(db: Database.Database): void {
   db.exec(SQLITE_READ_MODEL_SCHEMA);
-  db.prepare(`INSERT INTO rm_meta (key, value) VALUES ('stamp', ?), ('position', '0')`).run(STAMP);
+  db.prepare(`INSERT INTO rm_meta (key, value) VALUES ('stamp', ?)`).run(STAMP);
 }
 
 const TABLES = ['rm_meta', 'rm_pipelines', 'rm_dates', 'rm_runs'];
@@ -151,6 +157,11 @@ function upsertSql(table: string, columns: readonly string[], key: readonly stri
 }
 
 type Row = Record<string, unknown>;
+
+/** A summary row as the table writer stored it, with its definition parsed. */
+type WrittenSummary = { row: PipelineRow; definition: PipelineDefinition | null };
+/** How many pipelines' written rows a connection keeps (a few hundred bytes each). */
+const KEPT_SUMMARIES = 1024;
 function values(row: object, columns: readonly string[]): unknown[] {
   return columns.map((c) => (row as Row)[c]);
 }
@@ -191,6 +202,13 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   let checkedVersion: number | null = null;
   const timetables = timetableCache();
+  /**
+   * What this connection's last append left in the tables: the position folded through, and the summary rows it wrote
+   * (as written, with their definitions parsed), so the next append reads neither back. It holds while no other
+   * connection has committed since (`data_version` as it was) and the events still end where that append ended
+   * (a rolled-back append leaves them short of it); anything else drops it and reads the tables.
+   */
+  let written: { version: number; position: number; summaries: Map<string, WrittenSummary> } | null = null;
 
   const statements = (): ReturnType<typeof prepare> => {
     st ??= prepare(db);
@@ -224,25 +242,35 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
   };
 
   /** The rows the events touch, as the fold's state; metrics kept as stand-ins, long errors read in full. */
-  const loadTouched = (s: ReturnType<typeof prepare>, pipeline: string, events: readonly RecordedEvent[]): TouchedRows => {
+  const loadTouched = (s: ReturnType<typeof prepare>, pipeline: string, events: readonly RecordedEvent[], kept: WrittenSummary | undefined, storedLogical: Map<string, number>): TouchedRows => {
     const payloads = payloadsOf(s);
     const writerPayloads: Payloads = { result: () => ({ metrics: KEPT_METRICS, outputs: KEPT_OUTPUTS }), error: payloads.error };
-    const summaryRow = s.summary.get(pipeline) as PipelineRow | undefined;
-    const touched: TouchedRows = { summary: summaryRow === undefined ? null : summaryOfRow(summaryRow), dates: new Map(), runs: new Map() };
+    let summary: PipelineSummary | null;
+    if (kept !== undefined) summary = summaryOfRow(kept.row, kept.definition);
+    else {
+      const cells = s.summary.get(pipeline) as unknown[] | undefined;
+      summary = cells === undefined ? null : summaryOfRow(pipelineRowOfValues(cells));
+    }
+    const touched: TouchedRows = { summary, dates: new Map(), runs: new Map() };
     const { dates, runs } = touchedKeys(events);
     for (const key of dates) {
-      const row = s.date.get(pipeline, key) as DateRow | undefined;
-      if (row) touched.dates.set(key, { state: dateOfRow(row, writerPayloads), refs: { result: row.result_position, error: row.error_position } });
+      const cells = s.date.get(pipeline, key) as unknown[] | undefined;
+      if (cells === undefined) continue;
+      const row = dateRowOfValues(cells);
+      storedLogical.set(key, row.logical_ms);
+      touched.dates.set(key, { state: dateOfRow(row, writerPayloads), refs: { result: row.result_position, error: row.error_position } });
     }
     for (const runId of runs) {
-      const row = s.run.get(runId) as RunRow | undefined;
+      const cells = s.run.get(runId) as unknown[] | undefined;
+      const row = cells === undefined ? undefined : runRowOfValues(cells);
       if (row && row.pipeline === pipeline) touched.runs.set(runId, { run: runOfRow(row, writerPayloads), refs: { result: row.result_position, error: row.error_position }, seq: row.seq });
     }
     return touched;
   };
 
-  const write = (s: ReturnType<typeof prepare>, folded: FoldedRows): void => {
-    for (const row of folded.dates) s.putDate.run(values(row, DATE_COLUMNS));
+  const write = (s: ReturnType<typeof prepare>, folded: FoldedRows, storedLogical: Map<string, number>, kept: WrittenSummary | undefined, summaries: Map<string, WrittenSummary>): void => {
+    // A stored row whose logical date stays is updated without setting it, so its index entry is left alone (a WAL page).
+    for (const row of folded.dates) (storedLogical.get(row.date) === row.logical_ms ? s.putDateSameLogical : s.putDate).run(values(row, DATE_COLUMNS));
     for (const row of folded.runs) s.putRun.run(values(row, RUN_COLUMNS));
     const pipeline = folded.summary.pipeline;
     const timetable = timetables(folded.summary.definition);
@@ -261,36 +289,53 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       const rows = s.slotKeys.all(pipeline) as Array<[date: string, status: string, logicalDate: string]>;
       Object.assign(folded.summary, slotTallyOf(timetable, rows.map(([date, status, logicalDate]) => ({ date, status: status as DateStatus, logicalDate }))));
     }
-    s.putPipeline.run(values(pipelineRow(folded.summary), PIPELINE_COLUMNS));
+    // The definition's JSON is the row's own while the fold kept the definition it was handed.
+    const definition = folded.summary.definition;
+    const row = pipelineRow(folded.summary, kept !== undefined && definition === kept.definition ? kept.row.definition : undefined);
+    s.putPipeline.run(values(row, PIPELINE_COLUMNS));
+    if (summaries.size >= KEPT_SUMMARIES && !summaries.has(pipeline)) summaries.clear();
+    summaries.set(pipeline, { row, definition });
   };
 
   const decodeRows = (rows: Array<{ position: number; payload: string; prev_hash: string; hash: string }>): RecordedEvent[] =>
     rows.map((r) => decodeStoredRow({ position: r.position, payload: r.payload, prevHash: r.prev_hash, hash: r.hash }));
 
-  /** Folds `events` (in position order, any pipelines) into the rows. */
-  const applyEvents = (s: ReturnType<typeof prepare>, events: readonly RecordedEvent[]): void => {
+  /** Folds `events` (in position order, any pipelines) into the rows; `summaries` are rows known as stored, and take the ones written. */
+  const applyEvents = (s: ReturnType<typeof prepare>, events: readonly RecordedEvent[], summaries: Map<string, WrittenSummary>): void => {
     const byPipeline = new Map<string, RecordedEvent[]>();
     for (const event of events) {
       const list = byPipeline.get(event.data.pipeline);
       if (list) list.push(event);
       else byPipeline.set(event.data.pipeline, [event]);
     }
-    for (const [pipeline, list] of byPipeline) write(s, foldRows(pipeline, loadTouched(s, pipeline, list), list, timetables));
+    for (const [pipeline, list] of byPipeline) {
+      const kept = summaries.get(pipeline);
+      const storedLogical = new Map<string, number>();
+      write(s, foldRows(pipeline, loadTouched(s, pipeline, list, kept, storedLogical), list, timetables), storedLogical, kept, summaries);
+    }
   };
 
-  /** Folds every event after the last one the tables took in (another release's appends). */
+  /**
+   * True when every event up to `head` is folded. Every append that keeps the tables first folds whatever is not
+   * (another release's appends), so the events not folded are always the last ones: all are folded exactly when the
+   * event at the head is, that is when its pipeline's row has reached it.
+   */
+  const foldedTo = (s: ReturnType<typeof prepare>, head: number): boolean => head === 0 || s.foldedAt.get(head) === head;
+
+  /** Folds every event after the last one the tables took in (another release's appends), up to `head`. */
   const catchUp = (s: ReturnType<typeof prepare>, head: number): void => {
-    let from = Number(s.meta.get('position') ?? 0) + 1;
+    written = null;
+    let from = (s.foldedThrough.get() as number) + 1;
     while (from <= head) {
       const rows = s.eventsFrom.all(from, head) as Array<{ position: number; payload: string; prev_hash: string; hash: string }>;
       if (rows.length === 0) break;
-      applyEvents(s, decodeRows(rows));
+      applyEvents(s, decodeRows(rows), new Map());
       from = (rows.at(-1) as { position: number }).position + 1;
     }
-    s.putMeta.run('position', String(head));
   };
 
   const rebuildInTransaction = (progress?: RebuildProgress): RebuildResult => {
+    written = null;
     for (const table of TABLES) db.exec(`DROP TABLE IF EXISTS ${table}`);
     db.exec(SQLITE_READ_MODEL_TABLES);
     const s = prepare(db);
@@ -327,7 +372,6 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     // SQLite prepares these again after the schema change, so their queries plan with the new indexes.
     st = s;
     s.putMeta.run('stamp', STAMP);
-    s.putMeta.run('position', String(total));
     ready = true;
     return result;
   };
@@ -344,11 +388,20 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       return ready;
     },
     apply(events, headBefore) {
+      // Dropped until this append has written everything: one that fails halfway leaves nothing to trust.
+      const kept = written;
+      written = null;
       if (!ready || events.length === 0) return;
       const s = statements();
-      if (Number(s.meta.get('position') ?? 0) !== headBefore) catchUp(s, headBefore);
-      applyEvents(s, events);
-      s.putMeta.run('position', String((events.at(-1) as RecordedEvent).position));
+      const version = dataVersion.get() as number;
+      let summaries: Map<string, WrittenSummary>;
+      if (kept !== null && kept.version === version && kept.position === headBefore) summaries = kept.summaries;
+      else {
+        summaries = new Map();
+        if (!foldedTo(s, headBefore)) catchUp(s, headBefore);
+      }
+      applyEvents(s, events, summaries);
+      written = { version, position: (events.at(-1) as RecordedEvent).position, summaries };
     },
     rebuildInTransaction,
     rebuild,
@@ -363,8 +416,8 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
         // gone since (the statement then fails), takes the long way below.
         if (ready && st !== null) {
           try {
-            const [stamp, position, head] = st.upToDate.get() as [string | null, string | null, number | null];
-            if (stamp === STAMP && Number(position ?? 0) === (head ?? 0)) {
+            const [stamp, head, folded] = st.upToDate.get() as [string | null, number | null, number | null];
+            if (stamp === STAMP && (head === null || folded === head)) {
               checkedVersion = version;
               return true;
             }
@@ -379,10 +432,10 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
         }
         const s = statements();
         const head = (s.head.get() as number | undefined) ?? 0;
-        if (Number(s.meta.get('position') ?? 0) !== head) {
+        if (!foldedTo(s, head)) {
           db.transaction(() => {
             const now = (s.head.get() as number | undefined) ?? 0;
-            if (Number(s.meta.get('position') ?? 0) !== now) catchUp(s, now);
+            if (!foldedTo(s, now)) catchUp(s, now);
           }).immediate();
         }
         checkedVersion = version;
@@ -393,11 +446,11 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       }
     },
     async summary(pipeline) {
-      const row = readStatements().summary.get(pipeline) as PipelineRow | undefined;
-      return row === undefined ? null : summaryOfRow(row);
+      const cells = readStatements().summary.get(pipeline) as unknown[] | undefined;
+      return cells === undefined ? null : summaryOfRow(pipelineRowOfValues(cells));
     },
     async summaries() {
-      return (readStatements().summaries.all() as PipelineRow[]).map(summaryOfRow);
+      return (readStatements().summaries.all() as unknown[][]).map((cells) => summaryOfRow(pipelineRowOfValues(cells)));
     },
     async definitions() {
       return (readStatements().definitions.all() as string[]).map((text) => JSON.parse(text) as PipelineDefinition);
@@ -409,7 +462,11 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       const s = readStatements();
       let rows: Array<DateRow & { result_payload?: string | null }>;
       if (query.keys !== undefined) {
-        rows = query.keys.map((key) => s.date.get(pipeline, key) as DateRow | undefined).filter((r): r is DateRow => r !== undefined);
+        rows = [];
+        for (const key of query.keys) {
+          const cells = s.date.get(pipeline, key) as unknown[] | undefined;
+          if (cells !== undefined) rows.push(dateRowOfValues(cells));
+        }
         rows.sort((a, b) => a.logical_ms - b.logical_ms);
       } else if (query.status === 'running') {
         rows = s.runningDates.all(pipeline) as DateRow[];
@@ -442,13 +499,14 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     },
     async run(runId) {
       const s = readStatements();
-      const row = s.run.get(runId) as RunRow | undefined;
+      const cells = s.run.get(runId) as unknown[] | undefined;
+      const row = cells === undefined ? undefined : runRowOfValues(cells);
       return row === undefined ? null : { ...runOfRow(row, payloadsOf(s)), pipeline: row.pipeline, seq: row.seq };
     },
     async storedRows(pipeline): Promise<StoredRows> {
       const s = readStatements();
       return {
-        summary: (s.summary.get(pipeline) as PipelineRow | undefined) ?? null,
+        summary: (s.storedSummary.get(pipeline) as PipelineRow | undefined) ?? null,
         dates: s.allDates.all(pipeline) as DateRow[],
         runs: s.allRuns.all(pipeline) as RunRow[],
       };
@@ -461,6 +519,17 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
  * pipeline's rows are built here in one shape, which costs half of what named rows cost.
  */
 function dateRowWithResult(v: unknown[]): DateRow & { result_payload: string | null } {
+  const row = dateRowOfValues(v) as DateRow & { result_payload: string | null };
+  row.result_payload = v[25] as string | null;
+  return row;
+}
+
+/**
+ * Rows are selected as values (raw mode) and built here, in `*_COLUMNS` order: the driver names each
+ * column of a row object through V8 one by one, and reading back the summary, date and run rows an append
+ * touches that way was an eighth of a library start + succeed's instructions.
+ */
+function dateRowOfValues(v: unknown[]): DateRow {
   return {
     pipeline: v[0] as string,
     date: v[1] as string,
@@ -487,21 +556,77 @@ function dateRowWithResult(v: unknown[]): DateRow & { result_payload: string | n
     start_position: v[22] as number,
     version: v[23] as number,
     extra: v[24] as string | null,
-    result_payload: v[25] as string | null,
+  };
+}
+
+function runRowOfValues(v: unknown[]): RunRow {
+  return {
+    run_id: v[0] as string,
+    pipeline: v[1] as string,
+    seq: v[2] as number,
+    date: v[3] as string,
+    attempt: v[4] as number,
+    run_type: v[5] as string,
+    status: v[6] as string,
+    logical_date: v[7] as string,
+    interval_start: v[8] as string,
+    interval_end: v[9] as string,
+    started_at: v[10] as string,
+    finished_at: v[11] as string | null,
+    lease_expires_at: v[12] as string,
+    actor: v[13] as string,
+    forced: v[14] as number,
+    off_schedule: v[15] as number,
+    error_excerpt: v[16] as string | null,
+    error_position: v[17] as number | null,
+    result_position: v[18] as number | null,
+    extra: v[19] as string | null,
+  };
+}
+
+function pipelineRowOfValues(v: unknown[]): PipelineRow {
+  return {
+    pipeline: v[0] as string,
+    definition: v[1] as string | null,
+    schedule: v[2] as string | null,
+    timezone: v[3] as string | null,
+    defined_at: v[4] as string | null,
+    version: v[5] as number,
+    watermark_date: v[6] as string | null,
+    watermark_logical: v[7] as string | null,
+    complete_through: v[8] as string | null,
+    counts: v[9] as string,
+    last_success: v[10] as string | null,
+    last_failure: v[11] as string | null,
+    slot_counts: v[12] as string,
+    misaligned: v[13] as number,
+    through_slots: v[14] as number,
+    run_tally: v[15] as string,
+    position: v[16] as number,
+    running: v[17] as string,
+    latest_ms: v[18] as number | null,
   };
 }
 
 function prepare(db: Database.Database) {
   return {
-    meta: db.prepare('SELECT value FROM rm_meta WHERE key = ?').pluck(),
     putMeta: db.prepare(upsertSql('rm_meta', ['key', 'value'], ['key'])),
     head: db.prepare('SELECT max(position) FROM events').pluck(),
-    upToDate: db.prepare(`SELECT (SELECT value FROM rm_meta WHERE key = 'stamp'), (SELECT value FROM rm_meta WHERE key = 'position'), (SELECT max(position) FROM events)`).raw(true),
-    summary: db.prepare('SELECT * FROM rm_pipelines WHERE pipeline = ?'),
-    summaries: db.prepare('SELECT * FROM rm_pipelines ORDER BY pipeline'),
+    // The stamp, the head, and the position the row of the head event's pipeline has reached (the head, when folded).
+    upToDate: db
+      .prepare(
+        `SELECT (SELECT value FROM rm_meta WHERE key = 'stamp'), h.head, (SELECT p.position FROM events e JOIN rm_pipelines p ON p.pipeline = e.pipeline WHERE e.position = h.head) FROM (SELECT max(position) AS head FROM events) h`,
+      )
+      .raw(true),
+    foldedAt: db.prepare('SELECT p.position FROM events e JOIN rm_pipelines p ON p.pipeline = e.pipeline WHERE e.position = ?').pluck(),
+    foldedThrough: db.prepare('SELECT coalesce(max(position), 0) FROM rm_pipelines').pluck(),
+    summary: db.prepare(`SELECT ${PIPELINE_COLUMNS.join(', ')} FROM rm_pipelines WHERE pipeline = ?`).raw(true),
+    // Named rows, as the table holds them: what `verify --projections` compares with the fold.
+    storedSummary: db.prepare('SELECT * FROM rm_pipelines WHERE pipeline = ?'),
+    summaries: db.prepare(`SELECT ${PIPELINE_COLUMNS.join(', ')} FROM rm_pipelines ORDER BY pipeline`).raw(true),
     pipelineNames: db.prepare('SELECT pipeline FROM rm_pipelines ORDER BY pipeline').pluck(),
     definitions: db.prepare('SELECT definition FROM rm_pipelines WHERE definition IS NOT NULL ORDER BY pipeline').pluck(),
-    date: db.prepare('SELECT * FROM rm_dates WHERE pipeline = ? AND date = ?'),
+    date: db.prepare(`SELECT ${DATE_COLUMNS.join(', ')} FROM rm_dates WHERE pipeline = ? AND date = ?`).raw(true),
     status: db.prepare('SELECT status FROM rm_dates WHERE pipeline = ? AND date = ?').pluck(),
     slotKeys: db.prepare('SELECT date, status, logical_date FROM rm_dates WHERE pipeline = ?').raw(true),
     datesBetween: db.prepare('SELECT * FROM rm_dates WHERE pipeline = ? AND logical_ms BETWEEN ? AND ? ORDER BY logical_ms'),
@@ -513,11 +638,12 @@ function prepare(db: Database.Database) {
     statuses: db.prepare('SELECT date, status, lease_expires_at, logical_ms FROM rm_dates WHERE pipeline = ? AND logical_ms > ?').raw(true),
     runningDates: db.prepare(`SELECT * FROM rm_dates WHERE pipeline = ? AND status = 'running' ORDER BY logical_ms`),
     allDates: db.prepare('SELECT * FROM rm_dates WHERE pipeline = ? ORDER BY date'),
-    run: db.prepare('SELECT * FROM rm_runs WHERE run_id = ?'),
+    run: db.prepare(`SELECT ${RUN_COLUMNS.join(', ')} FROM rm_runs WHERE run_id = ?`).raw(true),
     runsBefore: db.prepare('SELECT * FROM rm_runs WHERE pipeline = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),
     dateRunsBefore: db.prepare('SELECT * FROM rm_runs WHERE pipeline = ? AND date = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),
     allRuns: db.prepare('SELECT * FROM rm_runs WHERE pipeline = ? ORDER BY run_id'),
     putDate: db.prepare(upsertSql('rm_dates', DATE_COLUMNS, ['pipeline', 'date'])),
+    putDateSameLogical: db.prepare(upsertSql('rm_dates', DATE_COLUMNS, ['pipeline', 'date'], ['logical_ms'])),
     putRun: db.prepare(upsertSql('rm_runs', RUN_COLUMNS, ['run_id'], ['pipeline', 'date', 'seq'])),
     putPipeline: db.prepare(upsertSql('rm_pipelines', PIPELINE_COLUMNS, ['pipeline'])),
     eventAt: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE position = ?'),
