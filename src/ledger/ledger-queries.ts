@@ -85,7 +85,10 @@ export async function stateView(core: LedgerCore, input: StateInput): Promise<St
     if (at < bounds.from || at > bounds.to) continue;
     recorded.push({ at, key: date.date, row: dateRow(date, nowMs, input.metrics !== false) });
   }
-  recorded.sort((a, b) => a.at - b.at);
+  // Rows of one instant (an off-schedule key beside a slot's, or keys written in two zones): the slot's key first,
+  // then by key, so the fold, the tables and the served pages list them alike.
+  const onSlot = (row: Timed<DateRow>) => (timetable.slotKeyAt(row.at) === row.key ? 0 : 1);
+  recorded.sort((a, b) => a.at - b.at || onSlot(a) - onSlot(b) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   // The slots are walked lazily: a page of a long range builds only its own rows.
   const slots = (function* () {
     for (const slot of boundedSlots(timetable, fromMs, toMs)) yield { at: Date.parse(slot.logicalDate), key: slot.date, row: missingRow(slot) };

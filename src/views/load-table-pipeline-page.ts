@@ -112,8 +112,8 @@ async function historyKeys(models: ReadModels, pipeline: string, timetable: Time
     const row = rows.get(date.date);
     offSlots.push({ date: date.date, status: row === undefined ? 'missing' : (rowStatus[row] as CellStatus), at, kind: RECORDED | (date.offSchedule ? OFF_SCHEDULE : 0) });
   }
-  // The slots' keys ascend; the off-slot rows go after any key of the same instant, in the order they were read.
-  offSlots.sort((a, b) => a.at - b.at);
+  // The slots' keys ascend; the off-slot rows go after any key of the same instant, by key among themselves (as `state` lists them).
+  offSlots.sort((a, b) => a.at - b.at || (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
   const merged: History = { dates: [], statuses: [], at: [], kinds: [] };
   let next = 0;
   for (let i = 0; i < keys.dates.length; i++) {
