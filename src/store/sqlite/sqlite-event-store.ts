@@ -46,6 +46,13 @@ const RETRY_CHECKING_IDS = Symbol('retry checking event ids');
 /** The columns `readRaw` adds for `verify` (see `StoredColumns`). */
 /** The page cache of a connection, in KiB (`PRAGMA cache_size` takes it negative). */
 const PAGE_CACHE_KIB = 2000;
+/**
+ * The page cache of an import's one transaction, in KiB. Its rows go into indexes with an insertion point per
+ * pipeline, run and stream (a thousand pipelines keep thousands of leaf pages hot), and its read models are then
+ * folded from the pages it just wrote: in 2 MB those pages were written out to the WAL and read back again and
+ * again (200,000 events: 638,552 pwrite and 604,905 pread calls, against 306,699 and 267,979 in 64 MB).
+ */
+const IMPORT_PAGE_CACHE_KIB = 65_536;
 
 const STORED_COLUMNS = 'event_id, stream, stream_version, pipeline, run_id, type, recorded_at';
 
@@ -289,6 +296,7 @@ class SqliteEventStore implements EventStore {
     } catch (error) {
       throw asLedgerError(error, this.#path);
     }
+    db.pragma(`cache_size = -${IMPORT_PAGE_CACHE_KIB}`);
     try {
       const head = headOf(st.head.get() as Row | undefined);
       if (head.position !== 0) {
@@ -320,6 +328,9 @@ class SqliteEventStore implements EventStore {
     } catch (error) {
       if (db.inTransaction) db.exec('ROLLBACK');
       throw asLedgerError(error, this.#path);
+    } finally {
+      // Back to the connection's own size: shrinking the cache frees the pages the import held.
+      db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     }
   }
 
