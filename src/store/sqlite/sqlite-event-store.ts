@@ -52,7 +52,7 @@ const PAGE_CACHE_KIB = 2000;
  * folded from the pages it just wrote: in 2 MB those pages were written out to the WAL and read back again and
  * again (200,000 events: 638,552 pwrite and 604,905 pread calls, against 306,699 and 267,979 in 64 MB).
  */
-const IMPORT_PAGE_CACHE_KIB = 65_536;
+export const IMPORT_PAGE_CACHE_KIB = 65_536;
 
 const STORED_COLUMNS = 'event_id, stream, stream_version, pipeline, run_id, type, recorded_at';
 
