@@ -395,12 +395,15 @@ class PostgresEventStore implements EventStore {
     const streams = [...new Set(requests.map((r) => r.stream))];
     const extra = [
       `(SELECT h.position FROM ${this.#events} h ORDER BY h.position DESC LIMIT 1) AS head`,
-      `(SELECT json_agg(json_build_array(x.s, (SELECT max(e.stream_version) FROM ${this.#events} e WHERE e.stream = x.s))) FROM unnest(ARRAY[${streams.map((v) => pg.escapeLiteral(v)).join(', ')}]::text[]) x(s)) AS bases`,
+      `(SELECT json_agg(json_build_array(x.s, (SELECT max(e.stream_version) FROM ${this.#events} e WHERE e.stream = x.s))) FROM unnest($6::text[]) x(s)) AS bases`,
     ];
     type Read = TouchedRead & TouchedHashes & { head: string | null; bases: Array<[string, number | null]> };
     let read: Read;
     try {
-      read = (await this.#read<Read>(models.touchedSql(all, { extra }), []))[0] as Read;
+      // Named, so each connection parses and plans it once: the text is the same for every append.
+      const { text, values } = models.touchedQuery(all, extra);
+      const query = { name: `runledger_ahead_read_${models.aheadFunction.stamp}`, text, values: [...values, streams] };
+      read = (await withReadRetry(this.#target, () => this.#pool.query<Read>(query).catch((error: unknown) => Promise.reject(asPostgresLedgerError(error, this.#target))))).rows[0] as Read;
     } catch (error) {
       // The tables dropped under the read by a rebuild, say: the slow way reads under the lock.
       if (isConnectionLost(error)) throw error;
@@ -427,7 +430,9 @@ class PostgresEventStore implements EventStore {
     const call = `SELECT ${quoteIdent(this.#schema)}.${models.aheadFunction.name}(${args.map((_, i) => `$${i + 1}`).join(', ')}, $${args.length + 1}::jsonb) AS r`;
     let reply: AppendFunctionReply | { stale: string };
     try {
-      reply = (await this.#pool.query<{ r: AppendFunctionReply | { stale: string } }>(call, [...args, JSON.stringify(plan)])).rows[0]?.r as AppendFunctionReply | { stale: string };
+      // Named as well: parsed once per connection.
+      const query = { name: models.aheadFunction.name, text: call, values: [...args, JSON.stringify(plan)] };
+      reply = (await this.#pool.query<{ r: AppendFunctionReply | { stale: string } }>(query)).rows[0]?.r as AppendFunctionReply | { stale: string };
     } catch (error) {
       if ((error as { code?: string }).code !== '42883') throw asPostgresLedgerError(error, this.#target);
       // Dropped since it was found: asked again next time.

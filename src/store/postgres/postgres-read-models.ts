@@ -115,7 +115,13 @@ export type PostgresReadModels = ReadModels & {
    * to. The append sends it in one query string after the append function, so it reads under the append
    * lock without a round trip of its own.
    */
-  touchedSql(events: ReadonlyArray<Pick<RecordedEvent, 'data'>>, ahead?: { extra: string[] }): string;
+  touchedSql(events: ReadonlyArray<Pick<RecordedEvent, 'data'>>): string;
+  /**
+   * `touchedSql` for a fold ahead of the lock, with each row's fingerprint, as one statement whose text
+   * does not change (its keys are parameters $1 to $5, `extra` select expressions may use $6 on), so a
+   * connection prepares it once.
+   */
+  touchedQuery(events: ReadonlyArray<Pick<RecordedEvent, 'data'>>, extra: string[]): { text: string; values: unknown[] };
   /** The append-rows function of this build's tables: its name and signature (see postgres-append-rows-function.ts). */
   readonly aheadFunction: { name: string; signature: string; stamp: string };
   /** Creates the append-rows function for the tables as they are (the caller holds the create lock). */
@@ -320,6 +326,45 @@ export function postgresReadModels(deps: {
     return result;
   };
 
+  /**
+   * The read of every row `events` touch (see `touchedSql`); `array(values, slot)` writes one list of keys
+   * into the text, as a literal or as parameter `slot` (1 to 5, in the order of the returned `values`).
+   * With `extra`, each row's fingerprint too and those select expressions.
+   */
+  const touched = (events: ReadonlyArray<Pick<RecordedEvent, 'data'>>, array: (values: readonly string[], slot: number) => string, extra?: string[]): { text: string; values: string[][] } => {
+    const groups = byPipeline(events);
+    const dates = { pipelines: [] as string[], keys: [] as string[] };
+    const runs = { pipelines: [] as string[], keys: [] as string[] };
+    for (const [pipeline, list] of groups) {
+      const keys = touchedKeys(list);
+      for (const date of keys.dates) {
+        dates.keys.push(date);
+        dates.pipelines.push(pipeline);
+      }
+      for (const runId of keys.runs) {
+        runs.keys.push(runId);
+        runs.pipelines.push(pipeline);
+      }
+    }
+    const values = [[...groups.keys()], dates.pipelines, dates.keys, runs.pipelines, runs.keys];
+    const [pipelines, datePipelines, dateKeys, runPipelines, runKeys] = values.map((list, i) => array(list, i + 1));
+    const hashes = extra === undefined
+      ? ''
+      : `,
+  (SELECT json_agg(json_build_array(p.pipeline, ${summaryHashSql('p')}, p.position)) FROM ${s}.rm_pipelines p WHERE p.pipeline = ANY(${pipelines})) AS summary_hashes,
+  (SELECT json_agg(json_build_array(x.pipeline, x.date, ${rowHashSql('x')})) FROM ${s}.rm_dates x WHERE (x.pipeline, x.date) IN (SELECT * FROM unnest(${datePipelines}, ${dateKeys}))) AS date_hashes,
+  (SELECT json_agg(json_build_array(x.pipeline, x.run_id, ${rowHashSql('x')})) FROM ${s}.rm_runs x WHERE (x.pipeline, x.run_id) IN (SELECT * FROM unnest(${runPipelines}, ${runKeys}))) AS run_hashes${extra.map((e) => `,\n  ${e}`).join('')}`;
+    const text = `WITH d AS (SELECT * FROM ${s}.rm_dates WHERE (pipeline, date) IN (SELECT * FROM unnest(${datePipelines}, ${dateKeys}))),
+  r AS (SELECT * FROM ${s}.rm_runs WHERE (pipeline, run_id) IN (SELECT * FROM unnest(${runPipelines}, ${runKeys})))
+SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
+  (SELECT json_agg(p) FROM ${s}.rm_pipelines p WHERE p.pipeline = ANY(${pipelines})) AS summaries,
+  (SELECT json_agg(d) FROM d) AS dates,
+  (SELECT json_agg(r) FROM r) AS runs,
+  (SELECT json_agg(json_build_object('position', e.position, 'payload', e.payload, 'prev_hash', e.prev_hash, 'hash', e.hash)) FROM ${s}.events e
+     WHERE e.position IN (SELECT error_position FROM d UNION SELECT error_position FROM r)) AS events${hashes}`;
+    return { text, values };
+  };
+
   const lock = (client: pg.PoolClient) => client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [deps.appendLock]);
   const rebuild = (progress?: RebuildProgress) =>
     deps.transaction(async (client) => {
@@ -339,36 +384,11 @@ export function postgresReadModels(deps: {
       await applyEvents(client, canonical);
       await setMeta(client, 'position', String((events.at(-1) as RecordedEvent).position));
     },
-    touchedSql(events, ahead) {
-      const groups = byPipeline(events);
-      const dates = { pipelines: [] as string[], keys: [] as string[] };
-      const runs = { pipelines: [] as string[], keys: [] as string[] };
-      for (const [pipeline, list] of groups) {
-        const keys = touchedKeys(list);
-        for (const date of keys.dates) {
-          dates.keys.push(date);
-          dates.pipelines.push(pipeline);
-        }
-        for (const runId of keys.runs) {
-          runs.keys.push(runId);
-          runs.pipelines.push(pipeline);
-        }
-      }
-      const texts = (values: readonly string[]) => `ARRAY[${values.map((v) => pg.escapeLiteral(v)).join(', ')}]::text[]`;
-      const hashes = ahead === undefined
-        ? ''
-        : `,
-  (SELECT json_agg(json_build_array(p.pipeline, ${summaryHashSql('p')}, p.position)) FROM ${s}.rm_pipelines p WHERE p.pipeline = ANY(${texts([...groups.keys()])})) AS summary_hashes,
-  (SELECT json_agg(json_build_array(x.pipeline, x.date, ${rowHashSql('x')})) FROM ${s}.rm_dates x WHERE (x.pipeline, x.date) IN (SELECT * FROM unnest(${texts(dates.pipelines)}, ${texts(dates.keys)}))) AS date_hashes,
-  (SELECT json_agg(json_build_array(x.pipeline, x.run_id, ${rowHashSql('x')})) FROM ${s}.rm_runs x WHERE (x.pipeline, x.run_id) IN (SELECT * FROM unnest(${texts(runs.pipelines)}, ${texts(runs.keys)}))) AS run_hashes${ahead.extra.map((e) => `,\n  ${e}`).join('')}`;
-      return `WITH d AS (SELECT * FROM ${s}.rm_dates WHERE (pipeline, date) IN (SELECT * FROM unnest(${texts(dates.pipelines)}, ${texts(dates.keys)}))),
-  r AS (SELECT * FROM ${s}.rm_runs WHERE (pipeline, run_id) IN (SELECT * FROM unnest(${texts(runs.pipelines)}, ${texts(runs.keys)})))
-SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
-  (SELECT json_agg(p) FROM ${s}.rm_pipelines p WHERE p.pipeline = ANY(${texts([...groups.keys()])})) AS summaries,
-  (SELECT json_agg(d) FROM d) AS dates,
-  (SELECT json_agg(r) FROM r) AS runs,
-  (SELECT json_agg(json_build_object('position', e.position, 'payload', e.payload, 'prev_hash', e.prev_hash, 'hash', e.hash)) FROM ${s}.events e
-     WHERE e.position IN (SELECT error_position FROM d UNION SELECT error_position FROM r)) AS events${hashes}`;
+    touchedSql(events) {
+      return touched(events, (values) => `ARRAY[${values.map((v) => pg.escapeLiteral(v)).join(', ')}]::text[]`).text;
+    },
+    touchedQuery(events, extra) {
+      return touched(events, (_, slot) => `$${slot}::text[]`, extra);
     },
     async applyRead(client, read, events, headBefore) {
       const canonical = canonicalOf(events);
