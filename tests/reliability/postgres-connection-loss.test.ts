@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { LedgerError } from '../../src/errors.js';
 import { openLedger } from '../../src/ledger/ledger.js';
 import { APPEND_FUNCTION } from '../../src/store/postgres/postgres-append-function.js';
+import { APPEND_ROWS_FUNCTION } from '../../src/store/postgres/postgres-append-rows-function.js';
 import type { EventStore } from '../../src/store/event-store.js';
 import { openStore } from '../../src/store/open-store.js';
 import { READ_ATTEMPTS } from '../../src/store/postgres/with-read-retry.js';
@@ -31,8 +32,9 @@ function commitCutter(target: URL): Promise<{ server: Server; port: number; arm(
       if (!armed) return;
       // A simple-protocol query message: 'Q', its length, then the SQL text and a NUL.
       const commit = data.includes(Buffer.from('COMMIT\0'));
-      // An extended-protocol call of the append function: cut once its Sync ('S', length 4) has gone through.
-      callSeen ||= data.includes(Buffer.from(APPEND_FUNCTION));
+      // An extended-protocol call of the append function (or of the append-rows function, which calls it):
+      // cut once its Sync ('S', length 4) has gone through.
+      callSeen ||= data.includes(Buffer.from(APPEND_FUNCTION)) || data.includes(Buffer.from(APPEND_ROWS_FUNCTION));
       const synced = callSeen && data.includes(Buffer.from([0x53, 0, 0, 0, 4]));
       if (commit || synced) {
         armed = false;

@@ -5,7 +5,7 @@ import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
 import type { AppendRequest, AppendResult, ChainHead, CheckpointStore, ConsumerPositions, EventStore, LedgerMeta, MetaRow, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
 import { postgresCheckpoints } from './postgres-checkpoints.js';
-import { postgresReadModels, type PostgresReadModels, type TouchedRead } from './postgres-read-models.js';
+import { postgresReadModels, type PostgresReadModels, type TouchedHashes, type TouchedRead } from './postgres-read-models.js';
 import { decodeStoredRow, rawEventOf, readCheck } from '../decode-stored-row.js';
 import { sealEvents, type SealedEvent } from '../seal-events.js';
 import { batchesOf, ChainUnsealer } from '../unseal-chain.js';
@@ -252,6 +252,8 @@ class PostgresEventStore implements EventStore {
   readonly #hasSignatureColumn: boolean;
   /** Whether appends go through the server-side function: unknown until the first append tries it. */
   #appendFunction: 'unknown' | 'ready' | 'unavailable' = 'unknown';
+  /** Whether the append-rows function (the rows folded ahead of the lock) is there: unknown until an append with read models asks. */
+  #aheadFunction: 'unknown' | 'ready' | 'unavailable' = 'unknown';
 
   constructor(pool: pg.Pool, target: PostgresTarget, schema: string, hasLedger: boolean, signing: { signer: EventSigner | null; hasSignatureColumn: boolean }) {
     this.#signer = signing.signer;
@@ -342,6 +344,10 @@ class PostgresEventStore implements EventStore {
     }
     try {
       if (models !== undefined && this.#appendFunction === 'ready' && (await models.isReady(this.#pool))) {
+        if (this.#aheadFunction !== 'unavailable' && all.length > 0) {
+          const ahead = await this.#appendAhead(models, requests, all, ids, args, checks);
+          if (ahead !== null) return ahead;
+        }
         // The function and the table writer in one transaction: the append lock the function takes is held
         // until COMMIT, so the rows are written in commit order and a rolled-back append leaves none. BEGIN,
         // the function and the read of the rows its events touch go as one query string, the rows' writes
@@ -369,6 +375,87 @@ class PostgresEventStore implements EventStore {
     }
     this.#appendFunction = 'ready';
     return appendResultOf(reply, all, ids, checks);
+  }
+
+  /**
+   * The append with its read-model rows folded before the lock (see postgres-append-rows-function.ts): one
+   * read of the touched rows, the head and the streams' versions, the fold, then one call that checks, appends,
+   * writes the rows and commits. Null when the rows read had changed by the time the lock was taken (nothing
+   * was appended), or when the fold cannot go ahead: the caller then appends folding under the lock.
+   */
+  async #appendAhead(models: PostgresReadModels, requests: AppendRequest[], all: NewEvent[], ids: string[], args: unknown[], checks: VersionCheck[]): Promise<AppendResult | null> {
+    if (this.#aheadFunction === 'unknown') {
+      const found = await this.#read<{ f: string | null }>('SELECT to_regprocedure($1) AS f', [models.aheadFunction.signature]);
+      if (found[0]?.f == null && !(await this.#installAheadFunction(models))) {
+        this.#aheadFunction = 'unavailable';
+        return null;
+      }
+      this.#aheadFunction = 'ready';
+    }
+    const streams = [...new Set(requests.map((r) => r.stream))];
+    const extra = [
+      `(SELECT h.position FROM ${this.#events} h ORDER BY h.position DESC LIMIT 1) AS head`,
+      `(SELECT json_agg(json_build_array(x.s, (SELECT max(e.stream_version) FROM ${this.#events} e WHERE e.stream = x.s))) FROM unnest($6::text[]) x(s)) AS bases`,
+    ];
+    type Read = TouchedRead & TouchedHashes & { head: string | null; bases: Array<[string, number | null]> };
+    let read: Read;
+    try {
+      // Named, so each connection parses and plans it once: the text is the same for every append.
+      const { text, values } = models.touchedQuery(all, extra);
+      const query = { name: `runledger_ahead_read_${models.aheadFunction.stamp}`, text, values: [...values, streams] };
+      read = (await withReadRetry(this.#target, () => this.#pool.query<Read>(query).catch((error: unknown) => Promise.reject(asPostgresLedgerError(error, this.#target))))).rows[0] as Read;
+    } catch (error) {
+      // The tables dropped under the read by a rebuild, say: the slow way reads under the lock.
+      if (isConnectionLost(error)) throw error;
+      return null;
+    }
+    const head = Number(read.head ?? 0);
+    const bases = new Map(read.bases.map(([stream, version]) => [stream, version ?? 0]));
+    // The events as they would be stored if no other append came first: the fold's input.
+    const drafts: RecordedEvent[] = [];
+    const added = new Map<string, number>();
+    for (const request of requests) {
+      const base = (bases.get(request.stream) ?? 0) + (added.get(request.stream) ?? 0);
+      // A conflict, or a version another append moved: the slow way answers it under the lock.
+      if (request.expectedVersion !== 'any' && request.expectedVersion !== base) return null;
+      request.events.forEach((event, i) => {
+        const { eventId, stream, type, schemaVersion, recordedAt, data, metadata } = event;
+        drafts.push({ position: head + drafts.length + 1, eventId, stream, streamVersion: base + i + 1, type, schemaVersion, recordedAt, data, metadata, prevHash: '', hash: '' } as RecordedEvent);
+      });
+      added.set(request.stream, (added.get(request.stream) ?? 0) + request.events.length);
+    }
+    const ahead = await models.foldAhead(read, drafts, head);
+    if (ahead === null) return null;
+    const plan = { first: head + 1, stamp: models.aheadFunction.stamp, bases: [...bases], ...ahead };
+    const call = `SELECT ${quoteIdent(this.#schema)}.${models.aheadFunction.name}(${args.map((_, i) => `$${i + 1}`).join(', ')}, $${args.length + 1}::jsonb) AS r`;
+    let reply: AppendFunctionReply | { stale: string };
+    try {
+      // Named as well: parsed once per connection.
+      const query = { name: models.aheadFunction.name, text: call, values: [...args, JSON.stringify(plan)] };
+      reply = (await this.#pool.query<{ r: AppendFunctionReply | { stale: string } }>(query)).rows[0]?.r as AppendFunctionReply | { stale: string };
+    } catch (error) {
+      if ((error as { code?: string }).code !== '42883') throw asPostgresLedgerError(error, this.#target);
+      // Dropped since it was found: asked again next time.
+      this.#aheadFunction = 'unknown';
+      return null;
+    }
+    if ('stale' in reply) return null;
+    return appendResultOf(reply, all, ids, checks);
+  }
+
+  /** Creates the append-rows function under the create lock; false when this role may not. */
+  async #installAheadFunction(models: PostgresReadModels): Promise<boolean> {
+    try {
+      await transaction(this.#pool, this.#target, async (client) => {
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [createLockName(this.#schema)]);
+        const { rows } = await client.query<{ f: string | null }>('SELECT to_regprocedure($1) AS f', [models.aheadFunction.signature]);
+        if (rows[0]?.f === null) await models.installAhead(client);
+      });
+      return true;
+    } catch (error) {
+      if (error instanceof LedgerError && error.code === 'input.databasePermission') return false;
+      throw error;
+    }
   }
 
   /** Creates the append function (under the create lock, so two processes do not race); false when this role may not. */

@@ -3,12 +3,13 @@ import { canonicalJson } from '../../../events/canonical-json.js';
 import type { PipelineDefinition } from '../../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { hashedPart } from '../../../events/recorded-event.js';
-import type { DateState } from '../../../projections/date-state.js';
+import { isDone, type DateState } from '../../../projections/date-state.js';
 import { PROJECTION_VERSION } from '../../../projections/projection-version.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
 import { completeThroughAfter, finishAll, foldRows, noRows, rowFolder, slotTallyOf, timetableCache, touchedKeys, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
 import { dateOfRow, pipelineRow, runOfRow, summaryOfRow, type DateRow, type Payloads, type PipelineRow, type RunRow } from '../read-model-rows.js';
 import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
+import { appendRowsFunctionName, appendRowsFunctionSignature, appendRowsFunctionSql, rowHashSql, summaryHashSql } from './postgres-append-rows-function.js';
 import { quoteIdent } from './postgres-schema.js';
 
 /** The shape of these tables; with `PROJECTION_VERSION` it makes the stamp in `rm_meta` (as on SQLite). */
@@ -81,6 +82,28 @@ export type TouchedRead = {
   events: EventRow[] | null;
 };
 
+/** What `touchedSql` reads besides for a fold ahead of the lock: each row's fingerprint (see postgres-append-rows-function.ts). */
+export type TouchedHashes = {
+  summary_hashes: Array<[pipeline: string, hash: string, position: number]> | null;
+  date_hashes: Array<[pipeline: string, date: string, hash: string]> | null;
+  run_hashes: Array<[pipeline: string, runId: string, hash: string]> | null;
+};
+
+/** The rows a fold ahead of the lock read, as they must still stand, and the rows it writes: the append-rows function's `p_ahead` without `first`, `stamp` and `bases`. */
+export type FoldedAhead = {
+  summaries: Array<[pipeline: string, hash: string | null, position: number | null]>;
+  dates: Array<[pipeline: string, date: string, hash: string | null]>;
+  runs: Array<[pipeline: string, runId: string, hash: string | null]>;
+  write: { dates: DateRow[]; runs: RunRow[]; summaries: PipelineRow[] };
+};
+
+/** The columns of each table holding event positions: the append-rows function moves the guessed ones to the real ones. */
+const POSITION_COLUMNS = {
+  rm_dates: ['start_position', 'error_position', 'result_position'],
+  rm_runs: ['seq', 'error_position', 'result_position'],
+  rm_pipelines: ['position'],
+} as const;
+
 export type PostgresReadModels = ReadModels & {
   /** True when the tables exist with this build's stamp (asked once, then kept). */
   isReady(db: Db): Promise<boolean>;
@@ -93,6 +116,23 @@ export type PostgresReadModels = ReadModels & {
    * lock without a round trip of its own.
    */
   touchedSql(events: ReadonlyArray<Pick<RecordedEvent, 'data'>>): string;
+  /**
+   * `touchedSql` for a fold ahead of the lock, with each row's fingerprint, as one statement whose text
+   * does not change (its keys are parameters $1 to $5, `extra` select expressions may use $6 on), so a
+   * connection prepares it once.
+   */
+  touchedQuery(events: ReadonlyArray<Pick<RecordedEvent, 'data'>>, extra: string[]): { text: string; values: unknown[] };
+  /** The append-rows function of this build's tables: its name and signature (see postgres-append-rows-function.ts). */
+  readonly aheadFunction: { name: string; signature: string; stamp: string };
+  /** Creates the append-rows function for the tables as they are (the caller holds the create lock). */
+  installAhead(client: pg.PoolClient): Promise<void>;
+  /**
+   * Folds `events` (at the positions and stream versions they would take after `headBefore`) from a
+   * `touchedSql(…, ahead)` read taken before the append lock, reading anything else from the pool: what
+   * the append-rows function must find unchanged and what it writes. Null when the fold cannot go ahead
+   * (the tables are behind the head, or a new position would land outside the position columns).
+   */
+  foldAhead(read: TouchedRead & TouchedHashes, events: readonly RecordedEvent[], headBefore: number): Promise<FoldedAhead | null>;
   /**
    * `apply` from a `touchedSql` read: folds, reads only what complete-through needs, and returns the
    * writes as one SQL text for the caller to send with its COMMIT.
@@ -185,10 +225,15 @@ export function postgresReadModels(deps: {
    * stored date rows as the fold's rows will leave them: the rows are read before the writes and the
    * fold's own rows laid over them, so the writes can follow as one statement.
    */
-  const settleSummary = async (client: pg.PoolClient, folded: FoldedRows): Promise<void> => {
+  const settleSummary = async (client: Db, folded: FoldedRows): Promise<boolean> => {
     const summary = folded.summary;
     const timetable = timetables(summary.definition);
-    if (folded.completeThrough !== 'keep' && timetable !== null) {
+    let readRows = false;
+    // Every write leaves complete-through where the walk over the stored done rows ends, so a walk on from it
+    // moves only past a row this fold made done: with none, it stays (and so do its slots), read or not.
+    const walk = folded.completeThrough === 'recompute' || (folded.completeThrough === 'advance' && folded.dates.some((row) => isDone(row.status as DateState['status'])));
+    if (walk && timetable !== null) {
+      readRows = true;
       const fromMs = folded.completeThrough === 'advance' && summary.completeThrough !== null ? timetable.parseDate(summary.completeThrough) : Number.MIN_SAFE_INTEGER;
       const keys = await q<{ date: string }>(client, `SELECT date FROM ${s}.rm_dates WHERE pipeline = $1 AND status IN ('success', 'skipped') AND logical_ms >= $2`, [summary.pipeline, fromMs]);
       const successes = new Set(keys.map((k) => k.date));
@@ -204,11 +249,13 @@ export function postgresReadModels(deps: {
       summary.throughSlots = 0;
     }
     if (folded.recountSlots) {
+      readRows = true;
       const rows = await q<{ date: string; status: DateState['status']; logical_date: string }>(client, `SELECT date, status, logical_date FROM ${s}.rm_dates WHERE pipeline = $1`, [summary.pipeline]);
       const dates = new Map(rows.map((r) => [r.date, { date: r.date, status: r.status, logicalDate: r.logical_date }]));
       for (const row of folded.dates) dates.set(row.date, { date: row.date, status: row.status as DateState['status'], logicalDate: row.logical_date });
       Object.assign(summary, slotTallyOf(timetable, dates.values()));
     }
+    return readRows;
   };
 
   /** Writes a fold's rows and its summary. */
@@ -279,6 +326,45 @@ export function postgresReadModels(deps: {
     return result;
   };
 
+  /**
+   * The read of every row `events` touch (see `touchedSql`); `array(values, slot)` writes one list of keys
+   * into the text, as a literal or as parameter `slot` (1 to 5, in the order of the returned `values`).
+   * With `extra`, each row's fingerprint too and those select expressions.
+   */
+  const touched = (events: ReadonlyArray<Pick<RecordedEvent, 'data'>>, array: (values: readonly string[], slot: number) => string, extra?: string[]): { text: string; values: string[][] } => {
+    const groups = byPipeline(events);
+    const dates = { pipelines: [] as string[], keys: [] as string[] };
+    const runs = { pipelines: [] as string[], keys: [] as string[] };
+    for (const [pipeline, list] of groups) {
+      const keys = touchedKeys(list);
+      for (const date of keys.dates) {
+        dates.keys.push(date);
+        dates.pipelines.push(pipeline);
+      }
+      for (const runId of keys.runs) {
+        runs.keys.push(runId);
+        runs.pipelines.push(pipeline);
+      }
+    }
+    const values = [[...groups.keys()], dates.pipelines, dates.keys, runs.pipelines, runs.keys];
+    const [pipelines, datePipelines, dateKeys, runPipelines, runKeys] = values.map((list, i) => array(list, i + 1));
+    const hashes = extra === undefined
+      ? ''
+      : `,
+  (SELECT json_agg(json_build_array(p.pipeline, ${summaryHashSql('p')}, p.position)) FROM ${s}.rm_pipelines p WHERE p.pipeline = ANY(${pipelines})) AS summary_hashes,
+  (SELECT json_agg(json_build_array(x.pipeline, x.date, ${rowHashSql('x')})) FROM ${s}.rm_dates x WHERE (x.pipeline, x.date) IN (SELECT * FROM unnest(${datePipelines}, ${dateKeys}))) AS date_hashes,
+  (SELECT json_agg(json_build_array(x.pipeline, x.run_id, ${rowHashSql('x')})) FROM ${s}.rm_runs x WHERE (x.pipeline, x.run_id) IN (SELECT * FROM unnest(${runPipelines}, ${runKeys}))) AS run_hashes${extra.map((e) => `,\n  ${e}`).join('')}`;
+    const text = `WITH d AS (SELECT * FROM ${s}.rm_dates WHERE (pipeline, date) IN (SELECT * FROM unnest(${datePipelines}, ${dateKeys}))),
+  r AS (SELECT * FROM ${s}.rm_runs WHERE (pipeline, run_id) IN (SELECT * FROM unnest(${runPipelines}, ${runKeys})))
+SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
+  (SELECT json_agg(p) FROM ${s}.rm_pipelines p WHERE p.pipeline = ANY(${pipelines})) AS summaries,
+  (SELECT json_agg(d) FROM d) AS dates,
+  (SELECT json_agg(r) FROM r) AS runs,
+  (SELECT json_agg(json_build_object('position', e.position, 'payload', e.payload, 'prev_hash', e.prev_hash, 'hash', e.hash)) FROM ${s}.events e
+     WHERE e.position IN (SELECT error_position FROM d UNION SELECT error_position FROM r)) AS events${hashes}`;
+    return { text, values };
+  };
+
   const lock = (client: pg.PoolClient) => client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [deps.appendLock]);
   const rebuild = (progress?: RebuildProgress) =>
     deps.transaction(async (client) => {
@@ -299,29 +385,10 @@ export function postgresReadModels(deps: {
       await setMeta(client, 'position', String((events.at(-1) as RecordedEvent).position));
     },
     touchedSql(events) {
-      const groups = byPipeline(events);
-      const dates = { pipelines: [] as string[], keys: [] as string[] };
-      const runs = { pipelines: [] as string[], keys: [] as string[] };
-      for (const [pipeline, list] of groups) {
-        const keys = touchedKeys(list);
-        for (const date of keys.dates) {
-          dates.keys.push(date);
-          dates.pipelines.push(pipeline);
-        }
-        for (const runId of keys.runs) {
-          runs.keys.push(runId);
-          runs.pipelines.push(pipeline);
-        }
-      }
-      const texts = (values: readonly string[]) => `ARRAY[${values.map((v) => pg.escapeLiteral(v)).join(', ')}]::text[]`;
-      return `WITH d AS (SELECT * FROM ${s}.rm_dates WHERE (pipeline, date) IN (SELECT * FROM unnest(${texts(dates.pipelines)}, ${texts(dates.keys)}))),
-  r AS (SELECT * FROM ${s}.rm_runs WHERE (pipeline, run_id) IN (SELECT * FROM unnest(${texts(runs.pipelines)}, ${texts(runs.keys)})))
-SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
-  (SELECT json_agg(p) FROM ${s}.rm_pipelines p WHERE p.pipeline = ANY(${texts([...groups.keys()])})) AS summaries,
-  (SELECT json_agg(d) FROM d) AS dates,
-  (SELECT json_agg(r) FROM r) AS runs,
-  (SELECT json_agg(json_build_object('position', e.position, 'payload', e.payload, 'prev_hash', e.prev_hash, 'hash', e.hash)) FROM ${s}.events e
-     WHERE e.position IN (SELECT error_position FROM d UNION SELECT error_position FROM r)) AS events`;
+      return touched(events, (values) => `ARRAY[${values.map((v) => pg.escapeLiteral(v)).join(', ')}]::text[]`).text;
+    },
+    touchedQuery(events, extra) {
+      return touched(events, (_, slot) => `$${slot}::text[]`, extra);
     },
     async applyRead(client, read, events, headBefore) {
       const canonical = canonicalOf(events);
@@ -346,6 +413,54 @@ SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
       }
       writes.push(positionSql((events.at(-1) as RecordedEvent).position));
       return writes.join(';\n');
+    },
+    aheadFunction: { name: appendRowsFunctionName(STAMP), signature: appendRowsFunctionSignature(deps.schema, STAMP), stamp: STAMP },
+    async installAhead(client) {
+      const rows = await q<{ table_name: string; column_name: string }>(
+        client,
+        `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = ANY($2) ORDER BY table_name, ordinal_position`,
+        [deps.schema, Object.keys(POSITION_COLUMNS)],
+      );
+      const table = (name: keyof typeof POSITION_COLUMNS, key: string) => {
+        const columns = rows.filter((r) => r.table_name === name).map((r) => r.column_name);
+        const positions = POSITION_COLUMNS[name];
+        if (!positions.every((c) => columns.includes(c))) throw new Error(`${name} lacks a position column; this is a bug`);
+        return { table: name, key, columns, positions };
+      };
+      await client.query(appendRowsFunctionSql(deps.schema, STAMP, { dates: table('rm_dates', 'pipeline, date'), runs: table('rm_runs', 'run_id'), summaries: table('rm_pipelines', 'pipeline') }));
+    },
+    async foldAhead(read, events, headBefore) {
+      if (events.length === 0 || Number(read.meta ?? 0) !== headBefore) return null;
+      const first = (events[0] as RecordedEvent).position;
+      const payloads = new Map((read.events ?? []).map((row) => [Number(row.position), decode(row)]));
+      const dateRows = (read.dates ?? []).map(dateRowOf);
+      const runRows = (read.runs ?? []).map(runRowOf);
+      const summaryHashes = new Map((read.summary_hashes ?? []).map(([pipeline, hash, position]) => [pipeline, { hash, position }]));
+      const dateHashes = new Map((read.date_hashes ?? []).map(([pipeline, date, hash]) => [JSON.stringify([pipeline, date]), hash]));
+      const runHashes = new Map((read.run_hashes ?? []).map(([pipeline, runId, hash]) => [JSON.stringify([pipeline, runId]), hash]));
+      const ahead: FoldedAhead = { summaries: [], dates: [], runs: [], write: { dates: [], runs: [], summaries: [] } };
+      for (const [pipeline, list] of byPipeline(canonicalOf(events))) {
+        const touched = touchedFrom(
+          (read.summaries ?? []).find((row) => row['pipeline'] === pipeline),
+          dateRows.filter((row) => row.pipeline === pipeline),
+          runRows.filter((row) => row.pipeline === pipeline),
+          payloads,
+        );
+        const folded = foldRows(pipeline, touched, list, timetables);
+        // Settled from date rows other than the touched ones: then no event of the pipeline may come between.
+        const readOthers = await settleSummary(poolDb(), folded);
+        // The last success and failure keep their run's start position inside a JSON text, which the function does not move.
+        if ([folded.summary.lastSuccess, folded.summary.lastFailure].some((outcome) => outcome !== null && outcome.seq >= first)) return null;
+        const stored = summaryHashes.get(pipeline);
+        ahead.summaries.push([pipeline, stored?.hash ?? null, readOthers && stored !== undefined ? stored.position : null]);
+        const keys = touchedKeys(list);
+        for (const date of keys.dates) ahead.dates.push([pipeline, date, dateHashes.get(JSON.stringify([pipeline, date])) ?? null]);
+        for (const runId of keys.runs) ahead.runs.push([pipeline, runId, runHashes.get(JSON.stringify([pipeline, runId])) ?? null]);
+        ahead.write.dates.push(...folded.dates);
+        ahead.write.runs.push(...folded.runs);
+        ahead.write.summaries.push(pipelineRow(folded.summary));
+      }
+      return ahead;
     },
     rebuildIn,
     rebuild,
