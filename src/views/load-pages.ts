@@ -150,7 +150,8 @@ async function loadTableOverview(ledger: Ledger, models: ReadModels, only?: read
       const before = timetable.slotAtOrBefore(Date.parse(slot.logicalDate) - 1);
       slot = before === undefined || before.date === slot.date ? undefined : before;
     }
-    const view = await ledger.state({ pipeline, ...(slot === undefined ? {} : { from: slot.date }) });
+    // Without metrics and outputs: the strip shows statuses, errors and notes, so no result event is read for it.
+    const view = await ledger.state({ pipeline, metrics: false, ...(slot === undefined ? {} : { from: slot.date }) });
     rows.push({ status, strip: statusStrip(view.dates, OVERVIEW_STRIP) });
   }
   rows.sort((a, b) => compareWorstFirst(a.status, b.status));
