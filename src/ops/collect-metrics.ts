@@ -3,6 +3,8 @@ import { Counter, Gauge, Registry, type Metric } from 'prom-client';
 import type { RunOutcome } from '../../projections/views/run-outcome.js';
 import { DURATION_BUCKETS, type RunTally } from '../../projections/views/run-tally.js';
 import type { Ledger } from '../ledger/ledger.js';
+import type { PipelineStatusView } from '../ledger/ledger-queries.js';
+import { statusOfView, viewOfSummary } from '../ledger/read-model-views.js';
 import { toolVersion } from '../runtime.js';
 import type { VerifyResult } from './chain-verifier.js';
 
@@ -72,10 +74,12 @@ export function metricsCollector(): { collect(ledger: Ledger, options: MetricsIn
     registry.resetMetrics();
     durations.length = 0;
     const ledgerHead = await ledger.store.head();
-    for (const definition of await ledger.pipelines()) {
+    const definitions = await ledger.pipelines();
+    const statusOf = await statusReader(ledger, options.nowMs);
+    for (const definition of definitions) {
       const name = definition.pipeline;
       // The status and the runs by outcome from the summary row (no run and no event is read).
-      const { status, watermarkLogicalDate, completeThroughLogicalDate, runTally } = await ledger.pipelineStatus({ pipeline: name, nowMs: options.nowMs });
+      const { status, watermarkLogicalDate, completeThroughLogicalDate, runTally } = await statusOf(name);
       const labels = { pipeline: name };
       info.set({ pipeline: name, schedule: definition.schedule, timezone: definition.timezone, timetable: definition.timetable, openlineage_job: definition.openlineage ? `${definition.openlineage.namespace}/${definition.openlineage.job}` : '' }, 1);
       if (status.lastSuccess) lastSuccess.set(labels, Date.parse(status.lastSuccess.at) / 1000);
@@ -117,6 +121,27 @@ export function metricsCollector(): { collect(ledger: Ledger, options: MetricsIn
       queue = scrape.catch(() => undefined);
       return scrape;
     },
+  };
+}
+
+/**
+ * Each pipeline's status view at `nowMs`, as `ledger.pipelineStatus` gives it. With read models, every
+ * summary row is read in one statement first (a scrape of 1,000 pipelines read each one's row twice); a
+ * pipeline with upstreams, whose blocking rule reads its upstreams' dates, is still read alone.
+ */
+async function statusReader(ledger: Ledger, nowMs: number): Promise<(pipeline: string) => Promise<PipelineStatusView>> {
+  const alone = (pipeline: string) => ledger.pipelineStatus({ pipeline, nowMs });
+  const models = ledger.store.readModels;
+  if (models === undefined || !(await models.ensure())) return alone;
+  const summaries = new Map((await models.summaries()).map((summary) => [summary.pipeline, summary]));
+  return async (pipeline) => {
+    const summary = summaries.get(pipeline);
+    if (summary === undefined || summary.definition === null || summary.definition.upstreams) return alone(pipeline);
+    // As pipelineStatusView reads it from the tables: the status with complete-through's row, whose logical date it gives.
+    const view = viewOfSummary(models, pipeline, summary);
+    const status = await statusOfView(models, view, nowMs, {}, true);
+    const through = status.completeThrough === null ? undefined : view.state.dates.get(status.completeThrough);
+    return { status, watermarkLogicalDate: summary.watermark?.logicalDate ?? null, completeThroughLogicalDate: through?.logicalDate ?? null, runTally: summary.runTally };
   };
 }
 
