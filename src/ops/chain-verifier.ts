@@ -1,5 +1,5 @@
 import { setImmediate as turn } from 'node:timers/promises';
-import { IN_THREAD_BATCH_ROWS, verifyChain } from '../audit/verify-chain.js';
+import { VERIFY_BATCH_ROWS, verifyChain } from '../audit/verify-chain.js';
 import type { ChainHead, EventStore, RawEvent } from '../store/event-store.js';
 import { sha256Hex } from '../store/seal-events.js';
 
@@ -23,11 +23,9 @@ export function chainVerifier(store: EventStore, clock: () => number): { check()
   const run = async (): Promise<VerifyResult> => {
     if (last && !last.ok) return last;
     const after = last?.head;
-    // In this thread, a small batch at a time, letting the server answer between batches: the first walk of a
-    // million events in a worker thread left its heap's memory to the server for good (a worker is a second V8
-    // heap), and checked here without a pause it would hold every request until the end.
-    const batches = yielding(store.readRaw({ batchSize: IN_THREAD_BATCH_ROWS, ...(after ? { fromPosition: after.position + 1 } : {}) }));
-    const report = await verifyChain(batches, { sha256: sha256Hex, worker: null, ...(after ? { after } : {}) });
+    // A turn of the event loop before each batch: the first walk of a million events holds no request until its end.
+    const batches = yielding(store.readRaw({ batchSize: VERIFY_BATCH_ROWS, ...(after ? { fromPosition: after.position + 1 } : {}) }));
+    const report = await verifyChain(batches, { sha256: sha256Hex, ...(after ? { after } : {}) });
     last = { ok: report.ok, events: report.events, head: report.head, firstBadPosition: report.firstBadPosition, problem: report.problem, atMs: clock() };
     return last;
   };
@@ -40,10 +38,13 @@ export function chainVerifier(store: EventStore, clock: () => number): { check()
   };
 }
 
-/** The batches of `source`, each after a turn of the event loop (timers and I/O run between them). */
+/** The batches of `source`, each read after a turn of the event loop (timers and I/O run between them); none is held over a turn. */
 async function* yielding(source: AsyncIterable<RawEvent[]>): AsyncGenerator<RawEvent[]> {
-  for await (const batch of source) {
+  const batches = source[Symbol.asyncIterator]();
+  for (;;) {
     await turn();
-    yield batch;
+    const next = await batches.next();
+    if (next.done === true) return;
+    yield next.value;
   }
 }
