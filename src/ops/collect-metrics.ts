@@ -3,15 +3,19 @@ import { Counter, Gauge, Registry, type Metric } from 'prom-client';
 import type { RunOutcome } from '../../projections/views/run-outcome.js';
 import { DURATION_BUCKETS, type RunTally } from '../../projections/views/run-tally.js';
 import type { Ledger } from '../ledger/ledger.js';
+import type { PipelineStatusView } from '../ledger/ledger-queries.js';
+import { statusOfView, viewOfSummary } from '../ledger/read-model-views.js';
 import { toolVersion } from '../runtime.js';
 import type { VerifyResult } from './chain-verifier.js';
 
 const OUTCOMES: RunOutcome[] = ['success', 'failed', 'interrupted', 'abandoned', 'cleared'];
 const REASONS = PENDING_REASONS;
 
+/** What one scrape reads: the ledger at `nowMs`, and the last chain verification (none yet: null). */
+export type MetricsInput = { nowMs: number; verify: VerifyResult | null };
+
 /**
- * The ledger as Prometheus metrics (text format 0.0.4), built in a registry
- * of its own for each scrape, so nothing is global and every number is read
+ * The ledger as Prometheus metrics (text format 0.0.4), every number read
  * from the ledger at `nowMs`: per pipeline the watermark and complete-through
  * (logical dates as Unix timestamps), lag, pending by reason, running,
  * stalled, runs by outcome and their durations, when the last success and the
@@ -24,7 +28,21 @@ const REASONS = PENDING_REASONS;
  * @example
  * const { text, contentType } = await collectMetrics(ledger, { nowMs: Date.now(), verify: await verifier.check() });
  */
-export async function collectMetrics(ledger: Ledger, options: { nowMs: number; verify: VerifyResult | null }): Promise<{ text: string; contentType: string }> {
+export async function collectMetrics(ledger: Ledger, options: MetricsInput): Promise<{ text: string; contentType: string }> {
+  return metricsCollector().collect(ledger, options);
+}
+
+/**
+ * A collector that keeps its registry and metrics from one scrape to the next (`serve` has one): each
+ * scrape resets their values and sets them afresh, as a registry of its own would print them, without
+ * building a registry and twenty metrics each time. Scrapes of one collector run one after another (a
+ * second waits for the first), so two never set the same metrics at once.
+ *
+ * @example
+ * const metrics = metricsCollector();
+ * const { text } = await metrics.collect(ledger, { nowMs: Date.now(), verify: null });
+ */
+export function metricsCollector(): { collect(ledger: Ledger, options: MetricsInput): Promise<{ text: string; contentType: string }> } {
   const registry = new Registry();
   const registers = [registry];
   const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers });
@@ -51,40 +69,80 @@ export async function collectMetrics(ledger: Ledger, options: { nowMs: number; v
   const verifyPosition = gauge('runledger_ledger_verified_position', 'The last position the last verification checked out.');
   const verifyTime = gauge('runledger_ledger_verify_timestamp_seconds', 'When the last verification ran, as a Unix timestamp.');
 
-  const ledgerHead = await ledger.store.head();
-  for (const definition of await ledger.pipelines()) {
-    const name = definition.pipeline;
-    // The status and the runs by outcome from the summary row (no run and no event is read).
-    const { status, watermarkLogicalDate, completeThroughLogicalDate, runTally } = await ledger.pipelineStatus({ pipeline: name, nowMs: options.nowMs });
-    const labels = { pipeline: name };
-    info.set({ pipeline: name, schedule: definition.schedule, timezone: definition.timezone, timetable: definition.timetable, openlineage_job: definition.openlineage ? `${definition.openlineage.namespace}/${definition.openlineage.job}` : '' }, 1);
-    if (status.lastSuccess) lastSuccess.set(labels, Date.parse(status.lastSuccess.at) / 1000);
-    if (status.lastFailure) lastFailure.set(labels, Date.parse(status.lastFailure.at) / 1000);
-    if (watermarkLogicalDate !== null) watermark.set(labels, Date.parse(watermarkLogicalDate) / 1000);
-    if (completeThroughLogicalDate !== null) completeThrough.set(labels, Date.parse(completeThroughLogicalDate) / 1000);
-    if (status.completeUntil !== null) completeUntil.set(labels, Date.parse(status.completeUntil) / 1000);
-    if (status.lagSeconds !== null) lag.set(labels, status.lagSeconds);
-    if (status.freshnessSeconds !== null) freshness.set(labels, status.freshnessSeconds);
-    for (const reason of REASONS) pending.set({ pipeline: name, reason }, status.pending[reason]);
-    running.set(labels, status.inFlight.length);
-    stalled.set(labels, status.stalled.length);
-    behind.set(labels, status.behind);
-    // Every outcome is present from zero, so `increase()` sees the first failure.
-    for (const outcome of OUTCOMES) runs.inc({ pipeline: name, outcome }, runTally[outcome]?.runs ?? 0);
-    durations.push({ pipeline: name, tally: runTally });
-  }
-  build.set({ version: toolVersion, node_version: process.version }, 1);
-  head.set(ledgerHead.position);
-  for (const consumer of await ledger.store.consumers.list()) {
-    consumerPosition.set({ consumer: consumer.name }, consumer.position);
-    consumerBehind.set({ consumer: consumer.name }, Math.max(0, ledgerHead.position - consumer.position));
-  }
-  if (options.verify) {
-    verifyOk.set(options.verify.ok ? 1 : 0);
-    verifyPosition.set(options.verify.head.position);
-    verifyTime.set(options.verify.atMs / 1000);
-  }
-  return { text: await registry.metrics(), contentType: registry.contentType };
+  const collect = async (ledger: Ledger, options: MetricsInput): Promise<{ text: string; contentType: string }> => {
+    // Every metric as a new one starts (a metric without labels at 0), so the text is what a fresh registry prints.
+    registry.resetMetrics();
+    durations.length = 0;
+    const ledgerHead = await ledger.store.head();
+    const definitions = await ledger.pipelines();
+    const statusOf = await statusReader(ledger, options.nowMs);
+    for (const definition of definitions) {
+      const name = definition.pipeline;
+      // The status and the runs by outcome from the summary row (no run and no event is read).
+      const { status, watermarkLogicalDate, completeThroughLogicalDate, runTally } = await statusOf(name);
+      const labels = { pipeline: name };
+      info.set({ pipeline: name, schedule: definition.schedule, timezone: definition.timezone, timetable: definition.timetable, openlineage_job: definition.openlineage ? `${definition.openlineage.namespace}/${definition.openlineage.job}` : '' }, 1);
+      if (status.lastSuccess) lastSuccess.set(labels, Date.parse(status.lastSuccess.at) / 1000);
+      if (status.lastFailure) lastFailure.set(labels, Date.parse(status.lastFailure.at) / 1000);
+      if (watermarkLogicalDate !== null) watermark.set(labels, Date.parse(watermarkLogicalDate) / 1000);
+      if (completeThroughLogicalDate !== null) completeThrough.set(labels, Date.parse(completeThroughLogicalDate) / 1000);
+      if (status.completeUntil !== null) completeUntil.set(labels, Date.parse(status.completeUntil) / 1000);
+      if (status.lagSeconds !== null) lag.set(labels, status.lagSeconds);
+      if (status.freshnessSeconds !== null) freshness.set(labels, status.freshnessSeconds);
+      for (const reason of REASONS) pending.set({ pipeline: name, reason }, status.pending[reason]);
+      running.set(labels, status.inFlight.length);
+      stalled.set(labels, status.stalled.length);
+      behind.set(labels, status.behind);
+      // Every outcome is present from zero, so `increase()` sees the first failure.
+      for (const outcome of OUTCOMES) runs.inc({ pipeline: name, outcome }, runTally[outcome]?.runs ?? 0);
+      durations.push({ pipeline: name, tally: runTally });
+    }
+    build.set({ version: toolVersion, node_version: process.version }, 1);
+    head.set(ledgerHead.position);
+    for (const consumer of await ledger.store.consumers.list()) {
+      consumerPosition.set({ consumer: consumer.name }, consumer.position);
+      consumerBehind.set({ consumer: consumer.name }, Math.max(0, ledgerHead.position - consumer.position));
+    }
+    if (options.verify) {
+      verifyOk.set(options.verify.ok ? 1 : 0);
+      verifyPosition.set(options.verify.head.position);
+      verifyTime.set(options.verify.atMs / 1000);
+    }
+    const text = await registry.metrics();
+    // Nothing of this scrape is held until the next one.
+    registry.resetMetrics();
+    durations.length = 0;
+    return { text, contentType: registry.contentType };
+  };
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    collect(ledger, options) {
+      const scrape = queue.then(() => collect(ledger, options));
+      queue = scrape.catch(() => undefined);
+      return scrape;
+    },
+  };
+}
+
+/**
+ * Each pipeline's status view at `nowMs`, as `ledger.pipelineStatus` gives it. With read models, every
+ * summary row is read in one statement first (a scrape of 1,000 pipelines read each one's row twice); a
+ * pipeline with upstreams, whose blocking rule reads its upstreams' dates, is still read alone.
+ */
+async function statusReader(ledger: Ledger, nowMs: number): Promise<(pipeline: string) => Promise<PipelineStatusView>> {
+  const alone = (pipeline: string) => ledger.pipelineStatus({ pipeline, nowMs });
+  const models = ledger.store.readModels;
+  if (models === undefined || !(await models.ensure())) return alone;
+  const summaries = new Map((await models.summaries()).map((summary) => [summary.pipeline, summary]));
+  return async (pipeline) => {
+    const summary = summaries.get(pipeline);
+    if (summary === undefined || summary.definition === null || summary.definition.upstreams) return alone(pipeline);
+    // As pipelineStatusView reads it from the tables: the status with complete-through's row, whose logical date it gives.
+    const view = viewOfSummary(models, pipeline, summary);
+    const status = await statusOfView(models, view, nowMs, {}, true);
+    const through = status.completeThrough === null ? undefined : view.state.dates.get(status.completeThrough);
+    return { status, watermarkLogicalDate: summary.watermark?.logicalDate ?? null, completeThroughLogicalDate: through?.logicalDate ?? null, runTally: summary.runTally };
+  };
 }
 
 /**

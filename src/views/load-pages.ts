@@ -12,7 +12,7 @@ import { IN_THREAD_BATCH_ROWS, VERIFY_BATCH_ROWS, verifyChain } from '../audit/v
 import { timetableSpec } from '../ledger/build-definition.js';
 import { slotsFrom, type Ledger } from '../ledger/ledger.js';
 import type { AsOf, DateRow, StateView } from '../ledger/ledger-types.js';
-import { statusFromTables, tableView } from '../ledger/read-model-views.js';
+import { statusFromTables, tableView, viewOfSummary } from '../ledger/read-model-views.js';
 import type { ReadModels } from '../store/read-models.js';
 import { sha256Hex } from '../store/seal-events.js';
 import { createTimetable } from '../timetable/create-timetable.js';
@@ -138,19 +138,22 @@ async function loadTableOverview(ledger: Ledger, models: ReadModels, only?: read
   const head = await ledger.store.head();
   const rows: OverviewRow[] = [];
   const chosen = only === undefined ? null : new Set(only);
-  const summaries = (await models.summaries()).filter((s) => chosen === null || chosen.has(s.pipeline)).sort((a, b) => a.pipeline.localeCompare(b.pipeline));
-  for (const summary of summaries) {
-    if (summary.definition === null) continue;
+  const summaries = (await models.summaries()).filter((s) => s.definition !== null && (chosen === null || chosen.has(s.pipeline))).sort((a, b) => a.pipeline.localeCompare(b.pipeline));
+  // Every status row in one read of the summary rows (as `status` reads them), not two reads of a pipeline's row each.
+  const statuses = await ledger.pipelineStatuses({ pipelines: summaries.map((s) => s.pipeline), nowMs: time.nowMs });
+  for (const [i, summary] of summaries.entries()) {
     const pipeline = summary.pipeline;
-    const { status } = await ledger.pipelineStatus({ pipeline, nowMs: time.nowMs });
-    const timetable = createTimetable(timetableSpec(summary.definition));
+    const status = statuses[i] as PipelineStatus;
+    // The timetable of the summary's definition, shared by the pipelines of one schedule.
+    const { timetable } = viewOfSummary(models, pipeline, summary);
     // The 30th due slot back; with fewer due slots, the whole state (off-schedule runs before the start included).
     let slot = timetable.lastDue(time.nowMs);
     for (let n = 1; slot !== undefined && n < OVERVIEW_STRIP; n++) {
       const before = timetable.slotAtOrBefore(Date.parse(slot.logicalDate) - 1);
       slot = before === undefined || before.date === slot.date ? undefined : before;
     }
-    const view = await ledger.state({ pipeline, ...(slot === undefined ? {} : { from: slot.date }) });
+    // Without metrics and outputs: the strip shows statuses, errors and notes, so no result event is read for it.
+    const view = await ledger.state({ pipeline, metrics: false, ...(slot === undefined ? {} : { from: slot.date }) });
     rows.push({ status, strip: statusStrip(view.dates, OVERVIEW_STRIP) });
   }
   rows.sort((a, b) => compareWorstFirst(a.status, b.status));

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { createServer } from '../../src/serve/create-server.js';
 import { openMemoryLedger } from '../../src/testing/open-memory-ledger.js';
 import type { Ledger } from '../../src/ledger/ledger.js';
-import { collectMetrics } from '../../src/ops/collect-metrics.js';
+import { collectMetrics, metricsCollector } from '../../src/ops/collect-metrics.js';
 import { toolVersion } from '../../src/runtime.js';
 
 const apps: FastifyInstance[] = [];
@@ -175,6 +175,36 @@ describe('GET /metrics', () => {
     const ok = await app.inject({ url: '/metrics', headers: { authorization: 'Bearer s3cret' } });
     expect(ok.statusCode).toBe(200);
     expect(value(parsePrometheusTextFormat(ok.body), 'runledger_ledger_head_position')).toBe(0);
+  });
+});
+
+describe('metricsCollector', () => {
+  test('a collector kept across scrapes prints what a fresh registry prints at each, also when series go away between them', async () => {
+    const clock = { now: 0 };
+    const ledger = await story(clock);
+    const collector = metricsCollector();
+    const verify = { ok: true, events: 20, head: await ledger.store.head(), firstBadPosition: null, problem: null, atMs: clock.now };
+    const first = await collector.collect(ledger, { nowMs: clock.now, verify });
+    expect(first.text).toBe((await collectMetrics(ledger, { nowMs: clock.now, verify })).text);
+    expect(first.text).toContain('runledger_ledger_verify_ok 1');
+    // The next scrape has no verification and a new run: the verify series are as a fresh registry starts them, the run counted once.
+    const run = await ledger.start({ pipeline: 'etl_orders', date: '2026-11-05', runType: 'backfill' });
+    await ledger.succeed({ runId: run.runId });
+    clock.now += 60_000;
+    const second = await collector.collect(ledger, { nowMs: clock.now, verify: null });
+    expect(second.text).toBe((await collectMetrics(ledger, { nowMs: clock.now, verify: null })).text);
+    expect(second.text).not.toBe(first.text);
+    expect(second.text).toContain('runledger_ledger_verify_ok 0');
+  });
+
+  test('scrapes of one collector asked at once each get their own whole answer', async () => {
+    const clock = { now: 0 };
+    const ledger = await story(clock);
+    const collector = metricsCollector();
+    const at = [clock.now, clock.now + 3_600_000, clock.now + 7_200_000];
+    const together = await Promise.all(at.map((nowMs) => collector.collect(ledger, { nowMs, verify: null })));
+    for (const [i, nowMs] of at.entries()) expect(together[i]?.text).toBe((await collectMetrics(ledger, { nowMs, verify: null })).text);
+    expect(new Set(together.map((t) => t.text)).size).toBe(3);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { chainVerifier } from '../../ops/chain-verifier.js';
-import { collectMetrics } from '../../ops/collect-metrics.js';
+import { metricsCollector } from '../../ops/collect-metrics.js';
 import { answerCache } from '../answer-cache.js';
 import type { ServeDeps } from '../serve-options.js';
 
@@ -25,11 +25,13 @@ export function metricsRoutes(app: FastifyInstance, deps: ServeDeps): void {
   // the process's own figures are read at (Prometheus scrapes every 15 s by default). Kept as bytes, so a
   // request that finds it sends them as they are.
   const answer = answerCache<{ body: Buffer; contentType: string }>();
+  // One registry and one set of metrics for every scrape, their values set afresh each time.
+  const ledgerMetrics = metricsCollector();
   app.get('/metrics', async (_request, reply) => {
     const nowMs = deps.clock();
     const key = `${(await deps.ledger.store.head()).position}:${Math.floor(nowMs / 1000)}`;
     const { body, contentType } = await answer.get(key, async () => {
-      const { text, contentType } = await collectMetrics(deps.ledger, { nowMs, verify: await verifier.check() });
+      const { text, contentType } = await ledgerMetrics.collect(deps.ledger, { nowMs, verify: await verifier.check() });
       return { body: Buffer.from(`${text}${text.endsWith('\n') ? '' : '\n'}${await processMetrics.metrics()}`, 'utf8'), contentType };
     });
     return reply.type(contentType).send(body);
