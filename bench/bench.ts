@@ -550,7 +550,7 @@ async function main(): Promise<void> {
     scans(big, events);
     await coldState(big, SIZES.pipelines);
     cliQueries(big, `${events.toLocaleString('en')}-event ledger (${SIZES.pipelines} pipelines)`, pipelineName(SIZES.pipelines - 1), new Date(BENCH_NOW - 86_400_000).toISOString().slice(0, 10));
-    figures.push(reportMemory({ bin, db: big, label: `${events.toLocaleString('en')}-event ledger (${SIZES.pipelines} pipelines)`, dir, nowText: NOW_TEXT, versionRuns: quick ? 1 : 3, log }));
+    figures.push(reportMemory({ bin, db: big, label: `${events.toLocaleString('en')}-event ledger (${SIZES.pipelines} pipelines)`, dir, nowText: NOW_TEXT, runs: quick ? 1 : 3, log }));
   }
   let hourlyEvents = 0;
   if (selected('hourly')) {
@@ -560,7 +560,7 @@ async function main(): Promise<void> {
     hourlyEvents = await buildHourlyFixture(hourlyStore, SIZES.hourlyYears);
     await hourlyStore.close();
     cliQueries(hourly, `${hourlyEvents.toLocaleString('en')}-event hourly pipeline`, HOURLY_PIPELINE, new Date(BENCH_NOW - 86_400_000).toISOString().slice(0, 10));
-    figures.push(reportMemory({ bin, db: hourly, label: `${hourlyEvents.toLocaleString('en')}-event hourly pipeline`, dir, nowText: NOW_TEXT, versionRuns: quick ? 1 : 3, log }));
+    figures.push(reportMemory({ bin, db: hourly, label: `${hourlyEvents.toLocaleString('en')}-event hourly pipeline`, dir, nowText: NOW_TEXT, runs: quick ? 1 : 3, log }));
   }
   if (selected('library')) await libraryWrites();
   if (selected('serve') && selected('ledger') && selected('hourly')) {
