@@ -53,6 +53,8 @@ describe('serve: answers kept per head position are rebuilt after a write', () =
     apps.push(app);
     const names = async () => ((await app.inject({ url: '/api/pipelines' })).json() as { pipelines: Array<{ pipeline: string }> }).pipelines.map((p) => p.pipeline);
     expect(await names()).toEqual(['etl_a']);
+    // Asked again at the same head: the answer kept is sent as it was built.
+    expect(await names()).toEqual(['etl_a']);
     expect((await app.inject({ url: '/metrics' })).body).not.toMatch(/runledger_pipeline_watermark_timestamp_seconds\{pipeline="etl_a"\}/);
     expect((await app.inject({ url: '/api/status?pipeline=etl_a' })).json()).toMatchObject({ pipelines: [{ pipeline: 'etl_a', watermark: null }] });
 
