@@ -4,7 +4,7 @@ import { isDone, type DateState } from '../../projections/date-state.js';
 import { evolveInPlace, initialState, type PipelineState, type WatermarkInstant } from '../../projections/pipeline-state.js';
 import { evolveRunHistory, initialRunHistory, type RunHistory, type RunRecord } from '../../projections/run-history.js';
 import type { Slot } from '../../projections/slot.js';
-import { tallyRun } from '../../projections/views/run-tally.js';
+import { copyTally, tallyRun } from '../../projections/views/run-tally.js';
 import { tellingLine } from '../../projections/views/telling-line.js';
 import { createTimetable } from '../timetable/create-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
@@ -121,7 +121,7 @@ export function rowFolder(pipeline: string, touched: TouchedRows, timetables: Ti
   const runRefs = new Map<string, Refs & { seq: number }>([...touched.runs].map(([runId, row]) => [runId, { ...row.refs, seq: row.seq }]));
   const counts = { ...before.counts };
   const slotCounts = { ...before.slotCounts };
-  const runTally = structuredClone(before.runTally);
+  const runTally = copyTally(before.runTally);
   let misaligned = before.misaligned;
   /** Each changed date as it was before its first change (undefined: it had no row). */
   const firstState = new Map<string, DateState | undefined>();
