@@ -158,8 +158,12 @@ function upsertSql(table: string, columns: readonly string[], key: readonly stri
 
 type Row = Record<string, unknown>;
 
-/** A summary row as the table writer stored it, with its definition parsed. */
-type WrittenSummary = { row: PipelineRow; definition: PipelineDefinition | null };
+/**
+ * A summary row as the table writer stored it, with its definition parsed, and (when this connection wrote it) the
+ * summary it was encoded from: the next fold starts from that one and decodes nothing (the fold never changes the
+ * summary it is handed; it makes a new one).
+ */
+type WrittenSummary = { row: PipelineRow; definition: PipelineDefinition | null; summary?: PipelineSummary };
 /** How many pipelines' written rows a connection keeps (a few hundred bytes each). */
 const KEPT_SUMMARIES = 1024;
 function values(row: object, columns: readonly string[]): unknown[] {
@@ -245,7 +249,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
   const loadTouched = (s: ReturnType<typeof prepare>, pipeline: string, events: readonly RecordedEvent[], stored: WrittenSummary | undefined, storedLogical: Map<string, number>): TouchedRows => {
     const payloads = payloadsOf(s);
     const writerPayloads: Payloads = { result: () => ({ metrics: KEPT_METRICS, outputs: KEPT_OUTPUTS }), error: payloads.error };
-    const summary = stored === undefined ? null : summaryOfRow(stored.row, stored.definition);
+    const summary = stored === undefined ? null : (stored.summary ?? summaryOfRow(stored.row, stored.definition));
     const touched: TouchedRows = { summary, dates: new Map(), runs: new Map() };
     const { dates, runs } = touchedKeys(events);
     for (const key of dates) {
@@ -286,7 +290,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       // stored row is right but for its position, and only that column is set, with no row encoded or bound again.
       const row = { ...kept.row, position: folded.summary.position };
       s.putPosition.run(row.position, pipeline);
-      summaries.set(pipeline, { row, definition: kept.definition });
+      summaries.set(pipeline, { row, definition: kept.definition, summary: { ...before, position: row.position } });
       return;
     }
     // A stored row whose logical date stays is updated without setting it, so its index entry is left alone (a WAL page).
@@ -313,7 +317,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     const row = pipelineRow(folded.summary, kept !== undefined && definition === kept.definition ? kept.row.definition : undefined);
     s.putPipeline.run(values(row, PIPELINE_COLUMNS));
     if (summaries.size >= KEPT_SUMMARIES && !summaries.has(pipeline)) summaries.clear();
-    summaries.set(pipeline, { row, definition });
+    summaries.set(pipeline, { row, definition, summary: folded.summary });
   };
 
   const decodeRows = (rows: Array<{ position: number; payload: string; prev_hash: string; hash: string }>): RecordedEvent[] =>
