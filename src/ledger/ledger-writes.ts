@@ -84,16 +84,27 @@ export async function startRun(core: LedgerCore, input: StartInput): Promise<Sta
   const at = producerAt(input.at);
   if (input.runId !== undefined) await refuseTakenRunId(core, input.runId);
   for (let retry = 0; ; retry++) {
+    // The slot and the one before it, worked out once per timetable: the keys to read and the decision both need them.
+    let slots: { timetable: Timetable; at: ReturnType<typeof slotFor>; before?: Slot | undefined } | null = null;
+    const slotIn = (timetable: Timetable) => {
+      if (slots?.timetable !== timetable) slots = { timetable, at: slotFor(timetable, input, runType) };
+      return slots;
+    };
+    const slotBefore = (timetable: Timetable): Slot | undefined => {
+      const known = slotIn(timetable);
+      if (!('before' in known)) known.before = previousSlot(timetable, Date.parse(known.at.slot.logicalDate));
+      return known.before;
+    };
     // The date's row, and the one before it: depends on past asks whether that one is done.
     const keysToRead = (timetable: Timetable) => {
-      const { slot } = slotFor(timetable, input, runType);
-      const before = previousSlot(timetable, Date.parse(slot.logicalDate));
+      const { slot } = slotIn(timetable).at;
+      const before = slotBefore(timetable);
       return before ? [slot.date, before.date] : [slot.date];
     };
     const { definition, timetable, state } = (await decidingView(core, input.pipeline, keysToRead)) ?? (await readPipeline(core, input.pipeline));
-    const { slot, onSchedule } = slotFor(timetable, input, runType);
+    const { slot, onSchedule } = slotIn(timetable).at;
     // Depends on past holds back every run but a manual one (the explicit "run it anyway", as Airflow's ignore_depends_on_past).
-    const waitFor = definition.dependsOnPast && runType !== 'manual' ? previousSlotBlocks(state, previousSlot(timetable, Date.parse(slot.logicalDate))?.date ?? null) : null;
+    const waitFor = definition.dependsOnPast && runType !== 'manual' ? previousSlotBlocks(state, slotBefore(timetable)?.date ?? null) : null;
     const seen = state.dates.get(slot.date)?.attempts ?? 0;
     if (input.expectAttempts !== undefined && seen !== input.expectAttempts) {
       throw new LedgerError(

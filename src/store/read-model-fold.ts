@@ -4,7 +4,7 @@ import { isDone, type DateState } from '../../projections/date-state.js';
 import { evolveInPlace, initialState, type PipelineState, type WatermarkInstant } from '../../projections/pipeline-state.js';
 import { evolveRunHistory, initialRunHistory, type RunHistory, type RunRecord } from '../../projections/run-history.js';
 import type { Slot } from '../../projections/slot.js';
-import { tallyRun } from '../../projections/views/run-tally.js';
+import { copyTally, tallyRun } from '../../projections/views/run-tally.js';
 import { tellingLine } from '../../projections/views/telling-line.js';
 import { createTimetable } from '../timetable/create-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
@@ -121,7 +121,7 @@ export function rowFolder(pipeline: string, touched: TouchedRows, timetables: Ti
   const runRefs = new Map<string, Refs & { seq: number }>([...touched.runs].map(([runId, row]) => [runId, { ...row.refs, seq: row.seq }]));
   const counts = { ...before.counts };
   const slotCounts = { ...before.slotCounts };
-  const runTally = structuredClone(before.runTally);
+  const runTally = copyTally(before.runTally);
   let misaligned = before.misaligned;
   /** Each changed date as it was before its first change (undefined: it had no row). */
   const firstState = new Map<string, DateState | undefined>();
@@ -179,6 +179,7 @@ export function rowFolder(pipeline: string, touched: TouchedRows, timetables: Ti
 
   const finish = (): FoldedRows => {
     let lostSuccess = false;
+    let nowDone = false;
     const dates: DateRow[] = [];
     const running = new Map<string, RunningDate>(before.running.map((date) => [date.date, date]));
     // Which keys are slots is the timetable's to say; after a redefinition the writer counts them all again.
@@ -194,6 +195,7 @@ export function rowFolder(pipeline: string, touched: TouchedRows, timetables: Ti
       }
       // Done is a success or a skip (complete-through counts both): losing either walks it again.
       if (isDone(was as DateState['status'] | undefined) && !isDone(date.status)) lostSuccess = true;
+      if (isDone(date.status)) nowDone = true;
       if (date.status === 'running') running.set(key, { date: key, runId: date.runId, leaseExpiresAt: date.leaseExpiresAt, logicalDate: date.logicalDate });
       else running.delete(key);
       dates.push(dateRow(pipeline, date, dateRefs.get(key) as Refs));
@@ -225,7 +227,9 @@ export function rowFolder(pipeline: string, touched: TouchedRows, timetables: Ti
       running: [...running.values()].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0)),
       latestMs,
     };
-    const mode: CompleteThroughMode = redefined || lostSuccess ? 'recompute' : firstState.size > 0 ? 'advance' : 'keep';
+    // Complete-through stands at the end of the done slots, so the slot after it is not done: it can only move on
+    // when a changed date is done now (a start, a failure or a heartbeat leaves it where it is, with no walk).
+    const mode: CompleteThroughMode = redefined || lostSuccess ? 'recompute' : nowDone ? 'advance' : 'keep';
     return { summary, dates, runs, completeThrough: mode, recountSlots: redefined, state };
   };
   return { add, finish };

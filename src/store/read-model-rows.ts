@@ -364,5 +364,8 @@ export function pipelineRow(summary: PipelineSummary, definitionText?: string | 
 
 /** Counts without the zero ones, in name order: one text for equal counts, however they were reached. */
 function nonZero(counts: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(Object.entries(counts).filter(([, n]) => n !== 0).sort(([a], [b]) => (a < b ? -1 : 1)));
+  // Keys sorted by code unit (the default sort), a plain loop: entries, a filter and fromEntries per row showed in every append.
+  const out: Record<string, number> = {};
+  for (const key of Object.keys(counts).sort()) if (counts[key] !== 0) out[key] = counts[key] as number;
+  return out;
 }

@@ -127,3 +127,43 @@ test("another release's appends are folded before the next append's own, and by 
   await old.store.close();
   await ledger.close();
 });
+
+test('events that move only the position (heartbeats of runs the ledger does not hold) keep each row right, on every connection', async () => {
+  const { db, ledger } = await definedLedger('position-only');
+  const other = await openLedger({ db, create: false, clock, checkpointAfter: 0 });
+  const heartbeat = (id: number, pipeline: string): NewEvent => ({
+    type: 'RunHeartbeat',
+    schemaVersion: 1,
+    eventId: `H${String(id).padStart(25, '0')}`,
+    stream: `${pipeline}/h${id}`,
+    recordedAt: '2026-11-20T00:00:00.000Z',
+    metadata: { actor: 'test', toolVersion: 'test' },
+    data: { pipeline, date: `h${id}`, runId: `R-unknown-${id}`, leaseExpiresAt: '2026-11-20T01:00:00.000Z' },
+  });
+  const append = async (store: EventStore, event: NewEvent) => expect((await store.append([{ stream: event.stream, expectedVersion: 0, events: [event] }])).ok).toBe(true);
+  const positions = () => {
+    const raw = new Database(db, { readonly: true });
+    const rows = raw.prepare('SELECT pipeline, position FROM rm_pipelines ORDER BY pipeline').all();
+    const heads = raw.prepare('SELECT pipeline, max(position) AS position FROM events GROUP BY pipeline ORDER BY pipeline').all();
+    raw.close();
+    return [rows, heads];
+  };
+  // Alpha's row as written by this connection, then heartbeats on it, on a pipeline with no definition (no row before its
+  // first), from the other connection in between, and a real run between them: each row's position follows its last event.
+  const run = await ledger.start({ pipeline: 'alpha', date: '2026-11-01' });
+  for (let i = 1; i <= 3; i++) await append(ledger.store, heartbeat(i, 'alpha'));
+  for (let i = 4; i <= 6; i++) await append(ledger.store, heartbeat(i, 'undefined_pipeline'));
+  await append(other.store, heartbeat(7, 'alpha'));
+  await append(ledger.store, heartbeat(8, 'alpha'));
+  await ledger.succeed({ runId: run.runId });
+  await append(ledger.store, heartbeat(9, 'alpha'));
+  await append(ledger.store, heartbeat(10, 'beta'));
+  const [rows, heads] = positions();
+  expect(rows).toEqual([...(heads as Array<{ pipeline: string }>)].sort((a, b) => (a.pipeline < b.pipeline ? -1 : 1)));
+  expect((await verifyProjections(ledger.store)).ok).toBe(true);
+  const [tables, fold] = await fromTablesAndFold(ledger);
+  expect(tables).toEqual(fold);
+  expect((await ledger.state({ pipeline: 'alpha' })).dates[0]).toMatchObject({ date: '2026-11-01', status: 'success', runId: run.runId });
+  await other.close();
+  await ledger.close();
+});

@@ -158,8 +158,12 @@ function upsertSql(table: string, columns: readonly string[], key: readonly stri
 
 type Row = Record<string, unknown>;
 
-/** A summary row as the table writer stored it, with its definition parsed. */
-type WrittenSummary = { row: PipelineRow; definition: PipelineDefinition | null };
+/**
+ * A summary row as the table writer stored it, with its definition parsed, and (when this connection wrote it) the
+ * summary it was encoded from: the next fold starts from that one and decodes nothing (the fold never changes the
+ * summary it is handed; it makes a new one).
+ */
+type WrittenSummary = { row: PipelineRow; definition: PipelineDefinition | null; summary?: PipelineSummary };
 /** How many pipelines' written rows a connection keeps (a few hundred bytes each). */
 const KEPT_SUMMARIES = 1024;
 function values(row: object, columns: readonly string[]): unknown[] {
@@ -242,15 +246,10 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
   };
 
   /** The rows the events touch, as the fold's state; metrics kept as stand-ins, long errors read in full. */
-  const loadTouched = (s: ReturnType<typeof prepare>, pipeline: string, events: readonly RecordedEvent[], kept: WrittenSummary | undefined, storedLogical: Map<string, number>): TouchedRows => {
+  const loadTouched = (s: ReturnType<typeof prepare>, pipeline: string, events: readonly RecordedEvent[], stored: WrittenSummary | undefined, storedLogical: Map<string, number>): TouchedRows => {
     const payloads = payloadsOf(s);
     const writerPayloads: Payloads = { result: () => ({ metrics: KEPT_METRICS, outputs: KEPT_OUTPUTS }), error: payloads.error };
-    let summary: PipelineSummary | null;
-    if (kept !== undefined) summary = summaryOfRow(kept.row, kept.definition);
-    else {
-      const cells = s.summary.get(pipeline) as unknown[] | undefined;
-      summary = cells === undefined ? null : summaryOfRow(pipelineRowOfValues(cells));
-    }
+    const summary = stored === undefined ? null : (stored.summary ?? summaryOfRow(stored.row, stored.definition));
     const touched: TouchedRows = { summary, dates: new Map(), runs: new Map() };
     const { dates, runs } = touchedKeys(events);
     for (const key of dates) {
@@ -268,11 +267,35 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     return touched;
   };
 
-  const write = (s: ReturnType<typeof prepare>, folded: FoldedRows, storedLogical: Map<string, number>, kept: WrittenSummary | undefined, summaries: Map<string, WrittenSummary>): void => {
+  /** The pipeline's row as stored: the one this connection wrote last when it is kept, else read from the table. */
+  const storedSummary = (s: ReturnType<typeof prepare>, pipeline: string, kept: WrittenSummary | undefined): WrittenSummary | undefined => {
+    if (kept !== undefined) return kept;
+    const cells = s.summary.get(pipeline) as unknown[] | undefined;
+    if (cells === undefined) return undefined;
+    const row = pipelineRowOfValues(cells);
+    return { row, definition: row.definition === null ? null : (JSON.parse(row.definition) as PipelineDefinition) };
+  };
+
+  const write = (
+    s: ReturnType<typeof prepare>,
+    folded: FoldedRows,
+    storedLogical: Map<string, number>,
+    kept: WrittenSummary | undefined,
+    before: PipelineSummary | null,
+    summaries: Map<string, WrittenSummary>,
+  ): void => {
+    const pipeline = folded.summary.pipeline;
+    if (kept !== undefined && before !== null && onlyPositionMoved(folded, before)) {
+      // Events that changed no date, run, definition or watermark (a heartbeat of a run the ledger does not hold): the
+      // stored row is right but for its position, and only that column is set, with no row encoded or bound again.
+      const row = { ...kept.row, position: folded.summary.position };
+      s.putPosition.run(row.position, pipeline);
+      summaries.set(pipeline, { row, definition: kept.definition, summary: { ...before, position: row.position } });
+      return;
+    }
     // A stored row whose logical date stays is updated without setting it, so its index entry is left alone (a WAL page).
     for (const row of folded.dates) (storedLogical.get(row.date) === row.logical_ms ? s.putDateSameLogical : s.putDate).run(values(row, DATE_COLUMNS));
     for (const row of folded.runs) s.putRun.run(values(row, RUN_COLUMNS));
-    const pipeline = folded.summary.pipeline;
     const timetable = timetables(folded.summary.definition);
     const through = completeThroughAfter(
       folded.summary,
@@ -294,7 +317,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     const row = pipelineRow(folded.summary, kept !== undefined && definition === kept.definition ? kept.row.definition : undefined);
     s.putPipeline.run(values(row, PIPELINE_COLUMNS));
     if (summaries.size >= KEPT_SUMMARIES && !summaries.has(pipeline)) summaries.clear();
-    summaries.set(pipeline, { row, definition });
+    summaries.set(pipeline, { row, definition, summary: folded.summary });
   };
 
   const decodeRows = (rows: Array<{ position: number; payload: string; prev_hash: string; hash: string }>): RecordedEvent[] =>
@@ -309,9 +332,10 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       else byPipeline.set(event.data.pipeline, [event]);
     }
     for (const [pipeline, list] of byPipeline) {
-      const kept = summaries.get(pipeline);
+      const stored = storedSummary(s, pipeline, summaries.get(pipeline));
       const storedLogical = new Map<string, number>();
-      write(s, foldRows(pipeline, loadTouched(s, pipeline, list, kept, storedLogical), list, timetables), storedLogical, kept, summaries);
+      const touched = loadTouched(s, pipeline, list, stored, storedLogical);
+      write(s, foldRows(pipeline, touched, list, timetables), storedLogical, stored, touched.summary, summaries);
     }
   };
 
@@ -515,6 +539,29 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
 }
 
 /**
+ * True when folding the events into `before` changed nothing of the pipeline's row but its position: no date
+ * or run row changed (so no count, tally, running date, last outcome or latest logical date did), and the
+ * definition and watermark are the ones it was handed (compared by identity: the fold replaces them when they change).
+ */
+function onlyPositionMoved(folded: FoldedRows, before: PipelineSummary): boolean {
+  const after = folded.summary;
+  return (
+    folded.dates.length === 0 &&
+    folded.runs.length === 0 &&
+    !folded.recountSlots &&
+    folded.completeThrough === 'keep' &&
+    after.definition === before.definition &&
+    after.definedAt === before.definedAt &&
+    after.version === before.version &&
+    after.watermark === before.watermark &&
+    after.lastSuccess === before.lastSuccess &&
+    after.lastFailure === before.lastFailure &&
+    after.latestMs === before.latestMs &&
+    after.misaligned === before.misaligned
+  );
+}
+
+/**
  * A date row selected as values (in `DATE_COLUMNS` order, then its result event's payload): a whole
  * pipeline's rows are built here in one shape, which costs half of what named rows cost.
  */
@@ -647,6 +694,7 @@ function prepare(db: Database.Database) {
     putDateSameLogical: db.prepare(upsertSql('rm_dates', DATE_COLUMNS, ['pipeline', 'date'], ['logical_ms'])),
     putRun: db.prepare(upsertSql('rm_runs', RUN_COLUMNS, ['run_id'], ['pipeline', 'date', 'seq'])),
     putPipeline: db.prepare(upsertSql('rm_pipelines', PIPELINE_COLUMNS, ['pipeline'])),
+    putPosition: db.prepare('UPDATE rm_pipelines SET position = ? WHERE pipeline = ?'),
     eventAt: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE position = ?'),
     eventsFrom: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE position >= ? AND position <= ? ORDER BY position LIMIT 1000'),
     pipelineEvents: db.prepare('SELECT position, payload FROM events WHERE pipeline = ? AND position >= ? ORDER BY position LIMIT 1000').raw(true),
