@@ -12,7 +12,7 @@ import type { LedgerCore } from './ledger-core.js';
 import type { AsOf, DateRow, PendingView, RangeInput, RunsView, StateInput, StateView, WatermarkView } from './ledger-types.js';
 import { cursorFrom, pageEnd, pageOfRows, type Timed } from './page-rows.js';
 import { nowFor, readPipeline } from './load-pipeline.js';
-import { definedSummary, readModelsFor, statusFromTables, tableView, withDates } from './read-model-views.js';
+import { definedSummary, readModelsFor, statusOfView, tableView, withDates, type TableView } from './read-model-views.js';
 import { pipelineStatus, type PipelineStatus } from '../../projections/views/pipeline-status.js';
 import { keyOf, rangeOf } from './resolve-keys.js';
 import { parseRangeStart } from '../timetable/parse-range-end.js';
@@ -21,6 +21,7 @@ import { blockingRule, loadUpstreams } from './load-upstreams.js';
 import { markBlocked } from '../../projections/pending.js';
 import type { BlockedBy } from '../../projections/upstream-slots.js';
 import type { TaskGridInput, TaskGridView } from './task-types.js';
+import type { ReadModels } from '../store/read-models.js';
 
 /**
  * Per-date state from the latest run of each date, with the watermark and complete-through.
@@ -332,6 +333,19 @@ function missingRow(slot: Slot): DateRow {
 export type PipelineStatusView = { status: PipelineStatus; watermarkLogicalDate: string | null; completeThroughLogicalDate: string | null; runTally: RunTally };
 
 /**
+ * The status view of a pipeline's table view (its summary row, however it was read: alone, or with every
+ * other one at once as a scrape reads them), with complete-through's row read for its logical date.
+ *
+ * @example
+ * const { status, runTally } = await statusViewOfTable(models, await tableView(models, 'etl_orders'), Date.now());
+ */
+export async function statusViewOfTable(models: ReadModels, view: TableView, nowMs: number, upstream: { blocked?: (slot: Slot) => BlockedBy | null } = {}): Promise<PipelineStatusView> {
+  const status = await statusOfView(models, view, nowMs, upstream, true);
+  const through = status.completeThrough === null ? undefined : view.state.dates.get(status.completeThrough);
+  return { status, watermarkLogicalDate: view.summary.watermark?.logicalDate ?? null, completeThroughLogicalDate: through?.logicalDate ?? null, runTally: view.summary.runTally };
+}
+
+/**
  * A pipeline's `status` row at `nowMs`: from its summary row and the dates after its complete-through
  * when the ledger keeps read models, else from the fold.
  *
@@ -342,11 +356,7 @@ export async function pipelineStatusView(core: LedgerCore, pipeline: string, now
   const rule = await blockingFor(core, { pipeline });
   const blocked: { blocked?: (slot: Slot) => BlockedBy | null } = rule === undefined ? {} : { blocked: (slot: Slot) => rule(slot.dataInterval) };
   const models = await readModelsFor(core, undefined);
-  if (models !== null) {
-    const { status, view } = await statusFromTables(models, pipeline, nowMs, blocked);
-    const through = status.completeThrough === null ? undefined : view.state.dates.get(status.completeThrough);
-    return { status, watermarkLogicalDate: view.summary.watermark?.logicalDate ?? null, completeThroughLogicalDate: through?.logicalDate ?? null, runTally: view.summary.runTally };
-  }
+  if (models !== null) return statusViewOfTable(models, await tableView(models, pipeline), nowMs, blocked);
   const { timetable, state, history } = await readPipeline(core, pipeline);
   const status = pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs, ...blocked });
   const through = status.completeThrough === null ? undefined : state.dates.get(status.completeThrough);

@@ -3,8 +3,8 @@ import { Counter, Gauge, Registry, type Metric } from 'prom-client';
 import type { RunOutcome } from '../../projections/views/run-outcome.js';
 import { DURATION_BUCKETS, type RunTally } from '../../projections/views/run-tally.js';
 import type { Ledger } from '../ledger/ledger.js';
-import type { PipelineStatusView } from '../ledger/ledger-queries.js';
-import { statusOfView, viewOfSummary } from '../ledger/read-model-views.js';
+import { statusViewOfTable, type PipelineStatusView } from '../ledger/ledger-queries.js';
+import { viewOfSummary } from '../ledger/read-model-views.js';
 import { toolVersion } from '../runtime.js';
 import type { VerifyResult } from './chain-verifier.js';
 
@@ -137,11 +137,7 @@ async function statusReader(ledger: Ledger, nowMs: number): Promise<(pipeline: s
   return async (pipeline) => {
     const summary = summaries.get(pipeline);
     if (summary === undefined || summary.definition === null || summary.definition.upstreams) return alone(pipeline);
-    // As pipelineStatusView reads it from the tables: the status with complete-through's row, whose logical date it gives.
-    const view = viewOfSummary(models, pipeline, summary);
-    const status = await statusOfView(models, view, nowMs, {}, true);
-    const through = status.completeThrough === null ? undefined : view.state.dates.get(status.completeThrough);
-    return { status, watermarkLogicalDate: summary.watermark?.logicalDate ?? null, completeThroughLogicalDate: through?.logicalDate ?? null, runTally: summary.runTally };
+    return statusViewOfTable(models, viewOfSummary(models, pipeline, summary), nowMs);
   };
 }
 

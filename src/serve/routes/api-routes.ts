@@ -41,18 +41,10 @@ export function apiRoutes(app: FastifyInstance, deps: ServeDeps): void {
 
   // The list changes only with the events: built once per head position, however many clients ask.
   // Kept as bytes: a hit sends them as they are, with no length to count or text to encode.
-  // The last answer built is also kept as it is: a request at the same head sends it after one await (the head's),
-  // with no second promise and turn of the microtask queue for the cache's.
   const pipelinesAnswer = answerCache<Buffer>();
-  let pipelinesBuilt: { position: number; body: Buffer } | null = null;
   app.get('/api/pipelines', async (_request, reply) => {
-    const position = (await ledger.store.head()).position;
-    let body = pipelinesBuilt?.position === position ? pipelinesBuilt.body : null;
-    if (body === null) {
-      body = await pipelinesAnswer.get(String(position), async () => Buffer.from(JSON.stringify({ pipelines: await ledger.pipelines() })));
-      pipelinesBuilt = { position, body };
-    }
-    return reply.type('application/json; charset=utf-8').send(body);
+    const text = await pipelinesAnswer.get(String((await ledger.store.head()).position), async () => Buffer.from(JSON.stringify({ pipelines: await ledger.pipelines() })));
+    return reply.type('application/json; charset=utf-8').send(text);
   });
 
   app.get<{ Params: PipelineParams }>('/api/pipelines/:pipeline/state', async (request) => {
