@@ -15,6 +15,7 @@ import { openLedger } from '../src/ledger/ledger.js';
 import type { NewEvent } from '../src/store/event-store.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-event-store.js';
 import { BENCH_NOW, buildFixture, buildHourlyFixture, HOURLY_PIPELINE, pipelineName } from './ledger-fixture.js';
+import { EXTRA_CA_CERTS_NOTE, timedEnv } from './timed-env.js';
 import { loadEmmett } from './peer-emmett.js';
 import { benchPostgres } from './postgres-writers.js';
 import { appendEvents } from './append-events.js';
@@ -63,7 +64,7 @@ const dir = mkdtempSync(join(tmpdir(), 'runledger-bench-'));
 const benchStart = Date.now();
 const log = (line: string) => process.stderr.write(`[${((Date.now() - benchStart) / 1000).toFixed(1)} s] ${line}\n`);
 const figures: Figure[] = [];
-const notes: string[] = [];
+const notes: string[] = process.env['NODE_EXTRA_CA_CERTS'] ? [EXTRA_CA_CERTS_NOTE] : [];
 const NOW_TEXT = new Date(BENCH_NOW).toISOString();
 
 function child(task: string, ...args: string[]): { ms: number; maxRssMb: number } {
@@ -75,7 +76,7 @@ function child(task: string, ...args: string[]): { ms: number; maxRssMb: number 
 /** Wall time of one process, spawn to exit. */
 function wall(command: string, args: string[]): number {
   const t = process.hrtime.bigint();
-  const result = spawnSync(command, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, RUNLEDGER_NOW: NOW_TEXT } });
+  const result = spawnSync(command, args, { stdio: ['ignore', 'ignore', 'pipe'], env: timedEnv(NOW_TEXT) });
   const took = ms(t);
   if (result.status !== 0) throw new Error(`bench: ${command} ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
   return took;

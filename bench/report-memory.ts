@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { median, type Figure } from './report.js';
+import { timedEnv } from './timed-env.js';
 
 const MARK = 'runledger-bench-max-rss-kb=';
 /** Preloaded into the measured child: its peak resident set size, on stderr, as it exits. */
@@ -37,7 +38,7 @@ export type ReportMemoryInput = {
 /** Peak RSS (MB) and wall time (ms) of one `node <args>` child. */
 function peakOf(args: string[], nowText: string): { mb: number; ms: number } {
   const started = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, ['--import', PRINT_PEAK, ...args], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, RUNLEDGER_NOW: nowText } });
+  const result = spawnSync(process.execPath, ['--import', PRINT_PEAK, ...args], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], env: timedEnv(nowText) });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (result.status !== 0) throw new Error(`bench: node ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
   const line = result.stderr.split('\n').find((l) => l.startsWith(MARK));

@@ -1,4 +1,5 @@
 import type { Upstream } from '../events/pipeline-definition.js';
+import { compareNames } from './views/compare-names.js';
 
 /** The pipelines and their declared upstreams: what `define --upstream` recorded, by pipeline name. */
 export type DependencyGraph = ReadonlyMap<string, readonly Upstream[]>;
@@ -44,7 +45,7 @@ export function directDownstreams(graph: DependencyGraph, pipeline: string): Ups
   for (const [name, upstreams] of graph) {
     for (const up of upstreams) if (up.pipeline === pipeline) found.push({ pipeline: name, mapping: up.mapping });
   }
-  return found.sort((a, b) => a.pipeline.localeCompare(b.pipeline) || a.mapping.localeCompare(b.mapping));
+  return found.sort((a, b) => compareNames(a.pipeline, b.pipeline) || compareNames(a.mapping, b.mapping));
 }
 
 /**

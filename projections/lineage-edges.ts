@@ -1,5 +1,6 @@
 import type { PipelineDefinition } from '../events/pipeline-definition.js';
 import type { RunSucceeded } from '../events/run-succeeded.js';
+import { compareNames } from './views/compare-names.js';
 
 /** A dataset's key: `namespace/name`, the form outputs have been recorded in. */
 type DatasetKey = string;
@@ -83,7 +84,7 @@ export function lineageEdges(use: DatasetUse, definitions: readonly PipelineDefi
   }
   return [...edges.values()]
     .map((e) => ({ ...e, datasets: [...new Set(e.datasets)].sort() }))
-    .sort((a, b) => a.downstream.localeCompare(b.downstream) || a.upstream.localeCompare(b.upstream));
+    .sort((a, b) => compareNames(a.downstream, b.downstream) || compareNames(a.upstream, b.upstream));
 }
 
 /**

@@ -37,6 +37,18 @@ export class StdoutWriter {
 
   write(text: string): void {
     if (this.#failure) throw writeFailed(this.#failure);
+    // A long text (a megabyte of `status --json`) goes out in pieces: each is encoded into a small buffer that
+    // malloc reuses, where the whole text would take a fresh buffer of its size (fresh pages, faulted in one by one).
+    for (let start = 0; start < text.length; ) {
+      let end = Math.min(text.length, start + PIECE);
+      // Never split a surrogate pair: each half alone would be written as U+FFFD.
+      if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
+      this.#writePiece(start === 0 && end === text.length ? text : text.slice(start, end));
+      start = end;
+    }
+  }
+
+  #writePiece(text: string): void {
     this.#last = new Promise((resolve) => {
       this.#target.write(text, (error) => {
         if (error) this.failed(error);
@@ -49,6 +61,13 @@ export class StdoutWriter {
     await this.#last;
     if (this.#failure) throw writeFailed(this.#failure);
   }
+}
+
+/** The longest piece written at once: under glibc's 128 KiB mmap threshold once encoded. */
+const PIECE = 32_768;
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 function writeFailed(error: NodeJS.ErrnoException): LedgerError {

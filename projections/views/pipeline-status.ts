@@ -262,11 +262,15 @@ function lastSuccess(history: RunHistory): LastSuccess | null {
  * rows.sort(compareWorstFirst)
  */
 export function compareWorstFirst(a: PipelineStatus, b: PipelineStatus): number {
-  const broken = (s: PipelineStatus) => (s.stalled.length > 0 || s.pending.failed > 0 ? 1 : 0);
   return (
     broken(b) - broken(a) ||
     (b.lagSeconds ?? -1) - (a.lagSeconds ?? -1) ||
     b.pending.total - a.pending.total ||
     compareNames(a.pipeline, b.pipeline)
   );
+}
+
+/** 1 for a pipeline with a failed or stalled date, else 0. */
+function broken(status: PipelineStatus): number {
+  return status.stalled.length > 0 || status.pending.failed > 0 ? 1 : 0;
 }

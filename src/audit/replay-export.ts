@@ -1,4 +1,5 @@
 import { checkEventSchema } from '../../events/decode-event.js';
+import { compareNames } from '../../projections/views/compare-names.js';
 import { LedgerError } from '../errors.js';
 import { Ledger } from '../ledger/ledger.js';
 import type { AsOf, StateView } from '../ledger/ledger-types.js';
@@ -67,6 +68,6 @@ export async function replayExportFile(path: string, options: ReplayOptions = {}
   const store = new ExportFileStore(path, trailer.head);
   const nowMs = options.nowMs ?? Date.parse(header.exportedAt);
   const ledger = new Ledger(store, () => nowMs, 'replay');
-  const pipeline = options.pipeline ?? onlyName([...names].sort((a, b) => a.localeCompare(b)));
+  const pipeline = options.pipeline ?? onlyName([...names].sort(compareNames));
   return ledger.state({ pipeline, ...(options.asOf ? { asOf: options.asOf } : {}) });
 }

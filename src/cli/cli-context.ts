@@ -94,7 +94,9 @@ export class CliContext {
   }
 
   json(value: unknown): void {
-    this.deps.stdout(`${JSON.stringify(value, null, 2)}\n`);
+    // Two writes, not one `${json}\n`: the joined text would be copied whole before it is written.
+    this.deps.stdout(JSON.stringify(value, null, 2));
+    this.deps.stdout('\n');
   }
 
   out(text: string): void {

@@ -49,11 +49,21 @@ export async function tableView(models: ReadModels, pipeline: string): Promise<T
  * one or without a definition, as `tableView` says it.
  */
 export function viewOfSummary(models: ReadModels, pipeline: string, summary: PipelineSummary | null): TableView {
-  const state = summary === null ? initialState(pipeline) : stateOfSummary(summary, []);
-  if (state.definition === null) definedPipeline(state); // throws notFound.pipeline
-  const definition = state.definition as PipelineDefinition;
+  if (summary === null || summary.definition === null) definedPipeline(initialState(pipeline)); // throws notFound.pipeline
+  const defined = summary as PipelineSummary;
+  const definition = defined.definition as PipelineDefinition;
   const timetable = timetablesOf(models)(definition) as Timetable;
-  return { summary: summary as PipelineSummary, definition, timetable, state };
+  // The state is made when an answer reads dates into it: `status` over 1,000 pipelines reads none.
+  let state: PipelineState | undefined;
+  return {
+    summary: defined,
+    definition,
+    timetable,
+    get state() {
+      state ??= stateOfSummary(defined, []);
+      return state;
+    },
+  };
 }
 
 /** Timetables per definition, one cache per store's read models: `status` over 1,000 pipelines of a few schedules parsed each one. */

@@ -1,6 +1,7 @@
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import { buildCalendar, cellStatus, type CellStatus } from '../../projections/views/calendar.js';
 import { historyStrip } from '../../projections/views/history-strip.js';
+import { compareNames } from '../../projections/views/compare-names.js';
 import { taskDateGrid } from '../../projections/views/task-date-grid.js';
 import { compareWorstFirst, pipelineStatus, type PipelineStatus } from '../../projections/views/pipeline-status.js';
 import type { TaskRuns } from '../../projections/task-runs.js';
@@ -59,7 +60,7 @@ export async function definitionsAt(ledger: Ledger, position: number): Promise<P
       if (event.type === 'PipelineRedefined') byName.set(event.data.pipeline, event.data.definition);
     }
   }
-  return [...byName.values()].sort((a, b) => a.pipeline.localeCompare(b.pipeline));
+  return [...byName.values()].sort((a, b) => compareNames(a.pipeline, b.pipeline));
 }
 
 function asOfInput(time: PageTime): { asOf?: AsOf } {
@@ -138,7 +139,7 @@ async function loadTableOverview(ledger: Ledger, models: ReadModels, only?: read
   const head = await ledger.store.head();
   const rows: OverviewRow[] = [];
   const chosen = only === undefined ? null : new Set(only);
-  const summaries = (await models.summaries()).filter((s) => s.definition !== null && (chosen === null || chosen.has(s.pipeline))).sort((a, b) => a.pipeline.localeCompare(b.pipeline));
+  const summaries = (await models.summaries()).filter((s) => s.definition !== null && (chosen === null || chosen.has(s.pipeline))).sort((a, b) => compareNames(a.pipeline, b.pipeline));
   // Every status row in one read of the summary rows (as `status` reads them), not two reads of a pipeline's row each.
   const statuses = await ledger.pipelineStatuses({ pipelines: summaries.map((s) => s.pipeline), nowMs: time.nowMs });
   for (const [i, summary] of summaries.entries()) {
