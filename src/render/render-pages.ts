@@ -133,8 +133,37 @@ function pendingDetail(p: PipelinePage['pending']['pending'][number], zone: stri
 }
 
 function overviewBody(page: OverviewPage, links: Links): Html {
-  if (page.rows.length === 0 && (page.total ?? 0) === 0) return html`<h1>Pipelines</h1><p>No pipelines yet; define one with <code>runledger define</code>.</p>`;
-  const rows = page.rows.map(({ status: s, strip }) => {
+  const parts = overviewParts(page, links);
+  if (parts === null) return html`<h1>Pipelines</h1><p>No pipelines yet; define one with <code>runledger define</code>.</p>`;
+  return { html: `${parts.head}${page.rows.map(parts.row).join('')}${parts.tail}` };
+}
+
+/** Rows of the overview in one piece of `pageBodyChunks` (about 2 KB each: a piece stays well under 128 KB). */
+const OVERVIEW_ROWS_PER_CHUNK = 32;
+
+/**
+ * A page's body as pieces whose concatenation is `pageBody(page, links).html`: the overview a few rows at a time
+ * (1,000 pipelines are 2.3 MB of rows, whose one string, with every row's held until the join, outlived several
+ * collections of the young generation at each build), any other page in one piece.
+ *
+ * @example
+ * const bytes = Buffer.concat([...pageBodyChunks(page, links)].map((text) => Buffer.from(text)));
+ */
+export function* pageBodyChunks(page: Page, links: Links): Generator<string> {
+  const parts = page.kind === 'overview' ? overviewParts(page, links) : null;
+  if (page.kind !== 'overview' || parts === null) {
+    yield pageBody(page, links).html;
+    return;
+  }
+  yield parts.head;
+  for (let i = 0; i < page.rows.length; i += OVERVIEW_ROWS_PER_CHUNK) yield page.rows.slice(i, i + OVERVIEW_ROWS_PER_CHUNK).map(parts.row).join('');
+  yield parts.tail;
+}
+
+/** The overview's text before its rows, a row's text and the text after them; null for a ledger with no pipelines. */
+function overviewParts(page: OverviewPage, links: Links): { head: string; row: (row: OverviewPage['rows'][number]) => string; tail: string } | null {
+  if (page.rows.length === 0 && (page.total ?? 0) === 0) return null;
+  const row = ({ status: s, strip }: OverviewPage['rows'][number]): string => {
     const reasons = PENDING_REASONS.filter((r) => s.pending[r] > 0).map((r) => `${s.pending[r]} ${reasonWords(r)}`);
     const health = healthOf(s);
     return html`<tr data-pipeline="${s.pipeline}" data-health="${health}">
@@ -144,14 +173,15 @@ function overviewBody(page: OverviewPage, links: Links): Html {
 <td class="mono wide" data-fact="watermark">${s.watermark ?? '—'}</td><td class="mono wide" data-fact="complete-through">${s.completeThrough ?? '—'}</td>
 <td data-fact="lag">${s.lagSeconds === null ? html`<span class="muted">nothing due yet</span>` : s.lagSeconds === 0 ? 'up to date' : `${s.lag} behind`}</td>
 <td class="num" data-fact="pending">${s.pending.total}${reasons.length ? html`<div class="muted">${reasons.join(', ')}</div>` : html``}</td><td class="num wide">${s.inFlight.length}</td>
-<td class="wide last-failure">${s.lastFailure ? html`<span class="mono">${s.lastFailure.date}</span> <span class="err">${s.lastFailure.error}</span>` : html`<span class="muted">none</span>`}</td></tr>`;
-  });
+<td class="wide last-failure">${s.lastFailure ? html`<span class="mono">${s.lastFailure.date}</span> <span class="err">${s.lastFailure.error}</span>` : html`<span class="muted">none</span>`}</td></tr>`.html;
+  };
   const filter = page.filter ?? { health: null, name: '' };
   const asOf = page.time.asOf ? ('position' in page.time.asOf ? String(page.time.asOf.position) : page.time.asOf.instant) : null;
   const form = html`<form class="filters" method="get" action="${links.overview().split('?')[0] ?? '/'}" role="search"><label>Status <select name="status"><option value="">any</option>${HEALTHS.map((h) => html`<option value="${h}"${filter.health === h ? html` selected` : html``}>${h}</option>`)}</select></label> <label>Name <input name="q" value="${filter.name}" placeholder="contains…" size="16"></label>${asOf ? html`<input type="hidden" name="as_of" value="${asOf}">` : html``} <button type="submit">Filter</button>${filter.health || filter.name ? html` <a href="${links.overview()}">clear</a>` : html``}</form>`;
   const shown = page.total !== undefined && page.total !== page.rows.length ? html`<p class="muted">${page.rows.length} of ${page.total} pipelines match.</p>` : html``;
-  return html`<h1>Pipelines</h1>${links.asOf(0) === null ? html`` : form}${shown}
-<table class="overview" data-part="overview"><thead><tr><th>Pipeline</th><th>Status</th><th class="wide">Last slots</th><th class="wide">Watermark</th><th class="wide">Complete through</th><th>Lag</th><th>Pending</th><th class="wide">In flight</th><th class="wide">Last failure</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const head = html`<h1>Pipelines</h1>${links.asOf(0) === null ? html`` : form}${shown}
+<table class="overview" data-part="overview"><thead><tr><th>Pipeline</th><th>Status</th><th class="wide">Last slots</th><th class="wide">Watermark</th><th class="wide">Complete through</th><th>Lag</th><th>Pending</th><th class="wide">In flight</th><th class="wide">Last failure</th></tr></thead><tbody>`.html;
+  return { head, row, tail: '</tbody></table>' };
 }
 
 /** Pending dates listed on a pipeline page; the rest are counted. */

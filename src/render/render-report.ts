@@ -7,8 +7,7 @@ import type { AuditEntry } from '../../projections/views/pipeline-history.js';
 import { definitionsAt, type PageLimits, loadOverview, loadPipelineSection, loadVerifyPage, pageTime } from '../views/load-pages.js';
 import { loadAuditTail } from '../views/load-audit-tail.js';
 import { loadServedPipelinePage } from '../views/load-table-pipeline-page.js';
-import { html } from './escape-html.js';
-import { pageBody, pageShellParts, reportLinks } from './render-pages.js';
+import { pageBody, pageBodyChunks, pageShellParts, reportLinks } from './render-pages.js';
 
 export type ReportOptions = {
   /** Only these pipelines (default: every pipeline). */
@@ -56,7 +55,12 @@ export async function* reportChunks(ledger: Ledger, options: ReportOptions = {})
   if (tables) rows.push(...(await loadOverview(scoped(), undefined, definitions)).rows);
   else for (const definition of definitions) rows.push(...(await loadOverview(scoped(), options.asOf, [definition])).rows);
   rows.sort((a, b) => compareWorstFirst(a.status, b.status));
-  yield html`<section id="overview">${pageBody({ kind: 'overview', time, head: await ledger.store.head(), rows }, reportLinks)}</section>`.html;
+  // A few rows at a time (pageBodyChunks): the overview of 1,000 pipelines is 2.3 MB of HTML.
+  yield '<section id="overview">';
+  yield* pageBodyChunks({ kind: 'overview', time, head: await ledger.store.head(), rows }, reportLinks);
+  // The rows are not held while the pipelines' pages are read.
+  rows.length = 0;
+  yield '</section>';
   const limits = reportLimits(definitions.length);
   // The audit section is the most recent entries of every chosen pipeline: kept from each pipeline's own fold.
   const audit: AuditEntry[] = [];

@@ -31,8 +31,12 @@ export function metricsRoutes(app: FastifyInstance, deps: ServeDeps): void {
     const nowMs = deps.clock();
     const key = `${(await deps.ledger.store.head()).position}:${Math.floor(nowMs / 1000)}`;
     const { body, contentType } = await answer.get(key, async () => {
-      const { text, contentType } = await ledgerMetrics.collect(deps.ledger, { nowMs, verify: await verifier.check() });
-      return { body: Buffer.from(`${text}${text.endsWith('\n') ? '' : '\n'}${await processMetrics.metrics()}`, 'utf8'), contentType };
+      // The ledger's part as bytes a metric at a time (never one string of the whole text), then the process's few.
+      const { chunks, contentType } = await ledgerMetrics.collectBytes(deps.ledger, { nowMs, verify: await verifier.check() });
+      const last = chunks.at(-1);
+      const endsLine = last !== undefined && last.length > 0 && last[last.length - 1] === 0x0a;
+      chunks.push(Buffer.from(`${endsLine ? '' : '\n'}${await processMetrics.metrics()}`, 'utf8'));
+      return { body: Buffer.concat(chunks), contentType };
     });
     return reply.type(contentType).send(body);
   });

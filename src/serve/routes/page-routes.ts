@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AsOf } from '../../ledger/ledger-types.js';
 import { APP_CSS, APP_JS } from '../../render/page-assets.js';
-import { pageBody, pageShell, servedLinks } from '../../render/render-pages.js';
+import { pageBody, pageBodyChunks, pageShell, pageShellParts, servedLinks, type ShellOptions } from '../../render/render-pages.js';
 import { loadAuditPage, loadOverview, loadRunPage, loadVerifyPage, type PipelinePageInput } from '../../views/load-pages.js';
 import { loadServedPipelinePage } from '../../views/load-table-pipeline-page.js';
 import { loadDatePage } from '../../views/load-date-page.js';
@@ -49,8 +49,7 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
   const pages = new Map<string, BuiltPage>();
   // Kept as bytes: a request that finds the page sends them as they are, without encoding the text again (a
   // pipeline page of a daily pipeline is about 400 KB).
-  const built = async (url: string, buildText: () => Promise<string>): Promise<Buffer> => {
-    const build = async (): Promise<Buffer> => Buffer.from(await buildText(), 'utf8');
+  const built = async (url: string, build: () => Promise<Buffer>): Promise<Buffer> => {
     const position = (await ledger.store.head()).position;
     const startedAt = Date.now();
     let entry = pages.get(url);
@@ -88,13 +87,13 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
     return entry.html;
   };
 
-  const renderHtml = async (request: FastifyRequest, title: string, asOf: AsOf | undefined, load: (asOf: AsOf | undefined) => Promise<Page>): Promise<string> => {
+  const loadPage = async (request: FastifyRequest, title: string, asOf: AsOf | undefined, load: (asOf: AsOf | undefined) => Promise<Page>): Promise<{ page: Page; shell: ShellOptions }> => {
     const query = queryOf(request.url);
     const page = await load(asOf);
     const path = request.url.split('?')[0] ?? '/';
     const asOfText = query.get('as_of') || null;
     const links = servedLinks(asOfText, path);
-    return pageShell(pageBody(page, links), {
+    const shell: ShellOptions = {
       title,
       links,
       time: page.time,
@@ -102,7 +101,21 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
       asOfText: asOfText === null ? null : /^\d+$/.test(asOfText) ? `event position ${asOfText}` : asOfText,
       nowHref: path,
       ...(page.kind === 'pipeline' ? { pipeline: page.definition.pipeline } : page.kind === 'run' ? { pipeline: page.grid.pipeline } : {}),
-    });
+    };
+    return { page, shell };
+  };
+  const renderHtml = async (request: FastifyRequest, title: string, asOf: AsOf | undefined, load: (asOf: AsOf | undefined) => Promise<Page>): Promise<string> => {
+    const { page, shell } = await loadPage(request, title, asOf, load);
+    return pageShell(pageBody(page, shell.links), shell);
+  };
+  // The kept pages, encoded a piece at a time: the bytes of `renderHtml`'s text, without its one string of the page.
+  const renderBytes = async (request: FastifyRequest, title: string, asOf: AsOf | undefined, load: (asOf: AsOf | undefined) => Promise<Page>): Promise<Buffer> => {
+    const { page, shell } = await loadPage(request, title, asOf, load);
+    const { start, end } = pageShellParts(shell);
+    const chunks = [Buffer.from(start, 'utf8')];
+    for (const chunk of pageBodyChunks(page, shell.links)) chunks.push(Buffer.from(chunk, 'utf8'));
+    chunks.push(Buffer.from(end, 'utf8'));
+    return Buffer.concat(chunks);
   };
   const send = (reply: FastifyReply, text: string | Buffer) => reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(text);
   const render = async (request: FastifyRequest, reply: FastifyReply, title: string, load: (asOf: AsOf | undefined) => Promise<Page>) =>
@@ -113,7 +126,7 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
     const asOf = asOfOf(query);
     const filter = overviewFilterOf(query);
     if (asOf || filter) return send(reply, await renderHtml(request, 'runledger: pipelines', asOf, async (a) => narrowed(await loadOverview(ledger, a), filter)));
-    return send(reply, await built('/', () => renderHtml(request, 'runledger: pipelines', undefined, () => loadOverview(ledger, undefined))));
+    return send(reply, await built('/', () => renderBytes(request, 'runledger: pipelines', undefined, () => loadOverview(ledger, undefined))));
   });
 
   // `?from&to&limit`: the calendar page. The history strip narrows to a range with `from` and `to`; paging walks `limit` rows
@@ -121,7 +134,7 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
   app.get<{ Params: PipelineParams }>('/pipelines/:pipeline', async (request, reply) => {
     const query = queryOf(request.url);
     const input = pipelinePageInput(query);
-    const html = await built(request.url, () => renderHtml(request, `runledger: ${request.params.pipeline}`, asOfOf(query), (asOf) => loadServedPipelinePage(ledger, request.params.pipeline, asOf, {}, input)));
+    const html = await built(request.url, () => renderBytes(request, `runledger: ${request.params.pipeline}`, asOfOf(query), (asOf) => loadServedPipelinePage(ledger, request.params.pipeline, asOf, {}, input)));
     return send(reply, html);
   });
 
