@@ -63,6 +63,12 @@ export interface ReadModels {
   /** Drops and refolds every table from the events, in one transaction. */
   rebuild(progress?: RebuildProgress): Promise<RebuildResult>;
   summary(pipeline: string): Promise<PipelineSummary | null>;
+  /**
+   * For a write's decision, which only reads it: the pipeline's summary as this connection last wrote it, shared (not
+   * to be changed), while the rows it wrote stand as of the last `ensure`; undefined when `summary` must read it. Its
+   * definition, version, watermark and position are the row's; its counts may still list zeros the row leaves out.
+   */
+  writtenSummary?(pipeline: string): PipelineSummary | undefined;
   /** Every pipeline's summary, by name. */
   summaries(): Promise<PipelineSummary[]>;
   /** Every defined pipeline's definition, by name: the definition column alone (`pipelines`). */

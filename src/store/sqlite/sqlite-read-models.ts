@@ -523,6 +523,10 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       const cells = s.summary.get(pipeline) as unknown[] | undefined;
       return cells === undefined ? null : summaryOfRow(pipelineRowOfValues(cells));
     },
+    writtenSummary(pipeline) {
+      const kept = writtenNow()?.summaries.get(pipeline);
+      return kept === undefined ? undefined : (kept.summary ?? summaryOfRow(kept.row, kept.definition));
+    },
     async summaries() {
       return (readStatements().summaries.all() as unknown[][]).map((cells) => summaryOfRow(pipelineRowOfValues(cells)));
     },
