@@ -277,10 +277,11 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     const summary = stored === undefined ? null : (stored.summary ?? summaryOfRow(stored.row, stored.definition));
     const touched: TouchedRows = { summary, dates: new Map(), runs: new Map() };
     const { dates, runs } = touchedKeys(events);
-    // The counts are of every date row the pipeline has: none counted, none to read.
-    const hasDates = summary !== null && hasAny(summary.counts);
+    // The counts are of every date row the pipeline has: none counted, none to read. Nor a run row: only a RunStarted
+    // makes one, and it makes a date row of the same pipeline in the same fold.
+    const hasRows = summary !== null && hasAny(summary.counts);
+    if (!hasRows) return touched;
     for (const key of dates) {
-      if (!hasDates) break;
       let row = known.dates.get(dateKey(pipeline, key));
       if (row === undefined) {
         const cells = s.date.get(pipeline, key) as unknown[] | undefined;
