@@ -27,7 +27,7 @@ import { measureMetrics, metricsSizeProblem } from './metrics-problem.js';
 import { keysFor, slotFor } from './resolve-keys.js';
 import { leaseOf, type Duration } from './library-options.js';
 import type { TaskInput, TaskResult } from './task-types.js';
-import { readModelsFor, tableView, withDates } from './read-model-views.js';
+import { readModelsFor, tableView, viewOfSummary, withDates } from './read-model-views.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
 import { evolveTaskRuns, initialTaskRuns, type TaskRuns } from '../../projections/task-runs.js';
 import type { Timetable } from '../timetable/timetable.js';
@@ -472,7 +472,10 @@ function checkRunLog(log: RunLog | undefined): { log?: RunLog } {
 async function decidingView(core: LedgerCore, pipeline: string, keys: (timetable: Timetable) => readonly string[]): Promise<{ definition: PipelineDefinition; timetable: Timetable; state: PipelineState } | null> {
   const models = await readModelsFor(core, undefined);
   if (models === null) return null;
-  const view = await tableView(models, pipeline);
+  // The summary this connection's last append wrote, as it wrote it: decoding the row again (its definition's JSON
+  // and every count) was a twentieth of a library start + succeed's instructions.
+  const written = models.writtenSummary?.(pipeline);
+  const view = written === undefined ? await tableView(models, pipeline) : viewOfSummary(models, pipeline, written);
   withDates(view, await models.dates(pipeline, { keys: keys(view.timetable), light: true }));
   return view;
 }

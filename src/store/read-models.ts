@@ -55,12 +55,20 @@ export interface ReadModels {
   /**
    * Brings the tables up to the events when they lag (another process of an older release appended) or
    * are missing or of another projection version (rebuilds them, reporting progress). False when they
-   * cannot be trusted and cannot be fixed from here (a read-only file): the caller folds the events.
+   * cannot be trusted and cannot be fixed from here (a read-only file): the caller folds the events. Readers call it
+   * before they read: the answers that follow may be as of this check (rows this connection wrote itself are not read
+   * back while no other connection had committed when it ran).
    */
   ensure(progress?: RebuildProgress): Promise<boolean>;
   /** Drops and refolds every table from the events, in one transaction. */
   rebuild(progress?: RebuildProgress): Promise<RebuildResult>;
   summary(pipeline: string): Promise<PipelineSummary | null>;
+  /**
+   * For a write's decision, which only reads it: the pipeline's summary as this connection last wrote it, shared (not
+   * to be changed), while the rows it wrote stand as of the last `ensure`; undefined when `summary` must read it. Its
+   * definition, version, watermark and position are the row's; its counts may still list zeros the row leaves out.
+   */
+  writtenSummary?(pipeline: string): PipelineSummary | undefined;
   /** Every pipeline's summary, by name. */
   summaries(): Promise<PipelineSummary[]>;
   /** Every defined pipeline's definition, by name: the definition column alone (`pipelines`). */

@@ -34,3 +34,35 @@ test('a reader sees what another connection committed: an append, then the table
   expect((await verifyProjections(reader.store)).ok).toBe(true);
   await reader.close();
 });
+
+// The table writer keeps the rows its connection wrote and a write's own reads use them: they must give way to
+// what another connection commits, and to nothing at all when the append that wrote them rolled back.
+test('a writer reads back what another writer committed over the rows it wrote itself, and not the rows of an append that failed', async () => {
+  const db = join(dir, 'two-writers.db');
+  const a = await openLedger({ db, clock });
+  await a.define({ pipeline: 'etl', schedule: '@daily', start: '2026-11-01' });
+  const b = await openLedger({ db, create: false, clock });
+  const first = await a.start({ pipeline: 'etl', date: '2026-11-01' });
+  // B fails the run A started (A's kept date row says running), then A starts the date again: attempt 2, not a refusal.
+  await b.fail({ runId: first.runId, error: 'disk full' });
+  const second = await a.start({ pipeline: 'etl', date: '2026-11-01' });
+  expect(second.attempt).toBe(2);
+  await a.succeed({ runId: second.runId });
+  expect(await b.watermark({ pipeline: 'etl' })).toEqual({ pipeline: 'etl', watermark: '2026-11-01', completeThrough: '2026-11-01' });
+
+  // An append that fails in the table writer (a trigger refuses its run row) rolls back and leaves no kept row behind.
+  const raw = new Database(db);
+  raw.exec(`CREATE TRIGGER refuse_runs BEFORE INSERT ON rm_runs BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;`);
+  await expect(a.start({ pipeline: 'etl', date: '2026-11-02' })).rejects.toThrow(/refused by the test/);
+  raw.exec('DROP TRIGGER refuse_runs');
+  raw.close();
+  const third = await a.start({ pipeline: 'etl', date: '2026-11-02' });
+  expect(third.attempt).toBe(1);
+  expect((await a.state({ pipeline: 'etl' })).dates.filter((d) => d.status !== 'missing').map((d) => [d.date, d.status, d.attempts])).toEqual([
+    ['2026-11-01', 'success', 2],
+    ['2026-11-02', 'running', 1],
+  ]);
+  expect((await verifyProjections(a.store)).ok).toBe(true);
+  await a.close();
+  await b.close();
+});

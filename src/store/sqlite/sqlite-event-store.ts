@@ -268,10 +268,12 @@ class SqliteEventStore implements EventStore {
     // The common case first: new events at the expected versions, without looking each id up (the UNIQUE
     // event_id index refuses a stored one). A conflict or a stored id rolls it back, and the append runs
     // again looking ids up first, as it always did, so a retried append still reads as already appended.
+    // A transaction that throws was rolled back: the read models forget the rows they wrote in it.
     let result: AppendResult | typeof RETRY_CHECKING_IDS;
     try {
       result = st.append.immediate(requests, all, false);
     } catch (error) {
+      st.readModels.forget();
       if (error !== RETRY_CHECKING_IDS) throw asLedgerError(error, this.#path);
       result = RETRY_CHECKING_IDS;
     }
@@ -279,6 +281,7 @@ class SqliteEventStore implements EventStore {
     try {
       return st.append.immediate(requests, all, true) as AppendResult;
     } catch (error) {
+      st.readModels.forget();
       throw asLedgerError(error, this.#path);
     }
   }

@@ -166,6 +166,20 @@ type Row = Record<string, unknown>;
 type WrittenSummary = { row: PipelineRow; definition: PipelineDefinition | null; summary?: PipelineSummary };
 /** How many pipelines' written rows a connection keeps (a few hundred bytes each). */
 const KEPT_SUMMARIES = 1024;
+/** How many date rows and run rows a connection keeps as it wrote them (a few hundred bytes each). */
+const KEPT_ROWS = 2048;
+/**
+ * The rows this connection's appends wrote, as they were bound: the summaries, and the date rows (by pipeline and
+ * key, see `dateKey`) and run rows. Each is the row as stored while `Written` holds (see `written` below).
+ */
+type Written = { summaries: Map<string, WrittenSummary>; dates: Map<string, DateRow>; runs: Map<string, RunRow> };
+function noneWritten(): Written {
+  return { summaries: new Map(), dates: new Map(), runs: new Map() };
+}
+/** A date row's key in `Written.dates`: the pipeline and the key, joined by a NUL (neither holds one). */
+function dateKey(pipeline: string, date: string): string {
+  return `${pipeline}\0${date}`;
+}
 function values(row: object, columns: readonly string[]): unknown[] {
   return columns.map((c) => (row as Row)[c]);
 }
@@ -176,6 +190,8 @@ export type SqliteReadModels = ReadModels & {
   readonly ready: boolean;
   /** The table writer: folds freshly appended events into the rows, inside the caller's transaction. */
   apply(events: readonly RecordedEvent[], headBefore: number): void;
+  /** Forgets the rows the last append wrote: its transaction did not commit (the store calls this when an append throws). */
+  forget(): void;
   /** Rebuilds inside the caller's transaction (import). */
   rebuildInTransaction(progress?: RebuildProgress): RebuildResult;
 };
@@ -210,9 +226,18 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
    * What this connection's last append left in the tables: the position folded through, and the summary rows it wrote
    * (as written, with their definitions parsed), so the next append reads neither back. It holds while no other
    * connection has committed since (`data_version` as it was) and the events still end where that append ended
-   * (a rolled-back append leaves them short of it); anything else drops it and reads the tables.
+   * (a rolled-back append leaves them short of it); anything else drops it and reads the tables. The date and run
+   * rows it wrote spare the next append, and a read while no other connection committed, reading them back: a
+   * library's start + succeed read back the rows the start had just written.
    */
-  let written: { version: number; position: number; summaries: Map<string, WrittenSummary> } | null = null;
+  let written: ({ version: number; position: number } & Written) | null = null;
+
+  /**
+   * The rows this connection wrote, when no other connection had committed since as of the last `ensure` (null: read
+   * the tables). Every reader calls `ensure` before it reads, so a read answers as of that check, as a read of the
+   * tables made then would: looking at `data_version` again here was a read transaction (two lock calls) per read.
+   */
+  const writtenNow = (): Written | null => (written !== null && checkedVersion !== null && written.version === checkedVersion ? written : null);
 
   const statements = (): ReturnType<typeof prepare> => {
     st ??= prepare(db);
@@ -246,22 +271,32 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
   };
 
   /** The rows the events touch, as the fold's state; metrics kept as stand-ins, long errors read in full. */
-  const loadTouched = (s: ReturnType<typeof prepare>, pipeline: string, events: readonly RecordedEvent[], stored: WrittenSummary | undefined, storedLogical: Map<string, number>): TouchedRows => {
+  const loadTouched = (s: ReturnType<typeof prepare>, pipeline: string, events: readonly RecordedEvent[], stored: WrittenSummary | undefined, storedLogical: Map<string, number>, known: Written): TouchedRows => {
     const payloads = payloadsOf(s);
     const writerPayloads: Payloads = { result: () => ({ metrics: KEPT_METRICS, outputs: KEPT_OUTPUTS }), error: payloads.error };
     const summary = stored === undefined ? null : (stored.summary ?? summaryOfRow(stored.row, stored.definition));
     const touched: TouchedRows = { summary, dates: new Map(), runs: new Map() };
     const { dates, runs } = touchedKeys(events);
+    // The counts are of every date row the pipeline has: none counted, none to read. Nor a run row: only a RunStarted
+    // makes one, and it makes a date row of the same pipeline in the same fold.
+    const hasRows = summary !== null && hasAny(summary.counts);
+    if (!hasRows) return touched;
     for (const key of dates) {
-      const cells = s.date.get(pipeline, key) as unknown[] | undefined;
-      if (cells === undefined) continue;
-      const row = dateRowOfValues(cells);
+      let row = known.dates.get(dateKey(pipeline, key));
+      if (row === undefined) {
+        const cells = s.date.get(pipeline, key) as unknown[] | undefined;
+        if (cells === undefined) continue;
+        row = dateRowOfValues(cells);
+      }
       storedLogical.set(key, row.logical_ms);
       touched.dates.set(key, { state: dateOfRow(row, writerPayloads), refs: { result: row.result_position, error: row.error_position } });
     }
     for (const runId of runs) {
-      const cells = s.run.get(runId) as unknown[] | undefined;
-      const row = cells === undefined ? undefined : runRowOfValues(cells);
+      let row = known.runs.get(runId);
+      if (row === undefined) {
+        const cells = s.run.get(runId) as unknown[] | undefined;
+        row = cells === undefined ? undefined : runRowOfValues(cells);
+      }
       if (row && row.pipeline === pipeline) touched.runs.set(runId, { run: runOfRow(row, writerPayloads), refs: { result: row.result_position, error: row.error_position }, seq: row.seq });
     }
     return touched;
@@ -282,8 +317,9 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     storedLogical: Map<string, number>,
     kept: WrittenSummary | undefined,
     before: PipelineSummary | null,
-    summaries: Map<string, WrittenSummary>,
+    known: Written,
   ): void => {
+    const summaries = known.summaries;
     const pipeline = folded.summary.pipeline;
     if (kept !== undefined && before !== null && onlyPositionMoved(folded, before)) {
       // Events that changed no date, run, definition or watermark (a heartbeat of a run the ledger does not hold): the
@@ -294,8 +330,16 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       return;
     }
     // A stored row whose logical date stays is updated without setting it, so its index entry is left alone (a WAL page).
-    for (const row of folded.dates) (storedLogical.get(row.date) === row.logical_ms ? s.putDateSameLogical : s.putDate).run(values(row, DATE_COLUMNS));
-    for (const row of folded.runs) s.putRun.run(values(row, RUN_COLUMNS));
+    if (known.dates.size + folded.dates.length > KEPT_ROWS) known.dates.clear();
+    if (known.runs.size + folded.runs.length > KEPT_ROWS) known.runs.clear();
+    for (const row of folded.dates) {
+      (storedLogical.get(row.date) === row.logical_ms ? s.putDateSameLogical : s.putDate).run(values(row, DATE_COLUMNS));
+      known.dates.set(dateKey(pipeline, row.date), row);
+    }
+    for (const row of folded.runs) {
+      s.putRun.run(values(row, RUN_COLUMNS));
+      known.runs.set(row.run_id, row);
+    }
     const timetable = timetables(folded.summary.definition);
     const through = completeThroughAfter(
       folded.summary,
@@ -323,8 +367,8 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
   const decodeRows = (rows: Array<{ position: number; payload: string; prev_hash: string; hash: string }>): RecordedEvent[] =>
     rows.map((r) => decodeStoredRow({ position: r.position, payload: r.payload, prevHash: r.prev_hash, hash: r.hash }));
 
-  /** Folds `events` (in position order, any pipelines) into the rows; `summaries` are rows known as stored, and take the ones written. */
-  const applyEvents = (s: ReturnType<typeof prepare>, events: readonly RecordedEvent[], summaries: Map<string, WrittenSummary>): void => {
+  /** Folds `events` (in position order, any pipelines) into the rows; `known` are rows known as stored, and take the ones written. */
+  const applyEvents = (s: ReturnType<typeof prepare>, events: readonly RecordedEvent[], known: Written): void => {
     const byPipeline = new Map<string, RecordedEvent[]>();
     for (const event of events) {
       const list = byPipeline.get(event.data.pipeline);
@@ -332,10 +376,10 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       else byPipeline.set(event.data.pipeline, [event]);
     }
     for (const [pipeline, list] of byPipeline) {
-      const stored = storedSummary(s, pipeline, summaries.get(pipeline));
+      const stored = storedSummary(s, pipeline, known.summaries.get(pipeline));
       const storedLogical = new Map<string, number>();
-      const touched = loadTouched(s, pipeline, list, stored, storedLogical);
-      write(s, foldRows(pipeline, touched, list, timetables), storedLogical, stored, touched.summary, summaries);
+      const touched = loadTouched(s, pipeline, list, stored, storedLogical, known);
+      write(s, foldRows(pipeline, touched, list, timetables), storedLogical, stored, touched.summary, known);
     }
   };
 
@@ -353,7 +397,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     while (from <= head) {
       const rows = s.eventsFrom.all(from, head) as Array<{ position: number; payload: string; prev_hash: string; hash: string }>;
       if (rows.length === 0) break;
-      applyEvents(s, decodeRows(rows), new Map());
+      applyEvents(s, decodeRows(rows), noneWritten());
       from = (rows.at(-1) as { position: number }).position + 1;
     }
   };
@@ -418,14 +462,17 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       if (!ready || events.length === 0) return;
       const s = statements();
       const version = dataVersion.get() as number;
-      let summaries: Map<string, WrittenSummary>;
-      if (kept !== null && kept.version === version && kept.position === headBefore) summaries = kept.summaries;
+      let known: Written;
+      if (kept !== null && kept.version === version && kept.position === headBefore) known = kept;
       else {
-        summaries = new Map();
+        known = noneWritten();
         if (!foldedTo(s, headBefore)) catchUp(s, headBefore);
       }
-      applyEvents(s, events, summaries);
-      written = { version, position: (events.at(-1) as RecordedEvent).position, summaries };
+      applyEvents(s, events, known);
+      written = { version, position: (events.at(-1) as RecordedEvent).position, summaries: known.summaries, dates: known.dates, runs: known.runs };
+    },
+    forget() {
+      written = null;
     },
     rebuildInTransaction,
     rebuild,
@@ -470,8 +517,16 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       }
     },
     async summary(pipeline) {
-      const cells = readStatements().summary.get(pipeline) as unknown[] | undefined;
+      const s = readStatements();
+      // The row this connection wrote, decoded afresh (its definition too: a caller may change what it is handed).
+      const kept = writtenNow()?.summaries.get(pipeline);
+      if (kept !== undefined) return summaryOfRow(kept.row);
+      const cells = s.summary.get(pipeline) as unknown[] | undefined;
       return cells === undefined ? null : summaryOfRow(pipelineRowOfValues(cells));
+    },
+    writtenSummary(pipeline) {
+      const kept = writtenNow()?.summaries.get(pipeline);
+      return kept === undefined ? undefined : (kept.summary ?? summaryOfRow(kept.row, kept.definition));
     },
     async summaries() {
       return (readStatements().summaries.all() as unknown[][]).map((cells) => summaryOfRow(pipelineRowOfValues(cells)));
@@ -487,7 +542,13 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       let rows: Array<DateRow & { result_payload?: string | null }>;
       if (query.keys !== undefined) {
         rows = [];
+        const known = query.keys.length === 0 ? null : writtenNow();
         for (const key of query.keys) {
+          const row = known?.dates.get(dateKey(pipeline, key));
+          if (row !== undefined) {
+            rows.push(row);
+            continue;
+          }
           const cells = s.date.get(pipeline, key) as unknown[] | undefined;
           if (cells !== undefined) rows.push(dateRowOfValues(cells));
         }
@@ -536,6 +597,12 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       };
     },
   };
+}
+
+/** True when some count is not zero. */
+function hasAny(counts: Record<string, number>): boolean {
+  for (const key in counts) if (counts[key] !== 0) return true;
+  return false;
 }
 
 /**
