@@ -55,9 +55,7 @@ export interface ReadModels {
   /**
    * Brings the tables up to the events when they lag (another process of an older release appended) or
    * are missing or of another projection version (rebuilds them, reporting progress). False when they
-   * cannot be trusted and cannot be fixed from here (a read-only file): the caller folds the events. Readers call it
-   * before they read: the answers that follow may be as of this check (rows this connection wrote itself are not read
-   * back while no other connection had committed when it ran).
+   * cannot be trusted and cannot be fixed from here (a read-only file): the caller folds the events.
    */
   ensure(progress?: RebuildProgress): Promise<boolean>;
   /** Drops and refolds every table from the events, in one transaction. */

@@ -232,12 +232,8 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
    */
   let written: ({ version: number; position: number } & Written) | null = null;
 
-  /**
-   * The rows this connection wrote, when no other connection had committed since as of the last `ensure` (null: read
-   * the tables). Every reader calls `ensure` before it reads, so a read answers as of that check, as a read of the
-   * tables made then would: looking at `data_version` again here was a read transaction (two lock calls) per read.
-   */
-  const writtenNow = (): Written | null => (written !== null && checkedVersion !== null && written.version === checkedVersion ? written : null);
+  /** The rows this connection wrote, while no other connection has committed since (null: read the tables). */
+  const writtenNow = (): Written | null => (written !== null && written.version === (dataVersion.get() as number) ? written : null);
 
   const statements = (): ReturnType<typeof prepare> => {
     st ??= prepare(db);
