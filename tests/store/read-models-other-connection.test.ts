@@ -66,3 +66,22 @@ test('a writer reads back what another writer committed over the rows it wrote i
   await a.close();
   await b.close();
 });
+
+// The store's read-model port is public (docs/read-models.md): read without an ensure() first, the rows this
+// connection wrote must still give way to what another connection committed since.
+test('the read-model port, read without ensure(), answers what another connection committed over the rows this one wrote', async () => {
+  const db = join(dir, 'port.db');
+  const a = await openLedger({ db, clock });
+  await a.define({ pipeline: 'etl', schedule: '@daily', start: '2026-11-01' });
+  const b = await openLedger({ db, create: false, clock });
+  const run = await a.start({ pipeline: 'etl', date: '2026-11-01' });
+  await b.fail({ runId: run.runId, error: 'disk full' });
+  const models = a.store.readModels;
+  if (models === undefined) throw new Error('the SQLite store keeps read models');
+  const summary = await models.summary('etl');
+  expect(summary?.counts).toEqual({ failed: 1 });
+  expect(summary?.running).toEqual([]);
+  expect((await models.dates('etl', { keys: ['2026-11-01'] })).map((date) => date.status)).toEqual(['failed']);
+  await b.close();
+  await a.close();
+});
