@@ -48,7 +48,7 @@ export async function collectMetrics(ledger: Ledger, options: MetricsInput): Pro
  */
 export function metricsCollector(): {
   collect(ledger: Ledger, options: MetricsInput): Promise<{ text: string; contentType: string }>;
-  collectBytes(ledger: Ledger, options: MetricsInput): Promise<{ chunks: Buffer[]; contentType: string }>;
+  collectBytes(ledger: Ledger, options: MetricsInput): Promise<{ chunks: Uint8Array[]; contentType: string }>;
 } {
   const registry = new Registry();
   const registers = [registry];
@@ -162,7 +162,7 @@ export function metricsCollector(): {
     },
     collectBytes(ledger, options) {
       return queued(async () => {
-        const chunks: Buffer[] = [];
+        const chunks: Uint8Array[] = [];
         const contentType = await collect(ledger, options, (text) => chunks.push(Buffer.from(text, 'utf8')));
         return { chunks, contentType };
       });
