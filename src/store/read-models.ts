@@ -63,7 +63,7 @@ export interface ReadModels {
   summary(pipeline: string): Promise<PipelineSummary | null>;
   /**
    * For a write's decision, which only reads it: the pipeline's summary as this connection last wrote it, shared (not
-   * to be changed), while the rows it wrote stand as of the last `ensure`; undefined when `summary` must read it. Its
+   * to be changed), while no other connection has committed since it wrote it; undefined when `summary` must read it. Its
    * definition, version, watermark and position are the row's; its counts may still list zeros the row leaves out.
    */
   writtenSummary?(pipeline: string): PipelineSummary | undefined;

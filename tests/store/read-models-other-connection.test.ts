@@ -35,16 +35,22 @@ test('a reader sees what another connection committed: an append, then the table
   await reader.close();
 });
 
+/** Two writers on one new ledger: A defines `etl` and starts 2026-11-01, B fails that run. */
+async function failedByTheOther(db: string) {
+  const a = await openLedger({ db, clock });
+  await a.define({ pipeline: 'etl', schedule: '@daily', start: '2026-11-01' });
+  const b = await openLedger({ db, create: false, clock });
+  const run = await a.start({ pipeline: 'etl', date: '2026-11-01' });
+  await b.fail({ runId: run.runId, error: 'disk full' });
+  return { a, b };
+}
+
 // The table writer keeps the rows its connection wrote and a write's own reads use them: they must give way to
 // what another connection commits, and to nothing at all when the append that wrote them rolled back.
 test('a writer reads back what another writer committed over the rows it wrote itself, and not the rows of an append that failed', async () => {
   const db = join(dir, 'two-writers.db');
-  const a = await openLedger({ db, clock });
-  await a.define({ pipeline: 'etl', schedule: '@daily', start: '2026-11-01' });
-  const b = await openLedger({ db, create: false, clock });
-  const first = await a.start({ pipeline: 'etl', date: '2026-11-01' });
   // B fails the run A started (A's kept date row says running), then A starts the date again: attempt 2, not a refusal.
-  await b.fail({ runId: first.runId, error: 'disk full' });
+  const { a, b } = await failedByTheOther(db);
   const second = await a.start({ pipeline: 'etl', date: '2026-11-01' });
   expect(second.attempt).toBe(2);
   await a.succeed({ runId: second.runId });
@@ -70,12 +76,7 @@ test('a writer reads back what another writer committed over the rows it wrote i
 // The store's read-model port is public (docs/read-models.md): read without an ensure() first, the rows this
 // connection wrote must still give way to what another connection committed since.
 test('the read-model port, read without ensure(), answers what another connection committed over the rows this one wrote', async () => {
-  const db = join(dir, 'port.db');
-  const a = await openLedger({ db, clock });
-  await a.define({ pipeline: 'etl', schedule: '@daily', start: '2026-11-01' });
-  const b = await openLedger({ db, create: false, clock });
-  const run = await a.start({ pipeline: 'etl', date: '2026-11-01' });
-  await b.fail({ runId: run.runId, error: 'disk full' });
+  const { a, b } = await failedByTheOther(join(dir, 'port.db'));
   const models = a.store.readModels;
   if (models === undefined) throw new Error('the SQLite store keeps read models');
   const summary = await models.summary('etl');
