@@ -65,6 +65,9 @@ async function answers(ledger: Ledger, nowMs: number): Promise<unknown> {
       runs: await ledger.runs({ pipeline }),
       lastTwoRuns: await ledger.runs({ pipeline, limit: 2 }),
       runsOfADate: await ledger.runs({ pipeline, date: '2026-01-02' }),
+      // Paged back from a run named by id (the read models find it by id), the latest and the first.
+      runsBeforeLast: await runsBefore(ledger, pipeline, -1),
+      runsBeforeFirst: await runsBefore(ledger, pipeline, 0),
       watermark: await ledger.watermark({ pipeline }),
       lastEvents: await ledger.log({ pipeline, limit: 3 }),
       lastFailures: await ledger.log({ pipeline, types: ['RunFailed'], limit: 2 }),
@@ -72,6 +75,12 @@ async function answers(ledger: Ledger, nowMs: number): Promise<unknown> {
     };
   }
   return out;
+}
+
+/** The runs started before the run at `index` of the whole list (none when the list is empty). */
+async function runsBefore(ledger: Ledger, pipeline: string, index: number): Promise<unknown> {
+  const before = (await ledger.runs({ pipeline })).runs.at(index)?.runId;
+  return before === undefined ? null : await ledger.runs({ pipeline, before, limit: 2 });
 }
 
 /** A whole state read three rows at a time, without metrics, following `nextFrom`. */
@@ -181,6 +190,14 @@ async function runScenario(fresh: () => Promise<string>, actions: Action[]): Pro
     expect(await answers(writer, now)).toEqual(await answers(folding, now));
     // Paging through a whole state (as the report's strips do) lists every row of the whole read once.
     for (const pipeline of PIPELINES) expect(await pagedState(writer, pipeline)).toEqual((await writer.state({ pipeline, metrics: false })).dates);
+    // The running dates the port lists (from the pipeline row's keys) are the rows whose status is running, in order.
+    const models = writer.store.readModels;
+    if (models !== undefined) {
+      for (const pipeline of PIPELINES) {
+        const every = await models.dates(pipeline);
+        expect(await models.dates(pipeline, { status: 'running' })).toEqual(every.filter((date) => date.status === 'running'));
+      }
+    }
   } finally {
     await writer.close();
   }
@@ -242,5 +259,12 @@ describe.each(adapters)('read models on $name', (adapter) => {
     await reopened.rebuild();
     expect((await verifyProjections(reopened.store)).ok).toBe(true);
     await reopened.close();
+    // A run row too (keyed by pipeline and start position on SQLite, by run id on PostgreSQL).
+    await adapter.sql(db, `UPDATE rm_runs SET status = 'failed'`);
+    const again = await openLedger({ db, clock: () => START, actor: 'prop' });
+    expect((await verifyProjections(again.store)).difference).toMatchObject({ pipeline: 'alpha', table: 'run', key: run.runId, field: 'status', stored: 'failed', folded: 'success' });
+    await again.rebuild();
+    expect((await verifyProjections(again.store)).ok).toBe(true);
+    await again.close();
   });
 });

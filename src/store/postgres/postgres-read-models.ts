@@ -14,8 +14,10 @@ import { quoteIdent } from './postgres-schema.js';
 
 /** The shape of these tables; with `PROJECTION_VERSION` it makes the stamp in `rm_meta` (as on SQLite). */
 /** 2: `rm_pipelines` keeps slot counts, the slots through complete-through and the run tally (status and metrics from one row); the running dates index is ordered by logical date (it was passed over for a scan).
- * 3: `rm_pipelines` keeps the running dates and the latest logical date of any row (as on SQLite). */
-const READ_MODEL_SCHEMA_VERSION = 3;
+ * 3: `rm_pipelines` keeps the running dates and the latest logical date of any row (as on SQLite).
+ * 4: no index of running dates (as on SQLite): a running read takes the keys from the pipeline row, and the index's
+ * predicate on `status` kept every date update that changed it from being a heap-only one (new entries in every index). */
+const READ_MODEL_SCHEMA_VERSION = 4;
 const STAMP = `${PROJECTION_VERSION}.${READ_MODEL_SCHEMA_VERSION}`;
 
 /** The read-model tables of a ledger in `schema`: the same rows as SQLite's (see sqlite-read-models.ts). */
@@ -38,7 +40,6 @@ CREATE TABLE ${s}.rm_dates (
   PRIMARY KEY (pipeline, date)
 );
 CREATE INDEX rm_dates_by_logical ON ${s}.rm_dates (pipeline, logical_ms);
-CREATE INDEX rm_dates_running ON ${s}.rm_dates (pipeline, logical_ms) WHERE status = 'running';
 CREATE TABLE ${s}.rm_runs (
   run_id text PRIMARY KEY, pipeline text NOT NULL, seq bigint NOT NULL, date text NOT NULL, attempt integer NOT NULL, run_type text NOT NULL,
   status text NOT NULL, logical_date text NOT NULL, interval_start text NOT NULL, interval_end text NOT NULL, started_at text NOT NULL,
@@ -505,7 +506,9 @@ SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
       if (query.keys !== undefined) {
         rows = (await deps.read<Record<string, unknown>>(`SELECT * FROM ${s}.rm_dates WHERE pipeline = $1 AND date = ANY($2) ORDER BY logical_ms`, [pipeline, [...query.keys]])).map(dateRowOf);
       } else if (query.status === 'running') {
-        rows = (await deps.read<Record<string, unknown>>(`SELECT * FROM ${s}.rm_dates WHERE pipeline = $1 AND status = 'running' ORDER BY logical_ms`, [pipeline])).map(dateRowOf);
+        // The keys the pipeline row lists as running, read in the same statement.
+        const keys = `SELECT r->>'date' FROM ${s}.rm_pipelines p, jsonb_array_elements(p.running::jsonb) r WHERE p.pipeline = $1`;
+        rows = (await deps.read<Record<string, unknown>>(`SELECT * FROM ${s}.rm_dates WHERE pipeline = $1 AND date IN (${keys}) ORDER BY logical_ms`, [pipeline])).map(dateRowOf);
       } else {
         rows = (
           await deps.read<Record<string, unknown>>(`SELECT * FROM ${s}.rm_dates WHERE pipeline = $1 AND logical_ms BETWEEN $2 AND $3 ORDER BY logical_ms`, [

@@ -6,7 +6,7 @@ import { PROJECTION_VERSION } from '../../../projections/projection-version.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
 import { bulkInsert } from './bulk-insert.js';
 import { completeThroughAfter, finishAll, foldRows, noRows, rowFolder, slotTallyOf, timetableCache, touchedKeys, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
-import { dateOfRow, pipelineRow, runOfRow, summaryOfRow, type DateRow, type Payloads, type PipelineRow, type PipelineSummary, type RunRow } from '../read-model-rows.js';
+import { dateOfRow, pipelineRow, runOfRow, summaryOfRow, type DateRow, type Payloads, type PipelineRow, type PipelineSummary, type RunningDate, type RunRow } from '../read-model-rows.js';
 import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
 
 /**
@@ -20,8 +20,13 @@ import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, S
  * reads their rows alone); `rm_meta` no longer holds the last position folded, which every append rewrote (a WAL page
  * of its own per commit): a pipeline row's position is the last event of that pipeline folded, and an event is folded
  * exactly when its pipeline's row has reached it (see `foldedAt`).
+ * 4: fewer b-trees for a commit to write (a WAL page each): no index of running dates (a running read takes the keys
+ * from the pipeline row's `running`, and nothing else read the index; every run start and end wrote it), and `rm_runs`
+ * is keyed by pipeline and start position without a rowid, which is the run list's order, so neither the rowid
+ * table's index of run ids nor a (pipeline, seq) index is kept; a run is found by id through the events' index of
+ * runs (its row's `seq` is the position of the first event of the run that made it). A start wrote 14 pages, now 11.
  */
-const READ_MODEL_SCHEMA_VERSION = 3;
+const READ_MODEL_SCHEMA_VERSION = 4;
 const STAMP = `${PROJECTION_VERSION}.${READ_MODEL_SCHEMA_VERSION}`;
 
 /**
@@ -84,7 +89,7 @@ CREATE TABLE rm_dates (
   PRIMARY KEY (pipeline, date)
 ) WITHOUT ROWID;
 CREATE TABLE rm_runs (
-  run_id           TEXT    PRIMARY KEY,
+  run_id           TEXT    NOT NULL,
   pipeline         TEXT    NOT NULL,
   seq              INTEGER NOT NULL,
   date             TEXT    NOT NULL,
@@ -103,14 +108,13 @@ CREATE TABLE rm_runs (
   error_excerpt    TEXT,
   error_position   INTEGER,
   result_position  INTEGER,
-  extra            TEXT
-);
+  extra            TEXT,
+  PRIMARY KEY (pipeline, seq)
+) WITHOUT ROWID;
 `;
 /** The tables' secondary indexes: a rebuild creates them after its rows are in, one sorted pass each instead of an insert per row. */
 const SQLITE_READ_MODEL_INDEXES = `
 CREATE INDEX rm_dates_by_logical ON rm_dates (pipeline, logical_ms);
-CREATE INDEX rm_dates_running ON rm_dates (pipeline, logical_ms) WHERE status = 'running';
-CREATE INDEX rm_runs_by_pipeline ON rm_runs (pipeline, seq);
 CREATE INDEX rm_runs_by_date ON rm_runs (pipeline, date, seq);
 `;
 export const SQLITE_READ_MODEL_SCHEMA = SQLITE_READ_MODEL_TABLES + SQLITE_READ_MODEL_INDEXES;
@@ -402,7 +406,9 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     written = null;
     for (const table of TABLES) db.exec(`DROP TABLE IF EXISTS ${table}`);
     db.exec(SQLITE_READ_MODEL_TABLES);
-    const s = prepare(db);
+    // Two statements before the indexes exist (the rest are prepared after them: one names an index).
+    const putPipeline = db.prepare(upsertSql('rm_pipelines', PIPELINE_COLUMNS, ['pipeline']));
+    const pipelineEvents = db.prepare(PIPELINE_EVENTS_SQL).raw(true);
     const total = (db.prepare('SELECT coalesce(max(position), 0) FROM events').pluck().get() as number) ?? 0;
     const pipelines = db.prepare('SELECT DISTINCT pipeline FROM events ORDER BY pipeline').pluck().all() as string[];
     const result: RebuildResult = { pipelines: 0, events: 0, dates: 0, runs: 0 };
@@ -414,7 +420,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       const folder = rowFolder(pipeline, noRows());
       let from = 1;
       for (;;) {
-        const rows = s.pipelineEvents.all(pipeline, from) as Array<[position: number, payload: string]>;
+        const rows = pipelineEvents.all(pipeline, from) as Array<[position: number, payload: string]>;
         if (rows.length === 0) break;
         // The fold never reads an event's chain link (verify does), so the rebuild leaves the two hashes unread.
         folder.add(rows.map((r) => decodeStoredRow({ position: r[0], payload: r[1], prevHash: '', hash: '' })));
@@ -425,7 +431,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       const folded = finishAll(folder);
       for (const row of folded.dates) dateRows.add(row);
       for (const row of folded.runs) runRows.add(row);
-      s.putPipeline.run(values(pipelineRow(folded.summary), PIPELINE_COLUMNS));
+      putPipeline.run(values(pipelineRow(folded.summary), PIPELINE_COLUMNS));
       result.pipelines += 1;
       result.dates += folded.dates.length;
       result.runs += folded.runs.length;
@@ -433,7 +439,8 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     dateRows.flush();
     runRows.flush();
     db.exec(SQLITE_READ_MODEL_INDEXES);
-    // SQLite prepares these again after the schema change, so their queries plan with the new indexes.
+    // Prepared again now that the indexes exist: a statement names one (`dateRunsBefore`), and the others plan with them.
+    const s = prepare(db);
     st = s;
     s.putMeta.run('stamp', STAMP);
     ready = true;
@@ -445,6 +452,14 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
   const readStatements = (): ReturnType<typeof prepare> => {
     if (!ready) throw new Error('read models are not built; call ensure() first');
     return statements();
+  };
+
+  /** The keys of the dates the pipeline's row lists as running. */
+  const runningKeys = (s: ReturnType<typeof prepare>, pipeline: string): string[] => {
+    const kept = writtenNow()?.summaries.get(pipeline);
+    const cells = kept === undefined ? (s.summary.get(pipeline) as unknown[] | undefined) : undefined;
+    const running = kept?.row.running ?? (cells === undefined ? '[]' : pipelineRowOfValues(cells).running);
+    return (JSON.parse(running) as RunningDate[]).map((date) => date.date);
   };
 
   return {
@@ -536,10 +551,12 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     async dates(pipeline, query: DateQuery = {}) {
       const s = readStatements();
       let rows: Array<DateRow & { result_payload?: string | null }>;
-      if (query.keys !== undefined) {
+      // The running dates are the ones the pipeline row lists: their rows by key (no index of running dates is kept).
+      const keys = query.keys ?? (query.status === 'running' ? runningKeys(s, pipeline) : undefined);
+      if (keys !== undefined) {
         rows = [];
-        const known = query.keys.length === 0 ? null : writtenNow();
-        for (const key of query.keys) {
+        const known = keys.length === 0 ? null : writtenNow();
+        for (const key of keys) {
           const row = known?.dates.get(dateKey(pipeline, key));
           if (row !== undefined) {
             rows.push(row);
@@ -549,8 +566,6 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
           if (cells !== undefined) rows.push(dateRowOfValues(cells));
         }
         rows.sort((a, b) => a.logical_ms - b.logical_ms);
-      } else if (query.status === 'running') {
-        rows = (s.runningDates.all(pipeline) as unknown[][]).map(dateRowOfValues);
       } else {
         const [fromMs, toMs] = [query.fromMs ?? Number.MIN_SAFE_INTEGER, query.toMs ?? Number.MAX_SAFE_INTEGER];
         // A whole read joins each row's result event in the same statement: one lookup per date from JavaScript cost more than the rows.
@@ -718,6 +733,9 @@ function pipelineRowOfValues(v: unknown[]): PipelineRow {
   };
 }
 
+/** A pipeline's events from a position on, a thousand at a time: what a rebuild folds. */
+const PIPELINE_EVENTS_SQL = 'SELECT position, payload FROM events WHERE pipeline = ? AND position >= ? ORDER BY position LIMIT 1000';
+
 function prepare(db: Database.Database) {
   return {
     putMeta: db.prepare(upsertSql('rm_meta', ['key', 'value'], ['key'])),
@@ -747,19 +765,23 @@ function prepare(db: Database.Database) {
       )
       .raw(true),
     statuses: db.prepare('SELECT date, status, lease_expires_at, logical_ms FROM rm_dates WHERE pipeline = ? AND logical_ms > ?').raw(true),
-    runningDates: db.prepare(`SELECT ${DATE_COLUMNS.join(', ')} FROM rm_dates WHERE pipeline = ? AND status = 'running' ORDER BY logical_ms`).raw(true),
     allDates: db.prepare('SELECT * FROM rm_dates WHERE pipeline = ? ORDER BY date'),
-    run: db.prepare(`SELECT ${RUN_COLUMNS.join(', ')} FROM rm_runs WHERE run_id = ?`).raw(true),
+    // By id: the run's events in order (the events' index of runs), the first that is the start of a row of its pipeline.
+    run: db
+      .prepare(
+        `SELECT ${RUN_COLUMNS.map((c) => `r.${c}`).join(', ')} FROM events e JOIN rm_runs r ON r.pipeline = e.pipeline AND r.seq = e.position WHERE e.run_id = ? AND r.run_id = e.run_id ORDER BY e.position LIMIT 1`,
+      )
+      .raw(true),
     runsBefore: db.prepare(`SELECT ${RUN_COLUMNS.join(', ')} FROM rm_runs WHERE pipeline = ? AND seq < ? ORDER BY seq DESC LIMIT ?`).raw(true),
-    dateRunsBefore: db.prepare(`SELECT ${RUN_COLUMNS.join(', ')} FROM rm_runs WHERE pipeline = ? AND date = ? AND seq < ? ORDER BY seq DESC LIMIT ?`).raw(true),
+    // Named: the table's key (pipeline, seq) covers every column, and without statistics SQLite read a date's runs through it, walking the pipeline's.
+    dateRunsBefore: db.prepare(`SELECT ${RUN_COLUMNS.join(', ')} FROM rm_runs INDEXED BY rm_runs_by_date WHERE pipeline = ? AND date = ? AND seq < ? ORDER BY seq DESC LIMIT ?`).raw(true),
     allRuns: db.prepare('SELECT * FROM rm_runs WHERE pipeline = ? ORDER BY run_id'),
     putDate: db.prepare(upsertSql('rm_dates', DATE_COLUMNS, ['pipeline', 'date'])),
     putDateSameLogical: db.prepare(upsertSql('rm_dates', DATE_COLUMNS, ['pipeline', 'date'], ['logical_ms'])),
-    putRun: db.prepare(upsertSql('rm_runs', RUN_COLUMNS, ['run_id'], ['pipeline', 'date', 'seq'])),
+    putRun: db.prepare(upsertSql('rm_runs', RUN_COLUMNS, ['pipeline', 'seq'], ['run_id', 'date'])),
     putPipeline: db.prepare(upsertSql('rm_pipelines', PIPELINE_COLUMNS, ['pipeline'])),
     putPosition: db.prepare('UPDATE rm_pipelines SET position = ? WHERE pipeline = ?'),
     eventAt: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE position = ?'),
     eventsFrom: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE position >= ? AND position <= ? ORDER BY position LIMIT 1000'),
-    pipelineEvents: db.prepare('SELECT position, payload FROM events WHERE pipeline = ? AND position >= ? ORDER BY position LIMIT 1000').raw(true),
   };
 }

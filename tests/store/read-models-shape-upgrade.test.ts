@@ -1,0 +1,84 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, test } from 'vitest';
+import { PROJECTION_VERSION } from '../../projections/projection-version.js';
+import { verifyProjections } from '../../src/audit/verify-projections.js';
+import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
+import { tempDir } from '../support/run-cli.js';
+
+// A ledger whose read-model tables have the shape of schema 3 (a rowid `rm_runs` keyed by run id, an index of
+// running dates), stamped 3, is rebuilt into this build's shape the first time it is opened, and answers as before.
+
+const dir = tempDir('runledger-shape-upgrade-');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const NOW = Date.parse('2026-01-10T00:00:00Z');
+
+/** The tables of schema 3 that differ from this build's, over the rows this build wrote, stamped 3. */
+const BACK_TO_SCHEMA_3 = `
+CREATE TABLE rm_runs_v3 (
+  run_id TEXT PRIMARY KEY, pipeline TEXT NOT NULL, seq INTEGER NOT NULL, date TEXT NOT NULL, attempt INTEGER NOT NULL,
+  run_type TEXT NOT NULL, status TEXT NOT NULL, logical_date TEXT NOT NULL, interval_start TEXT NOT NULL, interval_end TEXT NOT NULL,
+  started_at TEXT NOT NULL, finished_at TEXT, lease_expires_at TEXT NOT NULL, actor TEXT NOT NULL, forced INTEGER NOT NULL,
+  off_schedule INTEGER NOT NULL, error_excerpt TEXT, error_position INTEGER, result_position INTEGER, extra TEXT
+);
+INSERT INTO rm_runs_v3 SELECT * FROM rm_runs;
+DROP TABLE rm_runs;
+ALTER TABLE rm_runs_v3 RENAME TO rm_runs;
+CREATE INDEX rm_dates_running ON rm_dates (pipeline, logical_ms) WHERE status = 'running';
+CREATE INDEX rm_runs_by_pipeline ON rm_runs (pipeline, seq);
+CREATE INDEX rm_runs_by_date ON rm_runs (pipeline, date, seq);
+UPDATE rm_meta SET value = '${PROJECTION_VERSION}.3' WHERE key = 'stamp';
+`;
+
+async function answers(ledger: Ledger): Promise<string> {
+  const runs = await ledger.runs({ pipeline: 'etl' });
+  return JSON.stringify({
+    state: await ledger.state({ pipeline: 'etl' }),
+    runs,
+    before: await ledger.runs({ pipeline: 'etl', before: runs.runs.at(-1)?.runId ?? '', limit: 1 }),
+    ofADate: await ledger.runs({ pipeline: 'etl', date: '2026-01-02' }),
+    status: await ledger.pipelineStatus({ pipeline: 'etl', nowMs: NOW }),
+  });
+}
+
+function shape(path: string): { objects: string[]; runsTable: string; stamp: string } {
+  const db = new Database(path, { readonly: true });
+  const objects = db.prepare(`SELECT name FROM sqlite_master WHERE name LIKE 'rm_%' ORDER BY name`).pluck().all() as string[];
+  const runsTable = db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'rm_runs'`).pluck().get() as string;
+  const stamp = db.prepare(`SELECT value FROM rm_meta WHERE key = 'stamp'`).pluck().get() as string;
+  db.close();
+  return { objects, runsTable, stamp };
+}
+
+describe('read models of an older shape', () => {
+  test('are rebuilt into this shape on open: no index of running dates, runs keyed by pipeline and start without a rowid', async () => {
+    const path = join(dir, 'ledger.db');
+    const ledger = await openLedger({ db: path, clock: () => NOW });
+    await ledger.define({ pipeline: 'etl', schedule: '@daily', start: '2026-01-01' });
+    const first = await ledger.start({ pipeline: 'etl', date: '2026-01-02' });
+    await ledger.fail({ runId: first.runId, error: 'boom' });
+    const second = await ledger.start({ pipeline: 'etl', date: '2026-01-02' });
+    await ledger.succeed({ runId: second.runId, metrics: { rows: 2 } });
+    await ledger.start({ pipeline: 'etl', date: '2026-01-03' });
+    const expected = await answers(ledger);
+    await ledger.close();
+    const built = shape(path);
+
+    const db = new Database(path);
+    db.exec(BACK_TO_SCHEMA_3);
+    db.close();
+    expect(shape(path).objects).toContain('rm_dates_running');
+
+    const progress: Array<[number, number]> = [];
+    const reopened = await openLedger({ db: path, clock: () => NOW, rebuildProgress: (done, total) => progress.push([done, total]) });
+    expect(await answers(reopened)).toBe(expected);
+    expect(progress.at(-1)).toEqual([6, 6]);
+    expect((await verifyProjections(reopened.store)).ok).toBe(true);
+    await reopened.close();
+    expect(shape(path)).toEqual(built);
+    expect(built.objects).toEqual(['rm_dates', 'rm_dates_by_logical', 'rm_meta', 'rm_pipelines', 'rm_runs', 'rm_runs_by_date']);
+    expect(built.runsTable).toMatch(/PRIMARY KEY \(pipeline, seq\)\s*\) WITHOUT ROWID$/);
+  });
+});
