@@ -324,9 +324,9 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     if (kept !== undefined && before !== null && onlyPositionMoved(folded, before)) {
       // Events that changed no date, run, definition or watermark (a heartbeat of a run the ledger does not hold): the
       // stored row is right but for its position, and only that column is set, with no row encoded or bound again.
-      const row = { ...kept.row, position: folded.summary.position };
+      const row = rowAt(kept.row, folded.summary.position);
       s.putPosition.run(row.position, pipeline);
-      summaries.set(pipeline, { row, definition: kept.definition, summary: { ...before, position: row.position } });
+      summaries.set(pipeline, { row, definition: kept.definition, summary: summaryAt(before, row.position) });
       return;
     }
     // A stored row whose logical date stays is updated without setting it, so its index entry is left alone (a WAL page).
@@ -637,6 +637,56 @@ function onlyPositionMoved(folded: FoldedRows, before: PipelineSummary): boolean
     after.latestMs === before.latestMs &&
     after.misaligned === before.misaligned
   );
+}
+
+/**
+ * The row at another position, built as a literal of the row's shape: a spread (`{ ...row, position }`) copied the
+ * nineteen fields one by one, 6 µs of a 190 µs append of a heartbeat (CPU profile, in-memory ledger).
+ */
+function rowAt(row: PipelineRow, position: number): PipelineRow {
+  return {
+    pipeline: row.pipeline,
+    definition: row.definition,
+    schedule: row.schedule,
+    timezone: row.timezone,
+    defined_at: row.defined_at,
+    version: row.version,
+    watermark_date: row.watermark_date,
+    watermark_logical: row.watermark_logical,
+    complete_through: row.complete_through,
+    counts: row.counts,
+    last_success: row.last_success,
+    last_failure: row.last_failure,
+    slot_counts: row.slot_counts,
+    misaligned: row.misaligned,
+    through_slots: row.through_slots,
+    run_tally: row.run_tally,
+    position,
+    running: row.running,
+    latest_ms: row.latest_ms,
+  };
+}
+
+/** The summary at another position, as `rowAt` builds a row. */
+function summaryAt(summary: PipelineSummary, position: number): PipelineSummary {
+  return {
+    pipeline: summary.pipeline,
+    definition: summary.definition,
+    definedAt: summary.definedAt,
+    version: summary.version,
+    watermark: summary.watermark,
+    completeThrough: summary.completeThrough,
+    counts: summary.counts,
+    lastSuccess: summary.lastSuccess,
+    lastFailure: summary.lastFailure,
+    slotCounts: summary.slotCounts,
+    misaligned: summary.misaligned,
+    throughSlots: summary.throughSlots,
+    runTally: summary.runTally,
+    position,
+    running: summary.running,
+    latestMs: summary.latestMs,
+  };
 }
 
 /**
