@@ -5,13 +5,19 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { PROJECTION_VERSION } from '../../projections/projection-version.js';
 import { verifyProjections } from '../../src/audit/verify-projections.js';
 import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
+import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { tempDir } from '../support/run-cli.js';
 
 // A ledger whose read-model tables have the shape of schema 3 (a rowid `rm_runs` keyed by run id, an index of
-// running dates), stamped 3, is rebuilt into this build's shape the first time it is opened, and answers as before.
+// running dates), stamped 3, is rebuilt into this build's shape the first time it is opened, and answers as before;
+// on PostgreSQL too (its index of running dates).
 
 const dir = tempDir('runledger-shape-upgrade-');
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const schemas = TEST_PG_URL === undefined ? null : pgSchemas(TEST_PG_URL);
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await schemas?.dropAll();
+});
 
 const NOW = Date.parse('2026-01-10T00:00:00Z');
 
@@ -31,6 +37,20 @@ CREATE INDEX rm_runs_by_pipeline ON rm_runs (pipeline, seq);
 CREATE INDEX rm_runs_by_date ON rm_runs (pipeline, date, seq);
 UPDATE rm_meta SET value = '${PROJECTION_VERSION}.3' WHERE key = 'stamp';
 `;
+
+/** A ledger with a failed and a succeeded attempt of one date and a run in flight on the next, and its answers. */
+async function written(db: string): Promise<string> {
+  const ledger = await openLedger({ db, clock: () => NOW });
+  await ledger.define({ pipeline: 'etl', schedule: '@daily', start: '2026-01-01' });
+  const first = await ledger.start({ pipeline: 'etl', date: '2026-01-02' });
+  await ledger.fail({ runId: first.runId, error: 'boom' });
+  const second = await ledger.start({ pipeline: 'etl', date: '2026-01-02' });
+  await ledger.succeed({ runId: second.runId, metrics: { rows: 2 } });
+  await ledger.start({ pipeline: 'etl', date: '2026-01-03' });
+  const expected = await answers(ledger);
+  await ledger.close();
+  return expected;
+}
 
 async function answers(ledger: Ledger): Promise<string> {
   const runs = await ledger.runs({ pipeline: 'etl' });
@@ -52,18 +72,12 @@ function shape(path: string): { objects: string[]; runsTable: string; stamp: str
   return { objects, runsTable, stamp };
 }
 
+if (schemas === null) console.log(pgSkipMessage('read-model shape upgrade test'));
+
 describe('read models of an older shape', () => {
   test('are rebuilt into this shape on open: no index of running dates, runs keyed by pipeline and start without a rowid', async () => {
     const path = join(dir, 'ledger.db');
-    const ledger = await openLedger({ db: path, clock: () => NOW });
-    await ledger.define({ pipeline: 'etl', schedule: '@daily', start: '2026-01-01' });
-    const first = await ledger.start({ pipeline: 'etl', date: '2026-01-02' });
-    await ledger.fail({ runId: first.runId, error: 'boom' });
-    const second = await ledger.start({ pipeline: 'etl', date: '2026-01-02' });
-    await ledger.succeed({ runId: second.runId, metrics: { rows: 2 } });
-    await ledger.start({ pipeline: 'etl', date: '2026-01-03' });
-    const expected = await answers(ledger);
-    await ledger.close();
+    const expected = await written(path);
     const built = shape(path);
 
     const db = new Database(path);
@@ -80,5 +94,34 @@ describe('read models of an older shape', () => {
     expect(shape(path)).toEqual(built);
     expect(built.objects).toEqual(['rm_dates', 'rm_dates_by_logical', 'rm_meta', 'rm_pipelines', 'rm_runs', 'rm_runs_by_date']);
     expect(built.runsTable).toMatch(/PRIMARY KEY \(pipeline, seq\)\s*\) WITHOUT ROWID$/);
+  });
+
+  test.skipIf(schemas === null)('on PostgreSQL: the index of running dates is dropped by the rebuild its stamp 3 asks for', async () => {
+    const db = await (schemas as NonNullable<typeof schemas>).fresh();
+    const expected = await written(db);
+    const schema = new URL(db).searchParams.get('schema') as string;
+    const sql = async <R>(text: string): Promise<R[]> => {
+      const pg = (await import('pg')).default;
+      const client = new pg.Client({ connectionString: db.replace(/\?.*$/, '') });
+      await client.connect();
+      try {
+        await client.query(`SET search_path TO "${schema}"`);
+        return (await client.query(text)).rows as R[];
+      } finally {
+        await client.end();
+      }
+    };
+    const indexes = async () => (await sql<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE 'rm%' ORDER BY indexname`)).map((r) => r.indexname);
+    const built = await indexes();
+    expect(built).not.toContain('rm_dates_running');
+    await sql(`CREATE INDEX rm_dates_running ON rm_dates (pipeline, logical_ms) WHERE status = 'running'; UPDATE rm_meta SET value = '${PROJECTION_VERSION}.3' WHERE key = 'stamp'`);
+
+    const progress: Array<[number, number]> = [];
+    const reopened = await openLedger({ db, clock: () => NOW, rebuildProgress: (done, total) => progress.push([done, total]) });
+    expect(await answers(reopened)).toBe(expected);
+    expect(progress.at(-1)).toEqual([6, 6]);
+    expect((await verifyProjections(reopened.store)).ok).toBe(true);
+    await reopened.close();
+    expect(await indexes()).toEqual(built);
   });
 });
