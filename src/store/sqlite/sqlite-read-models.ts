@@ -406,9 +406,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     written = null;
     for (const table of TABLES) db.exec(`DROP TABLE IF EXISTS ${table}`);
     db.exec(SQLITE_READ_MODEL_TABLES);
-    // Two statements before the indexes exist (the rest are prepared after them: one names an index).
-    const putPipeline = db.prepare(upsertSql('rm_pipelines', PIPELINE_COLUMNS, ['pipeline']));
-    const pipelineEvents = db.prepare(PIPELINE_EVENTS_SQL).raw(true);
+    const s = prepare(db);
     const total = (db.prepare('SELECT coalesce(max(position), 0) FROM events').pluck().get() as number) ?? 0;
     const pipelines = db.prepare('SELECT DISTINCT pipeline FROM events ORDER BY pipeline').pluck().all() as string[];
     const result: RebuildResult = { pipelines: 0, events: 0, dates: 0, runs: 0 };
@@ -420,7 +418,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       const folder = rowFolder(pipeline, noRows());
       let from = 1;
       for (;;) {
-        const rows = pipelineEvents.all(pipeline, from) as Array<[position: number, payload: string]>;
+        const rows = s.pipelineEvents.all(pipeline, from) as Array<[position: number, payload: string]>;
         if (rows.length === 0) break;
         // The fold never reads an event's chain link (verify does), so the rebuild leaves the two hashes unread.
         folder.add(rows.map((r) => decodeStoredRow({ position: r[0], payload: r[1], prevHash: '', hash: '' })));
@@ -431,7 +429,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       const folded = finishAll(folder);
       for (const row of folded.dates) dateRows.add(row);
       for (const row of folded.runs) runRows.add(row);
-      putPipeline.run(values(pipelineRow(folded.summary), PIPELINE_COLUMNS));
+      s.putPipeline.run(values(pipelineRow(folded.summary), PIPELINE_COLUMNS));
       result.pipelines += 1;
       result.dates += folded.dates.length;
       result.runs += folded.runs.length;
@@ -439,8 +437,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     dateRows.flush();
     runRows.flush();
     db.exec(SQLITE_READ_MODEL_INDEXES);
-    // Prepared again now that the indexes exist: a statement names one (`dateRunsBefore`), and the others plan with them.
-    const s = prepare(db);
+    // SQLite prepares these again after the schema change, so their queries plan with the new indexes.
     st = s;
     s.putMeta.run('stamp', STAMP);
     ready = true;
@@ -586,7 +583,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       const payloads = query.light ? LIGHT : payloadsOf(s);
       const before = query.before ?? Number.MAX_SAFE_INTEGER;
       const limit = query.limit ?? -1;
-      const rows = ((query.date === undefined ? s.runsBefore.all(pipeline, before, limit) : s.dateRunsBefore.all(pipeline, query.date, before, limit)) as unknown[][]).map(runRowOfValues);
+      const rows = ((query.date === undefined ? s.runsBefore.all(pipeline, before, limit) : s.dateRunsBefore.all(pipeline, pipeline, query.date, before, limit)) as unknown[][]).map(runRowOfValues);
       // Paged from the newest back, listed oldest first.
       return rows.reverse().map((row) => runOfRow(row, payloads));
     },
@@ -783,9 +780,6 @@ function pipelineRowOfValues(v: unknown[]): PipelineRow {
   };
 }
 
-/** A pipeline's events from a position on, a thousand at a time: what a rebuild folds. */
-const PIPELINE_EVENTS_SQL = 'SELECT position, payload FROM events WHERE pipeline = ? AND position >= ? ORDER BY position LIMIT 1000';
-
 function prepare(db: Database.Database) {
   return {
     putMeta: db.prepare(upsertSql('rm_meta', ['key', 'value'], ['key'])),
@@ -823,8 +817,13 @@ function prepare(db: Database.Database) {
       )
       .raw(true),
     runsBefore: db.prepare(`SELECT ${RUN_COLUMNS.join(', ')} FROM rm_runs WHERE pipeline = ? AND seq < ? ORDER BY seq DESC LIMIT ?`).raw(true),
-    // Named: the table's key (pipeline, seq) covers every column, and without statistics SQLite read a date's runs through it, walking the pipeline's.
-    dateRunsBefore: db.prepare(`SELECT ${RUN_COLUMNS.join(', ')} FROM rm_runs INDEXED BY rm_runs_by_date WHERE pipeline = ? AND date = ? AND seq < ? ORDER BY seq DESC LIMIT ?`).raw(true),
+    // The date's runs picked in the date index (it covers the subquery), then read by key: asked for the rows at once, SQLite
+    // read them through the key, which covers every column, walking all of the pipeline's runs.
+    dateRunsBefore: db
+      .prepare(
+        `SELECT ${RUN_COLUMNS.join(', ')} FROM rm_runs WHERE pipeline = ? AND seq IN (SELECT seq FROM rm_runs WHERE pipeline = ? AND date = ? AND seq < ? ORDER BY seq DESC LIMIT ?) ORDER BY seq DESC`,
+      )
+      .raw(true),
     allRuns: db.prepare('SELECT * FROM rm_runs WHERE pipeline = ? ORDER BY run_id'),
     putDate: db.prepare(upsertSql('rm_dates', DATE_COLUMNS, ['pipeline', 'date'])),
     putDateSameLogical: db.prepare(upsertSql('rm_dates', DATE_COLUMNS, ['pipeline', 'date'], ['logical_ms'])),
@@ -833,5 +832,6 @@ function prepare(db: Database.Database) {
     putPosition: db.prepare('UPDATE rm_pipelines SET position = ? WHERE pipeline = ?'),
     eventAt: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE position = ?'),
     eventsFrom: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE position >= ? AND position <= ? ORDER BY position LIMIT 1000'),
+    pipelineEvents: db.prepare('SELECT position, payload FROM events WHERE pipeline = ? AND position >= ? ORDER BY position LIMIT 1000').raw(true),
   };
 }
