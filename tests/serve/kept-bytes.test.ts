@@ -5,8 +5,9 @@ import { keptBytes, sendKept } from '../../src/serve/kept-bytes.js';
 describe('sendKept', () => {
   test.each([
     ['one piece', ['<p>one piece</p>']],
-    ['many pieces', ['<!doctype html>', '<p>ü', 'ber ✓</p>'.repeat(5000), '</html>\n']],
-  ])('when %s are kept then the answer is their bytes in order, with their total length', async (_label, texts) => {
+    ['a few small pieces', ['<!doctype html>', '<p>ü', 'ber ✓</p>', '</html>\n']],
+    ['pieces of megabytes', ['<!doctype html>', '<p>ü', 'ber ✓</p>'.repeat(100_000), '<p>', 'ü'.repeat(70_000), '</html>\n']],
+  ])('when the answer is kept as %s then it is sent as their bytes in order, with their total length', async (_label, texts) => {
     const kept = keptBytes(texts.map((text) => Buffer.from(text, 'utf8')));
     const app = Fastify();
     app.get('/', async (_request, reply) => sendKept(reply.type('text/html; charset=utf-8'), kept));
