@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 /** An answer kept as the pieces it was made in, and their total length. */
 export type KeptBytes = { readonly chunks: readonly Uint8Array[]; readonly length: number };
 
-/** Answers up to this size are joined into one piece when kept: sent as one buffer, as cheap as any, and no big block. */
+/** Answers up to this size are joined into one piece when kept: sent as one buffer (the cheapest send), and no big block. */
 const JOINED_MAX_BYTES = 64 * 1024;
 
 /**
