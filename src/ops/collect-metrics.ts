@@ -1,19 +1,22 @@
 import { PENDING_REASONS } from '../../projections/pending.js';
-import { Counter, Gauge, Registry, type Metric } from 'prom-client';
 import type { RunOutcome } from '../../projections/views/run-outcome.js';
-import { DURATION_BUCKETS, type RunTally } from '../../projections/views/run-tally.js';
+import { DURATION_BUCKETS } from '../../projections/views/run-tally.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { statusViewOfTable, type PipelineStatusView } from '../ledger/ledger-queries.js';
 import { viewOfSummary } from '../ledger/read-model-views.js';
 import { toolVersion } from '../runtime.js';
 import type { VerifyResult } from './chain-verifier.js';
+import { metricsText } from './metrics-text.js';
+
+/** The content type of Prometheus text format 0.0.4 (prom-client's `Registry.PROMETHEUS_CONTENT_TYPE`). */
+const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 const OUTCOMES: RunOutcome[] = ['success', 'failed', 'interrupted', 'abandoned', 'cleared'];
 const REASONS = PENDING_REASONS;
 
-/** A pipeline as one scrape reads it: its definition, and its status and runs by outcome. */
-type ScrapeRow = { pipeline: string; definition: PipelineDefinition; view: PipelineStatusView };
+/** A pipeline as one scrape reads it: its definition, and its status and runs by outcome; `labels`, its `pipeline` label as printed. */
+type ScrapeRow = { pipeline: string; definition: PipelineDefinition; view: PipelineStatusView; labels: string };
 
 /** What one scrape reads: the ledger at `nowMs`, and the last chain verification (none yet: null). */
 export type MetricsInput = { nowMs: number; verify: VerifyResult | null };
@@ -37,10 +40,9 @@ export async function collectMetrics(ledger: Ledger, options: MetricsInput): Pro
 }
 
 /**
- * A collector that keeps its registry and metrics from one scrape to the next (`serve` has one): each
- * scrape resets their values and sets them afresh, as a registry of its own would print them, without
- * building a registry and twenty metrics each time. Scrapes of one collector run one after another (a
- * second waits for the first), so two never set the same metrics at once.
+ * A collector for a process that scrapes again and again (`serve` has one): its scrapes run one after
+ * another (a second waits for the first), so two never hold a scrape's rows at once; `collectBytes` hands
+ * the text back as pieces of bytes (none of the whole text at once).
  *
  * @example
  * const metrics = metricsCollector();
@@ -50,97 +52,91 @@ export function metricsCollector(): {
   collect(ledger: Ledger, options: MetricsInput): Promise<{ text: string; contentType: string }>;
   collectBytes(ledger: Ledger, options: MetricsInput): Promise<{ chunks: Uint8Array[]; contentType: string }>;
 } {
-  const registry = new Registry();
-  const registers = [registry];
-  const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers });
-  const watermark = gauge('runledger_pipeline_watermark_timestamp_seconds', 'Logical date of the highest date key that ever succeeded (never goes down), as a Unix timestamp; absent before any success.', ['pipeline']);
-  const completeThrough = gauge('runledger_pipeline_complete_through_timestamp_seconds', 'Logical date of the last date key up to which every date is a success, as a Unix timestamp; absent when none is.', ['pipeline']);
-  const completeUntil = gauge('runledger_pipeline_complete_until_timestamp_seconds', "End of the complete-through date's data interval: the data is complete up to this instant.", ['pipeline']);
-  const lag = gauge('runledger_pipeline_lag_seconds', "Now minus the end of the complete-through date's data interval (from the first slot's start when nothing is complete); absent before any slot is due.", ['pipeline']);
-  const freshness = gauge('runledger_pipeline_freshness_seconds', 'The lag the pipeline may reach (define --freshness); absent when none is set.', ['pipeline']);
-  const pending = gauge('runledger_pipeline_pending', 'Due dates not done, by reason.', ['pipeline', 'reason']);
-  const running = gauge('runledger_pipeline_running', 'Runs in flight with a live lease.', ['pipeline']);
-  const stalled = gauge('runledger_pipeline_stalled', 'Runs still running whose lease expired.', ['pipeline']);
-  const behind = gauge('runledger_pipeline_dates_behind', 'Due dates after the complete-through date.', ['pipeline']);
-  const runs = new Counter({ name: 'runledger_runs_total', help: 'Finished runs by outcome (a later clear does not change how a run ended).', labelNames: ['pipeline', 'outcome'], registers });
-  const durations: Array<{ pipeline: string; tally: RunTally }> = [];
-  const duration = tallyHistogram('runledger_run_duration_seconds', 'Duration of finished runs, from start to success, failure or abandonment.', durations);
-  registry.registerMetric(duration);
-  const lastSuccess = gauge('runledger_last_success_timestamp_seconds', 'When the run that succeeded last recorded its success, as a Unix timestamp (a later clear of its date does not change it); absent before any success.', ['pipeline']);
-  const lastFailure = gauge('runledger_last_failure_timestamp_seconds', 'When the run that failed (or was abandoned) last recorded its failure, as a Unix timestamp (a later retry does not change it); absent before any failure.', ['pipeline']);
-  const info = gauge('runledger_pipeline_info', "A pipeline's definition as labels, always 1: its schedule, zone, timetable and the OpenLineage job bound to it (namespace/name, empty when none).", ['pipeline', 'schedule', 'timezone', 'timetable', 'openlineage_job']);
-  const build = gauge('runledger_build_info', 'The runledger version and Node.js version that answer, always 1.', ['version', 'node_version']);
-  const head = gauge('runledger_ledger_head_position', 'Position of the last event in the ledger.');
-  const consumerPosition = gauge('runledger_consumer_position', 'The last position a durable consumer (follow --consumer) acknowledged.', ['consumer']);
-  const consumerBehind = gauge('runledger_consumer_behind_events', 'Events between the head and what a durable consumer acknowledged.', ['consumer']);
-  const verifyOk = gauge('runledger_ledger_verify_ok', '1 when the last verification found the hash chain intact, 0 when it found it broken.');
-  const verifyPosition = gauge('runledger_ledger_verified_position', 'The last position the last verification checked out.');
-  const verifyTime = gauge('runledger_ledger_verify_timestamp_seconds', 'When the last verification ran, as a Unix timestamp.');
-
-  // `print` gets the text a metric at a time, as prom-client's registry prints each (the whole text is their join).
+  // What a scrape prints, in prom-client's registry order (the order the metrics were made in when each was a prom-client
+  // metric): each metric a sample at a time, straight from the rows, never a value, label set or line list of a whole metric.
   const collect = async (ledger: Ledger, options: MetricsInput, print: (text: string) => void): Promise<string> => {
-    // Every metric as a new one starts (a metric without labels at 0), so the text is what a fresh registry prints.
-    registry.resetMetrics();
-    durations.length = 0;
     const ledgerHead = await ledger.store.head();
     const definitions = await ledger.pipelines();
     const statusOf = await statusReader(ledger, options.nowMs);
     // The status and the runs by outcome of each pipeline from its summary row (no run and no event is read).
+    const out = metricsText(print);
     const rows: ScrapeRow[] = [];
-    for (const definition of definitions) rows.push({ pipeline: definition.pipeline, definition, view: await statusOf(definition.pipeline) });
-    const each = (fill: (row: ScrapeRow) => void) => () => {
-      for (const row of rows) fill(row);
-    };
-    // Each metric is set, printed and reset before the next one is set: the values of all of them at once (30,000
-    // label sets for 1,000 pipelines), held from the first set to the print, went to the old generation at each scrape.
-    // A metric's values go in in the pipelines' order, as when every metric was set pipeline by pipeline.
-    const fills = new Map<unknown, () => void>([
-      [watermark, each(({ pipeline, view }) => view.watermarkLogicalDate !== null && watermark.set({ pipeline }, Date.parse(view.watermarkLogicalDate) / 1000))],
-      [completeThrough, each(({ pipeline, view }) => view.completeThroughLogicalDate !== null && completeThrough.set({ pipeline }, Date.parse(view.completeThroughLogicalDate) / 1000))],
-      [completeUntil, each(({ pipeline, view: { status } }) => status.completeUntil !== null && completeUntil.set({ pipeline }, Date.parse(status.completeUntil) / 1000))],
-      [lag, each(({ pipeline, view: { status } }) => status.lagSeconds !== null && lag.set({ pipeline }, status.lagSeconds))],
-      [freshness, each(({ pipeline, view: { status } }) => status.freshnessSeconds !== null && freshness.set({ pipeline }, status.freshnessSeconds))],
-      [pending, each(({ pipeline, view: { status } }) => REASONS.forEach((reason) => pending.set({ pipeline, reason }, status.pending[reason])))],
-      [running, each(({ pipeline, view: { status } }) => running.set({ pipeline }, status.inFlight.length))],
-      [stalled, each(({ pipeline, view: { status } }) => stalled.set({ pipeline }, status.stalled.length))],
-      [behind, each(({ pipeline, view: { status } }) => behind.set({ pipeline }, status.behind))],
-      // Every outcome is present from zero, so `increase()` sees the first failure.
-      [runs, each(({ pipeline, view: { runTally } }) => OUTCOMES.forEach((outcome) => runs.inc({ pipeline, outcome }, runTally[outcome]?.runs ?? 0)))],
-      [duration, each(({ pipeline, view: { runTally } }) => durations.push({ pipeline, tally: runTally }))],
-      [lastSuccess, each(({ pipeline, view: { status } }) => status.lastSuccess && lastSuccess.set({ pipeline }, Date.parse(status.lastSuccess.at) / 1000))],
-      [lastFailure, each(({ pipeline, view: { status } }) => status.lastFailure && lastFailure.set({ pipeline }, Date.parse(status.lastFailure.at) / 1000))],
-      [
-        info,
-        each(({ pipeline, definition: d }) =>
-          info.set({ pipeline, schedule: d.schedule, timezone: d.timezone, timetable: d.timetable, openlineage_job: d.openlineage ? `${d.openlineage.namespace}/${d.openlineage.job}` : '' }, 1),
-        ),
-      ],
-      [build, () => build.set({ version: toolVersion, node_version: process.version }, 1)],
-      [head, () => head.set(ledgerHead.position)],
-    ]);
+    for (const definition of definitions) {
+      const pipeline = definition.pipeline;
+      rows.push({ pipeline, definition, view: await statusOf(pipeline), labels: out.labels([['pipeline', pipeline]]) });
+    }
     const consumers = await ledger.store.consumers.list();
-    fills.set(consumerPosition, () => consumers.forEach((consumer) => consumerPosition.set({ consumer: consumer.name }, consumer.position)));
-    fills.set(consumerBehind, () => consumers.forEach((consumer) => consumerBehind.set({ consumer: consumer.name }, Math.max(0, ledgerHead.position - consumer.position))));
+    const gauge = (name: string, help: string, fill: (sample: (labels: string, value: number) => void) => void) => {
+      out.metric(name, help, 'gauge');
+      fill((labels, value) => out.sample(name, labels, value));
+    };
+    // A metric per pipeline: `value` null leaves the pipeline out (the metric is absent for it).
+    const perPipeline = (name: string, help: string, value: (row: ScrapeRow) => number | null) =>
+      gauge(name, help, (sample) => {
+        for (const row of rows) {
+          const v = value(row);
+          if (v !== null) sample(row.labels, v);
+        }
+      });
+    const seconds = (iso: string | null | undefined) => (iso === null || iso === undefined ? null : Date.parse(iso) / 1000);
+    perPipeline(
+      'runledger_pipeline_watermark_timestamp_seconds',
+      'Logical date of the highest date key that ever succeeded (never goes down), as a Unix timestamp; absent before any success.',
+      ({ view }) => seconds(view.watermarkLogicalDate),
+    );
+    perPipeline(
+      'runledger_pipeline_complete_through_timestamp_seconds',
+      'Logical date of the last date key up to which every date is a success, as a Unix timestamp; absent when none is.',
+      ({ view }) => seconds(view.completeThroughLogicalDate),
+    );
+    perPipeline('runledger_pipeline_complete_until_timestamp_seconds', "End of the complete-through date's data interval: the data is complete up to this instant.", ({ view }) => seconds(view.status.completeUntil));
+    perPipeline(
+      'runledger_pipeline_lag_seconds',
+      "Now minus the end of the complete-through date's data interval (from the first slot's start when nothing is complete); absent before any slot is due.",
+      ({ view }) => view.status.lagSeconds,
+    );
+    perPipeline('runledger_pipeline_freshness_seconds', 'The lag the pipeline may reach (define --freshness); absent when none is set.', ({ view }) => view.status.freshnessSeconds);
+    gauge('runledger_pipeline_pending', 'Due dates not done, by reason.', (sample) => {
+      for (const { pipeline, view } of rows) for (const reason of REASONS) sample(out.labels([['pipeline', pipeline], ['reason', reason]]), view.status.pending[reason]);
+    });
+    perPipeline('runledger_pipeline_running', 'Runs in flight with a live lease.', ({ view }) => view.status.inFlight.length);
+    perPipeline('runledger_pipeline_stalled', 'Runs still running whose lease expired.', ({ view }) => view.status.stalled.length);
+    perPipeline('runledger_pipeline_dates_behind', 'Due dates after the complete-through date.', ({ view }) => view.status.behind);
+    // Every outcome is present from zero, so `increase()` sees the first failure.
+    out.metric('runledger_runs_total', 'Finished runs by outcome (a later clear does not change how a run ended).', 'counter');
+    for (const { pipeline, view } of rows) for (const outcome of OUTCOMES) out.sample('runledger_runs_total', out.labels([['pipeline', pipeline], ['outcome', outcome]]), view.runTally[outcome]?.runs ?? 0);
+    printDurations(out, rows);
+    perPipeline(
+      'runledger_last_success_timestamp_seconds',
+      'When the run that succeeded last recorded its success, as a Unix timestamp (a later clear of its date does not change it); absent before any success.',
+      ({ view }) => seconds(view.status.lastSuccess?.at),
+    );
+    perPipeline(
+      'runledger_last_failure_timestamp_seconds',
+      'When the run that failed (or was abandoned) last recorded its failure, as a Unix timestamp (a later retry does not change it); absent before any failure.',
+      ({ view }) => seconds(view.status.lastFailure?.at),
+    );
+    gauge('runledger_pipeline_info', "A pipeline's definition as labels, always 1: its schedule, zone, timetable and the OpenLineage job bound to it (namespace/name, empty when none).", (sample) => {
+      for (const { pipeline, definition: d } of rows) {
+        const job = d.openlineage ? `${d.openlineage.namespace}/${d.openlineage.job}` : '';
+        sample(out.labels([['pipeline', pipeline], ['schedule', d.schedule], ['timezone', d.timezone], ['timetable', d.timetable], ['openlineage_job', job]]), 1);
+      }
+    });
+    gauge('runledger_build_info', 'The runledger version and Node.js version that answer, always 1.', (sample) => sample(out.labels([['version', toolVersion], ['node_version', process.version]]), 1));
+    gauge('runledger_ledger_head_position', 'Position of the last event in the ledger.', (sample) => sample('', ledgerHead.position));
+    gauge('runledger_consumer_position', 'The last position a durable consumer (follow --consumer) acknowledged.', (sample) => {
+      for (const consumer of consumers) sample(out.labels([['consumer', consumer.name]]), consumer.position);
+    });
+    gauge('runledger_consumer_behind_events', 'Events between the head and what a durable consumer acknowledged.', (sample) => {
+      for (const consumer of consumers) sample(out.labels([['consumer', consumer.name]]), Math.max(0, ledgerHead.position - consumer.position));
+    });
+    // Before the first verification, 0 (as a gauge without labels starts).
     const verify = options.verify;
-    if (verify) {
-      fills.set(verifyOk, () => verifyOk.set(verify.ok ? 1 : 0));
-      fills.set(verifyPosition, () => verifyPosition.set(verify.head.position));
-      fills.set(verifyTime, () => verifyTime.set(verify.atMs / 1000));
-    }
-    // What `registry.metrics()` returns (each metric's text, a blank line between them, a newline at the end), handed
-    // on one metric at a time: its one string of the whole text (4.7 MB for 1,000 pipelines), with every metric's text
-    // held until the join, outlived several collections of the young generation and went to the old one at each scrape.
-    const names = registry.getMetricsAsArray().map((metric) => metric.name);
-    for (const [i, name] of names.entries()) {
-      const metric = registry.getSingleMetric(name);
-      fills.get(metric)?.();
-      print(`${i === 0 ? '' : '\n\n'}${await registry.getSingleMetricAsString(name)}`);
-      // Nothing of this scrape is held until the next one.
-      metric?.reset();
-    }
-    print('\n');
-    durations.length = 0;
-    return registry.contentType;
+    gauge('runledger_ledger_verify_ok', '1 when the last verification found the hash chain intact, 0 when it found it broken.', (sample) => sample('', verify?.ok ? 1 : 0));
+    gauge('runledger_ledger_verified_position', 'The last position the last verification checked out.', (sample) => sample('', verify ? verify.head.position : 0));
+    gauge('runledger_ledger_verify_timestamp_seconds', 'When the last verification ran, as a Unix timestamp.', (sample) => sample('', verify ? verify.atMs / 1000 : 0));
+    out.end();
+    return PROMETHEUS_CONTENT_TYPE;
   };
   // Scrapes one after another; the queue holds when the last one ends, never its answer.
   let queue: Promise<unknown> = Promise.resolve();
@@ -188,27 +184,22 @@ async function statusReader(ledger: Ledger, nowMs: number): Promise<(pipeline: s
 }
 
 /**
- * The run duration histogram from the pipelines' run tallies (bucket counts kept in the summary rows),
- * as prom-client's registry prints a histogram: per pipeline and outcome with a timed run, the
- * cumulative buckets, `+Inf`, the sum in seconds and the count. prom-client's Histogram only takes
- * observations one by one, so this is the metric object its registry reads (`get`).
+ * The run duration histogram from the pipelines' run tallies (bucket counts kept in the summary rows), as
+ * prom-client's registry prints a histogram: per pipeline and outcome with a timed run, the cumulative
+ * buckets, `+Inf`, the sum in seconds and the count.
  */
-function tallyHistogram(name: string, help: string, pipelines: ReadonlyArray<{ pipeline: string; tally: RunTally }>): Metric {
-  // The values one at a time, as the registry prints them (it walks them with for…of): 1,000 pipelines have 36,000,
-  // which built as one array, each with its labels, outlived young-generation collections while they were printed.
-  function* values(): Generator<{ labels: Record<string, string | number>; value: number; metricName: string }> {
-    for (const { pipeline, tally } of pipelines) {
-      for (const outcome of OUTCOMES) {
-        const entry = tally[outcome];
-        if (entry === undefined || entry.timed === 0) continue;
-        const labels = { pipeline, outcome };
-        for (const [i, le] of DURATION_BUCKETS.entries()) yield { labels: { ...labels, le }, value: entry.le[i] ?? 0, metricName: `${name}_bucket` };
-        yield { labels: { ...labels, le: '+Inf' }, value: entry.timed, metricName: `${name}_bucket` };
-        yield { labels, value: entry.ms / 1000, metricName: `${name}_sum` };
-        yield { labels, value: entry.timed, metricName: `${name}_count` };
-      }
+function printDurations(out: ReturnType<typeof metricsText>, rows: readonly ScrapeRow[]): void {
+  const name = 'runledger_run_duration_seconds';
+  out.metric(name, 'Duration of finished runs, from start to success, failure or abandonment.', 'histogram');
+  for (const { pipeline, view } of rows) {
+    for (const outcome of OUTCOMES) {
+      const entry = view.runTally[outcome];
+      if (entry === undefined || entry.timed === 0) continue;
+      const labels = out.labels([['pipeline', pipeline], ['outcome', outcome]]);
+      for (let i = 0; i < DURATION_BUCKETS.length; i++) out.sample(`${name}_bucket`, `${labels},le="${DURATION_BUCKETS[i] as number}"`, entry.le[i] ?? 0);
+      out.sample(`${name}_bucket`, `${labels},le="+Inf"`, entry.timed);
+      out.sample(`${name}_sum`, labels, entry.ms / 1000);
+      out.sample(`${name}_count`, labels, entry.timed);
     }
   }
-  const get = async () => ({ name, help, type: 'histogram', values: values(), aggregator: 'sum' });
-  return { name, help, get, reset: () => undefined } as unknown as Metric;
 }

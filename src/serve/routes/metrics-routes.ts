@@ -3,6 +3,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { chainVerifier } from '../../ops/chain-verifier.js';
 import { metricsCollector } from '../../ops/collect-metrics.js';
 import { answerCache } from '../answer-cache.js';
+import { keptBytes, sendKept, type KeptBytes } from '../kept-bytes.js';
 import type { ServeDeps } from '../serve-options.js';
 
 /**
@@ -22,9 +23,9 @@ export function metricsRoutes(app: FastifyInstance, deps: ServeDeps): void {
   collectDefaultMetrics({ register: processMetrics });
   // Built once per head position and second, however many scrapers ask (an HA pair of Prometheus servers, or
   // several at once): within one second and one head it is what a fresh build gives, to the second its lag and
-  // the process's own figures are read at (Prometheus scrapes every 15 s by default). Kept as bytes, so a
-  // request that finds it sends them as they are.
-  const answer = answerCache<{ body: Buffer; contentType: string }>();
+  // the process's own figures are read at (Prometheus scrapes every 15 s by default). Kept as the pieces of bytes it
+  // was printed in, so a request that finds it sends them as they are.
+  const answer = answerCache<{ body: KeptBytes; contentType: string }>();
   // One registry and one set of metrics for every scrape, their values set afresh each time.
   const ledgerMetrics = metricsCollector();
   app.get('/metrics', async (_request, reply) => {
@@ -36,8 +37,8 @@ export function metricsRoutes(app: FastifyInstance, deps: ServeDeps): void {
       const last = chunks.at(-1);
       const endsLine = last !== undefined && last.length > 0 && last[last.length - 1] === 0x0a;
       chunks.push(Buffer.from(`${endsLine ? '' : '\n'}${await processMetrics.metrics()}`, 'utf8'));
-      return { body: Buffer.concat(chunks), contentType };
+      return { body: keptBytes(chunks), contentType };
     });
-    return reply.type(contentType).send(body);
+    return sendKept(reply.type(contentType), body);
   });
 }
