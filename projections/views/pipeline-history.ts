@@ -1,3 +1,4 @@
+import type { EventType } from '../../events/ledger-event.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import { isDone } from '../date-state.js';
@@ -99,6 +100,9 @@ export function historyFold(walkerFor: (definition: PipelineDefinition) => SlotW
   };
   return { add, result: () => ({ points, audit, position: state?.position ?? 0 }) };
 }
+
+/** The types of the events `auditEntriesOf` makes entries of: an event of any other type makes none. */
+export const AUDIT_EVENT_TYPES = ['PipelineDefined', 'PipelineRedefined', 'RunCleared', 'RunStarted', 'RunAbandoned', 'RunMarked'] as const satisfies readonly EventType[];
 
 /**
  * The audit entries an event makes (a definition, redefinition, clear, forced re-run, takeover,

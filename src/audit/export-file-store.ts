@@ -57,6 +57,7 @@ export class ExportFileStore implements EventStore {
       if (filter.pipeline !== undefined && event.data.pipeline !== filter.pipeline) continue;
       if (filter.stream !== undefined && event.stream !== filter.stream) continue;
       if (filter.runId !== undefined && !('runId' in event.data && event.data.runId === filter.runId)) continue;
+      if (filter.types !== undefined && !filter.types.includes(event.type)) continue;
       batch.push(event);
       if (batch.length >= limit) {
         yield batch;

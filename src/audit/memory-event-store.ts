@@ -91,6 +91,7 @@ export class MemoryEventStore implements EventStore {
       if (filter.pipeline !== undefined && row.pipeline !== filter.pipeline) continue;
       if (filter.stream !== undefined && row.event.stream !== filter.stream) continue;
       if (filter.runId !== undefined && row.runId !== filter.runId) continue;
+      if (filter.types !== undefined && !filter.types.includes(row.event.type)) continue;
       batch.push(row);
       if (batch.length === size) {
         yield batch;

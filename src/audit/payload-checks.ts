@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { checkEventSchema } from '../../events/decode-event.js';
+import type { EventCheck } from '../../events/decode-trusted-event.js';
 import type { RawEvent } from '../store/event-store.js';
 import { sha256Hex } from '../store/seal-events.js';
 import { firstPayloadProblem, type PayloadVerdict } from './check-payload.js';
@@ -52,12 +52,12 @@ export type PayloadChecks = {
  * with `sha256Hex`, as the worker does).
  *
  * @example
- * const checks = payloadChecks(compiledWorker('verify-worker.js'), true);
+ * const checks = payloadChecks(compiledWorker('verify-worker.js'), true, checkEventSchema);
  * const { verdict, hashed } = checks.start(rows);
  * const problem = verdict === IN_WORKER ? await checks.verdict(rows, hashed) : verdict;
  * checks.close();
  */
-export function payloadChecks(worker: URL | null, hashes: boolean): PayloadChecks {
+export function payloadChecks(worker: URL | null, hashes: boolean, checkEventSchema: EventCheck): PayloadChecks {
   let batches = 0;
   let sent = 0;
   let taken = 0;

@@ -154,7 +154,10 @@ export async function verifyChain(batches: AsyncIterable<RawEvent[]>, options: V
     return bad({ position: at.position, problem: at.problem, head: before, events: batch.events + at.index });
   };
 
-  const checks = payloadChecks(options.worker === undefined ? compiledWorker('verify-worker.js') : options.worker, options.sha256 === sha256Hex);
+  // The schemas (zod) loaded when the chain is walked, not with the module: the report imports this one at its start and
+  // walks the chain last, and their 4 MB held through its pages let the old generation grow by four times that.
+  const { checkEventSchema } = await import('../../events/decode-event.js');
+  const checks = payloadChecks(options.worker === undefined ? compiledWorker('verify-worker.js') : options.worker, options.sha256 === sha256Hex, checkEventSchema);
   try {
     // The batches sent to the worker whose verdict is not taken yet, oldest first; then at most one that
     // fails, whose older batches must be settled first (the first bad row wins).

@@ -73,13 +73,13 @@ export async function* reportChunks(ledger: Ledger, options: ReportOptions = {})
     const pipeline = definition.pipeline;
     let entries: AuditEntry[];
     if (tables) {
-      yield pageBody(await loadServedPipelinePage(scoped(), pipeline, undefined, limits), reportLinks).html;
+      yield* pageBodyChunks(await loadServedPipelinePage(scoped(), pipeline, undefined, limits), reportLinks);
       const tail = await loadAuditTail(ledger, pipeline, time.position, AUDIT_ENTRIES);
       total += tail.total;
       entries = tail.entries;
     } else {
       const section = await loadPipelineSection(scoped(), pipeline, options.asOf, limits);
-      yield pageBody(section.page, reportLinks).html;
+      yield* pageBodyChunks(section.page, reportLinks);
       total += section.audit.length;
       entries = section.audit;
     }

@@ -1,5 +1,5 @@
 import type { EventMetadata } from '../../events/event-metadata.js';
-import type { LedgerEvent } from '../../events/ledger-event.js';
+import type { EventType, LedgerEvent } from '../../events/ledger-event.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { ReadModels } from './read-models.js';
 
@@ -29,6 +29,8 @@ export type ReadFilter = {
   stream?: string;
   /** Only events of this run. */
   runId?: string;
+  /** Only events of these types (by the stored type column: the events of other types are not decoded). */
+  types?: readonly EventType[];
   /** Inclusive lower bound on position. */
   fromPosition?: number;
   /** Inclusive upper bound on position. */

@@ -348,6 +348,10 @@ export async function loadAuditPage(ledger: Ledger, asOf: AsOf | undefined, limi
 /**
  * The `verify` result with the head hash; the chain is always walked whole, whatever the as-of.
  * `inThread`: payloads checked in this thread, not a second one (the report: a worker's own heap cost it 40 MB).
+ * What the walk adds to a report's peak is mostly outside the JavaScript heap: JSON.parse internalizes every string
+ * value of up to 10 characters, and V8 keeps its string table off the heap, with dead entries until the next full
+ * collection. The bench ledger's 472,348 run ids (8–10 characters) grew it to a 14 MB mapping during the walk
+ * (RSS 156 → 174 MB at the report's end; 1M unique 10-character values: an 8 MB table, 11-character ones: none).
  */
 export async function loadVerifyPage(ledger: Ledger, options: { inThread?: boolean } = {}): Promise<VerifyPage> {
   const time = await pageTime(ledger, undefined);

@@ -10,6 +10,8 @@ import type { Ledger } from '../ledger/ledger.js';
 import type { AsOf, PendingView } from '../ledger/ledger-types.js';
 import { tableView } from '../ledger/read-model-views.js';
 import { rangeOf } from '../ledger/resolve-keys.js';
+import type { DateState } from '../../projections/date-state.js';
+import type { PipelineSummary } from '../store/read-model-rows.js';
 import type { ReadModels } from '../store/read-models.js';
 import type { Timetable } from '../timetable/timetable.js';
 import { calendarWindow } from './calendar-window.js';
@@ -228,45 +230,65 @@ function throughMark(dates: ReadonlyArray<{ date: string; logicalDate: string }>
 async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipeline: string, limits: PageLimits, input: PipelinePageInput): Promise<PipelinePage | null> {
   const time = await pageTime(ledger, undefined);
   const { definition, timetable, summary } = await tableView(models, pipeline);
-  const window = calendarWindow(timetable, time.nowMs, { ...input, ...rangeEnd(input) }, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? 31));
-  const state = await ledger.state({ pipeline, ...(window.from === null || window.to === null ? {} : { from: window.from, to: window.to }), limit: CALENDAR_CELLS });
+  // First the part that reads the most (up to thousands of events decoded), while nothing else of the page is held.
+  const audit = await newestAudit(ledger, pipeline, limits.audit ?? 200);
+  const calendar = await calendarOfNow(ledger, pipeline, timetable, time.nowMs, limits, input);
   const keys = await historyKeys(models, pipeline, timetable, time.nowMs);
   if (keys === null) return null;
-  // The most recent recorded keys' rows, in one read by the logical dates' index from the oldest of them.
-  const { latest, recorded } = newestRecorded(keys, Math.max(CHART_DATES, TASK_GRID_DATES));
-  const wanted = new Set(latest.map((i) => keys.dates[i] as string));
-  const latestRows = latest.length === 0 ? [] : (await models.dates(pipeline, { fromMs: Math.min(...latest.map((i) => keys.at[i] as number)), light: true })).filter((d) => wanted.has(d.date));
+  const hasTasks = (definition.tasks?.length ?? 0) > 0;
+  const recent = await recentDates(models, pipeline, keys, hasTasks, timetable, summary);
   const { status } = await ledger.pipelineStatus({ pipeline, nowMs: time.nowMs });
   const pending = await oldestPending(ledger, pipeline, keys);
-  const hasTasks = (definition.tasks?.length ?? 0) > 0;
-  const gridDates = hasTasks ? latestRows.slice(-TASK_GRID_DATES) : [];
-  const chartDates = latestRows.slice(-CHART_DATES);
   const runsLimit = limits.runs ?? 100;
   // One run more than the page tells whether older runs are left.
   const runsPage = await ledger.runs({ pipeline, limit: runsLimit + 1, ...(input.runsBefore === undefined ? {} : { before: input.runsBefore }) });
   const olderRuns = runsPage.runs.length > runsLimit;
   const runs = runRows(olderRuns ? runsPage.runs.slice(1) : runsPage.runs, runsLimit, time.nowMs);
-  const audit = await newestAudit(ledger, pipeline, limits.audit ?? 200);
   const first = timetable.first();
   const last = timetable.lastDue(time.nowMs);
   return {
     kind: 'pipeline',
     time,
     definition,
-    watermark: state.watermark,
-    completeThrough: state.completeThrough,
-    ...calendarPart(timetable, state, time.nowMs, window, input),
+    ...calendar,
     strip: historyStrip(keys, STRIP_COLUMNS),
-    taskGrid: hasTasks ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], gridDates, await tasksOfDates(ledger, pipeline, gridDates.map((d) => d.date))) : null,
+    taskGrid: hasTasks ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], recent.gridDates, await tasksOfDates(ledger, pipeline, recent.gridDates.map((d) => d.date))) : null,
     pending: { pipeline, from: last === undefined ? null : (first?.date ?? null), to: last?.date ?? null, pending, inFlight: pendingInFlight(status.inFlight, keys, timetable, time.nowMs) },
     pendingTotal: status.pending.total,
     runs: runs.rows,
     olderRuns: olderRuns ? (runs.rows.at(-1)?.runId ?? null) : null,
     runsBefore: input.runsBefore ?? null,
     hasTasks,
-    points: pointsFromDates(chartDates, { watermark: summary.watermark, completeThrough: throughMark(chartDates, timetable, summary.completeThrough) }),
-    chartDates: Math.min(recorded, CHART_DATES),
+    points: recent.points,
+    chartDates: recent.chartDates,
     audit: audit.entries,
     auditScanned: audit.scanned,
+  };
+}
+
+/**
+ * The calendar window's part of the page, from the window's state read here and dropped on return: a page's
+ * rows held while the rest of it was read outlived collections of the young generation (a report promoted them
+ * at every page).
+ */
+async function calendarOfNow(ledger: Ledger, pipeline: string, timetable: Timetable, nowMs: number, limits: PageLimits, input: PipelinePageInput): Promise<Pick<PipelinePage, 'watermark' | 'completeThrough' | 'calendar' | 'calendarPages' | 'calendarRange'>> {
+  const window = calendarWindow(timetable, nowMs, { ...input, ...rangeEnd(input) }, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? 31));
+  const state = await ledger.state({ pipeline, ...(window.from === null || window.to === null ? {} : { from: window.from, to: window.to }), limit: CALENDAR_CELLS });
+  return { watermark: state.watermark, completeThrough: state.completeThrough, ...calendarPart(timetable, state, nowMs, window, input) };
+}
+
+/**
+ * The chart's points and the task grid's dates, from the most recent recorded keys' rows read in one read by the
+ * logical dates' index from the oldest of them (the rows read are dropped on return, as in `calendarOfNow`).
+ */
+async function recentDates(models: ReadModels, pipeline: string, keys: History, hasTasks: boolean, timetable: Timetable, summary: PipelineSummary): Promise<{ gridDates: DateState[]; points: PipelinePage['points']; chartDates: number }> {
+  const { latest, recorded } = newestRecorded(keys, Math.max(CHART_DATES, TASK_GRID_DATES));
+  const wanted = new Set(latest.map((i) => keys.dates[i] as string));
+  const latestRows = latest.length === 0 ? [] : (await models.dates(pipeline, { fromMs: Math.min(...latest.map((i) => keys.at[i] as number)), light: true })).filter((d) => wanted.has(d.date));
+  const chartDates = latestRows.slice(-CHART_DATES);
+  return {
+    gridDates: hasTasks ? latestRows.slice(-TASK_GRID_DATES) : [],
+    points: pointsFromDates(chartDates, { watermark: summary.watermark, completeThrough: throughMark(chartDates, timetable, summary.completeThrough) }),
+    chartDates: Math.min(recorded, CHART_DATES),
   };
 }

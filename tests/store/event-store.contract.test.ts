@@ -449,6 +449,13 @@ describe.each(harnesses)('$name event store contract', (harness) => {
     expect(await positions(store, { pipeline: 'alpha', fromPosition: 10, toPosition: 20, batchSize: 2 })).toEqual([11, 13, 15, 17, 19]);
     expect(await positions(store, { pipeline: 'gamma' })).toEqual([]);
     expect(await positions(store, { fromPosition: 24 })).toEqual([]);
+    // A type filter keeps only those types, with the others (batches count the rows kept, backward too).
+    expect(await positions(store, { types: ['RunSucceeded'], batchSize: 1 })).toEqual([23]);
+    expect(await positions(store, { pipeline: 'alpha', types: ['PipelineDefined', 'RunSucceeded'], batchSize: 1 })).toEqual([1, 23]);
+    expect(await positions(store, { pipeline: 'beta', types: ['RunStarted'], toPosition: 10, batchSize: 2 })).toEqual([4, 6, 8, 10]);
+    expect(await positions(store, { types: [] })).toEqual([]);
+    const backward = (store.readBackward as NonNullable<EventStore['readBackward']>).call(store, { pipeline: 'alpha', types: ['PipelineDefined', 'RunSucceeded'], batchSize: 1 });
+    expect((await collect(backward)).all.map((e) => e.position)).toEqual([23, 1]);
 
     const raw = await collect(store.readRaw({ fromPosition: 20, batchSize: 2 }));
     expect(raw.batches.map((b) => b.map((r) => r.position))).toEqual([[20, 21], [22, 23]]);

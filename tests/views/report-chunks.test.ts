@@ -4,11 +4,12 @@ import { openMemoryLedger } from '../../src/testing/open-memory-ledger.js';
 
 /**
  * `report --html` is written as it is rendered: the document comes a section
- * at a time (page start, overview a few rows at a time, each pipeline, audit,
+ * at a time (page start, overview a few rows at a time, each pipeline a part
+ * at a time, audit,
  * verify, page end), so the command never holds the whole report.
  */
 describe('reportChunks', () => {
-  test('yields the page start, the overview, one chunk per pipeline, the audit, verify and the page end; together they are the report', async () => {
+  test('yields the page start, the overview, each pipeline a part at a time, the audit, verify and the page end; together they are the report', async () => {
     const ledger = openMemoryLedger({ clock: () => Date.parse('2026-11-06T01:00:00+07:00') });
     for (const pipeline of ['etl_orders', 'etl_users']) {
       await ledger.define({ pipeline, schedule: '@daily', start: '2026-11-02', timezone: 'Asia/Jakarta' });
@@ -25,18 +26,24 @@ describe('reportChunks', () => {
     expect(chunks.slice(1, 6).map((chunk) => chunk.slice(0, 18))).toEqual(['<section id="overv', '<h1>Pipelines</h1>', '<tr data-pipeline=', '</tbody></table>', '</section>']);
     expect(chunks[3]).toContain('<tr data-pipeline="etl_orders"');
     expect(chunks[3]).toContain('<tr data-pipeline="etl_users"');
-    const rest = chunks.slice(6);
-    expect(rest).toHaveLength(5);
-    expect(rest[0]).toContain('id="pipeline-etl_orders"');
-    expect(rest[0]).not.toContain('id="pipeline-etl_users"');
-    expect(rest[1]).toContain('id="pipeline-etl_users"');
+    // Each pipeline's page a part at a time (its head, strip, calendar, chart, pending, runs, audit), never one string of the page.
+    const pages = chunks.slice(6, 20);
+    expect(pages.map((chunk) => chunk.slice(0, 24))).toEqual(
+      Array.from({ length: 2 }, () => ['<section class="pipeline', '<div data-part="strip"><', '<div data-part="calendar', '\n<h2>Watermark and compl', '<h2>Pending</h2><div dat', '<h2>Runs</h2><div data-p', '<h2>Audit timeline</h2><']).flat(),
+    );
+    expect(pages.slice(0, 7).join('')).toContain('id="pipeline-etl_orders"');
+    expect(pages.slice(0, 7).join('')).not.toContain('id="pipeline-etl_users"');
+    expect(pages.slice(7).join('')).toContain('id="pipeline-etl_users"');
+    expect(pages[6]).toMatch(/<\/section>$/);
+    const rest = chunks.slice(20);
+    expect(rest).toHaveLength(3);
     // The audit section lists both pipelines' clears, newest first.
-    const audit = rest[2] ?? '';
+    const audit = rest[0] ?? '';
     expect(audit).toMatch(/^<section id="audit">/);
     expect(audit.indexOf('re-run etl_users')).toBeGreaterThan(-1);
     expect(audit.indexOf('re-run etl_users')).toBeLessThan(audit.indexOf('re-run etl_orders'));
-    expect(rest[3]).toContain('chain intact');
-    expect(rest[4]).toMatch(/<\/html>\n$/);
+    expect(rest[1]).toContain('chain intact');
+    expect(rest[2]).toMatch(/<\/html>\n$/);
     expect(chunks.join('')).toBe(await renderReport(ledger));
   });
 });

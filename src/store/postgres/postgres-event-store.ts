@@ -614,6 +614,7 @@ class PostgresEventStore implements EventStore {
     if (filter.pipeline !== undefined) where.push(`pipeline = $${params.push(filter.pipeline) + 3}`);
     if (filter.stream !== undefined) where.push(`stream = $${params.push(filter.stream) + 3}`);
     if (filter.runId !== undefined) where.push(`run_id = $${params.push(filter.runId) + 3}`);
+    if (filter.types !== undefined) where.push(`type = ANY($${params.push([...filter.types]) + 3}::text[])`);
     const sql = `SELECT position, payload, prev_hash, hash${withColumns ? `, ${this.#hasSignatureColumn ? 'signature' : 'NULL AS signature'}, ${STORED_COLUMNS}` : ''} FROM ${this.#events} WHERE ${where.join(' AND ')} ORDER BY position${backward ? ' DESC' : ''} LIMIT $3`;
     const limit = filter.batchSize ?? 1000;
     let from = filter.fromPosition ?? 1;

@@ -367,6 +367,10 @@ class SqliteEventStore implements EventStore {
     if (filter.pipeline !== undefined) where.push('pipeline = @pipeline');
     if (filter.stream !== undefined) where.push('stream = @stream');
     if (filter.runId !== undefined) where.push('run_id = @runId');
+    // One parameter a type (a handful at most), so each length of list is one more shape of statement.
+    const types: Record<string, string> = {};
+    filter.types?.forEach((type, i) => (types[`type${i}`] = type));
+    if (filter.types !== undefined) where.push(`type IN (${Object.keys(types).map((name) => `@${name}`).join(', ') || 'NULL'})`);
     const sql = `SELECT position, payload, prev_hash, hash${withColumns ? `, ${this.#hasSignatureColumn ? 'signature' : 'NULL AS signature'}, ${STORED_COLUMNS}` : ''} FROM events WHERE ${where.join(' AND ')} ORDER BY position${backward ? ' DESC' : ''} LIMIT @limit`;
     // Prepared once per shape of filter: a library calling start + succeed in a loop prepared one per read.
     let statement = this.#reads.get(sql);
@@ -378,7 +382,7 @@ class SqliteEventStore implements EventStore {
     let from = filter.fromPosition ?? 1;
     let to = filter.toPosition ?? Number.MAX_SAFE_INTEGER;
     for (;;) {
-      const rows = statement.all({ from, to, limit, pipeline: filter.pipeline, stream: filter.stream, runId: filter.runId }) as unknown[][];
+      const rows = statement.all({ from, to, limit, pipeline: filter.pipeline, stream: filter.stream, runId: filter.runId, ...types }) as unknown[][];
       if (rows.length === 0) return;
       yield rows;
       if (rows.length < limit) return;
