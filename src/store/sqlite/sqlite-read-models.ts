@@ -174,15 +174,17 @@ const KEPT_SUMMARIES = 1024;
 const KEPT_ROWS = 2048;
 /**
  * The rows this connection's appends wrote, as they were bound: the summaries, and the date rows (by pipeline and
- * key, see `dateKey`) and run rows. Each is the row as stored while `Written` holds (see `written` below).
+ * key, see `rowKey`) and run rows (by pipeline and run id: a run id is unique in a pipeline, and two pipelines' runs
+ * may share one when two starts race past the check outside the append). Each is the row as stored while `Written`
+ * holds (see `written` below).
  */
 type Written = { summaries: Map<string, WrittenSummary>; dates: Map<string, DateRow>; runs: Map<string, RunRow> };
 function noneWritten(): Written {
   return { summaries: new Map(), dates: new Map(), runs: new Map() };
 }
-/** A date row's key in `Written.dates`: the pipeline and the key, joined by a NUL (neither holds one). */
-function dateKey(pipeline: string, date: string): string {
-  return `${pipeline}\0${date}`;
+/** A row's key in `Written.dates` and `Written.runs`: the pipeline and the date key or run id, joined by a NUL (none holds one). */
+function rowKey(pipeline: string, key: string): string {
+  return `${pipeline}\0${key}`;
 }
 function values(row: object, columns: readonly string[]): unknown[] {
   return columns.map((c) => (row as Row)[c]);
@@ -282,7 +284,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     const hasRows = summary !== null && hasAny(summary.counts);
     if (!hasRows) return touched;
     for (const key of dates) {
-      let row = known.dates.get(dateKey(pipeline, key));
+      let row = known.dates.get(rowKey(pipeline, key));
       if (row === undefined) {
         const cells = s.date.get(pipeline, key) as unknown[] | undefined;
         if (cells === undefined) continue;
@@ -292,12 +294,12 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       touched.dates.set(key, { state: dateOfRow(row, writerPayloads), refs: { result: row.result_position, error: row.error_position } });
     }
     for (const runId of runs) {
-      let row = known.runs.get(runId);
+      let row = known.runs.get(rowKey(pipeline, runId));
       if (row === undefined) {
-        const cells = s.run.get(runId) as unknown[] | undefined;
+        const cells = s.runOfPipeline.get(runId, pipeline) as unknown[] | undefined;
         row = cells === undefined ? undefined : runRowOfValues(cells);
       }
-      if (row && row.pipeline === pipeline) touched.runs.set(runId, { run: runOfRow(row, writerPayloads), refs: { result: row.result_position, error: row.error_position }, seq: row.seq });
+      if (row !== undefined) touched.runs.set(runId, { run: runOfRow(row, writerPayloads), refs: { result: row.result_position, error: row.error_position }, seq: row.seq });
     }
     return touched;
   };
@@ -334,11 +336,11 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     if (known.runs.size + folded.runs.length > KEPT_ROWS) known.runs.clear();
     for (const row of folded.dates) {
       (storedLogical.get(row.date) === row.logical_ms ? s.putDateSameLogical : s.putDate).run(values(row, DATE_COLUMNS));
-      known.dates.set(dateKey(pipeline, row.date), row);
+      known.dates.set(rowKey(pipeline, row.date), row);
     }
     for (const row of folded.runs) {
       s.putRun.run(values(row, RUN_COLUMNS));
-      known.runs.set(row.run_id, row);
+      known.runs.set(rowKey(pipeline, row.run_id), row);
     }
     const timetable = timetables(folded.summary.definition);
     const through = completeThroughAfter(
@@ -554,7 +556,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
         rows = [];
         const known = keys.length === 0 ? null : writtenNow();
         for (const key of keys) {
-          const row = known?.dates.get(dateKey(pipeline, key));
+          const row = known?.dates.get(rowKey(pipeline, key));
           if (row !== undefined) {
             rows.push(row);
             continue;
@@ -814,6 +816,12 @@ function prepare(db: Database.Database) {
     run: db
       .prepare(
         `SELECT ${RUN_COLUMNS.map((c) => `r.${c}`).join(', ')} FROM events e JOIN rm_runs r ON r.pipeline = e.pipeline AND r.seq = e.position WHERE e.run_id = ? AND r.run_id = e.run_id ORDER BY e.position LIMIT 1`,
+      )
+      .raw(true),
+    // The same, of one pipeline: the run an append folds is its own pipeline's, whatever another pipeline's run of that id.
+    runOfPipeline: db
+      .prepare(
+        `SELECT ${RUN_COLUMNS.map((c) => `r.${c}`).join(', ')} FROM events e JOIN rm_runs r ON r.pipeline = e.pipeline AND r.seq = e.position WHERE e.run_id = ? AND e.pipeline = ? AND r.run_id = e.run_id ORDER BY e.position LIMIT 1`,
       )
       .raw(true),
     runsBefore: db.prepare(`SELECT ${RUN_COLUMNS.join(', ')} FROM rm_runs WHERE pipeline = ? AND seq < ? ORDER BY seq DESC LIMIT ?`).raw(true),

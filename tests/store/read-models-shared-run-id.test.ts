@@ -1,0 +1,60 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, expect, test } from 'vitest';
+import type { LedgerEvent } from '../../events/ledger-event.js';
+import { runStream } from '../../events/recorded-event.js';
+import { verifyProjections } from '../../src/audit/verify-projections.js';
+import { openLedger } from '../../src/ledger/ledger.js';
+import type { NewEvent } from '../../src/store/event-store.js';
+import { tempDir } from '../support/run-cli.js';
+
+// `start --run-id` checks that the id is free before its append, outside the transaction: two starts on two
+// pipelines can both pass that check with one id. The SQLite table writer then folds each pipeline's events into its
+// own run row: a success of the second pipeline's run reaches that run, not the first pipeline's row of the same id.
+
+const dir = tempDir('runledger-shared-run-id-');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const NOW = Date.parse('2026-01-10T00:00:00Z');
+let k = 0;
+
+/** A run event of `pipeline`'s date, as a writer that passed the id check would append it. */
+function runEvent(pipeline: string, date: string, event: LedgerEvent): { stream: string; expectedVersion: 'any'; events: NewEvent[] } {
+  const stream = runStream(pipeline, date);
+  const envelope = { eventId: `S${String(++k).padStart(25, '0')}`, stream, recordedAt: '2026-01-05T00:00:00.000Z', metadata: { actor: 'test', toolVersion: 'test' } };
+  return { stream, expectedVersion: 'any', events: [{ ...event, ...envelope } as NewEvent] };
+}
+
+function started(pipeline: string, date: string, runId: string): LedgerEvent {
+  const interval = { start: `${date}T00:00:00+00:00`, end: `${date}T00:00:00+00:00`.replace(date, nextDay(date)) };
+  return {
+    type: 'RunStarted',
+    schemaVersion: 1,
+    data: { pipeline, date, runId, attempt: 1, runType: 'scheduled', logicalDate: interval.start, dataInterval: interval, runAfter: interval.end, leaseExpiresAt: '2026-01-10T01:00:00.000Z', force: false, offSchedule: false, takeoverOf: null },
+  } as LedgerEvent;
+}
+
+function nextDay(date: string): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+}
+
+test('a run id two pipelines share: each pipeline\'s success reaches its own run row, and the tables equal the fold', async () => {
+  const db = join(dir, 'ledger.db');
+  const first = await openLedger({ db, clock: () => NOW });
+  await first.define({ pipeline: 'alpha', schedule: '@daily', start: '2026-01-01' });
+  await first.define({ pipeline: 'beta', schedule: '@daily', start: '2026-01-01' });
+  for (const pipeline of ['alpha', 'beta']) expect((await first.store.append([runEvent(pipeline, '2026-01-03', started(pipeline, '2026-01-03', 'shared'))])).ok).toBe(true);
+  await first.close();
+  // Another connection (none of the rows above kept by it) folds beta's success.
+  const ledger = await openLedger({ db, clock: () => NOW });
+  const append = async (request: ReturnType<typeof runEvent>) => expect((await ledger.store.append([request])).ok).toBe(true);
+  const succeeded = (pipeline: string, date: string): LedgerEvent =>
+    ({ type: 'RunSucceeded', schemaVersion: 1, data: { pipeline, date, runId: 'shared', metrics: { rows: 1 }, outputs: [] } }) as LedgerEvent;
+  await append(runEvent('beta', '2026-01-03', succeeded('beta', '2026-01-03')));
+  const beta = await ledger.runs({ pipeline: 'beta' });
+  expect(beta.runs.map((r) => [r.runId, r.status])).toEqual([['shared', 'success']]);
+  const alpha = await ledger.runs({ pipeline: 'alpha' });
+  expect(alpha.runs.map((r) => [r.runId, r.status])).toEqual([['shared', 'running']]);
+  expect(await verifyProjections(ledger.store)).toMatchObject({ ok: true, difference: null });
+  await ledger.close();
+});
