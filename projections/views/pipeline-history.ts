@@ -1,4 +1,4 @@
-import type { EventType } from '../../events/ledger-event.js';
+import type { EventType, LedgerEvent } from '../../events/ledger-event.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import { isDone } from '../date-state.js';
@@ -101,19 +101,40 @@ export function historyFold(walkerFor: (definition: PipelineDefinition) => SlotW
   return { add, result: () => ({ points, audit, position: state?.position ?? 0 }) };
 }
 
-/** The types of the events `auditEntriesOf` makes entries of: an event of any other type makes none. */
-export const AUDIT_EVENT_TYPES = ['PipelineDefined', 'PipelineRedefined', 'RunCleared', 'RunStarted', 'RunAbandoned', 'RunMarked'] as const satisfies readonly EventType[];
+/** The audit entry of `event`, by its kind, date, run id and detail (the event's position, instant, actor, pipeline and reason). */
+type EntryMaker = (kind: AuditKind, date: string | null, runId: string | null, detail: string) => AuditEntry;
 
 /**
- * The audit entries an event makes (a definition, redefinition, clear, forced re-run, takeover,
- * abandoned run or mark; a forced take-over makes two): each depends on its event alone, so the
- * newest entries can be read from the newest events by index.
+ * The audit entries of each type of event that makes any (a definition, redefinition, clear, forced re-run, takeover,
+ * abandoned run or mark; a forced take-over makes two). The types read for the audit are this record's keys
+ * (`AUDIT_EVENT_TYPES`), so an entry added here is one the type-filtered reads find.
+ */
+const AUDIT_ENTRIES: { [T in EventType]?: (e: RecordedEvent<Extract<LedgerEvent, { type: T }>>, entry: EntryMaker) => AuditEntry[] } = {
+  PipelineDefined: (e, entry) => [entry('defined', null, null, `defined: ${e.data.schedule} (${e.data.timetable}) in ${e.data.timezone} from ${e.data.start}`)],
+  PipelineRedefined: (e, entry) => [entry('redefined', null, null, `redefined: ${e.data.changes.map((c) => `${c.field} ${JSON.stringify(c.from)} → ${JSON.stringify(c.to)}`).join(', ')}`)],
+  RunCleared: (e, entry) => [entry('cleared', e.data.date, e.data.runId, `cleared ${e.data.date} (was ${e.data.previousStatus})`)],
+  RunStarted: (e, entry) => [
+    ...(e.data.force ? [entry('forced', e.data.date, e.data.runId, `forced re-run of ${e.data.date} (attempt ${e.data.attempt})`)] : []),
+    ...(e.data.takeoverOf ? [entry('takeover', e.data.date, e.data.runId, `took over run ${e.data.takeoverOf} of ${e.data.date} after its lease expired`)] : []),
+  ],
+  RunAbandoned: (e, entry) => [entry('abandoned', e.data.date, e.data.runId, `abandoned run of ${e.data.date}: ${e.data.reason}`)],
+  RunMarked: (e, entry) => [entry('marked', e.data.date, e.data.runId, `marked ${e.data.date} ${e.data.status} (was ${e.data.previousStatus}); no command ran`)],
+};
+
+/** The types of the events `auditEntriesOf` makes entries of: an event of any other type makes none. */
+export const AUDIT_EVENT_TYPES = Object.keys(AUDIT_ENTRIES) as EventType[];
+
+/**
+ * The audit entries an event makes: each depends on its event alone, so the newest entries can be read from the
+ * newest events by index.
  *
  * @example
  * auditEntriesOf(clearedEvent)[0]?.detail // 'cleared 2026-11-03 (was success)'
  */
 export function auditEntriesOf(e: RecordedEvent): AuditEntry[] {
-  const entry = (kind: AuditKind, date: string | null, runId: string | null, detail: string): AuditEntry => ({
+  const make = Object.hasOwn(AUDIT_ENTRIES, e.type) ? (AUDIT_ENTRIES[e.type] as ((event: RecordedEvent, entry: EntryMaker) => AuditEntry[]) | undefined) : undefined;
+  if (make === undefined) return [];
+  return make(e, (kind, date, runId, detail) => ({
     position: e.position,
     at: e.recordedAt,
     actor: e.metadata.actor,
@@ -123,26 +144,7 @@ export function auditEntriesOf(e: RecordedEvent): AuditEntry[] {
     runId,
     reason: e.metadata.reason ?? null,
     detail,
-  });
-  switch (e.type) {
-    case 'PipelineDefined':
-      return [entry('defined', null, null, `defined: ${e.data.schedule} (${e.data.timetable}) in ${e.data.timezone} from ${e.data.start}`)];
-    case 'PipelineRedefined':
-      return [entry('redefined', null, null, `redefined: ${e.data.changes.map((c) => `${c.field} ${JSON.stringify(c.from)} → ${JSON.stringify(c.to)}`).join(', ')}`)];
-    case 'RunCleared':
-      return [entry('cleared', e.data.date, e.data.runId, `cleared ${e.data.date} (was ${e.data.previousStatus})`)];
-    case 'RunStarted':
-      return [
-        ...(e.data.force ? [entry('forced', e.data.date, e.data.runId, `forced re-run of ${e.data.date} (attempt ${e.data.attempt})`)] : []),
-        ...(e.data.takeoverOf ? [entry('takeover', e.data.date, e.data.runId, `took over run ${e.data.takeoverOf} of ${e.data.date} after its lease expired`)] : []),
-      ];
-    case 'RunAbandoned':
-      return [entry('abandoned', e.data.date, e.data.runId, `abandoned run of ${e.data.date}: ${e.data.reason}`)];
-    case 'RunMarked':
-      return [entry('marked', e.data.date, e.data.runId, `marked ${e.data.date} ${e.data.status} (was ${e.data.previousStatus}); no command ran`)];
-    default:
-      return [];
-  }
+  }));
 }
 
 function isAtOrBefore(state: PipelineState, key: string, through: Slot): boolean {
