@@ -230,10 +230,14 @@ function throughMark(dates: ReadonlyArray<{ date: string; logicalDate: string }>
 async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipeline: string, limits: PageLimits, input: PipelinePageInput): Promise<PipelinePage | null> {
   const time = await pageTime(ledger, undefined);
   const { definition, timetable, summary } = await tableView(models, pipeline);
+  // A pipeline with keys at another instant than their slot's (after a zone change) may be folded instead: then its keys
+  // are read first, so a page that goes to the fold has read nothing else. None such: the keys can wait.
+  const early = summary.misaligned > 0 ? await historyKeys(models, pipeline, timetable, time.nowMs) : undefined;
+  if (early === null) return null;
   // First the part that reads the most (up to thousands of events decoded), while nothing else of the page is held.
   const audit = await newestAudit(ledger, pipeline, limits.audit ?? 200);
   const calendar = await calendarOfNow(ledger, pipeline, timetable, time.nowMs, limits, input);
-  const keys = await historyKeys(models, pipeline, timetable, time.nowMs);
+  const keys = early ?? (await historyKeys(models, pipeline, timetable, time.nowMs));
   if (keys === null) return null;
   const hasTasks = (definition.tasks?.length ?? 0) > 0;
   const recent = await recentDates(models, pipeline, keys, hasTasks, timetable, summary);
