@@ -29,7 +29,7 @@ export type ReadFilter = {
   stream?: string;
   /** Only events of this run. */
   runId?: string;
-  /** Only events of these types (by the stored type column: the events of other types are not decoded). */
+  /** Only events of these types. The SQLite and PostgreSQL stores filter by their type column, so events of other types are not decoded; an export file is read line by line and decodes each. */
   types?: readonly EventType[];
   /** Inclusive lower bound on position. */
   fromPosition?: number;

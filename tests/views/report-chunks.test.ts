@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { renderReport, reportChunks } from '../../src/render/render-report.js';
+import { reportChunks } from '../../src/render/render-report.js';
 import { openMemoryLedger } from '../../src/testing/open-memory-ledger.js';
 
 /**
@@ -9,7 +9,7 @@ import { openMemoryLedger } from '../../src/testing/open-memory-ledger.js';
  * verify, page end), so the command never holds the whole report.
  */
 describe('reportChunks', () => {
-  test('yields the page start, the overview, each pipeline a part at a time, the audit, verify and the page end; together they are the report', async () => {
+  test('yields the page start, the overview, each pipeline a part at a time, the audit, verify and the page end, none of them empty', async () => {
     const ledger = openMemoryLedger({ clock: () => Date.parse('2026-11-06T01:00:00+07:00') });
     for (const pipeline of ['etl_orders', 'etl_users']) {
       await ledger.define({ pipeline, schedule: '@daily', start: '2026-11-02', timezone: 'Asia/Jakarta' });
@@ -44,6 +44,7 @@ describe('reportChunks', () => {
     expect(audit.indexOf('re-run etl_users')).toBeLessThan(audit.indexOf('re-run etl_orders'));
     expect(rest[1]).toContain('chain intact');
     expect(rest[2]).toMatch(/<\/html>\n$/);
-    expect(chunks.join('')).toBe(await renderReport(ledger));
+    // No empty piece is written (renderReport is these pieces joined, so comparing with it would prove nothing).
+    expect(chunks.filter((chunk) => chunk.length === 0)).toEqual([]);
   });
 });
