@@ -40,12 +40,18 @@ function num(value: number): string {
   return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
 }
 
+/** The ratio as the table shows it; a baseline of 0 (a p99 under the 1 ms resolution, say) gives none. */
+function ratioText(f: Figure): string {
+  if (Number.isFinite(f.ratio)) return `${f.ratio.toFixed(2)}${f.ratioMeaning}`;
+  return f.value === 0 && f.baseline.value === 0 ? "none (both 0 at the measure's resolution)" : 'none (a baseline of 0)';
+}
+
 function tableRows(doc: BenchDoc): string[] {
   const rows = ['| figure | runledger | baseline | ratio | peer | target | met |', '|---|---|---|---|---|---|---|'];
   for (const f of doc.figures) {
     const peer = f.peer ? `${num(f.peer.value)} ${f.peer.unit} (${f.peer.name})` : '-';
     const met = f.met === null ? '-' : f.met ? 'yes' : 'no';
-    rows.push(`| ${f.name}${f.note ? ` (${f.note})` : ''} | ${num(f.value)} ${f.unit} | ${num(f.baseline.value)} ${f.baseline.unit}: ${f.baseline.name} | ${f.ratio.toFixed(2)}${f.ratioMeaning} | ${peer} | ${f.target} | ${met} |`);
+    rows.push(`| ${f.name}${f.note ? ` (${f.note})` : ''} | ${num(f.value)} ${f.unit} | ${num(f.baseline.value)} ${f.baseline.unit}: ${f.baseline.name} | ${ratioText(f)} | ${peer} | ${f.target} | ${met} |`);
   }
   return rows;
 }
