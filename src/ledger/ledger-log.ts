@@ -41,9 +41,11 @@ export async function* logEventBatches(core: LedgerCore, input: LogInput = {}): 
     const at = Date.parse(e.recordedAt);
     return at >= since && at <= until;
   };
+  // The types go to the store too: SQLite and PostgreSQL read only those rows (by index order, with `--limit` from the newest back).
   const filter = {
     ...(input.pipeline === undefined ? {} : { pipeline: input.pipeline }),
     ...(input.runId === undefined ? {} : { runId: input.runId }),
+    ...(input.types === undefined ? {} : { types: input.types }),
     ...(toPosition === undefined ? {} : { toPosition }),
   };
   if (input.limit === undefined) {
