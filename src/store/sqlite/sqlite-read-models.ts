@@ -782,6 +782,14 @@ function pipelineRowOfValues(v: unknown[]): PipelineRow {
   };
 }
 
+/**
+ * A run by id (then `narrower`'s parameters): the run's events in order (the events' index of runs), the first that
+ * is the start of a row of its pipeline.
+ */
+function runByIdSql(narrower: string): string {
+  return `SELECT ${RUN_COLUMNS.map((c) => `r.${c}`).join(', ')} FROM events e JOIN rm_runs r ON r.pipeline = e.pipeline AND r.seq = e.position WHERE e.run_id = ?${narrower} AND r.run_id = e.run_id ORDER BY e.position LIMIT 1`;
+}
+
 function prepare(db: Database.Database) {
   return {
     putMeta: db.prepare(upsertSql('rm_meta', ['key', 'value'], ['key'])),
@@ -812,18 +820,9 @@ function prepare(db: Database.Database) {
       .raw(true),
     statuses: db.prepare('SELECT date, status, lease_expires_at, logical_ms FROM rm_dates WHERE pipeline = ? AND logical_ms > ?').raw(true),
     allDates: db.prepare('SELECT * FROM rm_dates WHERE pipeline = ? ORDER BY date'),
-    // By id: the run's events in order (the events' index of runs), the first that is the start of a row of its pipeline.
-    run: db
-      .prepare(
-        `SELECT ${RUN_COLUMNS.map((c) => `r.${c}`).join(', ')} FROM events e JOIN rm_runs r ON r.pipeline = e.pipeline AND r.seq = e.position WHERE e.run_id = ? AND r.run_id = e.run_id ORDER BY e.position LIMIT 1`,
-      )
-      .raw(true),
-    // The same, of one pipeline: the run an append folds is its own pipeline's, whatever another pipeline's run of that id.
-    runOfPipeline: db
-      .prepare(
-        `SELECT ${RUN_COLUMNS.map((c) => `r.${c}`).join(', ')} FROM events e JOIN rm_runs r ON r.pipeline = e.pipeline AND r.seq = e.position WHERE e.run_id = ? AND e.pipeline = ? AND r.run_id = e.run_id ORDER BY e.position LIMIT 1`,
-      )
-      .raw(true),
+    run: db.prepare(runByIdSql('')).raw(true),
+    // Of one pipeline: the run an append folds is its own pipeline's, whatever another pipeline's run of that id.
+    runOfPipeline: db.prepare(runByIdSql(' AND e.pipeline = ?')).raw(true),
     runsBefore: db.prepare(`SELECT ${RUN_COLUMNS.join(', ')} FROM rm_runs WHERE pipeline = ? AND seq < ? ORDER BY seq DESC LIMIT ?`).raw(true),
     // The date's runs picked in the date index (it covers the subquery), then read by key: asked for the rows at once, SQLite
     // read them through the key, which covers every column, walking all of the pipeline's runs.
