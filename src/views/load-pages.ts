@@ -18,6 +18,7 @@ import type { ReadModels } from '../store/read-models.js';
 import { sha256Hex } from '../store/seal-events.js';
 import { createTimetable } from '../timetable/create-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
+import { tableStrip } from './table-strip.js';
 import { calendarWindow, type CalendarWindow, type CalendarWindowInput } from './calendar-window.js';
 import type { AuditPage, OverviewPage, OverviewRow, PageTime, PipelinePage, RunPage, VerifyPage } from './page-models.js';
 
@@ -131,8 +132,8 @@ const OVERVIEW_STRIP = 30;
 
 /**
  * The overview of now from the read models: the summary rows name the pipelines, `status` reads each one's row, and
- * its strip is `state` from the 30th due slot back (the same last 30 keys the whole state ends with). `only`: just
- * these pipelines (the report's).
+ * its strip is the statuses of `state` from the 30th due slot back (the same last 30 keys the whole state ends with),
+ * read by `tableStrip` without building that state. `only`: just these pipelines (the report's).
  */
 async function loadTableOverview(ledger: Ledger, models: ReadModels, only?: readonly string[]): Promise<OverviewPage> {
   const time = await pageTime(ledger, undefined);
@@ -144,18 +145,9 @@ async function loadTableOverview(ledger: Ledger, models: ReadModels, only?: read
   const statuses = await ledger.pipelineStatuses({ pipelines: summaries.map((s) => s.pipeline), nowMs: time.nowMs });
   for (const [i, summary] of summaries.entries()) {
     const pipeline = summary.pipeline;
-    const status = statuses[i] as PipelineStatus;
     // The timetable of the summary's definition, shared by the pipelines of one schedule.
     const { timetable } = viewOfSummary(models, pipeline, summary);
-    // The 30th due slot back; with fewer due slots, the whole state (off-schedule runs before the start included).
-    let slot = timetable.lastDue(time.nowMs);
-    for (let n = 1; slot !== undefined && n < OVERVIEW_STRIP; n++) {
-      const before = timetable.slotAtOrBefore(Date.parse(slot.logicalDate) - 1);
-      slot = before === undefined || before.date === slot.date ? undefined : before;
-    }
-    // Without metrics and outputs: the strip shows statuses, errors and notes, so no result event is read for it.
-    const view = await ledger.state({ pipeline, metrics: false, ...(slot === undefined ? {} : { from: slot.date }) });
-    rows.push({ status, strip: statusStrip(view.dates, OVERVIEW_STRIP) });
+    rows.push({ status: statuses[i] as PipelineStatus, strip: await tableStrip(models, pipeline, timetable, time.nowMs, OVERVIEW_STRIP) });
   }
   rows.sort((a, b) => compareWorstFirst(a.status, b.status));
   return { kind: 'overview', time, head, rows };

@@ -1,0 +1,126 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { statusStrip } from '../../projections/views/status-strip.js';
+import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
+import type { ReadModels } from '../../src/store/read-models.js';
+import { loadOverview } from '../../src/views/load-pages.js';
+import { tableStrip } from '../../src/views/table-strip.js';
+import { tempDir } from '../support/run-cli.js';
+
+// The overview's strip reads only the dates its last 30 slots need; it draws what the strip of `state` read
+// from the 30th due slot back draws, whatever the pipeline holds: off-schedule runs inside the range, before
+// its start and after the last due slot, keys recorded under another zone or schedule, rows an upstream
+// blocks, stalled runs, retries, marks, and fewer than 30 due slots.
+
+const dir = tempDir('runledger-table-strip-');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The strip as the overview drew it before: `state` without metrics from the 30th due slot back. */
+async function stateStrip(ledger: Ledger, pipeline: string, nowMs: number) {
+  const { timetable } = await ledger.pipeline(pipeline);
+  let slot = timetable.lastDue(nowMs);
+  for (let n = 1; slot !== undefined && n < 30; n++) {
+    const before = timetable.slotAtOrBefore(Date.parse(slot.logicalDate) - 1);
+    slot = before === undefined || before.date === slot.date ? undefined : before;
+  }
+  return statusStrip((await ledger.state({ pipeline, metrics: false, ...(slot === undefined ? {} : { from: slot.date }) })).dates, 30);
+}
+
+async function history(ledger: Ledger, advance: (ms: number) => void): Promise<void> {
+  const run = async (pipeline: string, date: string, outcome: 'succeed' | 'fail' | 'none', extra: { manual?: boolean; leaseMs?: number; error?: string } = {}) => {
+    const started = await ledger.start({ pipeline, date, ...(extra.manual ? { runType: 'manual' as const } : {}), ...(extra.leaseMs === undefined ? {} : { lease: extra.leaseMs }) });
+    if (outcome === 'succeed') await ledger.succeed({ runId: started.runId, metrics: { rows: 1 } });
+    if (outcome === 'fail') await ledger.fail({ runId: started.runId, error: extra.error ?? 'boom' });
+  };
+  // Sixty due days: successes, a long failure, a retry waiting, marks, off-schedule runs everywhere, a stalled run.
+  await ledger.define({ pipeline: 'long', schedule: '@daily', start: '2026-09-06', timezone: 'UTC', retries: 2 });
+  for (let day = 6; day <= 30; day++) await run('long', `2026-10-${String(day).padStart(2, '0')}`, day % 7 === 0 ? 'fail' : 'succeed', { error: `line one\n${'x'.repeat(600)}` });
+  await run('long', '2026-10-31', 'fail');
+  await run('long', '2026-08-15T00:00:00Z', 'succeed', { manual: true });
+  await run('long', '2026-10-20T12:00:00Z', 'fail', { manual: true });
+  await run('long', '2026-11-04T18:00:00Z', 'none', { manual: true, leaseMs: 3_600_000 });
+  await run('long', '2026-11-03', 'none', { leaseMs: 60_000 });
+  await ledger.mark({ pipeline: 'long', dates: ['2026-10-12'], success: true, reason: 'loaded by hand' });
+  await ledger.mark({ pipeline: 'long', dates: ['2026-10-13'], skipped: true, reason: 'holiday' });
+  // Eleven due days, with an off-schedule run before the start.
+  await ledger.define({ pipeline: 'short', schedule: '@daily', start: '2026-10-25', timezone: 'UTC' });
+  await run('short', '2026-10-01T06:00:00Z', 'succeed', { manual: true });
+  await run('short', '2026-10-26', 'fail');
+  await run('short', '2026-10-28', 'succeed');
+  // Rows an upstream blocks.
+  await ledger.define({ pipeline: 'up', schedule: '@daily', start: '2026-10-01', timezone: 'UTC' });
+  await ledger.define({ pipeline: 'down', schedule: '@daily', start: '2026-10-01', timezone: 'UTC', upstreams: [{ pipeline: 'up', mapping: 'overlap' }] });
+  for (const day of ['10', '11', '12', '20']) await run('up', `2026-10-${day}`, day === '11' ? 'fail' : 'succeed');
+  for (const day of ['10', '11', '12']) await run('down', `2026-10-${day}`, day === '10' ? 'succeed' : 'fail');
+  // Keys recorded in New York, now naming UTC midnights (moved keys).
+  await ledger.define({ pipeline: 'moved', schedule: '@daily', start: '2026-09-20', timezone: 'America/New_York' });
+  for (const day of ['2026-09-21', '2026-10-07', '2026-10-21', '2026-10-25', '2026-10-26', '2026-11-01']) await run('moved', day, day.endsWith('26') ? 'fail' : 'succeed');
+  await ledger.define({ pipeline: 'moved', schedule: '@daily', start: '2026-09-20', timezone: 'UTC' });
+  // Keys at midnight, slots at 06:00 after a redefinition (misaligned keys).
+  await ledger.define({ pipeline: 'shifted', schedule: '@daily', start: '2026-09-20', timezone: 'UTC' });
+  for (const day of ['2026-10-05', '2026-10-20', '2026-10-30', '2026-11-02']) await run('shifted', day, 'succeed');
+  await ledger.define({ pipeline: 'shifted', schedule: '0 6 * * *', start: '2026-09-20T06:00:00Z', timezone: 'UTC' });
+  // An off-schedule key at the very instant of a slot after a move to Denver (two rows of one instant).
+  await ledger.define({ pipeline: 'tied', schedule: '@daily', start: '2026-09-20', timezone: 'UTC' });
+  for (const day of ['2026-10-14', '2026-10-15', '2026-10-16']) await run('tied', day, 'succeed');
+  await run('tied', '2026-10-15T06:00:00Z', 'fail', { manual: true });
+  await ledger.define({ pipeline: 'tied', schedule: '@daily', start: '2026-09-20', timezone: 'America/Denver' });
+  // Keys recorded in UTC, now New York's: the last one sits after the last due slot (not off-schedule, so not shown).
+  await ledger.define({ pipeline: 'west', schedule: '@daily', start: '2026-09-20', timezone: 'UTC' });
+  for (const day of ['2026-10-20', '2026-11-03', '2026-11-04']) await run('west', day, 'succeed');
+  await ledger.define({ pipeline: 'west', schedule: '@daily', start: '2026-09-20', timezone: 'America/New_York' });
+  // Hourly keys written in UTC beside Kolkata's half hours: an off-schedule key that sorts before the slot's key of its instant.
+  await ledger.define({ pipeline: 'half', schedule: '@hourly', start: '2026-11-04T00:00:00Z', timezone: 'UTC' });
+  await run('half', '2026-11-04T20:30:00Z', 'fail', { manual: true });
+  await ledger.define({ pipeline: 'half', schedule: '@hourly', start: '2026-11-04T00:00:00Z', timezone: 'Asia/Kolkata' });
+  await run('half', '2026-11-05T02:00:00+05:30', 'succeed');
+  // Hourly, with a stalled hour and an off-schedule run between two hours.
+  await ledger.define({ pipeline: 'hourly', schedule: '@hourly', start: '2026-11-04T00:00:00Z', timezone: 'Asia/Jakarta' });
+  await run('hourly', '2026-11-04T12:00:00+07:00', 'succeed');
+  await run('hourly', '2026-11-04T20:00:00Z', 'none', { leaseMs: 60_000 });
+  await run('hourly', '2026-11-04T21:30:00Z', 'fail', { manual: true });
+  // Nothing due yet.
+  await ledger.define({ pipeline: 'later', schedule: '@daily', start: '2026-12-01', timezone: 'UTC' });
+  advance(10 * 60_000);
+}
+
+describe('the overview strip from the read models', () => {
+  test('draws what the strip of `state` from the 30th due slot back draws, for every kind of row', async () => {
+    let now = Date.parse('2026-11-05T00:50:00Z');
+    const ledger = await openLedger({ db: join(dir, 'strip.db'), clock: () => now, actor: 'test' });
+    try {
+      await history(ledger, (ms) => (now += ms));
+      const models = ledger.store.readModels as ReadModels;
+      const overview = await loadOverview(ledger, undefined);
+      const pipelines = ['long', 'short', 'up', 'down', 'moved', 'shifted', 'tied', 'west', 'half', 'hourly', 'later'];
+      expect(overview.rows.map((r) => r.status.pipeline).sort()).toEqual([...pipelines].sort());
+      for (const pipeline of pipelines) {
+        const expected = await stateStrip(ledger, pipeline, now);
+        const { timetable } = await ledger.pipeline(pipeline);
+        expect(await tableStrip(models, pipeline, timetable, now, 30), pipeline).toEqual(expected);
+        expect(overview.rows.find((r) => r.status.pipeline === pipeline)?.strip, pipeline).toEqual(expected);
+      }
+      // The cases are there: off-schedule cells, a stalled one, a note, a long error, fewer than 30 cells, none.
+      const strip = (p: string) => overview.rows.find((r) => r.status.pipeline === p)?.strip ?? [];
+      expect(strip('long').map((c) => c.date)).toEqual(expect.arrayContaining(['2026-10-20T12:00:00+00:00', '2026-11-04T18:00:00+00:00']));
+      expect(strip('long').map((c) => c.date)).not.toContain('2026-08-15T00:00:00+00:00');
+      expect(strip('long').find((c) => c.date === '2026-11-03')?.status).toBe('stalled');
+      expect(strip('long').find((c) => c.date === '2026-10-13')?.note).toBe('marked skipped by test: holiday');
+      expect(strip('long').find((c) => c.date === '2026-10-14')?.error?.length).toBeGreaterThan(600);
+      expect(strip('shifted').map((c) => c.date)).toEqual(expect.arrayContaining(['2026-10-20', '2026-10-20T06:00:00+00:00']));
+      expect(strip('tied').map((c) => c.date)).toEqual(expect.arrayContaining(['2026-10-15', '2026-10-15T06:00:00+00:00']));
+      expect(strip('west').map((c) => c.date)).toContain('2026-11-03');
+      expect(strip('west').map((c) => c.date)).not.toContain('2026-11-04');
+      const half = strip('half').map((c) => c.date);
+      expect(half.indexOf('2026-11-05T02:00:00+05:30')).toBe(half.indexOf('2026-11-04T20:30:00+00:00') - 1);
+      expect(strip('short').map((c) => c.date)).toContain('2026-10-01T06:00:00+00:00');
+      expect(strip('short')).toHaveLength(12);
+      expect(strip('hourly').some((c) => c.status === 'stalled')).toBe(true);
+      expect(strip('later')).toEqual([]);
+      expect((await ledger.state({ pipeline: 'down', from: '2026-10-11', to: '2026-10-11' })).dates[0]?.blockedBy).toBeDefined();
+    } finally {
+      await ledger.close();
+    }
+  });
+});
