@@ -18,7 +18,7 @@ import type { ReadModels } from '../store/read-models.js';
 import { sha256Hex } from '../store/seal-events.js';
 import { createTimetable } from '../timetable/create-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
-import { tableStrip } from './table-strip.js';
+import { stripRange, tableStrip, type StripRange } from './table-strip.js';
 import { calendarWindow, type CalendarWindow, type CalendarWindowInput } from './calendar-window.js';
 import type { AuditPage, OverviewPage, OverviewRow, PageTime, PipelinePage, RunPage, VerifyPage } from './page-models.js';
 
@@ -143,11 +143,14 @@ async function loadTableOverview(ledger: Ledger, models: ReadModels, only?: read
   const summaries = (await models.summaries()).filter((s) => s.definition !== null && (chosen === null || chosen.has(s.pipeline))).sort((a, b) => compareNames(a.pipeline, b.pipeline));
   // Every status row in one read of the summary rows (as `status` reads them), not two reads of a pipeline's row each.
   const statuses = await ledger.pipelineStatuses({ pipelines: summaries.map((s) => s.pipeline), nowMs: time.nowMs });
+  // The timetable of a summary's definition is shared by the pipelines of one schedule, and so are the strip's slots.
+  const ranges = new Map<Timetable, StripRange>();
   for (const [i, summary] of summaries.entries()) {
     const pipeline = summary.pipeline;
-    // The timetable of the summary's definition, shared by the pipelines of one schedule.
     const { timetable } = viewOfSummary(models, pipeline, summary);
-    rows.push({ status: statuses[i] as PipelineStatus, strip: await tableStrip(models, pipeline, timetable, time.nowMs, OVERVIEW_STRIP) });
+    let range = ranges.get(timetable);
+    if (range === undefined) ranges.set(timetable, (range = stripRange(timetable, time.nowMs, OVERVIEW_STRIP)));
+    rows.push({ status: statuses[i] as PipelineStatus, strip: await tableStrip(models, pipeline, timetable, range, time.nowMs, OVERVIEW_STRIP) });
   }
   rows.sort((a, b) => compareWorstFirst(a.status, b.status));
   return { kind: 'overview', time, head, rows };
