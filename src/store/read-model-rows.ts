@@ -265,6 +265,35 @@ export function dateOfRow(row: DateRow, payloads: Payloads): DateState {
   };
 }
 
+/**
+ * A date as the overview's strip draws it: key, status, logical instant (epoch ms), off-schedule, the lease of a running
+ * date (else null), the whole error of a failed or retrying one (else null), and the hand mark and retry its note tells.
+ */
+export type StripDate = Pick<DateState, 'date' | 'status' | 'offSchedule' | 'mark' | 'retry'> & { logicalMs: number; leaseExpiresAt: string | null; error: string | null };
+
+/** The columns of a date row a strip draws (`StripDate`): the lease of a running date only, the error of a failed or retrying one only. */
+export type StripDateRow = { date: string; status: string; logical_ms: number; off_schedule: number; lease_expires_at: string | null; error_excerpt: string | null; error_position: number | null; extra: string | null };
+
+/** The select list of `StripDateRow`, in its order; both adapters read `rm_dates` with it. */
+export const STRIP_DATE_SELECT =
+  "date, status, logical_ms, off_schedule, CASE WHEN status = 'running' THEN lease_expires_at END AS lease_expires_at, CASE WHEN status IN ('failed', 'up_for_retry') THEN error_excerpt END AS error_excerpt, CASE WHEN status IN ('failed', 'up_for_retry') THEN error_position END AS error_position, extra";
+
+/** A strip's date from its columns, the whole error read from its event when the row keeps an excerpt (as `dateOfRow` reads it). */
+export function stripDateOfRow(row: StripDateRow, payloads: Pick<Payloads, 'error'>): StripDate {
+  const error = row.error_position === null ? row.error_excerpt : payloads.error(row.error_position, 'date', row.error_excerpt ?? '');
+  const extra = row.extra === null ? null : (JSON.parse(row.extra) as Pick<DateState, 'mark' | 'retry'>);
+  return {
+    date: row.date,
+    status: row.status as DateState['status'],
+    logicalMs: row.logical_ms,
+    offSchedule: row.off_schedule === 1,
+    leaseExpiresAt: row.lease_expires_at,
+    error,
+    ...(extra?.mark ? { mark: extra.mark } : {}),
+    ...(extra?.retry ? { retry: extra.retry } : {}),
+  };
+}
+
 /** A run's row. */
 export function runRow(pipeline: string, run: RunRecord, seq: number, refs: Refs): RunRow {
   return {

@@ -1,8 +1,9 @@
-import { leaseExpired, type DateState } from '../../projections/date-state.js';
+import { leaseExpired } from '../../projections/date-state.js';
 import { cellNote } from '../../projections/views/calendar.js';
 import type { StripCell } from '../../projections/views/status-strip.js';
 import { rangeOf } from '../ledger/resolve-keys.js';
 import { boundedSlots } from '../ledger/slots.js';
+import type { StripDate } from '../store/read-model-rows.js';
 import type { ReadModels } from '../store/read-models.js';
 import type { Timetable } from '../timetable/timetable.js';
 
@@ -42,7 +43,7 @@ export function stripRange(timetable: Timetable, nowMs: number, length: number):
 /**
  * The overview's strip of a pipeline from the read models: the cells `statusStrip` draws from `state` read
  * from the `length`-th due slot back (or the whole state, with fewer due slots), without building that
- * state. Only the dates of that range are read, once, without results; no summary row is read again (the
+ * state. Only the dates of that range are read, once, and only the columns a cell shows; no summary row is read again (the
  * caller has its timetable), no upstream is read (a strip shows no blocked mark) and no `state` row is made.
  * `state` for the strip of each of 1,000 pipelines allocated 140 MB an overview.
  *
@@ -56,8 +57,8 @@ export function stripRange(timetable: Timetable, nowMs: number, length: number):
 export async function tableStrip(models: ReadModels, pipeline: string, timetable: Timetable, range: StripRange, nowMs: number, length: number): Promise<StripCell[]> {
   const { fromMs, toMs, offFrom, offTo } = range;
   const recorded: Array<{ at: number; key: string; cell: StripCell }> = [];
-  for (const date of await models.dates(pipeline, { fromMs: Math.max(offFrom, Number.MIN_SAFE_INTEGER), toMs: offTo, withoutResults: true })) {
-    const at = Date.parse(date.logicalDate);
+  for (const date of await models.stripDates(pipeline, Math.max(offFrom, Number.MIN_SAFE_INTEGER), offTo)) {
+    const at = date.logicalMs;
     if (date.offSchedule ? at < offFrom || at > offTo : at < fromMs || at > toMs) continue;
     recorded.push({ at, key: date.date, cell: cellOf(date, nowMs) });
   }
@@ -77,7 +78,7 @@ export async function tableStrip(models: ReadModels, pipeline: string, timetable
 }
 
 /** A date row's strip cell, as `statusStrip` draws its `state` row: a running key whose lease ran out is stalled. */
-function cellOf(date: DateState, nowMs: number): StripCell {
-  const failed = date.status === 'failed' || date.status === 'up_for_retry';
-  return { date: date.date, status: leaseExpired(date, nowMs) ? 'stalled' : date.status, error: failed ? (date.error?.message ?? null) : null, note: cellNote(date) };
+function cellOf(date: StripDate, nowMs: number): StripCell {
+  const stalled = date.leaseExpiresAt !== null && leaseExpired({ status: date.status, leaseExpiresAt: date.leaseExpiresAt }, nowMs);
+  return { date: date.date, status: stalled ? 'stalled' : date.status, error: date.error, note: cellNote(date) };
 }

@@ -6,6 +6,7 @@ import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
 import type { ReadModels } from '../../src/store/read-models.js';
 import { loadOverview } from '../../src/views/load-pages.js';
 import { stripRange, tableStrip } from '../../src/views/table-strip.js';
+import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { tempDir } from '../support/run-cli.js';
 
 // The overview's strip reads only the dates its last 30 slots need; it draws what the strip of `state` read
@@ -14,7 +15,14 @@ import { tempDir } from '../support/run-cli.js';
 // blocks, stalled runs, retries, marks, and fewer than 30 due slots.
 
 const dir = tempDir('runledger-table-strip-');
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const stores: Array<{ name: string; fresh: () => Promise<string> }> = [{ name: 'sqlite', fresh: async () => join(dir, 'strip.db') }];
+const schemas = TEST_PG_URL === undefined ? null : pgSchemas(TEST_PG_URL);
+if (schemas !== null) stores.push({ name: 'postgres', fresh: () => schemas.fresh() });
+else console.log(pgSkipMessage('overview strip test'));
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await schemas?.dropAll();
+});
 
 /** The strip as the overview drew it before: `state` without metrics from the 30th due slot back. */
 async function stateStrip(ledger: Ledger, pipeline: string, nowMs: number) {
@@ -86,10 +94,10 @@ async function history(ledger: Ledger, advance: (ms: number) => void): Promise<v
   advance(10 * 60_000);
 }
 
-describe('the overview strip from the read models', () => {
+describe.each(stores)('the overview strip from the read models ($name)', (store) => {
   test('draws what the strip of `state` from the 30th due slot back draws, for every kind of row', async () => {
     let now = Date.parse('2026-11-05T00:50:00Z');
-    const ledger = await openLedger({ db: join(dir, 'strip.db'), clock: () => now, actor: 'test' });
+    const ledger = await openLedger({ db: await store.fresh(), clock: () => now, actor: 'test' });
     try {
       await history(ledger, (ms) => (now += ms));
       const models = ledger.store.readModels as ReadModels;

@@ -7,7 +7,7 @@ import { isDone, type DateState } from '../../../projections/date-state.js';
 import { PROJECTION_VERSION } from '../../../projections/projection-version.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
 import { completeThroughAfter, finishAll, foldRows, noRows, rowFolder, slotTallyOf, timetableCache, touchedKeys, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
-import { dateOfRow, pipelineRow, runOfRow, summaryOfRow, type DateRow, type Payloads, type PipelineRow, type RunRow } from '../read-model-rows.js';
+import { dateOfRow, pipelineRow, runOfRow, STRIP_DATE_SELECT, stripDateOfRow, summaryOfRow, type DateRow, type Payloads, type PipelineRow, type RunRow, type StripDateRow } from '../read-model-rows.js';
 import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
 import { appendRowsFunctionName, appendRowsFunctionSignature, appendRowsFunctionSql, rowHashSql, summaryHashSql } from './postgres-append-rows-function.js';
 import { quoteIdent } from './postgres-schema.js';
@@ -521,6 +521,16 @@ SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
       }
       const payloads = query.light ? LIGHT : await payloadsForRead(rows, !query.withoutResults);
       return rows.map((row): DateState => dateOfRow(row, payloads));
+    },
+    async stripDates(pipeline, fromMs, toMs) {
+      const rows = (await deps.read<Record<string, unknown>>(`SELECT ${STRIP_DATE_SELECT} FROM ${s}.rm_dates WHERE pipeline = $1 AND logical_ms BETWEEN $2 AND $3 ORDER BY logical_ms`, [pipeline, fromMs, toMs])).map((r) =>
+        numbers<StripDateRow>(r, ['logical_ms', 'error_position']),
+      );
+      const payloads = await payloadsForRead(
+        rows.map((r) => ({ result_position: null, error_position: r.error_position })),
+        false,
+      );
+      return rows.map((row) => stripDateOfRow(row, payloads));
     },
     async runs(pipeline, query: RunQuery = {}) {
       const params: unknown[] = [pipeline, query.before ?? Number.MAX_SAFE_INTEGER];

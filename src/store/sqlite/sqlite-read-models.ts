@@ -6,7 +6,7 @@ import { PROJECTION_VERSION } from '../../../projections/projection-version.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
 import { bulkInsert } from './bulk-insert.js';
 import { completeThroughAfter, finishAll, foldRows, noRows, rowFolder, slotTallyOf, timetableCache, touchedKeys, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
-import { dateOfRow, pipelineRow, runOfRow, summaryOfRow, type DateRow, type Payloads, type PipelineRow, type PipelineSummary, type RunningDate, type RunRow } from '../read-model-rows.js';
+import { dateOfRow, pipelineRow, runOfRow, STRIP_DATE_SELECT, stripDateOfRow, summaryOfRow, type DateRow, type Payloads, type PipelineRow, type PipelineSummary, type RunningDate, type RunRow } from '../read-model-rows.js';
 import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
 
 /**
@@ -580,6 +580,18 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       }
       return rows.map((row): DateState => dateOfRow(row, payloads));
     },
+    async stripDates(pipeline, fromMs, toMs) {
+      const s = readStatements();
+      const rows = s.stripDates.all(pipeline, fromMs, toMs) as unknown[][];
+      // Most rows hold no error to read whole: the event statement is prepared only for one that does.
+      const payloads = { error: (position: number, kind: 'date' | 'run', excerpt: string) => payloadsOf(s).error(position, kind, excerpt) };
+      return rows.map((v) =>
+        stripDateOfRow(
+          { date: v[0] as string, status: v[1] as string, logical_ms: v[2] as number, off_schedule: v[3] as number, lease_expires_at: v[4] as string | null, error_excerpt: v[5] as string | null, error_position: v[6] as number | null, extra: v[7] as string | null },
+          payloads,
+        ),
+      );
+    },
     async runs(pipeline, query: RunQuery = {}) {
       const s = readStatements();
       const payloads = query.light ? LIGHT : payloadsOf(s);
@@ -813,6 +825,7 @@ function prepare(db: Database.Database) {
     slotKeys: db.prepare('SELECT date, status, logical_date FROM rm_dates WHERE pipeline = ?').raw(true),
     // Rows as arrays (raw), made into rows of one shape here: a row object of better-sqlite3's cost 3.4 KB of garbage, an array 0.9 KB.
     datesBetween: db.prepare(`SELECT ${DATE_COLUMNS.join(', ')} FROM rm_dates WHERE pipeline = ? AND logical_ms BETWEEN ? AND ? ORDER BY logical_ms`).raw(true),
+    stripDates: db.prepare(`SELECT ${STRIP_DATE_SELECT} FROM rm_dates WHERE pipeline = ? AND logical_ms BETWEEN ? AND ? ORDER BY logical_ms`).raw(true),
     datesWithResults: db
       .prepare(
         `SELECT ${DATE_COLUMNS.map((c) => `d.${c}`).join(', ')}, e.payload FROM rm_dates d LEFT JOIN events e ON e.position = d.result_position WHERE d.pipeline = ? AND d.logical_ms BETWEEN ? AND ? ORDER BY d.logical_ms`,
