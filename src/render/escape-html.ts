@@ -9,8 +9,13 @@ const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;
  * escapeHtml('<img src=x onerror=alert(1)>') // '&lt;img src=x onerror=alert(1)&gt;'
  */
 export function escapeHtml(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
+  const text = String(value ?? '');
+  // Most values hold nothing to escape: tested first, they are handed back as they are, with no replace pass.
+  return SPECIAL.test(text) ? text.replace(SPECIALS, (c) => ENTITIES[c] ?? c) : text;
 }
+
+const SPECIAL = /[&<>"']/;
+const SPECIALS = /[&<>"']/g;
 
 /** HTML that is already safe: built by the renderer from escaped parts. */
 export type Html = { readonly html: string };

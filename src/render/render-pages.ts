@@ -2,6 +2,7 @@ import type { AuditEntry } from '../../projections/views/pipeline-history.js';
 import { healthOf, HEALTHS } from '../../projections/views/overview-filter.js';
 import { formatDuration, shownRunStatus } from '../../projections/views/run-rows.js';
 import { PENDING_REASONS, reasonWords } from '../../projections/pending.js';
+import type { StripCell } from '../../projections/views/status-strip.js';
 import { tellingLine } from '../../projections/views/telling-line.js';
 import { clearedBecause, waitsForText } from '../../projections/views/cleared-because.js';
 import { formatMetrics } from '../cli/format-table.js';
@@ -12,7 +13,7 @@ import type { Links } from './links.js';
 import { calendarHtml, STATUS_WORDS, type CalendarNav } from './calendar-html.js';
 import { dateBody } from './date-page.js';
 import { historyStripHtml, taskGridHtml } from './history-views.js';
-import { html, join, type Html } from './escape-html.js';
+import { escapeHtml, html, join, type Html } from './escape-html.js';
 import { APP_CSS } from './page-assets.js';
 import { timeHtml } from './time-html.js';
 import { watermarkChart } from './watermark-chart.js';
@@ -174,7 +175,7 @@ function overviewParts(page: OverviewPage, links: Links): { head: string; row: (
     return html`<tr data-pipeline="${s.pipeline}" data-health="${health}">
 <td class="name"><a href="${links.pipeline(s.pipeline)}">${s.pipeline}</a><div class="muted">${s.schedule} · ${s.timezone}</div></td>
 <td><span class="badge h-${health}">${health}</span></td>
-<td class="wide"><span class="strip">${strip.map((c) => html`<i class="c s-${c.status}" title="${c.date}: ${STATUS_WORDS[c.status]}${c.note ? ` · ${c.note}` : ''}${c.error ? ` · ${c.error}` : ''}"></i>`)}</span></td>
+<td class="wide"><span class="strip">${stripCellsHtml(strip)}</span></td>
 <td class="mono wide" data-fact="watermark">${s.watermark ?? '—'}</td><td class="mono wide" data-fact="complete-through">${s.completeThrough ?? '—'}</td>
 <td data-fact="lag">${s.lagSeconds === null ? html`<span class="muted">nothing due yet</span>` : s.lagSeconds === 0 ? 'up to date' : `${s.lag} behind`}</td>
 <td class="num" data-fact="pending">${s.pending.total}${reasons.length ? html`<div class="muted">${reasons.join(', ')}</div>` : html``}</td><td class="num wide">${s.inFlight.length}</td>
@@ -187,6 +188,17 @@ function overviewParts(page: OverviewPage, links: Links): { head: string; row: (
   const head = html`<h1>Pipelines</h1>${links.asOf(0) === null ? html`` : form}${shown}
 <table class="overview" data-part="overview"><thead><tr><th>Pipeline</th><th>Status</th><th class="wide">Last slots</th><th class="wide">Watermark</th><th class="wide">Complete through</th><th>Lag</th><th>Pending</th><th class="wide">In flight</th><th class="wide">Last failure</th></tr></thead><tbody>`.html;
   return { head, row, tail: '</tbody></table>' };
+}
+
+/**
+ * The overview's strip cells, as one string: the title's ledger parts (key, note, error) escaped one by one (its other
+ * parts hold nothing to escape), with no fragment object per cell. 30,000 cells of a 1,000-pipeline overview built
+ * through `html` allocated 18 MB a page.
+ */
+function stripCellsHtml(strip: readonly StripCell[]): Html {
+  let out = '';
+  for (const c of strip) out += `<i class="c s-${c.status}" title="${escapeHtml(c.date)}: ${STATUS_WORDS[c.status]}${c.note ? ` · ${escapeHtml(c.note)}` : ''}${c.error ? ` · ${escapeHtml(c.error)}` : ''}"></i>`;
+  return { html: out };
 }
 
 /** Pending dates listed on a pipeline page; the rest are counted. */
