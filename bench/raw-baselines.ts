@@ -2,7 +2,7 @@ import { hash as oneShotHash } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { GENESIS_HASH } from '../events/hash-chain.js';
-import { IMPORT_PAGE_CACHE_KIB } from '../src/store/sqlite/sqlite-event-store.js';
+import { BULK_PAGE_CACHE_KIB } from '../src/store/sqlite/page-cache.js';
 import { SQLITE_SCHEMA } from '../src/store/sqlite/sqlite-schema.js';
 
 /**
@@ -58,7 +58,7 @@ export function rawInsertEach(path: string, payloads: string[]): number {
  */
 export function rawInsertAll(path: string, rows: FullRow[]): number {
   const db = open(path);
-  db.pragma(`cache_size = -${IMPORT_PAGE_CACHE_KIB}`);
+  db.pragma(`cache_size = -${BULK_PAGE_CACHE_KIB}`);
   db.exec(SQLITE_SCHEMA);
   const insert = db.prepare(INSERT);
   const all = db.transaction(() => {
