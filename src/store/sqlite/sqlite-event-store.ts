@@ -15,6 +15,7 @@ import { SQLITE_MIGRATIONS, SQLITE_SCHEMA, SQLITE_SCHEMA_VERSION } from './sqlit
 import { openSqliteFile, shareSidecarFiles } from './open-sqlite-file.js';
 import { createSqliteReadModelTables, sqliteReadModels, type SqliteReadModels } from './sqlite-read-models.js';
 import { walIndexStamp, type WalIndexStamp } from './wal-index-stamp.js';
+import { BULK_PAGE_CACHE_KIB, PAGE_CACHE_KIB } from './page-cache.js';
 
 export type SqliteStoreOptions = {
   /** A file path, or `:memory:`. */
@@ -44,15 +45,6 @@ type Statements = {
 /** Returned or thrown inside the fast append transaction when the append must run again looking its ids up. */
 const RETRY_CHECKING_IDS = Symbol('retry checking event ids');
 /** The columns `readRaw` adds for `verify` (see `StoredColumns`). */
-/** The page cache of a connection, in KiB (`PRAGMA cache_size` takes it negative). */
-const PAGE_CACHE_KIB = 2000;
-/**
- * The page cache of an import's one transaction, in KiB. Its rows go into indexes with an insertion point per
- * pipeline, run and stream (a thousand pipelines keep thousands of leaf pages hot), and its read models are then
- * folded from the pages it just wrote: in 2 MB those pages were written out to the WAL and read back again and
- * again (200,000 events: 638,552 pwrite and 604,905 pread calls, against 306,699 and 267,979 in 64 MB).
- */
-export const IMPORT_PAGE_CACHE_KIB = 65_536;
 
 const STORED_COLUMNS = 'event_id, stream, stream_version, pipeline, run_id, type, recorded_at';
 
@@ -299,7 +291,7 @@ class SqliteEventStore implements EventStore {
     } catch (error) {
       throw asLedgerError(error, this.#path);
     }
-    db.pragma(`cache_size = -${IMPORT_PAGE_CACHE_KIB}`);
+    db.pragma(`cache_size = -${BULK_PAGE_CACHE_KIB}`);
     try {
       const head = headOf(st.head.get() as Row | undefined);
       if (head.position !== 0) {
