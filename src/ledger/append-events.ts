@@ -15,12 +15,16 @@ const MAX_CONFLICT_RETRIES = 50;
  */
 export async function appendEvents(core: LedgerCore, requests: Array<{ stream: string; expectedVersion: number; events: Array<LedgerEvent & { eventId?: string }> }>, reason?: string): Promise<boolean> {
   const recordedAt = new Date(core.clock()).toISOString();
-  const metadata = { actor: core.actor, ...processMetadata(), toolVersion, ...(reason === undefined ? {} : { reason: redactSecrets(reason, core.secrets) }) };
+  // Fields named one by one, as the spreads put them (actor, host, pid, toolVersion, reason): copying an object
+  // literal's spread and a `{ eventId, ...event }` rest per event took the runtime's slow copy, on every append.
+  const { host, pid } = processMetadata();
+  const metadata = reason === undefined ? { actor: core.actor, host, pid, toolVersion } : { actor: core.actor, host, pid, toolVersion, reason: redactSecrets(reason, core.secrets) };
   const full: AppendRequest[] = requests.map((r) => ({
     stream: r.stream,
     expectedVersion: r.expectedVersion,
     // An event may come with its id already chosen, so another event of the same append can name it (a cascaded clear's cause).
-    events: r.events.map(({ eventId, ...event }): NewEvent => ({ ...redactEvent(event as LedgerEvent, core.secrets), eventId: eventId ?? core.newId(), stream: r.stream, recordedAt, metadata })),
+    // The event's own eventId, when it has one, is copied and then set again below.
+    events: r.events.map((event): NewEvent => ({ ...redactEvent(event, core.secrets), eventId: event.eventId ?? core.newId(), stream: r.stream, recordedAt, metadata })),
   }));
   const result = await core.store.append(full);
   return result.ok;

@@ -299,16 +299,24 @@ export function timetableOf(definition: PipelineDefinition | null): Timetable | 
  */
 export function timetableCache(): TimetableOf {
   const made = new Map<string, Timetable | null>();
+  // The definition objects already asked about: an append asks three times with the one its pipeline's row holds
+  // (the decision's view, the fold, the writer), and joining the fields into a fresh key string to hash each time
+  // showed in a library start + succeed. A definition is never changed once parsed or folded (the rows' readers
+  // hand callers copies), so its object stands for its fields.
+  const seen = new WeakMap<PipelineDefinition, Timetable | null>();
   return (definition) => {
     if (definition === null) return null;
+    let timetable = seen.get(definition);
+    if (timetable !== undefined) return timetable;
     // A NUL joins the fields (none holds one; the free-text schedule goes last): a status over 1,000 pipelines asks this 1,000 times.
     const key = `${definition.timetable}\0${definition.timezone}\0${definition.start}\0${definition.end ?? ''}\0${definition.schedule}`;
-    let timetable = made.get(key);
+    timetable = made.get(key);
     if (timetable === undefined) {
       if (made.size >= 256) made.clear();
       timetable = timetableOf(definition);
       made.set(key, timetable);
     }
+    seen.set(definition, timetable);
     return timetable;
   };
 }

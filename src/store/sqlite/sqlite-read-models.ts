@@ -161,8 +161,6 @@ function upsertSql(table: string, columns: readonly string[], key: readonly stri
   return `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${set.join(', ')}`;
 }
 
-type Row = Record<string, unknown>;
-
 /**
  * A summary row as the table writer stored it, with its definition parsed, and (when this connection wrote it) the
  * summary it was encoded from: the next fold starts from that one and decodes nothing (the fold never changes the
@@ -187,8 +185,30 @@ function noneWritten(): Written {
 function rowKey(pipeline: string, key: string): string {
   return `${pipeline}\0${key}`;
 }
-function values(row: object, columns: readonly string[]): unknown[] {
-  return columns.map((c) => (row as Row)[c]);
+/**
+ * A row's values in its table's `*_COLUMNS` order, for the upserts' positional parameters: written out per
+ * table, because `columns.map((c) => row[c])` read each of a row's 20-25 fields through a megamorphic keyed load
+ * (a library start + succeed binds six rows). The order is the lists' own: a
+ * misplaced value stores a row the refold disagrees with, which `verify --projections` and the property tests catch.
+ */
+function dateRowValues(r: DateRow): unknown[] {
+  return [
+    r.pipeline, r.date, r.status, r.run_id, r.attempt, r.attempts, r.run_type, r.logical_ms, r.logical_date, r.interval_start, r.interval_end, r.run_after,
+    r.started_at, r.finished_at, r.lease_expires_at, r.error_excerpt, r.error_code, r.error_position, r.result_position, r.off_schedule, r.forced,
+    r.cleared_at, r.start_position, r.version, r.extra,
+  ];
+}
+function runRowValues(r: RunRow): unknown[] {
+  return [
+    r.run_id, r.pipeline, r.seq, r.date, r.attempt, r.run_type, r.status, r.logical_date, r.interval_start, r.interval_end, r.started_at, r.finished_at,
+    r.lease_expires_at, r.actor, r.forced, r.off_schedule, r.error_excerpt, r.error_position, r.result_position, r.extra,
+  ];
+}
+function pipelineRowValues(r: PipelineRow): unknown[] {
+  return [
+    r.pipeline, r.definition, r.schedule, r.timezone, r.defined_at, r.version, r.watermark_date, r.watermark_logical, r.complete_through, r.counts,
+    r.last_success, r.last_failure, r.slot_counts, r.misaligned, r.through_slots, r.run_tally, r.position, r.running, r.latest_ms,
+  ];
 }
 
 /** The SQLite read models and their table writer; `apply` runs inside the append's own transaction. */
@@ -275,15 +295,15 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
 
   /** The rows the events touch, as the fold's state; metrics kept as stand-ins, long errors read in full. */
   const loadTouched = (s: ReturnType<typeof prepare>, pipeline: string, events: readonly RecordedEvent[], stored: WrittenSummary | undefined, storedLogical: Map<string, number>, known: Written): TouchedRows => {
-    const payloads = payloadsOf(s);
-    const writerPayloads: Payloads = { result: () => ({ metrics: KEPT_METRICS, outputs: KEPT_OUTPUTS }), error: payloads.error };
     const summary = stored === undefined ? null : (stored.summary ?? summaryOfRow(stored.row, stored.definition));
     const touched: TouchedRows = { summary, dates: new Map(), runs: new Map() };
-    const { dates, runs } = touchedKeys(events);
     // The counts are of every date row the pipeline has: none counted, none to read. Nor a run row: only a RunStarted
     // makes one, and it makes a date row of the same pipeline in the same fold.
     const hasRows = summary !== null && hasAny(summary.counts);
     if (!hasRows) return touched;
+    // Made only when there are rows to read back (not for a pipeline without any, as the single appends' is).
+    const writerPayloads: Payloads = { result: () => ({ metrics: KEPT_METRICS, outputs: KEPT_OUTPUTS }), error: payloadsOf(s).error };
+    const { dates, runs } = touchedKeys(events);
     for (const key of dates) {
       let row = known.dates.get(rowKey(pipeline, key));
       if (row === undefined) {
@@ -336,11 +356,11 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     if (known.dates.size + folded.dates.length > KEPT_ROWS) known.dates.clear();
     if (known.runs.size + folded.runs.length > KEPT_ROWS) known.runs.clear();
     for (const row of folded.dates) {
-      (storedLogical.get(row.date) === row.logical_ms ? s.putDateSameLogical : s.putDate).run(values(row, DATE_COLUMNS));
+      (storedLogical.get(row.date) === row.logical_ms ? s.putDateSameLogical : s.putDate).run(dateRowValues(row));
       known.dates.set(rowKey(pipeline, row.date), row);
     }
     for (const row of folded.runs) {
-      s.putRun.run(values(row, RUN_COLUMNS));
+      s.putRun.run(runRowValues(row));
       known.runs.set(rowKey(pipeline, row.run_id), row);
     }
     const timetable = timetables(folded.summary.definition);
@@ -362,7 +382,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     // The definition's JSON is the row's own while the fold kept the definition it was handed.
     const definition = folded.summary.definition;
     const row = pipelineRow(folded.summary, kept !== undefined && definition === kept.definition ? kept.row.definition : undefined);
-    s.putPipeline.run(values(row, PIPELINE_COLUMNS));
+    s.putPipeline.run(pipelineRowValues(row));
     if (summaries.size >= KEPT_SUMMARIES && !summaries.has(pipeline)) summaries.clear();
     summaries.set(pipeline, { row, definition, summary: folded.summary });
   };
@@ -432,7 +452,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       const folded = finishAll(folder);
       for (const row of folded.dates) dateRows.add(row);
       for (const row of folded.runs) runRows.add(row);
-      s.putPipeline.run(values(pipelineRow(folded.summary), PIPELINE_COLUMNS));
+      s.putPipeline.run(pipelineRowValues(pipelineRow(folded.summary)));
       result.pipelines += 1;
       result.dates += folded.dates.length;
       result.runs += folded.runs.length;
