@@ -45,7 +45,7 @@ function writeFast(value: unknown): string | undefined {
         if (field === undefined) continue;
         const written = writeFast(field);
         if (written === undefined) return undefined;
-        text += `${text.length === 1 ? '' : ','}${quotedKey(key)}:${written}`;
+        text += `${text.length === 1 ? '' : ','}${quoted(key)}:${written}`;
       }
       return `${text}}`;
     }
@@ -60,24 +60,6 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 /** `JSON.stringify(text)`, without calling it for the common text that has nothing to escape: then it is the text in quotes. */
 function quoted(text: string): string {
   return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
-}
-
-/**
- * The quoted keys met so far: an event's objects have a few dozen keys, the same in every event, and testing
- * each against NEEDS_ESCAPE was a tenth of canonicalJson's instructions. Bounded, for data with ever-new keys.
- */
-const QUOTED_KEYS = new Map<string, string>();
-const MAX_QUOTED_KEYS = 1024;
-
-/** `quoted(key)`, from QUOTED_KEYS when it was met before. */
-function quotedKey(key: string): string {
-  let text = QUOTED_KEYS.get(key);
-  if (text === undefined) {
-    text = quoted(key);
-    if (QUOTED_KEYS.size >= MAX_QUOTED_KEYS) QUOTED_KEYS.clear();
-    QUOTED_KEYS.set(key, text);
-  }
-  return text;
 }
 
 /**
