@@ -197,7 +197,8 @@ function overviewParts(page: OverviewPage, links: Links): { head: string; row: (
  */
 function stripCellsHtml(strip: readonly StripCell[]): Html {
   let out = '';
-  for (const c of strip) out += `<i class="c s-${c.status}" title="${escapeHtml(c.date)}: ${STATUS_WORDS[c.status]}${c.note ? ` · ${escapeHtml(c.note)}` : ''}${c.error ? ` · ${escapeHtml(c.error)}` : ''}"></i>`;
+  // The status too: it comes from a table row, which a hand-edited read model could fill with anything.
+  for (const c of strip) out += `<i class="c s-${escapeHtml(c.status)}" title="${escapeHtml(c.date)}: ${STATUS_WORDS[c.status] ?? ''}${c.note ? ` · ${escapeHtml(c.note)}` : ''}${c.error ? ` · ${escapeHtml(c.error)}` : ''}"></i>`;
   return { html: out };
 }
 
