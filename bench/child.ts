@@ -3,7 +3,7 @@
  * heap left by another task slows it: `node dist/bench/child.js <task> <args…>`
  * prints `{"ms":…,"maxRssMb":…}`.
  */
-import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, openSync, rmSync, writeSync } from 'node:fs';
 import { exportLedger } from '../src/audit/export-ledger.js';
 import { importExportFile } from '../src/audit/import-ledger.js';
 import { verifyLedger } from '../src/audit/verify-ledger.js';
@@ -45,11 +45,19 @@ async function run(task: string, args: string[]): Promise<number> {
     case 'raw-scan':
       return rawScan(a);
     case 'raw-rebuild': {
-      // The rows the rebuild wrote, read before the clock starts (the floor holds its answer already); b is a new file.
+      // The rows the rebuild wrote, and a copy of the ledger to rebuild them in, made before the clock starts.
       const tables = readReadModelRows(a, ['rm_pipelines', 'rm_dates', 'rm_runs']);
-      const took = rawRebuild(a, b, tables);
-      for (const suffix of ['', '-wal', '-shm']) rmSync(`${b}${suffix}`, { force: true });
-      return took;
+      const remove = () => {
+        for (const suffix of ['', '-wal', '-shm']) rmSync(`${b}${suffix}`, { force: true });
+      };
+      remove();
+      try {
+        copyFileSync(a, b);
+        if (existsSync(`${a}-wal`)) copyFileSync(`${a}-wal`, `${b}-wal`);
+        return rawRebuild(b, tables);
+      } finally {
+        remove();
+      }
     }
     case 'verify': {
       // What `runledger verify` runs: the chain walk (payloads checked in its worker thread), then runledger_meta.
