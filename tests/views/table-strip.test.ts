@@ -1,10 +1,12 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, test } from 'vitest';
 import { statusStrip } from '../../projections/views/status-strip.js';
 import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
 import type { ReadModels } from '../../src/store/read-models.js';
 import { loadOverview } from '../../src/views/load-pages.js';
+import { pageBody, servedLinks } from '../../src/render/render-pages.js';
 import { stripRange, tableStrip } from '../../src/views/table-strip.js';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { tempDir } from '../support/run-cli.js';
@@ -140,4 +142,22 @@ describe.each(stores)('the overview strip from the read models ($name)', (store)
       await ledger.close();
     }
   });
+});
+
+test('a status that a hand-edited date row holds is drawn as text in the strip', async () => {
+  const path = join(dir, 'tampered.db');
+  const now = Date.parse('2026-11-05T00:50:00Z');
+  const ledger = await openLedger({ db: path, clock: () => now, actor: 'test' });
+  try {
+    await ledger.define({ pipeline: 'etl', schedule: '@daily', start: '2026-11-01', timezone: 'UTC' });
+    await ledger.succeed({ runId: (await ledger.start({ pipeline: 'etl', date: '2026-11-03' })).runId });
+    const other = new Database(path);
+    other.prepare('UPDATE rm_dates SET status = ?').run('"><script>alert(1)</script>');
+    other.close();
+    const body = pageBody(await loadOverview(ledger, undefined), servedLinks(null, '/')).html;
+    expect(body).toContain('s-&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(body).not.toContain('<script>');
+  } finally {
+    await ledger.close();
+  }
 });
