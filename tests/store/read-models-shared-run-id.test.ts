@@ -95,6 +95,8 @@ describe.each(stores)('on $store', ({ fresh }) => {
     expect(alpha.runs.map((r) => [r.runId, r.status])).toEqual([['shared', 'running']]);
     // The run of that id on any pipeline is the one whose start came first, on either store.
     expect(await ledger.store.readModels?.run('shared')).toMatchObject({ pipeline: 'alpha', status: 'running' });
+    // A page of one pipeline's runs before that id starts from that pipeline's run, as the fold's does.
+    for (const pipeline of ['alpha', 'beta']) expect((await ledger.runs({ pipeline, before: 'shared' })).runs).toEqual([]);
     expect(await verifyProjections(ledger.store)).toMatchObject({ ok: true, difference: null });
     await ledger.close();
   });

@@ -539,13 +539,14 @@ SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
       const rows = await deps.read<{ date: string; status: string; lease_expires_at: string; logical_ms: string | number }>(`SELECT date, status, lease_expires_at, logical_ms FROM ${s}.rm_dates WHERE pipeline = $1 AND logical_ms > $2`, [pipeline, afterMs]);
       for (const r of rows) visit(r.date, r.status, r.lease_expires_at, Number(r.logical_ms));
     },
-    async run(runId) {
-      // Of the pipelines' runs of this id, the one whose start came first, as SQLite answers: the run's events in order
-      // (the events' index of runs), the first that is the start of a row of its pipeline.
+    async run(runId, pipeline) {
+      // Of the pipelines' runs of this id (or of `pipeline`'s), the one whose start came first, as SQLite answers: the
+      // run's events in order (the events' index of runs), the first that is the start of a row of its pipeline.
+      const params = pipeline === undefined ? [runId] : [runId, pipeline];
       const rows = (
         await deps.read<Record<string, unknown>>(
-          `SELECT r.* FROM ${s}.events e JOIN ${s}.rm_runs r ON r.pipeline = e.pipeline AND r.seq = e.position WHERE e.run_id = $1 AND r.run_id = e.run_id ORDER BY e.position LIMIT 1`,
-          [runId],
+          `SELECT r.* FROM ${s}.events e JOIN ${s}.rm_runs r ON r.pipeline = e.pipeline AND r.seq = e.position WHERE e.run_id = $1${pipeline === undefined ? '' : ' AND e.pipeline = $2'} AND r.run_id = e.run_id ORDER BY e.position LIMIT 1`,
+          params,
         )
       ).map(runRowOf);
       const row = rows[0];
