@@ -230,8 +230,9 @@ export async function runsView(core: LedgerCore, input: RunsInput): Promise<Runs
       withDates(view, await models.dates(input.pipeline, { keys: [input.date], light: true }));
       key = keyOf(view.timetable, input.date, view.state);
     }
-    const before = input.before === undefined ? undefined : await models.run(input.before);
-    if (input.before !== undefined && (before === null || before === undefined || before.pipeline !== input.pipeline)) throw unknownRun(input.pipeline, input.before);
+    // This pipeline's run of that id: another pipeline's run may share it.
+    const before = input.before === undefined ? undefined : await models.run(input.before, input.pipeline);
+    if (input.before !== undefined && (before === null || before === undefined)) throw unknownRun(input.pipeline, input.before);
     const page = { ...(key === undefined ? {} : { date: key }), ...(input.limit === undefined ? {} : { limit: input.limit }), ...(before ? { before: before.seq } : {}), ...(input.light ? { light: true } : {}) };
     return { pipeline: input.pipeline, runs: await models.runs(input.pipeline, page) };
   }

@@ -86,8 +86,11 @@ export interface ReadModels {
    * array of them is built: the rows of ten years of hours, held at once, were most of a report's peak memory.
    */
   statuses(pipeline: string, afterMs: number, visit: StatusVisitor): Promise<void>;
-  /** One run, with its pipeline and its place in the run list (`seq`, its start position). */
-  run(runId: string): Promise<(RunRecord & { pipeline: string; seq: number }) | null>;
+  /**
+   * One run, with its pipeline and its place in the run list (`seq`, its start position): of `pipeline` when given,
+   * else of the pipeline whose run of that id started first (two pipelines' runs can share an id).
+   */
+  run(runId: string, pipeline?: string): Promise<(RunRecord & { pipeline: string; seq: number }) | null>;
   /** Every pipeline that has a row, by name. */
   pipelines(): Promise<string[]>;
   /** One pipeline's rows as stored (`verify --projections`). */

@@ -5,12 +5,14 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { PROJECTION_VERSION } from '../../projections/projection-version.js';
 import { verifyProjections } from '../../src/audit/verify-projections.js';
 import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
+import { appendRowsFunctionName } from '../../src/store/postgres/postgres-append-rows-function.js';
+import type { PostgresReadModels } from '../../src/store/postgres/postgres-read-models.js';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { tempDir } from '../support/run-cli.js';
 
 // A ledger whose read-model tables have the shape of schema 3 (a rowid `rm_runs` keyed by run id, an index of
 // running dates), stamped 3, is rebuilt into this build's shape the first time it is opened, and answers as before;
-// on PostgreSQL too (its index of running dates).
+// on PostgreSQL too (its index of running dates, and its runs keyed by run id alone until stamp 4).
 
 const dir = tempDir('runledger-shape-upgrade-');
 const schemas = TEST_PG_URL === undefined ? null : pgSchemas(TEST_PG_URL);
@@ -99,18 +101,7 @@ describe('read models of an older shape', () => {
   test.skipIf(schemas === null)('on PostgreSQL: the index of running dates is dropped by the rebuild its stamp 3 asks for', async () => {
     const db = await (schemas as NonNullable<typeof schemas>).fresh();
     const expected = await written(db);
-    const schema = new URL(db).searchParams.get('schema') as string;
-    const sql = async <R>(text: string): Promise<R[]> => {
-      const pg = (await import('pg')).default;
-      const client = new pg.Client({ connectionString: db.replace(/\?.*$/, '') });
-      await client.connect();
-      try {
-        await client.query(`SET search_path TO "${schema}"`);
-        return (await client.query(text)).rows as R[];
-      } finally {
-        await client.end();
-      }
-    };
+    const sql = inSchema(db);
     const indexes = async () => (await sql<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE 'rm%' ORDER BY indexname`)).map((r) => r.indexname);
     const built = await indexes();
     expect(built).not.toContain('rm_dates_running');
@@ -124,4 +115,58 @@ describe('read models of an older shape', () => {
     await reopened.close();
     expect(await indexes()).toEqual(built);
   });
+
+  test.skipIf(schemas === null)('on PostgreSQL: runs keyed by run id alone (stamp 4) are rebuilt keyed by pipeline and run id, and appends call the append-rows function of this stamp', async () => {
+    const db = await (schemas as NonNullable<typeof schemas>).fresh();
+    const expected = await written(db);
+    const sql = inSchema(db);
+    const runsKey = async () =>
+      (
+        await sql<{ column: string }>(
+          `SELECT a.attname AS column FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+           WHERE i.indrelid = 'rm_runs'::regclass AND i.indisprimary ORDER BY array_position(i.indkey::int2[], a.attnum)`,
+        )
+      ).map((r) => r.column);
+    expect(await runsKey()).toEqual(['pipeline', 'run_id']);
+    const stamp4 = `${PROJECTION_VERSION}.4`;
+    const functions = async () =>
+      (await sql<{ name: string }>(`SELECT proname AS name FROM pg_proc WHERE pronamespace = current_schema()::regnamespace AND proname LIKE 'runledger\\_append\\_rows%' ORDER BY proname`)).map((r) => r.name);
+    const [built] = await functions();
+    // As a release of stamp 4 left it: its tables, and only its append-rows function.
+    await sql(
+      `ALTER TABLE rm_runs DROP CONSTRAINT rm_runs_pkey, ADD PRIMARY KEY (run_id); UPDATE rm_meta SET value = '${stamp4}' WHERE key = 'stamp';
+       ALTER FUNCTION ${built} RENAME TO ${appendRowsFunctionName(stamp4)}`,
+    );
+    expect(await functions()).toEqual([appendRowsFunctionName(stamp4)]);
+
+    const progress: Array<[number, number]> = [];
+    const reopened = await openLedger({ db, clock: () => NOW, rebuildProgress: (done, total) => progress.push([done, total]) });
+    expect(await answers(reopened)).toBe(expected);
+    expect(progress.at(-1)).toEqual([6, 6]);
+    expect(await runsKey()).toEqual(['pipeline', 'run_id']);
+    // The function's name carries the stamp: the one stamp 4's tables had is not the one appends now call.
+    const name = (reopened.store.readModels as PostgresReadModels).aheadFunction.name;
+    expect(name).not.toBe(appendRowsFunctionName(stamp4));
+    expect(built).toBe(name);
+    await reopened.start({ pipeline: 'etl', date: '2026-01-04' });
+    expect(await functions()).toEqual([appendRowsFunctionName(stamp4), name]);
+    expect((await verifyProjections(reopened.store)).ok).toBe(true);
+    await reopened.close();
+  });
 });
+
+/** Runs one SQL text in the schema of the ledger at `db`, on a connection of its own. */
+function inSchema(db: string): <R>(text: string) => Promise<R[]> {
+  const schema = new URL(db).searchParams.get('schema') as string;
+  return async <R>(text: string): Promise<R[]> => {
+    const pg = (await import('pg')).default;
+    const client = new pg.Client({ connectionString: db.replace(/\?.*$/, '') });
+    await client.connect();
+    try {
+      await client.query(`SET search_path TO "${schema}"`);
+      return (await client.query(text)).rows as R[];
+    } finally {
+      await client.end();
+    }
+  };
+}

@@ -16,8 +16,10 @@ import { quoteIdent } from './postgres-schema.js';
 /** 2: `rm_pipelines` keeps slot counts, the slots through complete-through and the run tally (status and metrics from one row); the running dates index is ordered by logical date (it was passed over for a scan).
  * 3: `rm_pipelines` keeps the running dates and the latest logical date of any row (as on SQLite).
  * 4: no index of running dates (as on SQLite): a running read takes the keys from the pipeline row, and the index's
- * predicate on `status` kept every date update that changed it from being a heap-only one (new entries in every index). */
-const READ_MODEL_SCHEMA_VERSION = 4;
+ * predicate on `status` kept every date update that changed it from being a heap-only one (new entries in every index).
+ * 5: `rm_runs` keyed by pipeline and run id, not run id alone (as SQLite's are by pipeline): two pipelines' runs can share
+ * an id (`start --run-id` checks it outside the append), and the second's row replaced the first's. */
+const READ_MODEL_SCHEMA_VERSION = 5;
 const STAMP = `${PROJECTION_VERSION}.${READ_MODEL_SCHEMA_VERSION}`;
 
 /** The read-model tables of a ledger in `schema`: the same rows as SQLite's (see sqlite-read-models.ts). */
@@ -41,10 +43,11 @@ CREATE TABLE ${s}.rm_dates (
 );
 CREATE INDEX rm_dates_by_logical ON ${s}.rm_dates (pipeline, logical_ms);
 CREATE TABLE ${s}.rm_runs (
-  run_id text PRIMARY KEY, pipeline text NOT NULL, seq bigint NOT NULL, date text NOT NULL, attempt integer NOT NULL, run_type text NOT NULL,
+  run_id text NOT NULL, pipeline text NOT NULL, seq bigint NOT NULL, date text NOT NULL, attempt integer NOT NULL, run_type text NOT NULL,
   status text NOT NULL, logical_date text NOT NULL, interval_start text NOT NULL, interval_end text NOT NULL, started_at text NOT NULL,
   finished_at text, lease_expires_at text NOT NULL, actor text NOT NULL, forced integer NOT NULL, off_schedule integer NOT NULL,
-  error_excerpt text, error_position bigint, result_position bigint, extra text
+  error_excerpt text, error_position bigint, result_position bigint, extra text,
+  PRIMARY KEY (pipeline, run_id)
 );
 CREATE INDEX rm_runs_by_pipeline ON ${s}.rm_runs (pipeline, seq);
 CREATE INDEX rm_runs_by_date ON ${s}.rm_runs (pipeline, date, seq);
@@ -52,6 +55,8 @@ CREATE INDEX rm_runs_by_date ON ${s}.rm_runs (pipeline, date, seq);
 }
 
 const TABLES = ['rm_meta', 'rm_pipelines', 'rm_dates', 'rm_runs'];
+/** Each table's primary key: every upsert's conflict target (a pipeline's run ids are its own, as on SQLite). */
+const KEYS = { rm_dates: 'pipeline, date', rm_runs: 'pipeline, run_id', rm_pipelines: 'pipeline' } as const;
 const DATE_BIGINTS = ['logical_ms', 'error_position', 'result_position', 'start_position'] as const;
 const RUN_BIGINTS = ['seq', 'error_position', 'result_position'] as const;
 /** Rows written per statement (as one JSON array of records). */
@@ -262,9 +267,9 @@ export function postgresReadModels(deps: {
   /** Writes a fold's rows and its summary. */
   const write = async (client: pg.PoolClient, folded: FoldedRows): Promise<void> => {
     await settleSummary(client, folded);
-    await upsert(client, 'rm_dates', 'pipeline, date', folded.dates);
-    await upsert(client, 'rm_runs', 'run_id', folded.runs);
-    await upsert(client, 'rm_pipelines', 'pipeline', [pipelineRow(folded.summary)]);
+    await upsert(client, 'rm_dates', KEYS.rm_dates, folded.dates);
+    await upsert(client, 'rm_runs', KEYS.rm_runs, folded.runs);
+    await upsert(client, 'rm_pipelines', KEYS.rm_pipelines, [pipelineRow(folded.summary)]);
   };
 
   /** `write` as SQL text, its rows written in as literals: to go with the append's COMMIT. */
@@ -272,7 +277,7 @@ export function postgresReadModels(deps: {
     await settleSummary(client, folded);
     const literal = (table: string, key: string, rows: readonly object[]) =>
       rows.length === 0 ? [] : [upsertSql(table, key, Object.keys(rows[0] as object), pg.escapeLiteral(JSON.stringify(rows)))];
-    return [...literal('rm_dates', 'pipeline, date', folded.dates), ...literal('rm_runs', 'run_id', folded.runs), ...literal('rm_pipelines', 'pipeline', [pipelineRow(folded.summary)])];
+    return [...literal('rm_dates', KEYS.rm_dates, folded.dates), ...literal('rm_runs', KEYS.rm_runs, folded.runs), ...literal('rm_pipelines', KEYS.rm_pipelines, [pipelineRow(folded.summary)])];
   };
 
   const applyEvents = async (client: pg.PoolClient, events: readonly RecordedEvent[]): Promise<void> => {
@@ -314,9 +319,9 @@ export function postgresReadModels(deps: {
         progress?.(result.events, total);
       }
       const folded = finishAll(folder);
-      await upsert(client, 'rm_dates', 'pipeline, date', folded.dates);
-      await upsert(client, 'rm_runs', 'run_id', folded.runs);
-      await upsert(client, 'rm_pipelines', 'pipeline', [pipelineRow(folded.summary)]);
+      await upsert(client, 'rm_dates', KEYS.rm_dates, folded.dates);
+      await upsert(client, 'rm_runs', KEYS.rm_runs, folded.runs);
+      await upsert(client, 'rm_pipelines', KEYS.rm_pipelines, [pipelineRow(folded.summary)]);
       result.pipelines += 1;
       result.dates += folded.dates.length;
       result.runs += folded.runs.length;
@@ -428,7 +433,7 @@ SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
         if (!positions.every((c) => columns.includes(c))) throw new Error(`${name} lacks a position column; this is a bug`);
         return { table: name, key, columns, positions };
       };
-      await client.query(appendRowsFunctionSql(deps.schema, STAMP, { dates: table('rm_dates', 'pipeline, date'), runs: table('rm_runs', 'run_id'), summaries: table('rm_pipelines', 'pipeline') }));
+      await client.query(appendRowsFunctionSql(deps.schema, STAMP, { dates: table('rm_dates', KEYS.rm_dates), runs: table('rm_runs', KEYS.rm_runs), summaries: table('rm_pipelines', KEYS.rm_pipelines) }));
     },
     async foldAhead(read, events, headBefore) {
       if (events.length === 0 || Number(read.meta ?? 0) !== headBefore) return null;
@@ -544,8 +549,16 @@ SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
       const rows = await deps.read<{ date: string; status: string; lease_expires_at: string; logical_ms: string | number }>(`SELECT date, status, lease_expires_at, logical_ms FROM ${s}.rm_dates WHERE pipeline = $1 AND logical_ms > $2`, [pipeline, afterMs]);
       for (const r of rows) visit(r.date, r.status, r.lease_expires_at, Number(r.logical_ms));
     },
-    async run(runId) {
-      const rows = (await deps.read<Record<string, unknown>>(`SELECT * FROM ${s}.rm_runs WHERE run_id = $1`, [runId])).map(runRowOf);
+    async run(runId, pipeline) {
+      // Of the pipelines' runs of this id (or of `pipeline`'s), the one whose start came first, as SQLite answers: the
+      // run's events in order (the events' index of runs), the first that is the start of a row of its pipeline.
+      const params = pipeline === undefined ? [runId] : [runId, pipeline];
+      const rows = (
+        await deps.read<Record<string, unknown>>(
+          `SELECT r.* FROM ${s}.events e JOIN ${s}.rm_runs r ON r.pipeline = e.pipeline AND r.seq = e.position WHERE e.run_id = $1${pipeline === undefined ? '' : ' AND e.pipeline = $2'} AND r.run_id = e.run_id ORDER BY e.position LIMIT 1`,
+          params,
+        )
+      ).map(runRowOf);
       const row = rows[0];
       return row === undefined ? null : { ...runOfRow(row, await payloadsForRead([row])), pipeline: row.pipeline, seq: row.seq };
     },

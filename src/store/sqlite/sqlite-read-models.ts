@@ -626,9 +626,9 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     async statuses(pipeline, afterMs, visit) {
       for (const row of readStatements().statuses.iterate(pipeline, afterMs) as IterableIterator<[string, string, string, number]>) visit(row[0], row[1], row[2], row[3]);
     },
-    async run(runId) {
+    async run(runId, pipeline) {
       const s = readStatements();
-      const cells = s.run.get(runId) as unknown[] | undefined;
+      const cells = (pipeline === undefined ? s.run.get(runId) : s.runOfPipeline.get(runId, pipeline)) as unknown[] | undefined;
       const row = cells === undefined ? undefined : runRowOfValues(cells);
       return row === undefined ? null : { ...runOfRow(row, payloadsOf(s)), pipeline: row.pipeline, seq: row.seq };
     },
