@@ -10,7 +10,7 @@ import { LedgerError } from '../errors.js';
 import type { Timetable } from '../timetable/timetable.js';
 import type { LedgerCore } from './ledger-core.js';
 import type { AsOf, DateRow, PendingView, RangeInput, RunsView, StateInput, StateView, WatermarkView } from './ledger-types.js';
-import { cursorFrom, pageEnd, pageOfRows, type Timed } from './page-rows.js';
+import { byInstantSlotFirst, cursorFrom, pageEnd, pageOfRows, type Timed } from './page-rows.js';
 import { nowFor, readPipeline } from './load-pipeline.js';
 import { definedSummary, readModelsFor, statusOfView, tableView, withDates, type TableView } from './read-model-views.js';
 import { pipelineStatus, type PipelineStatus } from '../../projections/views/pipeline-status.js';
@@ -86,10 +86,7 @@ export async function stateView(core: LedgerCore, input: StateInput): Promise<St
     if (at < bounds.from || at > bounds.to) continue;
     recorded.push({ at, key: date.date, row: dateRow(date, nowMs, input.metrics !== false) });
   }
-  // Rows of one instant (an off-schedule key beside a slot's, or keys written in two zones): the slot's key first,
-  // then by key, so the fold, the tables and the served pages list them alike.
-  const onSlot = (row: Timed<DateRow>) => (timetable.slotKeyAt(row.at) === row.key ? 0 : 1);
-  recorded.sort((a, b) => a.at - b.at || onSlot(a) - onSlot(b) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  recorded.sort(byInstantSlotFirst(timetable));
   // The slots are walked lazily: a page of a long range builds only its own rows.
   const slots = (function* () {
     for (const slot of boundedSlots(timetable, fromMs, toMs)) yield { at: Date.parse(slot.logicalDate), key: slot.date, row: missingRow(slot) };

@@ -5,6 +5,19 @@ import type { Timetable } from '../timetable/timetable.js';
 export type Timed<Row> = { at: number; key: string; row: Row };
 
 /**
+ * The order of recorded rows in `state`, the served pages and the overview's strip: by instant, the slot's own key
+ * first among rows of one instant (an off-schedule key beside a slot's, or keys written in two zones), then by key.
+ * The fold, the tables and every page list them alike.
+ *
+ * @example
+ * recorded.sort(byInstantSlotFirst(timetable));
+ */
+export function byInstantSlotFirst(timetable: Timetable): (a: { at: number; key: string }, b: { at: number; key: string }) => number {
+  const onSlot = (row: { at: number; key: string }) => (timetable.slotKeyAt(row.at) === row.key ? 0 : 1);
+  return (a, b) => a.at - b.at || onSlot(a) - onSlot(b) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+}
+
+/**
  * One page of a range listed from two sorted sources: the timetable's slots
  * (lazily: the walk stops once the page is full, so a page of an endless range
  * costs its own length) and the rows that have a state, which replace the slot

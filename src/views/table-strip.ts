@@ -2,6 +2,7 @@ import { leaseExpired } from '../../projections/date-state.js';
 import { cellNote } from '../../projections/views/calendar.js';
 import type { StripCell } from '../../projections/views/status-strip.js';
 import { rangeOf } from '../ledger/resolve-keys.js';
+import { byInstantSlotFirst } from '../ledger/page-rows.js';
 import { boundedSlots } from '../ledger/slots.js';
 import type { StripDate } from '../store/read-model-rows.js';
 import type { ReadModels } from '../store/read-models.js';
@@ -62,8 +63,7 @@ export async function tableStrip(models: ReadModels, pipeline: string, timetable
     if (date.offSchedule ? at < offFrom || at > offTo : at < fromMs || at > toMs) continue;
     recorded.push({ at, key: date.date, cell: cellOf(date, nowMs) });
   }
-  const onSlot = (row: { at: number; key: string }) => (timetable.slotKeyAt(row.at) === row.key ? 0 : 1);
-  recorded.sort((a, b) => a.at - b.at || onSlot(a) - onSlot(b) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  recorded.sort(byInstantSlotFirst(timetable));
   // The slots in order, a slot whose key has a row left out for it, each row before the first slot after it (`pageOfRows` without a limit).
   const stated = new Set(recorded.map((r) => r.key));
   const cells: StripCell[] = [];
