@@ -6,7 +6,7 @@
  * const ledger = await openLedger({ db: './runledger.db' });
  */
 export { openLedger, Ledger } from './ledger/open-ledger.js';
-export type { LedgerOptions } from './ledger/ledger.js';
+export type { FailInput, HeartbeatInput, InterruptInput, LedgerOptions, SucceedInput } from './ledger/ledger.js';
 export type * from './ledger/ledger-types.js';
 export type { DefineInput } from './ledger/build-definition.js';
 export type { TaskInput, TaskResult, TaskRow, TaskGridView, TaskGridInput } from './ledger/task-types.js';

@@ -1,3 +1,6 @@
+/// <reference lib="esnext.disposable" preserve="true" />
+// The ledger is AsyncDisposable (`await using`): the reference keeps the shipped .d.ts compiling for a consumer whose
+// lib stops before esnext and who has no @types/node (TypeScript 6+ no longer loads every @types package by default).
 import type { DatasetRef, RunLog, RunOutput } from '../../events/common.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
@@ -63,10 +66,14 @@ const DEFINE_KEYS = optionKeys<DefineOptions>()({
   freshness: true, freshnessMs: true, openlineage: true, maxMetricsBytes: true, maxErrorBytes: true, reason: true, upstreams: true, command: true,
   retries: true, retryDelayMs: true, retryExponential: true, maxRetryDelayMs: true, timeoutMs: true, dependsOnPast: true, slaMs: true,
 });
-type SucceedInput = { runId: string; metrics?: Record<string, unknown>; outputs?: RunOutput[]; log?: RunLog; at?: string; settleTasks?: Record<string, string>; inputs?: DatasetRef[] };
-type FailInput = { runId: string; error: string; code?: string | null; log?: RunLog; at?: string; settleTasks?: Record<string, string>; retry?: RetryRequest };
-type InterruptInput = { runId: string; by: string; message?: string; log?: RunLog; at?: string };
-type HeartbeatInput = { runId: string; lease?: Duration; /** @deprecated Use `lease`; works until the next minor version. */ leaseMs?: number; at?: string };
+/** What `ledger.succeed` takes: `{ runId, metrics: { rows: 1200 } }`. */
+export type SucceedInput = { runId: string; metrics?: Record<string, unknown>; outputs?: RunOutput[]; log?: RunLog; at?: string; settleTasks?: Record<string, string>; inputs?: DatasetRef[] };
+/** What `ledger.fail` takes: `{ runId, error: 'upstream file missing', code: 'E_INPUT' }`. */
+export type FailInput = { runId: string; error: string; code?: string | null; log?: RunLog; at?: string; settleTasks?: Record<string, string>; retry?: RetryRequest };
+/** What `ledger.interrupt` takes: `{ runId, by: 'SIGTERM' }`. */
+export type InterruptInput = { runId: string; by: string; message?: string; log?: RunLog; at?: string };
+/** What `ledger.heartbeat` takes: `{ runId, lease: '1h' }`. */
+export type HeartbeatInput = { runId: string; lease?: Duration; /** @deprecated Use `lease`; works until the next minor version. */ leaseMs?: number; at?: string };
 const SUCCEED_KEYS = optionKeys<SucceedInput>()({ runId: true, metrics: true, outputs: true, log: true, at: true, settleTasks: true, inputs: true });
 const FAIL_KEYS = optionKeys<FailInput>()({ runId: true, error: true, code: true, log: true, at: true, settleTasks: true, retry: true });
 const MARK_KEYS = optionKeys<MarkInput>()({ pipeline: true, dates: true, from: true, to: true, success: true, skipped: true, reason: true, dryRun: true });
