@@ -38,6 +38,8 @@ export type StartCommand = {
    * than as "not a slot".
    */
   bounds?: { firstDate: string; firstLogicalDate: string; end: string | null };
+  /** Slot keys near a date that is not a slot (that day's slots, or the ones around it), to suggest instead. */
+  slotsNear?: string[];
   /** The producer's own start time (OpenLineage `eventTime`), recorded as the run's `at`; a run it supersedes ends then too. */
   at?: string;
 };
@@ -76,7 +78,7 @@ export function decideStart(state: PipelineState, command: StartCommand, context
         `${slot.logicalDate} is after ${pipeline}'s end (${bounds.end}); redefine it with a later --end to schedule that date, or use --type manual (library: runType: 'manual') for a one-off off-schedule run`,
       );
     }
-    return refuse('ledger.notASlot', `${slot.logicalDate} is not a slot of ${pipeline}'s timetable; use --type manual (library: runType: 'manual') to run an off-schedule date`);
+    return refuse('ledger.notASlot', notASlotMessage(pipeline, slot.logicalDate, command.slotsNear ?? []));
   }
   if (command.onSchedule && command.runType !== 'manual' && Date.parse(slot.runAfter) > nowMs) {
     return refuse('ledger.notDue', `${pipeline} ${slot.date} is not due until ${slot.runAfter}; wait, or use --type manual (library: runType: 'manual') to run it early`);
@@ -141,4 +143,16 @@ export function decideStart(state: PipelineState, command: StartCommand, context
   };
   const before = takeover ?? superseded;
   return accept({ events: before ? [before, started] : [started], attempt, takeoverOf: started.data.takeoverOf });
+}
+
+/**
+ * Sends the user to the scheduled slot(s) near the date, and says what the other way, a manual run, does: its
+ * success counts for the watermark (which never goes down) while the slot itself stays missing.
+ */
+function notASlotMessage(pipeline: string, logicalDate: string, near: string[]): string {
+  const manual = "--type manual (library: runType: 'manual') records an off-schedule run instead, whose success raises the watermark for good while the scheduled slot stays missing";
+  if (near.length === 0) return `${logicalDate} is not a slot of ${pipeline}'s timetable; ${manual}`;
+  const shown = near.length > 4 ? `${near.slice(0, 3).join(', ')}, … ${near.at(-1)} (${near.length} slots)` : near.join(', ');
+  const which = near.length === 1 ? `its nearest slot is ${shown}` : `its nearest slots are ${shown}`;
+  return `${logicalDate} is not a slot of ${pipeline}'s timetable; ${which}: start ${near.length === 1 ? 'that' : 'one of them'} (\`runledger start ${pipeline} ${near[0]}\`); ${manual}`;
 }

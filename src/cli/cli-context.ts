@@ -1,4 +1,5 @@
 import { LedgerError } from '../errors.js';
+import { similarNames } from '../ledger/similar-names.js';
 import { openLedger, type Ledger } from '../ledger/ledger.js';
 import type { AsOf } from '../ledger/ledger-types.js';
 import { knownSecrets } from '../secrets.js';
@@ -83,6 +84,8 @@ export class CliContext {
     const ledger = await openLedger({ db: this.db, clock, create, signingKey, secrets: knownSecrets(this.db, this.deps.env), ...(actor ? { actor } : {}), ...progress });
     try {
       return await body(ledger);
+    } catch (error) {
+      throw await withSimilarPipeline(ledger, error);
     } finally {
       await ledger.close();
     }
@@ -134,4 +137,17 @@ export function parseAsOf(text: string | undefined): AsOf | undefined {
   if (text === undefined) return undefined;
   if (/^\d+$/.test(text)) return { position: Number(text) };
   return { instant: new Date(parseInstant(text, '--as-of')).toISOString() };
+}
+
+/**
+ * A `notFound.pipeline` for a name close to one the ledger holds says "did you mean", as a mistyped command does,
+ * instead of suggesting to define the typo.
+ */
+async function withSimilarPipeline(ledger: Ledger, error: unknown): Promise<unknown> {
+  if (!(error instanceof LedgerError) || error.code !== 'notFound.pipeline') return error;
+  const typed = /^no pipeline '([^']+)'/.exec(error.message)?.[1];
+  if (typed === undefined) return error;
+  const near = similarNames(typed, (await ledger.pipelines()).map((d) => d.pipeline));
+  if (near.length === 0) return error;
+  return new LedgerError('notFound.pipeline', `no pipeline '${typed}' in this ledger; did you mean ${near.slice(0, 3).join(' or ')}? (\`runledger pipelines\` lists them)`);
 }

@@ -126,6 +126,7 @@ export async function startRun(core: LedgerCore, input: StartInput): Promise<Sta
         ...(input.openlineage === undefined ? {} : { openlineage: input.openlineage }),
         ...(waitFor ? { waitFor } : {}),
         ...boundsOf(timetable),
+        ...(onSchedule || runType === 'manual' ? {} : { slotsNear: slotsNear(timetable, input.date, Date.parse(slot.logicalDate)) }),
         ...(at === undefined ? {} : { at }),
       },
       { nowMs: core.clock() },
@@ -485,4 +486,21 @@ async function tasksOfStream(core: LedgerCore, stream: string): Promise<TaskRuns
   let tasks = initialTaskRuns();
   for await (const batch of core.store.read({ stream })) for (const event of batch) tasks = evolveTaskRuns(tasks, event);
   return tasks;
+}
+
+/**
+ * The slot keys to suggest for a date that is not a slot: the slots of that local day when a day was named
+ * (`2026-12-03` for a 06:00 schedule), else the slots just before and after the instant.
+ */
+function slotsNear(timetable: Timetable, typed: string, ms: number): string[] {
+  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(typed);
+  if (day) {
+    const next = new Date(Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3]) + 1)).toISOString().slice(0, 10);
+    const keys: string[] = [];
+    timetable.eachSlot(ms, timetable.parseDate(next) - 1, (date) => keys.push(date));
+    if (keys.length > 0) return keys;
+  }
+  const before = timetable.slotAtOrBefore(ms);
+  const after = before ? timetable.next(before) : timetable.first();
+  return [before, after].filter((s) => s !== undefined).map((s) => s.date);
 }
