@@ -8,7 +8,7 @@ import { extraCommands } from '../../src/cli/extra-commands.js';
 import { BindingIndex } from '../../src/ingest/openlineage/binding-index.js';
 import { datasetOf, exportOpenLineage } from '../../src/ingest/openlineage/export-openlineage.js';
 import { ingestLineage, parseEachLineageEvent, type IngestReport } from '../../src/ingest/openlineage/ingest-lineage.js';
-import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
+import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import { collectMetrics } from '../../src/ops/collect-metrics.js';
 import { readStatus } from '../../src/ops/read-status.js';
 import { createServer } from '../../src/serve/create-server.js';
