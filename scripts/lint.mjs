@@ -57,7 +57,7 @@ const LAYERS = [
   ['views'],
   ['render'],
   ['serve'],
-  ['cli', 'demo'],
+  ['cli'],
   ['testing', 'index.ts', 'main.ts'],
 ];
 const layerOf = (path) => {
