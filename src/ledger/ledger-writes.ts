@@ -14,7 +14,7 @@ import { decideStart } from '../../projections/decide-start.js';
 import { decideTaskState, refuseUnfinishedTasks, settleUnfinishedTasks } from '../../projections/decide-task-state.js';
 import type { Refusal } from '../../projections/refusal.js';
 import { LedgerError } from '../errors.js';
-import { refuseTakenBinding, sameJob } from '../ingest/openlineage/job-binding.js';
+import { refuseTakenBinding, sameJob } from './job-binding.js';
 import { appendEvents, retryOrGiveUp } from './append-events.js';
 import { buildDefinition, checkPipelineName, completeDefinitionInput, diffDefinitions, type DefineChanges } from './build-definition.js';
 import { checkTaskState, checkTryNumber, requireTask } from './check-tasks.js';
