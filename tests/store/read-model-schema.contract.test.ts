@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, test } from 'vitest';
-import { openLedger } from '../../src/ledger/ledger.js';
+import { openLedger } from '../../src/open-ledger.js';
 import { READ_MODEL_STAMP, READ_MODEL_TABLES, type ColumnType } from '../../src/store/read-model-schema.js';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { tempDir } from '../support/run-cli.js';
