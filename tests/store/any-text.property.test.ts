@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, test } from 'vitest';
 import { verifyProjections } from '../../src/audit/verify-projections.js';
 import { isLedgerError } from '../../src/errors.js';
-import { Ledger, openLedger } from '../../src/ledger/ledger.js';
+import { Ledger, openLedger } from '../../src/open-ledger.js';
 import type { EventStore, RawEvent } from '../../src/store/event-store.js';
 import { openStore } from '../../src/store/open-store.js';
 import { foldOnly } from '../support/fold-only.js';
