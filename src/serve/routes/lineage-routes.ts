@@ -1,6 +1,6 @@
 import { createGunzip, createInflate } from 'node:zlib';
 import type { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BindingIndex } from '../../ingest/openlineage/binding-index.js';
 import { checkLineageEvents, ingestLineage, InvalidLineageError } from '../../ingest/openlineage/ingest-lineage.js';
 import { LedgerError } from '../../errors.js';
@@ -29,7 +29,7 @@ import type { ServeDeps } from '../serve-options.js';
  */
 export function lineageRoutes(app: FastifyInstance, deps: ServeDeps): void {
   const bindings = new BindingIndex(deps.ledger.store);
-  app.post('/api/v1/lineage', { config: { scope: 'write' }, preParsing: async (request, _reply, payload) => decoded(request, payload) }, async (request, reply) => {
+  app.post('/api/v1/lineage', { config: { scope: 'write' }, preParsing: async (request, reply, payload) => decoded(request, reply, payload) }, async (request, reply) => {
     const body = request.body;
     if (body === undefined || body === null || typeof body !== 'object') {
       throw new LedgerError('input.invalidBody', 'the body must be one OpenLineage event (a JSON object) or a JSON array of them, sent as application/json');
@@ -64,7 +64,7 @@ function httpError(statusCode: number, message: string): Error {
  * (`receivedEncodedLength`), as fastify expects of a decoding stream, so the
  * Content-Length check still holds, while the body limit counts decoded bytes.
  */
-function decoded(request: FastifyRequest, payload: Readable): Readable {
+function decoded(request: FastifyRequest, reply: FastifyReply, payload: Readable): Readable {
   const encoding = String(request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   if (encoding === 'identity' || encoding === '') return payload;
   if (encoding !== 'gzip' && encoding !== 'x-gzip' && encoding !== 'deflate') {
@@ -79,7 +79,11 @@ function decoded(request: FastifyRequest, payload: Readable): Readable {
   inflater.on('error', (error) => {
     Object.assign(error, { statusCode: 400, message: `the body is not valid ${encoding} data (${error.message}); send it as Content-Encoding says, or without one` });
   });
-  // A request that ends early (a 413 stops reading) leaves nothing inflating in the background.
-  request.raw.once('close', () => inflater.destroy());
+  // A client that goes away mid-body fails the parse (400) rather than leaving the parser waiting.
+  payload.once('aborted', () => inflater.destroy(httpError(400, 'the client closed the connection before the body ended')));
+  // Once answered (a 413 stops reading), nothing goes on inflating in the background. Not the request's own
+  // `close`: on a real socket it fires as soon as the last encoded byte is read, before the inflater has flushed
+  // its last output and `end`, and destroying it there left the parser waiting for an end that never came.
+  reply.raw.once('close', () => inflater.destroy());
   return payload.pipe(inflater);
 }
