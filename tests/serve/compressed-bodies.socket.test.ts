@@ -35,7 +35,7 @@ async function serving(options: { bodyLimit?: number } = {}): Promise<{ ledger: 
 const headers = (encoding: string) => ({ authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'content-encoding': encoding });
 const ENCODERS = { gzip: gzipSync, deflate: deflateSync } as const;
 
-const cases: Array<[Client, keyof typeof ENCODERS]> = [
+const cases: Array<readonly [Client, keyof typeof ENCODERS]> = [
   [nodeFetch, 'gzip'],
   [nodeFetch, 'deflate'],
   [nodeHttp, 'gzip'],

@@ -7,6 +7,9 @@ import { LedgerError } from '../../errors.js';
 import { writerLedger } from '../writer-ledger.js';
 import type { ServeDeps } from '../serve-options.js';
 
+/** Most OpenLineage events one request may carry (producers send one at a time; a batch is a replay). */
+export const MAX_LINEAGE_BATCH = 1000;
+
 /**
  * `POST /api/v1/lineage`: the OpenLineage HTTP endpoint (the path Airflow's
  * HTTP transport and Marquez use), one event or a JSON array of events, with
@@ -16,7 +19,8 @@ import type { ServeDeps } from '../serve-options.js';
  * first refusal (400 schema, 404 unbound job with `--strict-lineage`, 409 a
  * rule), so a transport that only reads the status still sees it. A batch with
  * an event that breaks the schema is refused whole (400, each invalid event's
- * path listed), nothing written. Re-sending is safe: an event already in the
+ * path listed), nothing written. A batch takes at most `MAX_LINEAGE_BATCH` events and an event at most
+ * `MAX_EVENT_DATASETS` inputs and as many outputs (400 naming the cap). Re-sending is safe: an event already in the
  * ledger is a duplicate.
  *
  * A body sent with `Content-Encoding: gzip` or `deflate` (the HTTP transport's
@@ -36,6 +40,9 @@ export function lineageRoutes(app: FastifyInstance, deps: ServeDeps): void {
     }
     const values = Array.isArray(body) ? (body as unknown[]) : [body];
     if (values.length === 0) throw new LedgerError('input.invalidBody', 'the batch is empty; send at least one OpenLineage event');
+    if (values.length > MAX_LINEAGE_BATCH) {
+      throw new LedgerError('input.tooManyItems', `the batch holds ${values.length} events; at most ${MAX_LINEAGE_BATCH} are taken in one request: send the rest in further requests`);
+    }
     let events;
     try {
       events = checkLineageEvents(values);
