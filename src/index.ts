@@ -5,7 +5,7 @@
  * import { openLedger } from 'runledger';
  * const ledger = await openLedger({ db: './runledger.db' });
  */
-export { openLedger, Ledger } from './ledger/open-ledger.js';
+export { openLedger, Ledger } from './open-ledger.js';
 export type { LedgerOptions } from './ledger/ledger.js';
 export type * from './ledger/ledger-types.js';
 export type { DefineInput } from './ledger/build-definition.js';
@@ -49,7 +49,7 @@ export type { ClearedBecause } from '../projections/date-state.js';
 export type { Metrics, RunContext, RunProgress, RunReport, RunSummary, RunTask, TaskOutcome } from './runner/run-types.js';
 export { planBackfill, planCatchup, latestScheduledRun, type Reprocess, type PlanReason, type PlannedSlot, type RunPlan } from '../projections/plan-runs.js';
 export { runDemo, type DemoOptions } from './demo/run-demo.js';
-export type { SubscribeOptions, Subscription, SubscriptionFilter } from './ops/subscribe.js';
+export type { SubscribeOptions, Subscription, SubscriptionFilter } from './ledger/subscribe.js';
 export { readStatus, type StatusView } from './ops/read-status.js';
 export { collectMetrics } from './ops/collect-metrics.js';
 export { pipelineStatus, compareWorstFirst, type PipelineStatus, type PipelineStatusInput, type PendingCounts, type LastFailure } from '../projections/views/pipeline-status.js';

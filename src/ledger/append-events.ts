@@ -7,13 +7,16 @@ import type { LedgerCore } from './ledger-core.js';
 
 const MAX_CONFLICT_RETRIES = 50;
 
+/** Events for one stream, appended only while the stream is still at the version the decision read. */
+export type AppendEventsRequest = { stream: string; expectedVersion: number; events: Array<LedgerEvent & { eventId?: string }> };
+
 /**
  * Appends with metadata; false on a version conflict (the caller re-reads and decides again).
  *
  * @example
  * if (await appendEvents(core, [{ stream, expectedVersion, events }], reason)) return result;
  */
-export async function appendEvents(core: LedgerCore, requests: Array<{ stream: string; expectedVersion: number; events: Array<LedgerEvent & { eventId?: string }> }>, reason?: string): Promise<boolean> {
+export async function appendEvents(core: LedgerCore, requests: AppendEventsRequest[], reason?: string): Promise<boolean> {
   const recordedAt = new Date(core.clock()).toISOString();
   // Fields named one by one, as the spreads put them (actor, host, pid, toolVersion, reason): copying an object
   // literal's spread and a `{ eventId, ...event }` rest per event took the runtime's slow copy, on every append.

@@ -5,13 +5,11 @@ import type { PipelineState } from '../../projections/pipeline-state.js';
 import type { RunHistory } from '../../projections/run-history.js';
 import type { TaskRuns } from '../../projections/task-runs.js';
 import type { PipelineStatus } from '../../projections/views/pipeline-status.js';
-import { defaultActor } from '../runtime.js';
 import { knownSecrets, redactSecrets } from '../secrets.js';
 import { LedgerError } from '../errors.js';
 import type { EventStore } from '../store/event-store.js';
-import { openStore } from '../store/open-store.js';
 import type { RebuildProgress, RebuildResult } from '../store/read-models.js';
-import { subscribe, type SubscribeOptions, type Subscription } from '../ops/subscribe.js';
+import { subscribe, type SubscribeOptions, type Subscription } from './subscribe.js';
 import type { Timetable } from '../timetable/timetable.js';
 import type { DefineChanges } from './build-definition.js';
 import { checkOptionKeys, deprecated, durationMs, leaseOf, optionKeys, type Duration } from './library-options.js';
@@ -126,22 +124,6 @@ export type LedgerOptions = {
    */
   secrets?: string[];
 };
-
-/**
- * Opens a ledger. Every operation reads the events it needs, folds them with
- * the pure projections, and appends what the pure decision rules return.
- *
- * @example
- * const ledger = await openLedger({ db: './runledger.db' });
- * await ledger.define({ pipeline: 'etl_orders', schedule: '@daily', start: '2026-11-02' });
- * const run = await ledger.start({ pipeline: 'etl_orders', date: '2026-11-02' });
- * await ledger.succeed({ runId: run.runId, metrics: { rows: 42 } });
- * await ledger.close();
- */
-export async function openLedger(options: LedgerOptions): Promise<Ledger> {
-  const store = await openStore(options.db, { create: options.create ?? true, ...(options.signingKey === undefined ? {} : { signingKey: options.signingKey }) });
-  return new Ledger(store, options.clock ?? Date.now, options.actor ?? defaultActor(), ledgerSettings(options));
-}
 
 /** The facade's settings from the options of `openLedger`: the checkpoint threshold, and every secret to redact (longest first). */
 export function ledgerSettings(options: LedgerOptions): { checkpointAfter: number; secrets: string[]; rebuildProgress?: RebuildProgress } {
@@ -395,7 +377,7 @@ export class Ledger {
    * A durable catch-up subscription: every event after the consumer's stored
    * position (or, for a new one, from `fromPosition` or from now on) that
    * passes the filter, in order, at least once, to `handler`; the position is
-   * stored after the handler resolves. See `subscribe` in src/ops/subscribe.ts.
+   * stored after the handler resolves. See `subscribe` in src/ledger/subscribe.ts.
    *
    * @example
    * const sub = await ledger.subscribe({ consumer: 'alerts', filter: { types: ['RunFailed'] } }, async (event) => page(event));

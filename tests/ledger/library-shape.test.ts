@@ -2,7 +2,7 @@
 // a plain JavaScript caller misspells refused in one line; the old forms keep working with a one-time deprecation note.
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { openLedger, type Ledger } from '../../src/ledger/open-ledger.js';
+import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import { catchup as freeCatchup, withRun as freeWithRun } from '../../src/index.js';
 import { tempDir } from '../runner/cli-helpers.js';
 

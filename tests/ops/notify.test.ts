@@ -2,7 +2,7 @@
 // the template; and the notifier itself with a delivery that records instead of posting.
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { openLedger, type Ledger } from '../../src/ledger/open-ledger.js';
+import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import { deadlineNotifications } from '../../src/ops/notify/deadline-notifications.js';
 import { checkTemplate, redactUrl, renderTemplate } from '../../src/ops/notify/deliver-notification.js';
 import type { Notification } from '../../src/ops/notify/notification.js';

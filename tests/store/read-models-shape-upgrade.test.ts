@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, test } from 'vitest';
 import { PROJECTION_VERSION } from '../../projections/projection-version.js';
 import { verifyProjections } from '../../src/audit/verify-projections.js';
-import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
+import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import { appendRowsFunctionName } from '../../src/store/postgres/postgres-append-rows-function.js';
 import type { PostgresReadModels } from '../../src/store/postgres/postgres-read-models.js';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';

@@ -5,7 +5,7 @@ import { requireTask } from '../../ledger/check-tasks.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { StartResult } from '../../ledger/ledger-types.js';
 import type { BindingIndex } from './binding-index.js';
-import { jobText } from './job-binding.js';
+import { jobText } from '../../ledger/job-binding.js';
 import type { LineageCommand, RunPointer } from './map-lineage-event.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 

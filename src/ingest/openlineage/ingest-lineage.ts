@@ -1,4 +1,4 @@
-import { MemoryEventStore } from '../../audit/memory-event-store.js';
+import { MemoryEventStore } from '../../store/memory-event-store.js';
 import { LedgerError } from '../../errors.js';
 import { Ledger } from '../../ledger/ledger.js';
 import type { RawEvent } from '../../store/event-store.js';
