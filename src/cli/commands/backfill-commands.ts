@@ -253,6 +253,8 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
     if (opts.json) ctx.json(summaryJson(summary));
     else if (result.job.plan.slots.length === 0) ctx.out(`${nothingToDo(result.job)}\n${leftAlone(result.job.plan)}${olderPendingNote(result.job)}${blockedLine(result.job.pipeline, summary.blocked, false)}`.trimEnd());
     else ctx.out(withLine(formatSummary(summary), blockedLine(result.job.pipeline, summary.blocked, false)));
+    const resumed = request.kind === 'catchup' ? summary.runs.filter((r) => r.status !== 'skipped' && (r.reason === 'stalled' || r.reason === 'interrupted' || r.reason === 'up_for_retry')) : [];
+    if (resumed.length > 0) ctx.note(`runledger: resumed what a stopped runner left: ${resumed.map((r) => `${r.date} (${r.reason === 'up_for_retry' ? 'retry' : r.reason}, attempt ${r.attempt})`).join(', ')}`);
     // After runs, the dates this catchup left behind go to stderr with the other notes (stdout keeps the summary).
     const older = olderPendingNote(result.job);
     if (older !== '' && result.job.plan.slots.length > 0 && !opts.json) ctx.note(`runledger: ${older}`);
