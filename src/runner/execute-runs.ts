@@ -9,6 +9,7 @@ import { previousSlot } from '../ledger/slots.js';
 import { resolveRetryPolicy, resolveTimeoutMs, retryDelayMs, type RunControlOptions } from './retry-policy.js';
 import { runOnce } from './run-once.js';
 import { DEFAULT_KILL_GRACE_MS } from './command-task.js';
+import { formatDuration } from './format-summary.js';
 import { STORE_NOTE, type RunProgress, type RunReport, type RunSummary, type RunTask, type SkipReason } from './run-types.js';
 import { waitForPlace } from './wait-for-place.js';
 
@@ -133,8 +134,7 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
   const onWait = (live: DateState[]) => {
     if (toldWaiting) return;
     toldWaiting = true;
-    const runs = live.map((d) => `${d.date} (run ${d.runId}, lease until ${d.leaseExpiresAt})`).join(', ');
-    options.onProgress?.({ kind: 'note', text: `${options.pipeline} has ${live.length} live ${live.length === 1 ? 'run' : 'runs'} and allows ${limit} at once (its --max-active-runs): ${runs}; waiting for a free place` });
+    options.onProgress?.({ kind: 'note', text: waitingForPlaceText(options.pipeline, limit, live, ledger.now()) });
   };
   const place = { onWait, ...(options.signal ? { signal: options.signal } : {}), ...(options.placePollMs === undefined ? {} : { pollMs: options.placePollMs }) };
   // A claimed run starts its work only once it is among the pipeline's `limit` oldest live runs (two runners may claim at once).
@@ -396,4 +396,17 @@ function emptyReport(slot: PlannedSlot): RunReport {
     skipReason: null,
     note: null,
   };
+}
+
+/**
+ * Why a runner is idle, and how to end it: a `start` nobody finished holds its place until its lease runs out
+ * (an hour by default), so the note names each live run with its age and the commands that end it now.
+ */
+export function waitingForPlaceText(pipeline: string, limit: number, live: DateState[], nowMs: number): string {
+  const runs = live.map((d) => `${d.date} (run ${d.runId}, started ${formatDuration(Math.max(0, nowMs - Date.parse(d.startedAt)))} ago, lease until ${d.leaseExpiresAt})`).join(', ');
+  const first = live[0];
+  const end = first
+    ? `; if a run was forgotten, end it: \`runledger succeed ${first.runId}\`, \`runledger fail ${first.runId} --error <message>\`, or \`runledger clear ${pipeline} ${first.date}\``
+    : '';
+  return `${pipeline} has ${live.length} live ${live.length === 1 ? 'run' : 'runs'} and allows ${limit} at once (its --max-active-runs): ${runs}; waiting for a free place${end}`;
 }
