@@ -50,6 +50,7 @@ export const LEDGER_ERROR_CODES = [
   'input.demoDir',
   'input.demoDirNotEmpty',
   'input.emptyDb',
+  'input.emptyRunId',
   'input.emptyError',
   'input.emptyPath',
   'input.errorTooLong',

@@ -297,6 +297,7 @@ export async function recordTask(core: LedgerCore, input: TaskInput): Promise<Ta
   const taskState = checkTaskState(input.state);
   const tryNumber = input.tryNumber === undefined ? null : checkTryNumber(input.tryNumber);
   const at = atField(core, input.at);
+  checkRunId(input.runId);
   const found = await core.store.findRun(input.runId);
   if (!found) throw new LedgerError('notFound.run', `no run ${input.runId} in this ledger; list runs with \`runledger runs <pipeline>\``);
   const date = found.stream.slice(found.pipeline.length + 1);
@@ -327,6 +328,7 @@ async function completeRun(
   command: (date: string, definition: PipelineDefinition) => CompletionCommand,
   settleTasks?: Record<string, string>,
 ): Promise<CompletionResult> {
+  checkRunId(runId);
   const found = await core.store.findRun(runId);
   if (!found) throw new LedgerError('notFound.run', `no run ${runId} in this ledger; list runs with \`runledger runs <pipeline>\``);
   const date = found.stream.slice(found.pipeline.length + 1);
@@ -530,4 +532,14 @@ function slotsNear(timetable: Timetable, typed: string, ms: number): string[] {
   const before = timetable.slotAtOrBefore(ms);
   const after = before ? timetable.next(before) : timetable.first();
   return [before, after].filter((s) => s !== undefined).map((s) => s.date);
+}
+
+/**
+ * An empty run id (`succeed "$RUN"` with RUN unset) is a mistake in the caller's script, not a run that is missing:
+ * exit 2, saying so, rather than "no run  in this ledger".
+ */
+function checkRunId(runId: string): void {
+  if (typeof runId === 'string' && runId.trim() === '') {
+    throw new LedgerError('input.emptyRunId', "the run id is empty; pass the id `start` printed (is the variable holding it set, e.g. RUN=$(runledger start … --json | jq -r .runId)?)");
+  }
 }
