@@ -77,8 +77,33 @@ function extraOf(value: object, columns: ColumnSet): string | null {
   return extra === null ? null : JSON.stringify(extra);
 }
 
+/**
+ * Text as a database column holds it verbatim: PostgreSQL's text refuses NUL, and neither store keeps a lone
+ * surrogate (input refuses those now; events recorded before may hold one). Both sides of `verify --projections`
+ * build rows through here, so a ledger holding such text still compares equal.
+ */
+function storable(text: string): string {
+  return STORABLE.test(text) ? text : text.replace(UNSTORABLE, '\ufffd');
+}
+const STORABLE = /^[^\u0000\ud800-\udfff]*$/;
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+function storableOrNull(text: string | null): string | null {
+  return text === null ? null : storable(text);
+}
+
+/** Whether a row keeps its error text whole: short enough, and a column holds it as it is. */
+function keptWhole(text: string): boolean {
+  return text.length <= ERROR_EXCERPT_CHARS && storable(text) === text;
+}
+
+/** The row's excerpt of an error text: its start, never cutting a surrogate pair in half, as a column holds it. */
 function excerpt(text: string | null): string | null {
-  return text === null ? null : text.length <= ERROR_EXCERPT_CHARS ? text : text.slice(0, ERROR_EXCERPT_CHARS);
+  if (text === null) return null;
+  if (text.length <= ERROR_EXCERPT_CHARS) return storable(text);
+  const high = text.charCodeAt(ERROR_EXCERPT_CHARS - 1);
+  const end = high >= 0xd800 && high <= 0xdbff ? ERROR_EXCERPT_CHARS - 1 : ERROR_EXCERPT_CHARS;
+  return storable(text.slice(0, end));
 }
 
 /** A date's row. */
@@ -101,8 +126,8 @@ export function dateRow(pipeline: string, date: DateState, refs: Refs): DateRow 
     finished_at: date.finishedAt,
     lease_expires_at: date.leaseExpiresAt,
     error_excerpt: excerpt(message),
-    error_code: date.error?.code ?? null,
-    error_position: message !== null && message.length > ERROR_EXCERPT_CHARS ? refs.error : null,
+    error_code: storableOrNull(date.error?.code ?? null),
+    error_position: message !== null && !keptWhole(message) ? refs.error : null,
     result_position: date.metrics === null && date.outputs.length === 0 ? null : refs.result,
     off_schedule: date.offSchedule ? 1 : 0,
     forced: date.forced ? 1 : 0,
@@ -237,11 +262,11 @@ export function runRow(pipeline: string, run: RunRecord, seq: number, refs: Refs
     started_at: run.startedAt,
     finished_at: run.finishedAt,
     lease_expires_at: run.leaseExpiresAt,
-    actor: run.actor,
+    actor: storable(run.actor),
     forced: run.forced ? 1 : 0,
     off_schedule: run.offSchedule ? 1 : 0,
     error_excerpt: excerpt(run.error),
-    error_position: run.error !== null && run.error.length > ERROR_EXCERPT_CHARS ? refs.error : null,
+    error_position: run.error !== null && !keptWhole(run.error) ? refs.error : null,
     result_position: run.metrics === null ? null : refs.result,
     extra: extraOf(run, RUN_COLUMNS),
   };
