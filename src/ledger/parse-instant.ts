@@ -6,6 +6,10 @@ const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{
 /** An RFC 3339 instant with an offset; a bare date is refused because its zone would be a guess. */
 export function parseInstant(text: string, what: string): number {
   const ms = INSTANT.test(text) && fieldsExist(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(ms) && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text)) {
+    // No pipeline names the zone here (--now, --as-of, --at), so a wall time without an offset is refused, not guessed.
+    throw new LedgerError('input.invalidInstant', `${what} '${text}' has no zone offset, and it is refused rather than read in some zone; add one: ${text}Z for UTC, or e.g. ${text}+07:00`);
+  }
   if (Number.isNaN(ms)) {
     throw new LedgerError('input.invalidInstant', `${what} '${text}' is not an RFC 3339 instant; use e.g. 2026-11-05T01:00:00+07:00 or 2026-11-04T18:00:00Z`);
   }

@@ -121,6 +121,8 @@ describe('bad input: one line, the documented exit code, nothing written', () =>
     { label: 'an invalid pipeline name', args: ['define', 'Bad Name', '--schedule', '@daily', '--start', '2026-11-02'], code: 2, pattern: /not a valid pipeline name/ },
     { label: 'an unknown option', args: ['pending', 'etl_orders', '--frm', '2026-11-02'], code: 2, pattern: /unknown option/ },
     { label: 'an invalid --now', args: ['--now', 'yesterday', 'pending', 'etl_orders'], code: 2, pattern: /not an RFC 3339 instant/ },
+    { label: 'a --now without a zone offset', args: ['--now', '2026-11-05T01:00:00', 'pending', 'etl_orders'], code: 2, pattern: /--now '2026-11-05T01:00:00' has no zone offset, and it is refused rather than read in some zone; add one: 2026-11-05T01:00:00Z for UTC/ },
+    { label: 'an --as-of without a zone offset', args: ['state', 'etl_orders', '--as-of', '2026-11-05T01:00'], code: 2, pattern: /--as-of '2026-11-05T01:00' has no zone offset/ },
     { label: 'an invalid lease', args: ['start', 'etl_orders', '2026-11-03', '--lease', 'soon'], code: 2, pattern: /not a duration/ },
   ])('$label → exit $code', ({ args, code, pattern }) => {
     const before = eventCount(db);
