@@ -271,7 +271,7 @@ function requestForLog(request: FastifyRequest): { method: string; url: string; 
 /** Paths of a log line pino censors if anything ever logs a request's headers (the serializer above logs none). */
 const LOGGED_SECRETS = ['req.headers.authorization', 'req.headers.cookie', 'req.headers["proxy-authorization"]', 'headers.authorization', 'headers.cookie'];
 
-/** Query parameters `--log` never writes the value of: any name that says it carries a credential. */
+/** Query parameters `--log` never writes the value of, by a name that says it carries a credential. */
 const CREDENTIAL_PARAMETER = /token|key|pass|pwd|secret|auth|sig|credential|session|cookie/i;
 
 /**
