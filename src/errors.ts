@@ -55,6 +55,8 @@ export const LEDGER_ERROR_CODES = [
   'input.errorTooLong',
   'input.eventIdReused',
   'input.filteredExport',
+  'input.eventTimeOutOfRange',
+  'input.illFormedText',
   'input.incompleteInterval',
   'input.intervalNeedsManual',
   'input.invalidBody',

@@ -72,7 +72,7 @@ export class Ledger extends LedgerFacade {
   }
 }
 
-const LEDGER_OPTION_KEYS = optionKeys<LedgerOptions>()({ db: true, clock: true, actor: true, create: true, rebuildProgress: true, signingKey: true, checkpointAfter: true, secrets: true });
+const LEDGER_OPTION_KEYS = optionKeys<LedgerOptions>()({ db: true, clock: true, actor: true, create: true, rebuildProgress: true, signingKey: true, checkpointAfter: true, secrets: true, maxClockSkew: true, maxEventAge: true });
 
 /**
  * Opens (or creates) a ledger: a SQLite file, or PostgreSQL for a `postgres://` URL.
@@ -82,6 +82,8 @@ const LEDGER_OPTION_KEYS = optionKeys<LedgerOptions>()({ db: true, clock: true, 
  */
 export async function openLedger(options: LedgerOptions): Promise<Ledger> {
   checkOptionKeys(options, LEDGER_OPTION_KEYS, 'openLedger');
+  // Settings first: a bad duration is refused before a database is opened or created.
+  const settings = ledgerSettings(options);
   const store = await openStore(options.db, { create: options.create ?? true, ...(options.signingKey === undefined ? {} : { signingKey: options.signingKey }) });
-  return new Ledger(store, options.clock ?? Date.now, options.actor ?? defaultActor(), ledgerSettings(options));
+  return new Ledger(store, options.clock ?? Date.now, options.actor ?? defaultActor(), settings);
 }

@@ -1,3 +1,4 @@
+import { parseDuration } from '../duration.js';
 import { LedgerError } from '../errors.js';
 import { openLedger, type Ledger } from '../open-ledger.js';
 import { knownSecrets } from '../secrets.js';
@@ -28,7 +29,7 @@ export type CliDeps = {
   signals?: { on(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void; off(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void };
 };
 
-export type GlobalOptions = { db?: string; now?: string; actor?: string };
+export type GlobalOptions = { db?: string; now?: string; actor?: string; maxClockSkew?: string; maxEventAge?: string };
 
 /** The options every command shares, resolved against the environment. */
 export class CliContext {
@@ -80,7 +81,10 @@ export class CliContext {
     const signingKey = this.deps.env[SIGNING_KEY_ENV] ?? null;
     // Building the read models (once, after an upgrade) can take a while on a large ledger: a terminal sees it advance.
     const progress = this.deps.isTTY ? { rebuildProgress: rebuildProgressLine((text) => this.deps.stderr(text)) } : {};
-    const ledger = await openLedger({ db: this.db, clock, create, signingKey, secrets: knownSecrets(this.db, this.deps.env), ...(actor ? { actor } : {}), ...progress });
+    const skew = this.#globals().maxClockSkew ?? this.deps.env['RUNLEDGER_MAX_CLOCK_SKEW'];
+    const age = this.#globals().maxEventAge ?? this.deps.env['RUNLEDGER_MAX_EVENT_AGE'];
+    const window = { ...(skew ? { maxClockSkew: parseDuration(skew, '--max-clock-skew') } : {}), ...(age ? { maxEventAge: parseDuration(age, '--max-event-age') } : {}) };
+    const ledger = await openLedger({ db: this.db, clock, create, signingKey, secrets: knownSecrets(this.db, this.deps.env), ...(actor ? { actor } : {}), ...window, ...progress });
     try {
       return await body(ledger);
     } finally {

@@ -7,6 +7,7 @@ import { formatBytes, MAX_SIZE_CAP_BYTES, recordedTextLimits, utf8Bytes } from '
 import { decideClear } from '../../projections/decide-clear.js';
 import { decideMark } from '../../projections/decide-mark.js';
 import { previousSlotBlocks } from '../../projections/depends-on-past.js';
+import { producerTimeProblem } from '../../projections/producer-time.js';
 import type { Slot } from '../../projections/slot.js';
 import { previousSlot } from './slots.js';
 import { decideCompletion, type CompletionCommand } from '../../projections/decide-completion.js';
@@ -84,7 +85,7 @@ export async function startRun(core: LedgerCore, input: StartInput): Promise<Sta
   const runType = input.runType ?? 'scheduled';
   const leaseMs = leaseOf(input, 'ledger.start');
   const runId = input.runId ?? core.newId();
-  const at = producerAt(input.at);
+  const at = producerAt(core, input.at);
   if (input.runId !== undefined) await refuseTakenRunId(core, input.runId);
   return handleCommand<StartResult>(core, async () => {
     // The slot and the one before it, worked out once per timetable: the keys to read and the decision both need them.
@@ -170,7 +171,7 @@ async function refuseTakenRunId(core: LedgerCore, runId: string): Promise<void> 
  */
 export async function succeedRun(core: LedgerCore, input: { runId: string; metrics?: Record<string, unknown>; outputs?: RunOutput[]; log?: RunLog; at?: string; settleTasks?: Record<string, string>; inputs?: DatasetRef[] }): Promise<CompletionResult> {
   const metrics = input.metrics ?? {};
-  const at = atField(input.at);
+  const at = atField(core, input.at);
   const outputs = checkOutputs(input.outputs ?? []);
   // The shape first (no pipeline needed), then the size against the run's pipeline's own cap.
   const bytes = metricsBytes(metrics);
@@ -189,7 +190,7 @@ export async function succeedRun(core: LedgerCore, input: { runId: string; metri
  * await failRun(core, { runId, error: 'raw file missing' });
  */
 export async function failRun(core: LedgerCore, input: { runId: string; error: string; code?: string | null; log?: RunLog; at?: string; settleTasks?: Record<string, string>; retry?: RetryRequest }): Promise<CompletionResult> {
-  const at = atField(input.at);
+  const at = atField(core, input.at);
   if (input.error.trim() === '') throw new LedgerError('input.emptyError', 'a failure needs an error message that says what went wrong, e.g. --error "raw file missing" (library: error)');
   const bytes = errorBytes(input.error, 'error message');
   const log = checkRunLog(input.log);
@@ -264,7 +265,7 @@ function markSlot(timetable: Timetable, state: PipelineState, key: string): Slot
  * await interruptRun(core, { runId, by: 'SIGINT', message: 'stopped while loading' });
  */
 export async function interruptRun(core: LedgerCore, input: { runId: string; by: string; message?: string; log?: RunLog; at?: string }): Promise<CompletionResult> {
-  const at = atField(input.at);
+  const at = atField(core, input.at);
   const bytes = errorBytes(input.message ?? '', 'interruption message');
   const log = checkRunLog(input.log);
   return completeRun(core, input.runId, (date, definition) => {
@@ -281,7 +282,7 @@ export async function interruptRun(core: LedgerCore, input: { runId: string; by:
  */
 export async function heartbeatRun(core: LedgerCore, input: { runId: string; lease?: Duration; leaseMs?: number; at?: string }): Promise<CompletionResult> {
   const leaseMs = leaseOf(input, 'ledger.heartbeat');
-  const at = atField(input.at);
+  const at = atField(core, input.at);
   return completeRun(core, input.runId, (date, definition) => ({ kind: 'heartbeat', runId: input.runId, date, leaseMs: leaseMs ?? definition.leaseMs, ...at }));
 }
 
@@ -294,7 +295,7 @@ export async function heartbeatRun(core: LedgerCore, input: { runId: string; lea
 export async function recordTask(core: LedgerCore, input: TaskInput): Promise<TaskResult> {
   const taskState = checkTaskState(input.state);
   const tryNumber = input.tryNumber === undefined ? null : checkTryNumber(input.tryNumber);
-  const at = atField(input.at);
+  const at = atField(core, input.at);
   const found = await core.store.findRun(input.runId);
   if (!found) throw new LedgerError('notFound.run', `no run ${input.runId} in this ledger; list runs with \`runledger runs <pipeline>\``);
   const date = found.stream.slice(found.pipeline.length + 1);
@@ -428,15 +429,43 @@ function checkErrorSize(bytes: number, definition: { maxErrorBytes?: number | un
  * The producer's own instant of a start or completion (`at`), as the events hold it: an RFC 3339
  * instant with a zone, normalized to UTC milliseconds; undefined when the caller gave none.
  */
-function producerAt(at: string | undefined): string | undefined {
+function producerAt(core: LedgerCore, at: string | undefined): string | undefined {
   if (at === undefined) return undefined;
   const ms = typeof at === 'string' && INSTANT_PATTERN.test(at) ? Date.parse(at) : Number.NaN;
   if (Number.isNaN(ms)) throw new LedgerError('input.invalidInstant', `'${String(at)}' is not an instant; give the producer's time as RFC 3339 with a zone, like 2026-11-02T00:10:00Z (library: at)`);
+  checkProducerTime(core, ms, 'at');
   return new Date(ms).toISOString();
 }
 
-function atField(at: string | undefined): { at?: string } {
-  const value = producerAt(at);
+/**
+ * Refuses a producer's instant too far ahead of the ledger's clock (a wrong clock would hold its date: every
+ * later attempt would be older) or too far behind it, naming the field as the caller sent it.
+ *
+ * @example
+ * checkProducerTime(core, Date.parse('2999-01-01T00:00:00Z'), 'eventTime') // throws input.eventTimeOutOfRange
+ */
+export function checkProducerTime(core: LedgerCore, ms: number, field: string): void {
+  const nowMs = core.clock();
+  const problem = producerTimeProblem(ms, nowMs, core.producerTime);
+  if (problem === null) return;
+  const when = new Date(ms).toISOString();
+  const now = new Date(nowMs).toISOString();
+  throw new LedgerError(
+    'input.eventTimeOutOfRange',
+    problem.kind === 'future'
+      ? `${field} ${when} is ${spanText(problem.byMs)} ahead of the ledger's clock (${now}), more than the ${spanText(problem.limitMs)} a producer's clock may be ahead; fix the producer's clock, or allow more with --max-clock-skew (library: maxClockSkew)`
+      : `${field} ${when} is ${spanText(problem.byMs)} before the ledger's clock (${now}), more than the ${spanText(problem.limitMs)} an event may be old; fix the producer's clock, or allow older events with --max-event-age (library: maxEventAge)`,
+  );
+}
+
+/** `973d`, `2h`, `5m`, `12s`: a span in its largest whole unit. */
+function spanText(ms: number): string {
+  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) if (ms >= size) return `${Math.floor(ms / size)}${unit}`;
+  return `${ms}ms`;
+}
+
+function atField(core: LedgerCore, at: string | undefined): { at?: string } {
+  const value = producerAt(core, at);
   return value === undefined ? {} : { at: value };
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RunType } from '../../events/common.js';
+import { illFormedTextAt, illFormedTextMessage } from '../../events/well-formed-text.js';
 import { parseDuration } from '../duration.js';
 import { LedgerError } from '../errors.js';
 import { FIRST_ISSUE_ONLY } from '../first-issue-only.js';
@@ -62,6 +63,8 @@ export const ClearBody = z.strictObject({
  * parseBody(StartBody, { date: 5 }) // throws: body.date: expected string, received number
  */
 export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
+  const illFormed = illFormedTextAt(body, 'body');
+  if (illFormed !== null) throw new LedgerError('input.illFormedText', illFormedTextMessage(illFormed));
   const result = schema.safeParse(body ?? {}, FIRST_ISSUE_ONLY);
   if (result.success) return result.data;
   const issue = result.error.issues[0];

@@ -1,3 +1,4 @@
+import { olderThanCurrentAttempt } from '../../../projections/producer-time.js';
 import { fitText, recordedTextLimits } from '../../../events/limits.js';
 import type { OpenLineageJob } from '../../../events/pipeline-definition.js';
 import { ExitCode, isLedgerError, LedgerError } from '../../errors.js';
@@ -335,7 +336,7 @@ async function startFromLineage(ctx: ApplyContext, pipeline: string, command: Bo
   if (current) {
     const prior = history.runs.get(current.runId);
     const priorTime = prior?.openlineage?.eventTime ?? current.startedAt;
-    if (command.eventMs < Date.parse(priorTime)) {
+    if (olderThanCurrentAttempt(current, priorTime, command.eventMs)) {
       throw new LedgerError(
         'ledger.staleRun',
         `OpenLineage run ${command.runId} of ${pipeline} ${date} is older (${command.eventType} at ${command.eventTime}) than its attempt ${current.attempt} (run ${current.runId}, started ${priorTime}); it is not recorded`,

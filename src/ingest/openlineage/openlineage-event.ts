@@ -1,3 +1,4 @@
+import { illFormedTextAt } from '../../../events/well-formed-text.js';
 import { z } from 'zod';
 import { FIRST_ISSUE_ONLY } from '../../first-issue-only.js';
 
@@ -103,6 +104,9 @@ export type LineageParse = { ok: true; value: ParsedLineageEvent } | { ok: false
 export function parseLineageEvent(value: unknown): LineageParse {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, path: '(event)', message: 'an event is a JSON object' };
   const raw = value as Record<string, unknown>;
+  // A lone surrogate anywhere is refused, as every input refuses one: no UTF-8 text can hold it.
+  const illFormed = illFormedTextAt(value, '');
+  if (illFormed !== null) return { ok: false, path: illFormed.path, message: `holds a lone UTF-16 surrogate at character ${illFormed.index}; send well-formed Unicode text` };
   const result = parseKnown(value, raw);
   return result.ok && raw['schemaURL'] === undefined ? { ok: true, value: { ...result.value, notes: [NO_SCHEMA_URL] } } : result;
 }

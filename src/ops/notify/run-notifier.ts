@@ -54,7 +54,7 @@ const MAX_RETRY_DELAY_MS = 60_000;
 export async function runNotifier(ledger: Ledger, options: NotifierOptions): Promise<{ delivered: number }> {
   const sleep = options.sleep ?? ((ms: number, signal?: AbortSignal) => sleepFor(ms, undefined, signal ? { signal } : {}).then(() => undefined));
   const wantEvents = options.kinds.includes('failed') || options.kinds.includes('recovered');
-  const wantClock = options.kinds.includes('late') || options.kinds.includes('stalled');
+  const wantClock = options.kinds.includes('late') || options.kinds.includes('stalled') || options.kinds.includes('overdue');
   if (options.pipeline !== undefined) await ledger.pipeline(options.pipeline);
   let delivered = 0;
   let sending: Promise<unknown> = Promise.resolve();
