@@ -12,6 +12,7 @@ const NOW = Date.parse('2026-11-10T12:00:00Z');
 const TOKEN = 'w-0123456789abcdef';
 const RUNS = 40;
 const HANG_GUARD_MS = 1_000;
+const BODY_LIMIT = 1024 * 1024;
 
 let app: FastifyInstance;
 let ledger: Ledger;
@@ -93,6 +94,9 @@ describe('arbitrary bodies at every write route, over a real socket', () => {
   test.each(ROUTES)('%s: no 5xx, no hang, nothing written by a refusal', async (_label, path, body) => {
     await fc.assert(
       fc.asyncProperty(body, async (text) => {
+        // A body over the limit is refused on its Content-Length and the connection closed while the client may still
+        // be sending (fetch then sees the close, not the 413): the body-limit tests cover it.
+        fc.pre(Buffer.byteLength(text) <= BODY_LIMIT);
         const head = (await ledger.store.head()).position;
         const started = performance.now();
         const res = await fetch(`${address}${path()}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: text, signal: AbortSignal.timeout(30_000) });
