@@ -69,7 +69,7 @@ function withInFlight(summary: RunSummary, job: PlannedJob): RunSummary {
     skipReason: 'inFlight',
     note: `in flight as run ${r.runId} (lease until ${r.leaseExpiresAt}); left alone`,
   }));
-  // Date keys of one pipeline sort chronologically (DESIGN §1).
+  // Date keys of one pipeline sort chronologically (docs/architecture.md).
   const backwards = job.plan.slots.length > 1 && (job.plan.slots[0]?.date ?? '') > (job.plan.slots.at(-1)?.date ?? '');
   const order = (a: RunReport, b: RunReport) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0);
   const runs = [...summary.runs, ...held].sort((a, b) => (backwards ? order(b, a) : order(a, b)));

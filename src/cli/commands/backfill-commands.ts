@@ -18,7 +18,7 @@ import { DEFAULT_UPSTREAM_WAIT, runFleetCommand, waitUpstreamMs } from './fleet-
 import { checkLogDir, defaultLogDir } from '../run-log-dir.js';
 import { commandArgv } from '../../runner/command-argv.js';
 import { RunExit } from '../create-program.js';
-import { parseWholeNumber } from '../parse-options.js';
+import { parseWholeNumber } from '../../ledger/parse-whole-number.js';
 
 type JobCliOptions = {
   reprocess?: string;

@@ -7,12 +7,12 @@ import { planFleet, runFleet, type FleetRequest, type FleetSummary } from '../..
 import { childEnvironment, knownSecrets } from '../../secrets.js';
 import type { CliContext } from '../cli-context.js';
 import { RunExit } from '../create-program.js';
-import { formatTable } from '../format-table.js';
-import { parseWholeNumber } from '../parse-options.js';
+import { formatTable } from '../../format/format-table.js';
 import { parseDuration } from '../../duration.js';
 import { commandArgv } from '../../runner/command-argv.js';
 import { checkLogDir, defaultLogDir } from '../run-log-dir.js';
 import type { RunControlOptions } from '../../runner/retry-policy.js';
+import { parseWholeNumber } from '../../ledger/parse-whole-number.js';
 
 /** How long `--wait-upstream` without a value waits for upstream dates. */
 export const DEFAULT_UPSTREAM_WAIT = '1h';

@@ -6,8 +6,8 @@ import { parseNotifyKinds } from '../../ops/notify/notification.js';
 import { runNotifier } from '../../ops/notify/run-notifier.js';
 import { childEnvironment } from '../../secrets.js';
 import type { CliContext } from '../cli-context.js';
-import { parseWholeNumber } from '../parse-options.js';
 import { readBoundedText } from '../read-bounded-file.js';
+import { parseWholeNumber } from '../../ledger/parse-whole-number.js';
 
 type NotifyOpts = {
   on: string;

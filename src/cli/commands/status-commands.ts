@@ -8,9 +8,9 @@ import { runCheck } from '../../ops/run-check.js';
 import type { CliContext } from '../cli-context.js';
 import { RunExit } from '../create-program.js';
 import { tellingLine } from '../../../projections/views/telling-line.js';
-import { formatTable, tableFit } from '../format-table.js';
-import { parseWholeNumber } from '../parse-options.js';
-import { inZone } from '../zoned-instant.js';
+import { formatTable, tableFit } from '../../format/format-table.js';
+import { inZone } from '../../format/zoned-instant.js';
+import { parseWholeNumber } from '../../ledger/parse-whole-number.js';
 
 type CheckOpts = { maxLag?: string; maxPending?: string; maxBlocked?: string; failed?: boolean; stalled?: boolean; allowOverdueRetries?: boolean; json?: boolean };
 

@@ -3,7 +3,7 @@ import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { runOutcome } from '../../../projections/views/run-outcome.js';
 import { LedgerError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
-import type { Subscription } from '../subscribe.js';
+import type { Subscription } from '../../ledger/subscribe.js';
 import { deadlineNotifications } from './deadline-notifications.js';
 import { DeliveryError, type Deliver } from './deliver-notification.js';
 import { failedNotification, recoveredNotification, type Notification, type NotifyKind } from './notification.js';
