@@ -12,7 +12,7 @@ import { runScheduler, type SchedulerEvent } from '../../scheduler/run-scheduler
 import { childEnvironment, knownSecrets } from '../../secrets.js';
 import type { CliContext } from '../cli-context.js';
 import { RunExit } from '../create-program.js';
-import { parseWholeNumber } from '../parse-options.js';
+import { parseWholeNumber } from '../../ledger/parse-whole-number.js';
 import { checkLogDir, defaultLogDir } from '../run-log-dir.js';
 
 /** How long a stopped scheduler waits for its runs in flight before it interrupts them. */
