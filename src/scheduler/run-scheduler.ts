@@ -5,7 +5,7 @@ import { createLimiter, type Limiter } from '../runner/execute-runs.js';
 import { runFleet, type FleetSummary } from '../runner/run-fleet.js';
 import type { RunControlOptions } from '../runner/retry-policy.js';
 import type { RunReport, RunTask } from '../runner/run-types.js';
-import { nextWake, type NextWake } from './next-wake.js';
+import { nextWake, type NextWake, type WakeReason } from './next-wake.js';
 
 /** One line of the scheduler's output: a run started, ended or will be retried, a date left alone, a pass, a sleep. */
 export type SchedulerEvent =
@@ -14,7 +14,7 @@ export type SchedulerEvent =
   | { event: 'retry'; at: string; pipeline: string; date: string; runId: string; attempt: number; of: number; nextAt: string; error: string }
   | { event: 'skipped'; at: string; pipeline: string; date: string; reason: string; note: string }
   | { event: 'pass'; at: string; started: number; succeeded: number; failed: number; skipped: number; withoutCommand: string[] }
-  | { event: 'sleep'; at: string; until: string | null; pipeline: string | null; date: string | null; why: 'due' | 'retry' | null };
+  | { event: 'sleep'; at: string; until: string | null; pipeline: string | null; date: string | null; why: WakeReason | null };
 
 export type SchedulerOptions = {
   /** Only these pipelines (default: every pipeline defined with a command). */
