@@ -53,6 +53,7 @@ const LAYERS = [
   ['audit', 'ingest'],
   ['ops'],
   ['runner'],
+  ['scheduler'],
   ['open-ledger.ts'],
   ['views'],
   ['render'],

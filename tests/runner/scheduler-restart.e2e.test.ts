@@ -12,13 +12,18 @@ vi.setConfig({ testTimeout: 120_000 });
 
 type DateRow = { date: string; status: string; attempt: number | null };
 
+/**
+ * True while the process runs a `sleep` (the stubborn command ends in one) and is not a zombie: pids are reused
+ * within seconds on a busy machine (pid_max 32768), so the pid alone does not say it is still ours.
+ */
 function running(pid: number): boolean {
+  const stat = `/proc/${pid}/stat`;
+  if (!existsSync(stat)) return false;
   try {
-    process.kill(pid, 0);
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('sleep') && !/\) Z /.test(readFileSync(stat, 'utf8'));
   } catch {
     return false;
   }
-  return !(existsSync(`/proc/${pid}/stat`) && /\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8')));
 }
 
 function dates(dir: string, pipeline: string): DateRow[] {
