@@ -11,7 +11,7 @@ import type { AsOf, PendingView } from '../ledger/ledger-types.js';
 import { tableView } from '../ledger/read-model-views.js';
 import { rangeOf } from '../ledger/resolve-keys.js';
 import type { DateState } from '../../projections/date-state.js';
-import type { PipelineSummary } from '../store/read-model-rows.js';
+import type { PipelineSummary } from '../../projections/pipeline-summary.js';
 import type { ReadModels } from '../store/read-models.js';
 import type { Timetable } from '../timetable/timetable.js';
 import { calendarWindow } from './calendar-window.js';
