@@ -1,4 +1,4 @@
-import { runCli } from './cli/create-program.js';
+import { runCommandLine } from './cli/run-command-line.js';
 import { StdoutWriter } from './stdout-writer.js';
 
 // The one place that touches process: argv in, exit code out.
@@ -23,7 +23,7 @@ for (const stream of [process.stdout, process.stderr]) {
     gone.add(stream);
   });
 }
-const exitCode = await runCli(
+const exitCode = await runCommandLine(
   process.argv.slice(2),
   {
     stdout: (text) => {
@@ -51,7 +51,5 @@ const exitCode = await runCli(
       },
     },
   },
-  // Loaded only when the command line needs them: a query never pays for the runner, audit or demo code.
-  async (word) => (await import('./cli/extra-command-loaders.js')).extraCommandsFor(word),
 );
 process.exitCode = exitCode;
