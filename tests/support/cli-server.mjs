@@ -3,7 +3,7 @@
 // the request's environment, stdin at end of file, no terminal, the real clock. Anything written to the process's
 // own streams while a command runs (a Node warning, a stray console.log) is part of its output, as in a child.
 // Plain JavaScript: Node runs it, not vitest.
-import { runCommandLine } from '../../dist/src/cli/run-command-line.js';
+import { runCommandLine } from '../../dist/cli/run-command-line.js';
 
 const home = process.cwd();
 let current;
