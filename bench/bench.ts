@@ -11,7 +11,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { openLedger } from '../src/ledger/ledger.js';
+import { openLedger } from '../src/open-ledger.js';
 import type { NewEvent } from '../src/store/event-store.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-event-store.js';
 import { BENCH_NOW, buildFixture, buildHourlyFixture, HOURLY_PIPELINE, pipelineName } from './ledger-fixture.js';

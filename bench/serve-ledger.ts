@@ -5,7 +5,7 @@
  * (`RUNLEDGER_NOW` would stop the clock). `node dist/bench/serve-ledger.js <db> <write token>` prints
  * `serving <address>` on stderr and serves until SIGTERM.
  */
-import { openLedger } from '../src/ledger/ledger.js';
+import { openLedger } from '../src/open-ledger.js';
 import { LOOPBACK_NAMES } from '../src/serve/check-host.js';
 import { parseWriteToken } from '../src/serve/check-token.js';
 import { createServer } from '../src/serve/create-server.js';

@@ -122,38 +122,55 @@ export function planCatchup(
 ): RunPlan {
   const afterMs = options.after === null ? Number.NEGATIVE_INFINITY : Date.parse(options.after);
   const window: Slot[] = [];
+  /** What a stopped or killed runner left, wherever it lies: taken over whatever the window or the catchup setting. */
+  const recovered: Slot[] = [];
   let notDueFrom: Slot | null = null;
   for (const slot of slots) {
-    if (Date.parse(slot.logicalDate) <= afterMs && !interruptedCatchup(state.dates.get(slot.date))) continue;
     if (Date.parse(slot.runAfter) > options.nowMs) {
       notDueFrom = slot;
       break;
     }
+    const date = state.dates.get(slot.date);
+    if (leftByRunner(date, options.nowMs)) {
+      recovered.push(slot);
+      continue;
+    }
+    if (Date.parse(slot.logicalDate) <= afterMs) continue;
     // With catchup off only the latest due slot counts, so keep just one.
     if (options.catchup) window.push(slot);
     else window.splice(0, window.length, slot);
   }
-  const plan = planBackfill(state, window, { reprocess: options.reprocess ?? 'failed', nowMs: options.nowMs });
+  const ordered = [...recovered, ...window].sort((a, b) => Date.parse(a.logicalDate) - Date.parse(b.logicalDate));
+  const plan = planBackfill(state, ordered, { reprocess: options.reprocess ?? 'failed', nowMs: options.nowMs });
   return { ...plan, notDueFrom };
 }
 
-/** A key whose current run is a scheduled or catchup run that was interrupted: the next catchup resumes it. */
-function interruptedCatchup(date: DateState | undefined): boolean {
-  return date?.status === 'interrupted' && (date.runType === 'scheduled' || date.runType === 'catchup');
+/**
+ * A key a runner left unfinished when it was stopped or died, whatever started it: `interrupted` (stopped by a
+ * signal), `up_for_retry` whose retry's time has come (nobody is waiting for it, or it would have started),
+ * or `running` with its lease run out (stalled). A plain catchup takes these over wherever they lie.
+ *
+ * @example
+ * leftByRunner(state.dates.get('2026-11-03'), nowMs) // true for a stalled run
+ */
+export function leftByRunner(date: DateState | undefined, nowMs: number): boolean {
+  if (!date) return false;
+  if (date.status === 'interrupted') return true;
+  if (date.status === 'up_for_retry') return date.retry?.nextAt == null || Date.parse(date.retry.nextAt) <= nowMs;
+  return date.status === 'running' && leaseExpired(date, nowMs);
 }
 
 /**
- * The earliest key whose scheduled or catchup run was interrupted and not run
- * since (its logical date), or null: a catchup must reach back to it even when
- * a later run (started beside it) moved the catchup point past it.
+ * The earliest key a runner left unfinished (`leftByRunner`), its logical date, or null: a catchup must
+ * reach back to it even when a later run moved the catchup point past it.
  *
  * @example
- * earliestInterruptedCatchup(state) // '2026-11-03T00:00:00+07:00'
+ * earliestLeftByRunner(state, nowMs) // '2026-11-03T00:00:00+07:00'
  */
-export function earliestInterruptedCatchup(state: PipelineState): string | null {
+export function earliestLeftByRunner(state: PipelineState, nowMs: number): string | null {
   let earliest: string | null = null;
   for (const date of state.dates.values()) {
-    if (!interruptedCatchup(date)) continue;
+    if (!leftByRunner(date, nowMs)) continue;
     if (earliest === null || Date.parse(date.logicalDate) < Date.parse(earliest)) earliest = date.logicalDate;
   }
   return earliest;

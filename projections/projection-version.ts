@@ -14,5 +14,7 @@
  *    keeping its error's most telling line (`tellingLine`), not its first line.
  * 5: each line's merge of its two 4s (run control's and newcomer's), so tables built by either rebuild.
  * 6: a merge of both 5s (run control and newcomer in one fold), so tables built by either 5 rebuild.
+ * 7: a row keeps a text no column holds verbatim (NUL, a lone surrogate of an older event) as an excerpt pointing
+ *    to its event, and an excerpt never cuts a surrogate pair in half; a date's key is released by a clear.
  */
-export const PROJECTION_VERSION = 6;
+export const PROJECTION_VERSION = 7;

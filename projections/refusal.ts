@@ -1,5 +1,5 @@
 /**
- * An expected "no" from a decision rule, returned as a value (STYLE.md item 6).
+ * An expected "no" from a decision rule, returned as a value, not thrown (docs/architecture.md).
  * `code` is stable (`ledger.alreadyRunning`, …); `message` is one line that
  * says what happened and what to do instead.
  */

@@ -3,7 +3,7 @@ import { TASK_ID_PATTERN } from '../events/name-patterns.js';
 import type { TaskDefinition, TriggerRule } from '../events/task-definition.js';
 import { isTriggerRule, TRIGGER_RULES } from '../events/trigger-rules.js';
 
-/** One problem with a declared task list, kept as data with its path until the edge (STYLE.md). */
+/** One problem with a declared task list, kept as data with its path until the edge, as zod keeps its issues. */
 export type TaskGraphIssue = { path: string; message: string };
 
 export type TaskGraphResult = { ok: true; tasks: TaskDefinition[] } | { ok: false; issues: TaskGraphIssue[] };

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// Architecture lint: the rules of DESIGN.md §4 and STYLE.md that a typechecker cannot see.
+// Architecture lint: the rules of docs/architecture.md that a typechecker cannot see.
 // Prints one line per problem and exits 1 when there is any.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 
-const root = new URL('..', import.meta.url).pathname;
+// The checkout to read: this one, or the folder named as the first argument (the lint's own test lints a copy).
+const root = process.argv[2] ? resolve(process.argv[2]) : new URL('..', import.meta.url).pathname;
 const problems = [];
 
 function* files(dir) {
@@ -38,6 +39,45 @@ for (const dir of ['events', 'projections', 'src']) {
       if (/process\.(exit|argv)\b/.test(text) && rel !== join('src', 'main.ts')) problems.push(`${rel}: only src/main.ts touches process.exit and process.argv`);
     }
     if (/:\s*any\b|as any\b|<any>/.test(text)) problems.push(`${rel}: uses 'any'`);
+  }
+}
+
+// Layers: src/ imports point down this list (a file may import its own layer and any layer below it, never one
+// above). A new folder or top-level file of src/ takes its place here; docs/architecture.md says what each holds.
+const LAYERS = [
+  ['errors.ts', 'duration.ts', 'runtime.ts', 'secrets.ts', 'stdout-writer.ts'],
+  ['timetable'],
+  ['store'],
+  ['format'],
+  ['ledger'],
+  ['audit', 'ingest'],
+  ['ops'],
+  ['runner'],
+  ['open-ledger.ts'],
+  ['views'],
+  ['render'],
+  ['serve'],
+  ['cli'],
+  ['testing', 'index.ts', 'main.ts'],
+];
+const layerOf = (path) => {
+  const top = relative(join(root, 'src'), path).split(sep)[0];
+  const rank = LAYERS.findIndex((names) => names.includes(top));
+  return { top, rank };
+};
+for (const path of files(join(root, 'src'))) {
+  const from = layerOf(path);
+  const rel = relative(root, path);
+  if (from.rank === -1) {
+    problems.push(`${rel}: src/${from.top} has no place in the layer order; add it to LAYERS in scripts/lint.mjs`);
+    continue;
+  }
+  const text = readFileSync(path, 'utf8');
+  for (const m of text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)\.js['"]/g)) {
+    const target = join(path, '..', `${m[1]}.ts`);
+    if (!target.startsWith(join(root, 'src') + sep)) continue;
+    const to = layerOf(target);
+    if (to.rank > from.rank) problems.push(`${rel}: imports ${relative(root, target)}, a layer above (src/${from.top} may import only src/${LAYERS.slice(0, from.rank + 1).flat().join(', src/')}); move the shared code down`);
   }
 }
 

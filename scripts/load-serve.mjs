@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { openLedger } from '../dist/src/ledger/ledger.js';
+import { openLedger } from '../dist/src/open-ledger.js';
 import { createServer } from '../dist/src/serve/create-server.js';
 
 const PIPELINES = Number(process.env.LOAD_PIPELINES ?? 100);

@@ -1,11 +1,12 @@
 /**
- * runledger's library API.
+ * runledger's library API: the ledger and its types, the fleet runner and tasks, notifications, status and
+ * metrics, and the pure rules behind upstream waits. The runner's parts, the stores and the demo stay internal.
  *
  * @example
  * import { openLedger } from 'runledger';
  * const ledger = await openLedger({ db: './runledger.db' });
  */
-export { openLedger, Ledger } from './ledger/open-ledger.js';
+export { openLedger, Ledger } from './open-ledger.js';
 export type { LedgerOptions } from './ledger/ledger.js';
 export type * from './ledger/ledger-types.js';
 export type { DefineInput } from './ledger/build-definition.js';
@@ -22,24 +23,18 @@ export type { Slot, DataInterval } from '../projections/slot.js';
 export type { RecordedEvent } from '../events/recorded-event.js';
 export type { LedgerEvent, EventType } from '../events/ledger-event.js';
 export type { RunLog, RunOutput } from '../events/common.js';
-export type { EventStore } from './store/event-store.js';
-export { openStore } from './store/open-store.js';
 export type { BackfillOptions, CatchupOptions } from './runner/backfill.js';
 export type { WithRunInput, WithRunOptions, WithRunResult } from './runner/with-run.js';
-export { backfill, catchup, withRun } from './runner/deprecated-calls.js';
 export type { DefineOptions } from './ledger/ledger.js';
 export type { Duration } from './ledger/library-options.js';
-export { resolveRetryPolicy, retryDelayMs, type RetryPolicy, type RunControlOptions } from './runner/retry-policy.js';
+export type { RetryPolicy, RunControlOptions } from './runner/retry-policy.js';
 export type { RetryRequest } from './ledger/ledger-writes.js';
 export type { DateStatus, ManualMark, RetryProgress } from '../projections/date-state.js';
 export type { PendingReason } from '../projections/pending.js';
 export { runNotifier, type NotifierOptions } from './ops/notify/run-notifier.js';
 export { webhookDelivery, commandDelivery, renderTemplate, type Deliver } from './ops/notify/deliver-notification.js';
 export { NOTIFY_KINDS, type Notification, type NotifyKind } from './ops/notify/notification.js';
-export { runJob, type JobOptions } from './runner/run-job.js';
-export { planJob, type JobRequest, type PlannedJob } from './runner/plan-job.js';
-export { executeRuns, type ExecuteOptions } from './runner/execute-runs.js';
-export { commandTask, fillPlaceholders, type CommandTask, type CommandTaskOptions, type SpawnFn, type KillFn, type SpawnOptionsUsed, type SpawnedCommand, type StopSignal } from './runner/command-task.js';
+export { commandTask, type CommandTask, type CommandTaskOptions } from './runner/command-task.js';
 export { functionTask, type RunFunction } from './runner/function-task.js';
 export { runFleet, type FleetRequest, type FleetOptions, type FleetSummary } from './runner/run-fleet.js';
 export { upstreamSlots, intervalsOverlap, firstBlocking, type BlockedBy, type SlotSource } from '../projections/upstream-slots.js';
@@ -47,9 +42,8 @@ export type { Upstream, PipelineCommand } from '../events/pipeline-definition.js
 export type { ClearCause } from '../events/run-cleared.js';
 export type { ClearedBecause } from '../projections/date-state.js';
 export type { Metrics, RunContext, RunProgress, RunReport, RunSummary, RunTask, TaskOutcome } from './runner/run-types.js';
-export { planBackfill, planCatchup, latestScheduledRun, type Reprocess, type PlanReason, type PlannedSlot, type RunPlan } from '../projections/plan-runs.js';
-export { runDemo, type DemoOptions } from './demo/run-demo.js';
-export type { SubscribeOptions, Subscription, SubscriptionFilter } from './ops/subscribe.js';
+export type { Reprocess, PlanReason, PlannedSlot, RunPlan } from '../projections/plan-runs.js';
+export type { SubscribeOptions, Subscription, SubscriptionFilter } from './ledger/subscribe.js';
 export { readStatus, type StatusView } from './ops/read-status.js';
 export { collectMetrics } from './ops/collect-metrics.js';
 export { pipelineStatus, compareWorstFirst, type PipelineStatus, type PipelineStatusInput, type PendingCounts, type LastFailure } from '../projections/views/pipeline-status.js';

@@ -15,9 +15,11 @@ export type CheckRules = {
   noStalled?: boolean;
   /** Most due dates allowed that wait for upstream dates not done (`--max-blocked`). */
   maxBlocked?: number;
+  /** Leave out the rule that holds by default: no date may wait for a retry nobody started (`--allow-overdue-retries`). */
+  allowOverdueRetries?: boolean;
 };
 
-export type CheckRule = 'lag' | 'pending' | 'failed' | 'stalled' | 'blocked';
+export type CheckRule = 'lag' | 'pending' | 'failed' | 'stalled' | 'blocked' | 'overdue';
 
 /** One rule a pipeline breaks; `message` is the line `check` prints. */
 export type Violation = { pipeline: string; rule: CheckRule; actual: number; limit: number; message: string };
@@ -82,6 +84,16 @@ export function checkStatus(status: PipelineStatus, rules: CheckRules): Violatio
       actual: status.blocked,
       limit: rules.maxBlocked,
       message: `${p}: ${status.blocked} date${status.blocked === 1 ? '' : 's'} blocked by upstream, more than ${rules.maxBlocked}${first}`,
+    });
+  }
+  const overdue = status.overdueRetries ?? [];
+  if (!rules.allowOverdueRetries && overdue.length > 0) {
+    violations.push({
+      pipeline: p,
+      rule: 'overdue',
+      actual: overdue.length,
+      limit: 0,
+      message: `${p}: ${overdue.length} retr${overdue.length === 1 ? 'y' : 'ies'} overdue, nobody started ${overdue.length === 1 ? 'it' : 'them'} (${overdue.map((o) => `${o.date} attempt ${o.attempt} of ${o.of}, due ${o.nextAt}`).join('; ')}); run \`runledger catchup ${p}\` or a scheduler (--allow-overdue-retries leaves this rule out)`,
     });
   }
   return violations;

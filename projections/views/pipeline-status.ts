@@ -6,6 +6,7 @@ import type { PipelineState } from '../pipeline-state.js';
 import type { RunHistory } from '../run-history.js';
 import type { Slot } from '../slot.js';
 import type { BlockedBy } from '../upstream-slots.js';
+import type { OverdueRetry } from '../overdue-retry.js';
 import { compareNames } from './compare-names.js';
 import { formatLag } from './format-lag.js';
 import { runOutcome } from './run-outcome.js';
@@ -52,6 +53,11 @@ export type PipelineStatus = {
   lastSuccess: LastSuccess | null;
   /** The freshness the pipeline was defined with (`define --freshness`), in seconds, or null. */
   freshnessSeconds: number | null;
+  /**
+   * Dates waiting for a retry that nobody started: past the retry's time plus the pipeline's lease. Present
+   * only when there is one (`status` reads the retrying dates only when the counts say there are some).
+   */
+  overdueRetries?: OverdueRetry[];
 };
 
 export type PipelineStatusInput = {

@@ -7,7 +7,7 @@ import { sha256Hex } from '../store/seal-events.js';
 import { ExportChecker, type ParsedExport } from './export-format.js';
 import { ExportFileStore } from './export-file-store.js';
 import { checkedExportBatches } from './read-export-file.js';
-import { MemoryEventStore } from './memory-event-store.js';
+import { MemoryEventStore } from '../store/memory-event-store.js';
 
 export type ReplayOptions = {
   /** Which pipeline's state; may be left out when the file holds one pipeline. */

@@ -1,9 +1,10 @@
+import { parseDuration } from '../duration.js';
 import { LedgerError } from '../errors.js';
-import { openLedger, type Ledger } from '../ledger/ledger.js';
-import type { AsOf } from '../ledger/ledger-types.js';
+import { openLedger, type Ledger } from '../open-ledger.js';
 import { knownSecrets } from '../secrets.js';
 import { SIGNING_KEY_ENV } from '../store/event-signer.js';
 import { rebuildProgressLine } from './rebuild-progress.js';
+import { parseInstant } from '../ledger/parse-instant.js';
 
 /** What the CLI needs from the outside world; tests pass fakes, `main.ts` the real process. */
 export type CliDeps = {
@@ -28,7 +29,7 @@ export type CliDeps = {
   signals?: { on(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void; off(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void };
 };
 
-export type GlobalOptions = { db?: string; now?: string; actor?: string };
+export type GlobalOptions = { db?: string; now?: string; actor?: string; maxClockSkew?: string; maxEventAge?: string };
 
 /** The options every command shares, resolved against the environment. */
 export class CliContext {
@@ -80,7 +81,10 @@ export class CliContext {
     const signingKey = this.deps.env[SIGNING_KEY_ENV] ?? null;
     // Building the read models (once, after an upgrade) can take a while on a large ledger: a terminal sees it advance.
     const progress = this.deps.isTTY ? { rebuildProgress: rebuildProgressLine((text) => this.deps.stderr(text)) } : {};
-    const ledger = await openLedger({ db: this.db, clock, create, signingKey, secrets: knownSecrets(this.db, this.deps.env), ...(actor ? { actor } : {}), ...progress });
+    const skew = this.#globals().maxClockSkew ?? this.deps.env['RUNLEDGER_MAX_CLOCK_SKEW'];
+    const age = this.#globals().maxEventAge ?? this.deps.env['RUNLEDGER_MAX_EVENT_AGE'];
+    const window = { ...(skew ? { maxClockSkew: parseDuration(skew, '--max-clock-skew') } : {}), ...(age ? { maxEventAge: parseDuration(age, '--max-event-age') } : {}) };
+    const ledger = await openLedger({ db: this.db, clock, create, signingKey, secrets: knownSecrets(this.db, this.deps.env), ...(actor ? { actor } : {}), ...window, ...progress });
     try {
       return await body(ledger);
     } finally {
@@ -108,30 +112,3 @@ export class CliContext {
   }
 }
 
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
-
-/** An RFC 3339 instant with an offset; a bare date is refused because its zone would be a guess. */
-export function parseInstant(text: string, what: string): number {
-  const ms = INSTANT.test(text) && fieldsExist(text) ? Date.parse(text) : Number.NaN;
-  if (Number.isNaN(ms)) {
-    throw new LedgerError('input.invalidInstant', `${what} '${text}' is not an RFC 3339 instant; use e.g. 2026-11-05T01:00:00+07:00 or 2026-11-04T18:00:00Z`);
-  }
-  return ms;
-}
-
-/** Date.parse rolls 2026-02-30 over to 2 March and 24:00 to the next day; an instant that names no real time is refused. */
-function fieldsExist(text: string): boolean {
-  const [, y, mo, d, h, mi, s] = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?/.exec(text) ?? [];
-  const wall = new Date(0);
-  wall.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
-  wall.setUTCHours(Number(h), Number(mi), Number(s ?? 0));
-  const fields = [wall.getUTCFullYear(), wall.getUTCMonth() + 1, wall.getUTCDate(), wall.getUTCHours(), wall.getUTCMinutes(), wall.getUTCSeconds()];
-  return fields.join() === [y, mo, d, h, mi, s ?? 0].map(Number).join();
-}
-
-/** `--as-of`: a whole number is a position, anything else an instant. */
-export function parseAsOf(text: string | undefined): AsOf | undefined {
-  if (text === undefined) return undefined;
-  if (/^\d+$/.test(text)) return { position: Number(text) };
-  return { instant: new Date(parseInstant(text, '--as-of')).toISOString() };
-}

@@ -29,6 +29,8 @@ export function createProgram(deps: CliDeps, extra: CommandRegistrar[] = []): Co
     .option('--db <path|url>', 'ledger: a SQLite file or a postgres:// URL (default: $RUNLEDGER_DB, then ./runledger.db)')
     .option('--now <instant>', 'fix the clock, e.g. 2026-11-05T01:00:00+07:00 (default: $RUNLEDGER_NOW, then the real time)')
     .option('--actor <name>', 'who is acting, recorded in every event (default: $RUNLEDGER_ACTOR, then user@host)')
+    .option('--max-clock-skew <duration>', "how far ahead of the clock a producer's own time (--at, an OpenLineage eventTime) may be (default: $RUNLEDGER_MAX_CLOCK_SKEW, then 5m)")
+    .option('--max-event-age <duration>', "how far behind the clock a producer's own time may be (default: $RUNLEDGER_MAX_EVENT_AGE, then 3650d)")
     .exitOverride()
     .showSuggestionAfterError(true)
     .configureOutput({ writeOut: deps.stdout, writeErr: deps.stderr })

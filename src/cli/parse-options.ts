@@ -2,13 +2,6 @@ import { jsonDepth, MAX_JSON_DEPTH } from '../../events/limits.js';
 import { LedgerError } from '../errors.js';
 import { READ_LIMITS, readBoundedText } from './read-bounded-file.js';
 
-/** A whole number option, at least `min`. */
-export function parseWholeNumber(text: string, what: string, min: number): number {
-  const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < min) throw new LedgerError('input.invalidNumber', `${what} must be a whole number of ${min} or more, not '${text}'`);
-  return n;
-}
-
 /**
  * A size in bytes: `65536`, `64KB`, `1MB` (KB and MB are 1024 and 1024², as
  * the limits are printed). The range is the caller's to check.

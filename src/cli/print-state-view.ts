@@ -1,8 +1,8 @@
 import type { StateView } from '../ledger/ledger-types.js';
 import type { CliContext } from './cli-context.js';
-import { formatTable } from './format-table.js';
+import { formatTable } from '../format/format-table.js';
 import { stateDetail } from './state-detail.js';
-import { inZone } from './zoned-instant.js';
+import { inZone } from '../format/zoned-instant.js';
 
 /**
  * The readable form of a state document, shared by `state` and `replay` so a

@@ -1,7 +1,7 @@
 import { clearedBecause, waitsForText } from '../../projections/views/cleared-because.js';
 import type { StateView } from '../ledger/ledger-types.js';
 import { tellingLine } from '../../projections/views/telling-line.js';
-import { cut } from './format-table.js';
+import { cut } from '../format/format-table.js';
 
 type DateRow = StateView['dates'][number];
 

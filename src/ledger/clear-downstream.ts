@@ -7,7 +7,7 @@ import type { PipelineState } from '../../projections/pipeline-state.js';
 import type { Slot } from '../../projections/slot.js';
 import { dependentSlots } from '../../projections/upstream-slots.js';
 import type { Timetable } from '../timetable/timetable.js';
-import { appendEvents, retryOrGiveUp } from './append-events.js';
+import { handleCommand } from './handle-command.js';
 import type { LedgerCore } from './ledger-core.js';
 import type { ClearInput, ClearResult, DownstreamClear } from './ledger-types.js';
 import { listPipelines, readPipeline } from './load-pipeline.js';
@@ -28,7 +28,7 @@ type Loaded = { timetable: Timetable; state: PipelineState };
  * await clearWithDownstream(core, { pipeline: 'orders_raw', dates: ['2026-11-03T05:00:00+07:00'], reason: 'bad file', downstream: true });
  */
 export async function clearWithDownstream(core: LedgerCore, input: ClearInput): Promise<ClearResult> {
-  for (let retry = 0; ; retry++) {
+  return handleCommand<ClearResult>(core, async () => {
     const definitions = await listPipelines(core);
     const graph = new Map(definitions.map((d: PipelineDefinition) => [d.pipeline, d.upstreams ?? []]));
     const loaded = new Map<string, Loaded>();
@@ -73,8 +73,7 @@ export async function clearWithDownstream(core: LedgerCore, input: ClearInput): 
       }
     }
     const result: ClearResult = { pipeline: input.pipeline, dryRun: input.dryRun ?? false, cleared: decision.cleared, skipped: decision.skipped, downstream };
-    if (input.dryRun || requests.length === 0) return result;
-    if (await appendEvents(core, requests, input.reason)) return result;
-    retryOrGiveUp(retry, `${input.pipeline} and its downstream pipelines`);
-  }
+    const label = `${input.pipeline} and its downstream pipelines`;
+    return input.dryRun ? { result, label } : { result, requests, reason: input.reason, label };
+  });
 }

@@ -1,4 +1,5 @@
 import { monotonicFactory } from 'ulid';
+import { DEFAULT_PRODUCER_TIME_WINDOW, type ProducerTimeWindow } from '../../projections/producer-time.js';
 import type { EventStore } from '../store/event-store.js';
 import type { RebuildProgress } from '../store/read-models.js';
 import type { Loaded } from './projection-checkpoint.js';
@@ -37,10 +38,12 @@ export type LedgerCore = {
   readonly uncheckpointed: Map<string, number>;
   /** Told how a rebuild of the read models advances (the CLI draws it on a terminal). */
   readonly rebuildProgress?: RebuildProgress;
+  /** How far from the clock a producer's own time (`at`, an OpenLineage `eventTime`) may be. */
+  readonly producerTime: ProducerTimeWindow;
 };
 
 /** A fresh core: an empty cache, and ids from a monotonic ULID factory on the ledger's clock. */
-export function createLedgerCore(store: EventStore, clock: () => number, actor: string, options: { checkpointAfter?: number; secrets?: readonly string[]; rebuildProgress?: RebuildProgress } = {}): LedgerCore {
+export function createLedgerCore(store: EventStore, clock: () => number, actor: string, options: LedgerCoreOptions = {}): LedgerCore {
   const ids = monotonicFactory();
   return {
     store,
@@ -53,5 +56,9 @@ export function createLedgerCore(store: EventStore, clock: () => number, actor: 
     loading: new Map(),
     uncheckpointed: new Map(),
     ...(options.rebuildProgress === undefined ? {} : { rebuildProgress: options.rebuildProgress }),
+    producerTime: options.producerTime ?? DEFAULT_PRODUCER_TIME_WINDOW,
   };
 }
+
+/** The settings a core takes beyond its store, clock and actor. */
+export type LedgerCoreOptions = { checkpointAfter?: number; secrets?: readonly string[]; rebuildProgress?: RebuildProgress; producerTime?: ProducerTimeWindow };

@@ -7,6 +7,7 @@ import { formatBytes, MAX_SIZE_CAP_BYTES, recordedTextLimits, utf8Bytes } from '
 import { decideClear } from '../../projections/decide-clear.js';
 import { decideMark } from '../../projections/decide-mark.js';
 import { previousSlotBlocks } from '../../projections/depends-on-past.js';
+import { producerTimeProblem } from '../../projections/producer-time.js';
 import type { Slot } from '../../projections/slot.js';
 import { previousSlot } from './slots.js';
 import { decideCompletion, type CompletionCommand } from '../../projections/decide-completion.js';
@@ -14,8 +15,8 @@ import { decideStart } from '../../projections/decide-start.js';
 import { decideTaskState, refuseUnfinishedTasks, settleUnfinishedTasks } from '../../projections/decide-task-state.js';
 import type { Refusal } from '../../projections/refusal.js';
 import { LedgerError } from '../errors.js';
-import { refuseTakenBinding, sameJob } from '../ingest/openlineage/job-binding.js';
-import { appendEvents, retryOrGiveUp } from './append-events.js';
+import { refuseTakenBinding, sameJob } from './job-binding.js';
+import { handleCommand } from './handle-command.js';
 import { buildDefinition, checkPipelineName, completeDefinitionInput, diffDefinitions, type DefineChanges } from './build-definition.js';
 import { checkTaskState, checkTryNumber, requireTask } from './check-tasks.js';
 import { refuseBadUpstreams, upstreamsChanged } from './check-upstreams.js';
@@ -43,7 +44,7 @@ export type DefineResult = { pipeline: string; outcome: 'defined' | 'redefined' 
  */
 export async function definePipeline(core: LedgerCore, input: DefineChanges & { reason?: string }): Promise<DefineResult> {
   checkPipelineName(input.pipeline);
-  for (let retry = 0; ; retry++) {
+  return handleCommand<DefineResult>(core, async () => {
     const models = await readModelsFor(core, undefined);
     const summary = models === null ? undefined : await models.summary(input.pipeline);
     const state = summary === undefined ? (await loadPipeline(core, input.pipeline)).state : { definition: summary?.definition ?? null, version: summary?.version ?? 0 };
@@ -51,16 +52,19 @@ export async function definePipeline(core: LedgerCore, input: DefineChanges & { 
     const { reason: _reason, ...requested } = input;
     const definition = buildDefinition(completeDefinitionInput(before, requested));
     const changes = before ? diffDefinitions(before, definition) : [];
-    if (before && changes.length === 0) return { pipeline: definition.pipeline, outcome: 'unchanged', definition, changes };
+    if (before && changes.length === 0) return { result: { pipeline: definition.pipeline, outcome: 'unchanged', definition, changes }, label: definition.pipeline };
     if (definition.openlineage && !sameJob(before?.openlineage, definition.openlineage)) refuseTakenBinding(await listPipelines(core), definition);
     if (upstreamsChanged(before, definition)) refuseBadUpstreams(definition, await listPipelines(core));
     const event: LedgerEvent = before
       ? { type: 'PipelineRedefined', schemaVersion: 1, data: { pipeline: definition.pipeline, definition, changes } }
       : { type: 'PipelineDefined', schemaVersion: 1, data: definition };
-    const ok = await appendEvents(core, [{ stream: definition.pipeline, expectedVersion: state.version, events: [event] }], input.reason);
-    if (ok) return { pipeline: definition.pipeline, outcome: before ? 'redefined' : 'defined', definition, changes };
-    retryOrGiveUp(retry, definition.pipeline);
-  }
+    return {
+      result: { pipeline: definition.pipeline, outcome: before ? 'redefined' : 'defined', definition, changes },
+      requests: [{ stream: definition.pipeline, expectedVersion: state.version, events: [event] }],
+      reason: input.reason,
+      label: definition.pipeline,
+    };
+  });
 }
 
 /** The first slot and the end of a timetable, for the start rule's "before the start" and "after the end" refusals. */
@@ -81,9 +85,9 @@ export async function startRun(core: LedgerCore, input: StartInput): Promise<Sta
   const runType = input.runType ?? 'scheduled';
   const leaseMs = leaseOf(input, 'ledger.start');
   const runId = input.runId ?? core.newId();
-  const at = producerAt(input.at);
+  const at = producerAt(core, input.at);
   if (input.runId !== undefined) await refuseTakenRunId(core, input.runId);
-  for (let retry = 0; ; retry++) {
+  return handleCommand<StartResult>(core, async () => {
     // The slot and the one before it, worked out once per timetable: the keys to read and the decision both need them.
     let slots: { timetable: Timetable; at: ReturnType<typeof slotFor>; before?: Slot | undefined } | null = null;
     const slotIn = (timetable: Timetable) => {
@@ -133,27 +137,24 @@ export async function startRun(core: LedgerCore, input: StartInput): Promise<Sta
     if (!decision.ok) throw refusalError(decision.refusal);
     const expected = state.dates.get(slot.date)?.version ?? 0;
     const reason = input.reason ?? (decision.value.takeoverOf ? `took over run ${decision.value.takeoverOf} whose lease expired` : undefined);
-    const ok = await appendEvents(core, [{ stream: runStream(input.pipeline, slot.date), expectedVersion: expected, events: decision.value.events }], reason);
-    if (ok) {
-      const started = decision.value.events.at(-1) as Extract<LedgerEvent, { type: 'RunStarted' }>;
-      const d = started.data;
-      return {
-        runId: d.runId,
-        pipeline: d.pipeline,
-        date: d.date,
-        attempt: d.attempt,
-        runType: d.runType,
-        logicalDate: d.logicalDate,
-        dataInterval: d.dataInterval,
-        runAfter: d.runAfter,
-        leaseExpiresAt: d.leaseExpiresAt,
-        offSchedule: d.offSchedule,
-        forced: d.force,
-        takeoverOf: d.takeoverOf,
-      };
-    }
-    retryOrGiveUp(retry, `${input.pipeline} ${slot.date}`);
-  }
+    const started = decision.value.events.at(-1) as Extract<LedgerEvent, { type: 'RunStarted' }>;
+    const d = started.data;
+    const result: StartResult = {
+      runId: d.runId,
+      pipeline: d.pipeline,
+      date: d.date,
+      attempt: d.attempt,
+      runType: d.runType,
+      logicalDate: d.logicalDate,
+      dataInterval: d.dataInterval,
+      runAfter: d.runAfter,
+      leaseExpiresAt: d.leaseExpiresAt,
+      offSchedule: d.offSchedule,
+      forced: d.force,
+      takeoverOf: d.takeoverOf,
+    };
+    return { result, requests: [{ stream: runStream(input.pipeline, slot.date), expectedVersion: expected, events: decision.value.events }], reason, label: `${input.pipeline} ${slot.date}` };
+  });
 }
 
 async function refuseTakenRunId(core: LedgerCore, runId: string): Promise<void> {
@@ -170,7 +171,7 @@ async function refuseTakenRunId(core: LedgerCore, runId: string): Promise<void> 
  */
 export async function succeedRun(core: LedgerCore, input: { runId: string; metrics?: Record<string, unknown>; outputs?: RunOutput[]; log?: RunLog; at?: string; settleTasks?: Record<string, string>; inputs?: DatasetRef[] }): Promise<CompletionResult> {
   const metrics = input.metrics ?? {};
-  const at = atField(input.at);
+  const at = atField(core, input.at);
   const outputs = checkOutputs(input.outputs ?? []);
   // The shape first (no pipeline needed), then the size against the run's pipeline's own cap.
   const bytes = metricsBytes(metrics);
@@ -189,7 +190,7 @@ export async function succeedRun(core: LedgerCore, input: { runId: string; metri
  * await failRun(core, { runId, error: 'raw file missing' });
  */
 export async function failRun(core: LedgerCore, input: { runId: string; error: string; code?: string | null; log?: RunLog; at?: string; settleTasks?: Record<string, string>; retry?: RetryRequest }): Promise<CompletionResult> {
-  const at = atField(input.at);
+  const at = atField(core, input.at);
   if (input.error.trim() === '') throw new LedgerError('input.emptyError', 'a failure needs an error message that says what went wrong, e.g. --error "raw file missing" (library: error)');
   const bytes = errorBytes(input.error, 'error message');
   const log = checkRunLog(input.log);
@@ -225,22 +226,21 @@ export async function markKeys(core: LedgerCore, input: MarkInput): Promise<Mark
   if (typeof input.reason !== 'string' || input.reason.trim() === '') {
     throw new LedgerError('input.missingReason', `a mark needs a reason, recorded with it: --reason "…" (library: reason), e.g. --reason "holiday: the source publishes nothing"`);
   }
-  for (let retry = 0; ; retry++) {
+  return handleCommand<MarkResult>(core, async () => {
     const { timetable, state } = await readPipeline(core, input.pipeline);
     const keys = keysFor(timetable, state, input, core.clock, 'mark');
     const slots = keys.map((key) => ({ slot: markSlot(timetable, state, key), markId: core.newId() }));
     const decision = decideMark(state, { slots, status });
     if (!decision.ok) throw refusalError(decision.refusal);
     const result: MarkResult = { pipeline: input.pipeline, status, dryRun: input.dryRun ?? false, marked: decision.value.marked, unchanged: decision.value.unchanged };
-    if (input.dryRun || decision.value.events.length === 0) return result;
+    if (input.dryRun) return { result, label: input.pipeline };
     const requests = decision.value.events.map((event) => ({
       stream: runStream(input.pipeline, event.data.date),
       expectedVersion: state.dates.get(event.data.date)?.version ?? 0,
       events: [event],
     }));
-    if (await appendEvents(core, requests, input.reason)) return result;
-    retryOrGiveUp(retry, input.pipeline);
-  }
+    return { result, requests, reason: input.reason, label: input.pipeline };
+  });
 }
 
 function markStatus(input: MarkInput): 'success' | 'skipped' {
@@ -265,7 +265,7 @@ function markSlot(timetable: Timetable, state: PipelineState, key: string): Slot
  * await interruptRun(core, { runId, by: 'SIGINT', message: 'stopped while loading' });
  */
 export async function interruptRun(core: LedgerCore, input: { runId: string; by: string; message?: string; log?: RunLog; at?: string }): Promise<CompletionResult> {
-  const at = atField(input.at);
+  const at = atField(core, input.at);
   const bytes = errorBytes(input.message ?? '', 'interruption message');
   const log = checkRunLog(input.log);
   return completeRun(core, input.runId, (date, definition) => {
@@ -282,7 +282,7 @@ export async function interruptRun(core: LedgerCore, input: { runId: string; by:
  */
 export async function heartbeatRun(core: LedgerCore, input: { runId: string; lease?: Duration; leaseMs?: number; at?: string }): Promise<CompletionResult> {
   const leaseMs = leaseOf(input, 'ledger.heartbeat');
-  const at = atField(input.at);
+  const at = atField(core, input.at);
   return completeRun(core, input.runId, (date, definition) => ({ kind: 'heartbeat', runId: input.runId, date, leaseMs: leaseMs ?? definition.leaseMs, ...at }));
 }
 
@@ -295,12 +295,12 @@ export async function heartbeatRun(core: LedgerCore, input: { runId: string; lea
 export async function recordTask(core: LedgerCore, input: TaskInput): Promise<TaskResult> {
   const taskState = checkTaskState(input.state);
   const tryNumber = input.tryNumber === undefined ? null : checkTryNumber(input.tryNumber);
-  const at = atField(input.at);
+  const at = atField(core, input.at);
   const found = await core.store.findRun(input.runId);
   if (!found) throw new LedgerError('notFound.run', `no run ${input.runId} in this ledger; list runs with \`runledger runs <pipeline>\``);
   const date = found.stream.slice(found.pipeline.length + 1);
   const bytes = input.error == null ? 0 : errorBytes(input.error, "task's error text");
-  for (let retry = 0; ; retry++) {
+  return handleCommand<TaskResult>(core, async () => {
     const view = await decidingView(core, found.pipeline, () => [date]);
     const { definition, state, tasks } = view === null ? await readPipeline(core, found.pipeline) : { ...view, tasks: await tasksOfStream(core, found.stream) };
     requireTask(definition, input.taskId);
@@ -310,11 +310,9 @@ export async function recordTask(core: LedgerCore, input: TaskInput): Promise<Ta
     if (!decision.ok) throw refusalError(decision.refusal);
     const { events, repeated, outcome } = decision.value;
     const result: TaskResult = { runId: input.runId, pipeline: found.pipeline, date, taskId: input.taskId, state: taskState, tryNumber: decision.value.tryNumber, repeated, run: outcome };
-    if (events.length === 0) return result;
     const reason = input.reason ?? (outcome.status === 'running' ? undefined : `task ${input.taskId} was the last to finish; run outcome derived from its leaf tasks`);
-    if (await appendEvents(core, [{ stream: found.stream, expectedVersion: state.dates.get(date)?.version ?? 0, events }], reason)) return result;
-    retryOrGiveUp(retry, `${found.pipeline} ${date}`);
-  }
+    return { result, requests: [{ stream: found.stream, expectedVersion: state.dates.get(date)?.version ?? 0, events }], reason, label: `${found.pipeline} ${date}` };
+  });
 }
 
 /**
@@ -331,7 +329,7 @@ async function completeRun(
   const found = await core.store.findRun(runId);
   if (!found) throw new LedgerError('notFound.run', `no run ${runId} in this ledger; list runs with \`runledger runs <pipeline>\``);
   const date = found.stream.slice(found.pipeline.length + 1);
-  for (let retry = 0; ; retry++) {
+  return handleCommand<CompletionResult>(core, async () => {
     const view = await decidingView(core, found.pipeline, () => [date]);
     // Task states matter only to a pipeline that records them; they are folded from the key's own stream.
     const tasksOf = async () => (view?.definition.tasks ? tasksOfStream(core, found.stream) : initialTaskRuns());
@@ -357,14 +355,16 @@ async function completeRun(
     if (unfinished) throw refusalError(unfinished);
     const status = ({ succeed: 'success', fail: 'failed', interrupt: 'interrupted', heartbeat: 'running' } as const)[cmd.kind];
     const result: CompletionResult = { runId, pipeline: found.pipeline, date, status, repeated: decision.value.repeated };
-    if (decision.value.events.length === 0) return result;
+    // A repeat appends nothing (decided.events is empty) and answers as it is.
+    if (decision.value.events.length === 0) return { result, label: `${found.pipeline} ${date}` };
     const expected = state.dates.get(date)?.version ?? 0;
-    if (await appendEvents(core, [{ stream: found.stream, expectedVersion: expected, events }])) {
-      const event = decision.value.events[0];
-      return event?.type === 'RunHeartbeat' ? { ...result, leaseExpiresAt: event.data.leaseExpiresAt } : result;
-    }
-    retryOrGiveUp(retry, `${found.pipeline} ${date}`);
-  }
+    const event = decision.value.events[0];
+    return {
+      result: event?.type === 'RunHeartbeat' ? { ...result, leaseExpiresAt: event.data.leaseExpiresAt } : result,
+      requests: [{ stream: found.stream, expectedVersion: expected, events }],
+      label: `${found.pipeline} ${date}`,
+    };
+  });
 }
 
 /**
@@ -375,20 +375,19 @@ async function completeRun(
  */
 export async function clearKeys(core: LedgerCore, input: ClearInput): Promise<ClearResult> {
   if (input.downstream) return clearWithDownstream(core, input);
-  for (let retry = 0; ; retry++) {
+  return handleCommand<ClearResult>(core, async () => {
     const { timetable, state } = await readPipeline(core, input.pipeline);
     const keys = keysFor(timetable, state, input, core.clock);
     const decision = decideClear(state, { dates: keys, onlyFailed: input.onlyFailed ?? false });
     const result: ClearResult = { pipeline: input.pipeline, dryRun: input.dryRun ?? false, cleared: decision.cleared, skipped: decision.skipped };
-    if (input.dryRun || decision.events.length === 0) return result;
+    if (input.dryRun) return { result, label: input.pipeline };
     const requests = decision.events.map((event) => ({
       stream: runStream(input.pipeline, event.data.date),
       expectedVersion: state.dates.get(event.data.date)?.version ?? 0,
       events: [event],
     }));
-    if (await appendEvents(core, requests, input.reason)) return result;
-    retryOrGiveUp(retry, input.pipeline);
-  }
+    return { result, requests, reason: input.reason, label: input.pipeline };
+  });
 }
 
 function refusalError(refusal: Refusal): LedgerError {
@@ -430,15 +429,43 @@ function checkErrorSize(bytes: number, definition: { maxErrorBytes?: number | un
  * The producer's own instant of a start or completion (`at`), as the events hold it: an RFC 3339
  * instant with a zone, normalized to UTC milliseconds; undefined when the caller gave none.
  */
-function producerAt(at: string | undefined): string | undefined {
+function producerAt(core: LedgerCore, at: string | undefined): string | undefined {
   if (at === undefined) return undefined;
   const ms = typeof at === 'string' && INSTANT_PATTERN.test(at) ? Date.parse(at) : Number.NaN;
   if (Number.isNaN(ms)) throw new LedgerError('input.invalidInstant', `'${String(at)}' is not an instant; give the producer's time as RFC 3339 with a zone, like 2026-11-02T00:10:00Z (library: at)`);
+  checkProducerTime(core, ms, 'at');
   return new Date(ms).toISOString();
 }
 
-function atField(at: string | undefined): { at?: string } {
-  const value = producerAt(at);
+/**
+ * Refuses a producer's instant too far ahead of the ledger's clock (a wrong clock would hold its date: every
+ * later attempt would be older) or too far behind it, naming the field as the caller sent it.
+ *
+ * @example
+ * checkProducerTime(core, Date.parse('2999-01-01T00:00:00Z'), 'eventTime') // throws input.eventTimeOutOfRange
+ */
+export function checkProducerTime(core: LedgerCore, ms: number, field: string): void {
+  const nowMs = core.clock();
+  const problem = producerTimeProblem(ms, nowMs, core.producerTime);
+  if (problem === null) return;
+  const when = new Date(ms).toISOString();
+  const now = new Date(nowMs).toISOString();
+  throw new LedgerError(
+    'input.eventTimeOutOfRange',
+    problem.kind === 'future'
+      ? `${field} ${when} is ${spanText(problem.byMs)} ahead of the ledger's clock (${now}), more than the ${spanText(problem.limitMs)} a producer's clock may be ahead; fix the producer's clock, or allow more with --max-clock-skew (library: maxClockSkew)`
+      : `${field} ${when} is ${spanText(problem.byMs)} before the ledger's clock (${now}), more than the ${spanText(problem.limitMs)} an event may be old; fix the producer's clock, or allow older events with --max-event-age (library: maxEventAge)`,
+  );
+}
+
+/** `973d`, `2h`, `5m`, `12s`: a span in its largest whole unit. */
+function spanText(ms: number): string {
+  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) if (ms >= size) return `${Math.floor(ms / size)}${unit}`;
+  return `${ms}ms`;
+}
+
+function atField(core: LedgerCore, at: string | undefined): { at?: string } {
+  const value = producerAt(core, at);
   return value === undefined ? {} : { at: value };
 }
 

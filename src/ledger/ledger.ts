@@ -5,20 +5,19 @@ import type { PipelineState } from '../../projections/pipeline-state.js';
 import type { RunHistory } from '../../projections/run-history.js';
 import type { TaskRuns } from '../../projections/task-runs.js';
 import type { PipelineStatus } from '../../projections/views/pipeline-status.js';
-import { defaultActor } from '../runtime.js';
 import { knownSecrets, redactSecrets } from '../secrets.js';
 import { LedgerError } from '../errors.js';
 import type { EventStore } from '../store/event-store.js';
-import { openStore } from '../store/open-store.js';
 import type { RebuildProgress, RebuildResult } from '../store/read-models.js';
-import { subscribe, type SubscribeOptions, type Subscription } from '../ops/subscribe.js';
+import { subscribe, type SubscribeOptions, type Subscription } from './subscribe.js';
 import type { Timetable } from '../timetable/timetable.js';
 import type { DefineChanges } from './build-definition.js';
 import { checkOptionKeys, deprecated, durationMs, leaseOf, optionKeys, type Duration } from './library-options.js';
-import { CHECKPOINT_AFTER, createLedgerCore, type LedgerCore } from './ledger-core.js';
+import { DEFAULT_MAX_CLOCK_SKEW_MS, DEFAULT_MAX_EVENT_AGE_MS, type ProducerTimeWindow } from '../../projections/producer-time.js';
+import { CHECKPOINT_AFTER, createLedgerCore, type LedgerCore, type LedgerCoreOptions } from './ledger-core.js';
 import { logEventBatches } from './ledger-log.js';
 import { pendingView, pipelineStatusView, runsView, runTasksView, stateView, watermarkView, type PipelineStatusView, type RunsInput } from './ledger-queries.js';
-import { clearKeys, definePipeline, failRun, heartbeatRun, interruptRun, markKeys, recordTask, startRun, succeedRun, type RetryRequest } from './ledger-writes.js';
+import { checkProducerTime, clearKeys, definePipeline, failRun, heartbeatRun, interruptRun, markKeys, recordTask, startRun, succeedRun, type RetryRequest } from './ledger-writes.js';
 import { listPipelines, readPipeline } from './load-pipeline.js';
 import { pipelineStatusesView } from './pipeline-statuses-view.js';
 import type {
@@ -125,28 +124,24 @@ export type LedgerOptions = {
    * outputs, reasons): an event is forever. The password of `db` is always added.
    */
   secrets?: string[];
+  /**
+   * How far ahead of the clock a producer's own time (`at`, an OpenLineage `eventTime`) may be: `"5m"` (the
+   * default) or milliseconds. Later is refused (`input.eventTimeOutOfRange`): a producer whose clock is wrong
+   * would otherwise rank its run above every real attempt of the date. As `--max-clock-skew`.
+   */
+  maxClockSkew?: Duration;
+  /** How far behind the clock a producer's own time may be: `"3650d"` (the default) or milliseconds. As `--max-event-age`. */
+  maxEventAge?: Duration;
 };
 
-/**
- * Opens a ledger. Every operation reads the events it needs, folds them with
- * the pure projections, and appends what the pure decision rules return.
- *
- * @example
- * const ledger = await openLedger({ db: './runledger.db' });
- * await ledger.define({ pipeline: 'etl_orders', schedule: '@daily', start: '2026-11-02' });
- * const run = await ledger.start({ pipeline: 'etl_orders', date: '2026-11-02' });
- * await ledger.succeed({ runId: run.runId, metrics: { rows: 42 } });
- * await ledger.close();
- */
-export async function openLedger(options: LedgerOptions): Promise<Ledger> {
-  const store = await openStore(options.db, { create: options.create ?? true, ...(options.signingKey === undefined ? {} : { signingKey: options.signingKey }) });
-  return new Ledger(store, options.clock ?? Date.now, options.actor ?? defaultActor(), ledgerSettings(options));
-}
-
 /** The facade's settings from the options of `openLedger`: the checkpoint threshold, and every secret to redact (longest first). */
-export function ledgerSettings(options: LedgerOptions): { checkpointAfter: number; secrets: string[]; rebuildProgress?: RebuildProgress } {
+export function ledgerSettings(options: LedgerOptions): LedgerCoreOptions & { checkpointAfter: number; secrets: string[] } {
   const secrets = [...new Set([...knownSecrets(options.db, {}), ...(options.secrets ?? [])])].sort((a, b) => b.length - a.length);
-  return { checkpointAfter: options.checkpointAfter ?? CHECKPOINT_AFTER, secrets, ...(options.rebuildProgress === undefined ? {} : { rebuildProgress: options.rebuildProgress }) };
+  const producerTime = {
+    maxClockSkewMs: options.maxClockSkew === undefined ? DEFAULT_MAX_CLOCK_SKEW_MS : durationMs(options.maxClockSkew, 'maxClockSkew'),
+    maxEventAgeMs: options.maxEventAge === undefined ? DEFAULT_MAX_EVENT_AGE_MS : durationMs(options.maxEventAge, 'maxEventAge'),
+  };
+  return { checkpointAfter: options.checkpointAfter ?? CHECKPOINT_AFTER, secrets, producerTime, ...(options.rebuildProgress === undefined ? {} : { rebuildProgress: options.rebuildProgress }) };
 }
 
 /**
@@ -158,7 +153,7 @@ export class Ledger {
   readonly store: EventStore;
   #core: LedgerCore;
 
-  constructor(store: EventStore, clock: () => number, actor: string, options: { checkpointAfter?: number; secrets?: readonly string[]; rebuildProgress?: RebuildProgress } = {}) {
+  constructor(store: EventStore, clock: () => number, actor: string, options: LedgerCoreOptions = {}) {
     this.store = store;
     this.#core = createLedgerCore(store, clock, actor, options);
   }
@@ -171,7 +166,7 @@ export class Ledger {
    * await ledger.withActor('http:airflow').succeed({ runId })
    */
   withActor(actor: string): Ledger {
-    const view = new Ledger(this.store, this.#core.clock, actor, { checkpointAfter: this.#core.checkpointAfter, secrets: this.#core.secrets });
+    const view = new Ledger(this.store, this.#core.clock, actor, { checkpointAfter: this.#core.checkpointAfter, secrets: this.#core.secrets, producerTime: this.#core.producerTime });
     view.#core = { ...this.#core, actor };
     return view;
   }
@@ -179,6 +174,22 @@ export class Ledger {
   /** Milliseconds since the epoch, from the ledger's clock. */
   now(): number {
     return this.#core.clock();
+  }
+
+  /**
+   * Refuses a producer's own instant (`input.eventTimeOutOfRange`, naming `field`) more than the ledger's
+   * `maxClockSkew` ahead of its clock or more than `maxEventAge` behind it; every `at` goes through it.
+   *
+   * @example
+   * ledger.checkProducerTime(Date.parse(event.eventTime), 'eventTime');
+   */
+  checkProducerTime(ms: number, field: string): void {
+    checkProducerTime(this.#core, ms, field);
+  }
+
+  /** The window of `checkProducerTime` (from `maxClockSkew` and `maxEventAge`), for a copy of this ledger to share. */
+  get producerTime(): ProducerTimeWindow {
+    return this.#core.producerTime;
   }
 
   /** The text as this ledger would store it: every secret it knows (the ledger URL's password, `*PASSWORD*`/`*TOKEN*`/… values) replaced by `[redacted]`. */
@@ -395,7 +406,7 @@ export class Ledger {
    * A durable catch-up subscription: every event after the consumer's stored
    * position (or, for a new one, from `fromPosition` or from now on) that
    * passes the filter, in order, at least once, to `handler`; the position is
-   * stored after the handler resolves. See `subscribe` in src/ops/subscribe.ts.
+   * stored after the handler resolves. See `subscribe` in src/ledger/subscribe.ts.
    *
    * @example
    * const sub = await ledger.subscribe({ consumer: 'alerts', filter: { types: ['RunFailed'] } }, async (event) => page(event));

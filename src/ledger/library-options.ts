@@ -1,3 +1,4 @@
+import { illFormedTextAt, illFormedTextMessage } from '../../events/well-formed-text.js';
 import { checkDurationMs, parseDuration } from '../duration.js';
 import { LedgerError } from '../errors.js';
 
@@ -29,6 +30,9 @@ export function checkOptionKeys(input: unknown, known: readonly string[], call: 
     const near = nearest(key, known);
     throw new LedgerError('input.unknownOption', `${call} has no option '${key}'${near ? `; did you mean '${near}'?` : ''} (its options: ${known.join(', ')})`);
   }
+  // Every text of every call is Unicode a database can hold, checked before anything is decided (a dry run too).
+  const illFormed = illFormedTextAt(input, '');
+  if (illFormed !== null) throw new LedgerError('input.illFormedText', illFormedTextMessage(illFormed));
 }
 
 /** Names a caller often writes for a known one: the CLI's flag names (`--type`, `--tz`) and older spellings. */

@@ -1,5 +1,6 @@
 import { compareWorstFirst, type PipelineStatus } from '../../projections/views/pipeline-status.js';
 import type { Ledger } from '../ledger/ledger.js';
+import { overdueRetry } from '../../projections/overdue-retry.js';
 
 /** `status --json` and `GET /api/status`: every pipeline, worst first. */
 export type StatusView = { now: string; pipelines: PipelineStatus[] };
@@ -15,5 +16,12 @@ export async function readStatus(ledger: Ledger, options: { pipelines?: readonly
   const nowMs = options.nowMs ?? ledger.now();
   const names = options.pipelines && options.pipelines.length > 0 ? [...new Set(options.pipelines)] : undefined;
   const rows = await ledger.pipelineStatuses({ ...(names === undefined ? {} : { pipelines: names }), nowMs });
+  // Only a pipeline whose counts show a date waiting for a retry has its dates read, to find the overdue ones.
+  for (const row of rows) {
+    if (row.pending.up_for_retry === 0) continue;
+    const { definition, state } = await ledger.pipeline(row.pipeline);
+    const overdue = [...state.dates.values()].flatMap((d) => overdueRetry(d, definition.leaseMs, nowMs) ?? []);
+    if (overdue.length > 0) row.overdueRetries = overdue;
+  }
   return { now: new Date(nowMs).toISOString(), pipelines: rows.sort(compareWorstFirst) };
 }

@@ -1,4 +1,4 @@
-import { formatMetrics } from '../cli/format-table.js';
+import { formatMetrics } from '../format/format-table.js';
 import { formatDuration } from '../../projections/views/run-rows.js';
 import type { DatePage } from '../views/page-models.js';
 import { badge } from './badge.js';

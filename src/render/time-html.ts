@@ -1,4 +1,4 @@
-import { inZone } from '../cli/zoned-instant.js';
+import { inZone } from '../format/zoned-instant.js';
 import { html, type Html } from './escape-html.js';
 
 /**

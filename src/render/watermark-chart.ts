@@ -1,5 +1,5 @@
 import { thinPoints, type HistoryPoint } from '../../projections/views/pipeline-history.js';
-import { inZone } from '../cli/zoned-instant.js';
+import { inZone } from '../format/zoned-instant.js';
 import { html, type Html } from './escape-html.js';
 
 const W = 720;

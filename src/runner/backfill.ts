@@ -7,7 +7,7 @@ import { resolveReprocess, type JobRequest } from './plan-job.js';
 import { runJob, type JobOptions } from './run-job.js';
 import type { RunSummary } from './run-types.js';
 
-export type CatchupOptions = Omit<JobOptions, 'onPlanned' | 'leaseMs'> & {
+export type CatchupOptions = Omit<JobOptions, 'onPlanned' | 'leaseMs' | 'killGraceMs'> & {
   pipeline: string;
   /** How long each run may go without a heartbeat (the runner heartbeats well within it): `"1h"` or milliseconds; default the pipeline's. */
   lease?: Duration;

@@ -3,11 +3,13 @@ import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import { formatBytes } from '../../events/limits.js';
 import { LedgerError } from '../errors.js';
 import { checkCommand } from './check-command.js';
 import { metricsProblem } from '../ledger/metrics-problem.js';
 import { cleanStaleRunDirs, RUN_DIR_PREFIX } from './clean-stale-run-dirs.js';
+import type { GroupReaper } from './group-reaper.js';
 import { openRunLogFile, type RunLogFile } from './run-log-file.js';
 import type { Metrics, RunContext, RunTask, TaskOutcome } from './run-types.js';
 
@@ -30,8 +32,11 @@ export interface SpawnedCommand {
 }
 /** The part of `child_process.spawn` the runner uses (injected so tests and the demo can pass their own). */
 export type SpawnFn = (command: string, args: readonly string[], options: SpawnOptionsUsed) => SpawnedCommand;
-/** `process.kill`: sends a signal to a pid, or to a process group with a negative pid. */
-export type KillFn = (pid: number, signal: StopSignal) => void;
+/** `process.kill`: sends a signal to a pid, or to a process group with a negative pid; signal 0 only asks whether it exists (throws ESRCH when not). */
+export type KillFn = (pid: number, signal: StopSignal | 0) => void;
+
+/** After SIGTERM, how long a command's process group gets before SIGKILL, unless `--kill-grace` says otherwise. */
+export const DEFAULT_KILL_GRACE_MS = 10_000;
 
 export type CommandTaskOptions = {
   /** The command and its arguments, run with no shell; `{date}` `{start}` `{end}` `{runId}` are replaced in each. */
@@ -43,8 +48,13 @@ export type CommandTaskOptions = {
   cwd?: string;
   /** Each complete line the command writes, as it comes. */
   onOutput?: (stream: 'stdout' | 'stderr', run: RunContext, line: string) => void;
-  /** After a stop signal, how long a command may take before it is killed (default 10 s). */
+  /**
+   * After a stop signal (a timeout, a drain, the end of the run with members of its group still alive), how
+   * long the command's process group gets before SIGKILL (default 10 s).
+   */
   killGraceMs?: number;
+  /** The watchdog that kills the commands' groups if this process dies (`kill -9`); see `groupReaper`. */
+  reaper?: GroupReaper;
   /** Where per-run metrics files go (default the OS temp dir). */
   tempDir?: string;
   /**
@@ -109,14 +119,22 @@ export function commandTask(options: CommandTaskOptions): CommandTask {
     throw new LedgerError('input.missingCommand', 'no command to run; put it after --, e.g. `-- sh -c \'echo {date} >> out.txt\'`');
   }
   checkCommand(options.argv, options);
-  const live = new Set<ChildProcess>();
-  const signalChild = (child: ChildProcess, signal: StopSignal) => {
-    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  /** The process groups of the commands running now (a group outlives its leader while a member lives). */
+  const live = new Set<number>();
+  const signalGroup = (pgid: number, signal: StopSignal) => {
     try {
-      options.kill(-child.pid, signal);
+      options.kill(-pgid, signal);
     } catch {
-      // The group may be gone while the leader lingers; signal the child itself.
-      child.kill(signal);
+      // Gone already (ESRCH): nothing left to stop.
+    }
+  };
+  const groupAlive = (pgid: number) => {
+    try {
+      options.kill(-pgid, 0);
+      return true;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'EPERM';
     }
   };
 
@@ -176,15 +194,26 @@ export function commandTask(options: CommandTaskOptions): CommandTask {
         detached: true,
         ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       }) as ChildProcess;
-      live.add(child);
+      const pgid = child.pid;
+      if (pgid !== undefined) {
+        live.add(pgid);
+        // Before anything else can happen: if the runner dies from here on, the watchdog kills the group.
+        options.reaper?.watch(pgid);
+      }
       let stderrTail = '';
       let killTimer: NodeJS.Timeout | undefined;
       let closeTimer: NodeJS.Timeout | undefined;
+      let leader: { exitCode: number | null; signal: NodeJS.Signals | null } | undefined;
+      let closed = false;
+      let groupGone = pgid === undefined;
       let done = false;
       const finish = (ended: Ended) => {
         if (done) return;
         done = true;
-        live.delete(child);
+        if (pgid !== undefined) {
+          live.delete(pgid);
+          options.reaper?.unwatch(pgid);
+        }
         clearTimeout(killTimer);
         clearTimeout(closeTimer);
         signal.removeEventListener('abort', stop);
@@ -192,11 +221,14 @@ export function commandTask(options: CommandTaskOptions): CommandTask {
         child.stderr?.destroy();
         resolve(ended);
       };
+      const settle = () => {
+        if (leader && groupGone && closed) finish({ ...leader, stderrTail });
+      };
       const stop = () => {
-        const name: StopSignal = signal.reason === 'SIGINT' ? 'SIGINT' : 'SIGTERM';
-        signalChild(child, name);
-        killTimer = setTimeout(() => signalChild(child, 'SIGKILL'), options.killGraceMs ?? 10_000);
-        killTimer.unref();
+        if (pgid === undefined) return;
+        signalGroup(pgid, signal.reason === 'SIGINT' ? 'SIGINT' : 'SIGTERM');
+        // The whole group, whether or not its leader is still there: a member that ignores SIGTERM dies here.
+        killTimer = setTimeout(() => signalGroup(pgid, 'SIGKILL'), graceMs);
       };
       lines(child.stdout, (line) => {
         log?.write(line);
@@ -211,20 +243,53 @@ export function commandTask(options: CommandTaskOptions): CommandTask {
         if (child.pid === undefined) finish({ exitCode: null, signal: null, stderrTail, spawnError: error });
       });
       child.on('exit', (exitCode, exitSignal) => {
-        // Something the command started may keep its pipes open; do not wait for it forever.
-        closeTimer = setTimeout(() => finish({ exitCode, signal: exitSignal, stderrTail }), 2000);
-        closeTimer.unref();
+        leader = { exitCode, signal: exitSignal };
+        // No command outlives its run: what the command left running in its group is stopped now
+        // (SIGTERM, then SIGKILL after the grace), and the run ends once the group is empty.
+        void emptyGroup(pgid, signal.aborted).then(() => {
+          groupGone = true;
+          settle();
+          if (done) return;
+          // Something that left the group (setsid) may keep the pipes open; do not wait for it forever.
+          closeTimer = setTimeout(() => {
+            closed = true;
+            settle();
+          }, 2000);
+        });
       });
-      child.on('close', (exitCode, exitSignal) => finish({ exitCode, signal: exitSignal, stderrTail }));
+      child.on('close', (exitCode, exitSignal) => {
+        leader ??= { exitCode, signal: exitSignal };
+        closed = true;
+        settle();
+      });
       if (signal.aborted) stop();
       else signal.addEventListener('abort', stop, { once: true });
     });
   }
 
+  /**
+   * Waits until a command's group has no member left, once its leader has exited: SIGTERM to what is
+   * left (unless the run is being stopped, which sent it already), SIGKILL after the grace.
+   */
+  async function emptyGroup(pgid: number | undefined, stopping: boolean): Promise<void> {
+    if (pgid === undefined || !groupAlive(pgid)) return;
+    if (!stopping) signalGroup(pgid, 'SIGTERM');
+    const killAt = Date.now() + graceMs;
+    let killed = false;
+    // A killed process is gone within moments; a member stuck in the kernel (uninterruptible I/O) is given up on.
+    while (groupAlive(pgid)) {
+      if (!killed && Date.now() >= killAt) {
+        signalGroup(pgid, 'SIGKILL');
+        killed = true;
+      } else if (killed && Date.now() >= killAt + 5000) return;
+      await sleepFor(25);
+    }
+  }
+
   return {
     task,
     killAll: (signal) => {
-      for (const child of live) signalChild(child, signal);
+      for (const pgid of live) signalGroup(pgid, signal);
     },
   };
 }

@@ -8,6 +8,7 @@ import type { StartInput } from '../ledger/ledger-types.js';
 import { previousSlot } from '../ledger/slots.js';
 import { resolveRetryPolicy, resolveTimeoutMs, retryDelayMs, type RunControlOptions } from './retry-policy.js';
 import { runOnce } from './run-once.js';
+import { DEFAULT_KILL_GRACE_MS } from './command-task.js';
 import { STORE_NOTE, type RunProgress, type RunReport, type RunSummary, type RunTask, type SkipReason } from './run-types.js';
 import { waitForPlace } from './wait-for-place.js';
 
@@ -50,6 +51,8 @@ export type ExecuteOptions = RunControlOptions & {
    * moves that clock on, so a five-minute retry delay takes no time.
    */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The command task's grace between SIGTERM and SIGKILL: a timed-out attempt is recorded once it is over (plus 5 s). */
+  killGraceMs?: number;
 };
 
 /** A counting semaphore: `acquire` resolves false when `signal` aborts first. */
@@ -235,8 +238,8 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
         reason: selection.reason,
         ...(signal ? { signal } : {}),
         ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
-        // A command is killed within its grace (10 s); a function that ignores its signal is left behind 15 s after the timeout.
-        ...(timeoutMs === null ? {} : { timeoutMs, abandonAfterTimeoutMs: 15_000 }),
+        // A command is killed within its grace; a function that ignores its signal is left behind 5 s after that.
+        ...(timeoutMs === null ? {} : { timeoutMs, abandonAfterTimeoutMs: (options.killGraceMs ?? DEFAULT_KILL_GRACE_MS) + 5_000 }),
         ...(retry ? { retry } : {}),
         onStarted: (run) => options.onProgress?.({ kind: 'started', run }),
       });

@@ -2,7 +2,7 @@ import type { RunPlan } from '../../projections/plan-runs.js';
 import type { BlockedBy } from '../../projections/upstream-slots.js';
 import { waitsForText } from '../../projections/views/cleared-because.js';
 import { tellingLine } from '../../projections/views/telling-line.js';
-import { cut, formatTable } from '../cli/format-table.js';
+import { cut, formatTable } from '../format/format-table.js';
 import type { PlannedJob } from './plan-job.js';
 import { STORE_NOTE, type RunReport, type RunSummary } from './run-types.js';
 

@@ -1,4 +1,4 @@
-import { earliestInterruptedCatchup, latestScheduledRun, planBackfill, planCatchup, type Reprocess, type RunPlan } from '../../projections/plan-runs.js';
+import { earliestLeftByRunner, latestScheduledRun, planBackfill, planCatchup, type Reprocess, type RunPlan } from '../../projections/plan-runs.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
 import type { Slot } from '../../projections/slot.js';
 import { firstBlocking, type BlockedBy } from '../../projections/upstream-slots.js';
@@ -90,11 +90,12 @@ export async function planJob(ledger: Ledger, request: JobRequest): Promise<Plan
     const lastDue = timetable.lastDue(nowMs);
     const pastEnd = definition.catchup ? undefined : latestPastEnd(timetable, nowMs);
     let slots: Iterable<Slot> = [];
+    // What a stopped or killed runner left (interrupted, a retry whose time came, a stalled run) is taken over wherever it lies.
+    const resume = earliestLeftByRunner(state, nowMs);
     if (pastEnd) slots = [];
-    else if (lastDue && !definition.catchup) slots = [lastDue];
+    else if (lastDue && !definition.catchup) slots = resume === null ? [lastDue] : timetable.slotsBetween(Math.min(Date.parse(resume), Date.parse(lastDue.logicalDate)), Date.parse(lastDue.logicalDate));
     else if (lastDue) {
       const first = timetable.first();
-      const resume = earliestInterruptedCatchup(state);
       let fromMs = after === null ? (first ? Date.parse(first.logicalDate) : Date.parse(lastDue.logicalDate)) : Date.parse(after) + 1;
       if (resume !== null) fromMs = Math.min(fromMs, Date.parse(resume));
       slots = timetable.slotsBetween(fromMs, Date.parse(lastDue.logicalDate));

@@ -30,6 +30,8 @@ export type FleetOptions = {
   control?: RunControlOptions;
   heartbeatMs?: number;
   placePollMs?: number;
+  /** The command task's grace between SIGTERM and SIGKILL (`--kill-grace`). */
+  killGraceMs?: number;
   signal?: AbortSignal;
   onPlanned?: (jobs: PlannedJob[]) => void;
   onProgress?: (pipeline: string, progress: RunProgress) => void;
@@ -115,6 +117,7 @@ export async function runFleet(ledger: Ledger, request: FleetRequest, options: F
           ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
           ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
           ...(options.placePollMs === undefined ? {} : { placePollMs: options.placePollMs }),
+          ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
           ...(options.signal ? { signal: options.signal } : {}),
           ...(options.monotonic ? { monotonic: options.monotonic } : {}),
           onProgress: (progress) => {

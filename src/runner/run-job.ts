@@ -19,6 +19,8 @@ export type JobOptions = RunControlOptions & {
   monotonic?: () => number;
   /** How the runner waits for a retry's time (a test with a fake clock moves that clock on); default a timer. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The command task's grace between SIGTERM and SIGKILL (`--kill-grace`), so a timed-out attempt is recorded once it is over. */
+  killGraceMs?: number;
 };
 
 /**
@@ -67,7 +69,7 @@ function withInFlight(summary: RunSummary, job: PlannedJob): RunSummary {
     skipReason: 'inFlight',
     note: `in flight as run ${r.runId} (lease until ${r.leaseExpiresAt}); left alone`,
   }));
-  // Date keys of one pipeline sort chronologically (DESIGN §1).
+  // Date keys of one pipeline sort chronologically (docs/architecture.md).
   const backwards = job.plan.slots.length > 1 && (job.plan.slots[0]?.date ?? '') > (job.plan.slots.at(-1)?.date ?? '');
   const order = (a: RunReport, b: RunReport) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0);
   const runs = [...summary.runs, ...held].sort((a, b) => (backwards ? order(b, a) : order(a, b)));
@@ -75,9 +77,10 @@ function withInFlight(summary: RunSummary, job: PlannedJob): RunSummary {
 }
 
 function pick(options: JobOptions) {
-  const { maxActiveRuns, placePollMs, continueOnFailure, leaseMs, heartbeatMs, signal, onProgress, monotonic, sleep, retries, retryDelay, retryExponential, maxRetryDelay, timeout } = options;
+  const { killGraceMs, maxActiveRuns, placePollMs, continueOnFailure, leaseMs, heartbeatMs, signal, onProgress, monotonic, sleep, retries, retryDelay, retryExponential, maxRetryDelay, timeout } = options;
   return {
     ...(sleep === undefined ? {} : { sleep }),
+    ...(killGraceMs === undefined ? {} : { killGraceMs }),
     ...(retries === undefined ? {} : { retries }),
     ...(retryDelay === undefined ? {} : { retryDelay }),
     ...(retryExponential === undefined ? {} : { retryExponential }),

@@ -1,5 +1,6 @@
 import { canonicalJson } from '../../events/canonical-json.js';
 import { fitText, recordedTextLimits } from '../../events/limits.js';
+import { illFormedTextAt, wellFormed } from '../../events/well-formed-text.js';
 import { LedgerError, isLedgerError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { StartInput } from '../ledger/ledger-types.js';
@@ -191,7 +192,8 @@ export async function runOnce(ledger: Ledger, task: RunTask, options: RunOnceOpt
   }
   // A stderr tail or a thrown message the ledger would refuse as too long is cut to the pipeline's cap instead.
   // Redacted as the ledger stores it, so the summary and progress lines print what was recorded, never a secret.
-  if (outcome.status === 'failed') outcome = { ...outcome, error: ledger.redact(fitText(outcome.error, run.limits.errorBytes)) };
+  // A lone surrogate in a thrown message is replaced as UTF-8 would write it: the ledger refuses one, and the run must end.
+  if (outcome.status === 'failed') outcome = { ...outcome, error: ledger.redact(fitText(wellFormed(outcome.error), run.limits.errorBytes)), code: outcome.code === null ? null : wellFormed(outcome.code).replace(/[\u0000-\u001f\u007f-\u009f]/g, '?') };
   const result = (extra: Partial<RunOnceResult>): RunOnceResult => ({ run, outcome, interrupted: interruptedBy !== null, timedOut, recorded: true, ...(threw && !timedOut ? { thrown } : {}), ...extra });
   // A failure of the work itself is retried by the policy; an interruption is the runner's, not the pipeline's.
   const retry = outcome.status === 'failed' && interruptedBy === null ? options.retry : undefined;
@@ -233,6 +235,8 @@ const RECORD_MARGIN_MS = 1_000;
 
 /** Why metrics cannot be stored as canonical JSON, or null when they can. */
 function unstorableMetrics(metrics: Metrics): string | null {
+  const illFormed = illFormedTextAt(metrics, 'metrics');
+  if (illFormed !== null) return `${illFormed.path} holds a lone UTF-16 surrogate at character ${illFormed.index}, which is not Unicode text`;
   try {
     canonicalJson(metrics);
     return null;

@@ -6,6 +6,7 @@ import { errorPage } from '../render/error-page.js';
 import { hostOfHeader, LOOPBACK_NAMES } from './check-host.js';
 import { bearerToken, cookieValue, TOKEN_COOKIE, tokenMatches, writerOf, type WriteToken } from './check-token.js';
 import { capErrorBody, ERROR_BODY_MAX_BYTES, httpWording } from './error-body.js';
+import { parseJsonBody } from './parse-json-body.js';
 import { statusForExitCode } from './http-status.js';
 import { asOfOf, queryOf } from './parse-query.js';
 import { RouteMethods } from './route-methods.js';
@@ -253,41 +254,6 @@ function checkRequest(request: FastifyRequest, nowMs: number): void {
   if (asOf && 'instant' in asOf && Date.parse(asOf.instant) > nowMs) {
     throw new LedgerError('input.asOfInFuture', `as_of ${query.get('as_of') ?? ''} is after now (${new Date(nowMs).toISOString()}); the ledger has no future to show: pass an instant up to now, or leave as_of out`);
   }
-}
-
-/** A JSON body, or `input.invalidBody` saying what is wrong with it; an empty body is no body. */
-export function parseJsonBody(text: string): unknown {
-  if (text.trim() === '') return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new LedgerError('input.invalidBody', `the body is not valid JSON (${oneLine((error as Error).message)}); send one JSON document`);
-  }
-  const path = forbiddenKeyPath(value, 'body');
-  if (path !== null) {
-    throw new LedgerError('input.invalidBody', `${path} is refused: a __proto__ or constructor.prototype key could change other objects; remove it from the body`);
-  }
-  return value;
-}
-
-function forbiddenKeyPath(value: unknown, path: string): string | null {
-  const stack: Array<[unknown, string]> = [[value, path]];
-  while (stack.length > 0) {
-    const [node, at] = stack.pop() as [unknown, string];
-    if (node === null || typeof node !== 'object') continue;
-    if (Array.isArray(node)) {
-      node.forEach((item, i) => stack.push([item, `${at}[${i}]`]));
-      continue;
-    }
-    for (const key of Object.keys(node)) {
-      const child = (node as Record<string, unknown>)[key];
-      if (key === '__proto__') return `${at}.__proto__`;
-      if (key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype')) return `${at}.constructor.prototype`;
-      stack.push([child, `${at}.${key}`]);
-    }
-  }
-  return null;
 }
 
 /** What `--log` writes of a request: never a token in its address, never its headers. */

@@ -1,6 +1,6 @@
-import { parseInstant } from '../cli/cli-context.js';
 import { LedgerError } from '../errors.js';
 import type { AsOf } from '../ledger/ledger-types.js';
+import { parseInstant } from '../ledger/parse-instant.js';
 
 /** A request's query string as plain strings (the last value of a repeated key). */
 export function queryOf(url: string): Map<string, string> {

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { RunType } from '../../events/common.js';
+import { illFormedTextAt, illFormedTextMessage } from '../../events/well-formed-text.js';
 import { parseDuration } from '../duration.js';
 import { LedgerError } from '../errors.js';
+import { FIRST_ISSUE_ONLY } from '../first-issue-only.js';
 import type { ClearInput, StartInput } from '../ledger/ledger-types.js';
 
 /**
@@ -11,6 +13,12 @@ import type { ClearInput, StartInput } from '../ledger/ledger-types.js';
  * `POST /api/pipelines/p/runs {"date":"2026-11-02","type":"manual","lease":"2h"}`.
  * Unknown fields are refused: a misspelt `forse` must not start a run without the force.
  */
+/** Most dates one `clear` request names; a range (`from`, `to`) has no such cap. */
+export const MAX_CLEAR_DATES = 1000;
+
+/** Most outputs one `succeed` request records (as many as an OpenLineage event may carry). */
+export const MAX_OUTPUTS = 1000;
+
 export const StartBody = z.strictObject({
   date: z.string().min(1),
   type: RunType.optional(),
@@ -24,7 +32,7 @@ export type StartBody = z.infer<typeof StartBody>;
 
 export const SucceedBody = z.strictObject({
   metrics: z.record(z.string(), z.unknown()).optional(),
-  outputs: z.array(z.string()).optional(),
+  outputs: z.array(z.string()).max(MAX_OUTPUTS, `at most ${MAX_OUTPUTS} outputs are recorded in one request`).optional(),
 });
 
 export const FailBody = z.strictObject({
@@ -37,7 +45,7 @@ export const HeartbeatBody = z.strictObject({
 });
 
 export const ClearBody = z.strictObject({
-  dates: z.array(z.string().min(1)).optional(),
+  dates: z.array(z.string().min(1, { abort: true })).max(MAX_CLEAR_DATES, `at most ${MAX_CLEAR_DATES} dates are cleared in one request; clear a range with from and to, or send the dates in several requests`).optional(),
   from: z.string().min(1).optional(),
   to: z.string().min(1).optional(),
   onlyFailed: z.boolean().optional(),
@@ -47,17 +55,27 @@ export const ClearBody = z.strictObject({
 
 /**
  * Parses a request body with a schema; a mismatch is `input.invalidBody`
- * (HTTP 400) naming the first field that is wrong, as the CLI names the option.
+ * (HTTP 400) naming the first field that is wrong, as the CLI names the option,
+ * and a list past its cap `input.tooManyItems` naming the cap. Validation stops
+ * at the first issue, so a body of many wrong items costs one.
  *
  * @example
  * parseBody(StartBody, { date: 5 }) // throws: body.date: expected string, received number
  */
 export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
-  const result = schema.safeParse(body ?? {});
+  const illFormed = illFormedTextAt(body, 'body');
+  if (illFormed !== null) throw new LedgerError('input.illFormedText', illFormedTextMessage(illFormed));
+  const result = schema.safeParse(body ?? {}, FIRST_ISSUE_ONLY);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const path = ['body', ...(issue?.path ?? []).map(String)].join('.');
+  if (issue?.code === 'too_big' && issue.origin === 'array') throw new LedgerError('input.tooManyItems', `${path} holds ${countAt(body, issue.path)} items: ${issue.message}`);
   throw new LedgerError('input.invalidBody', `${path}: ${issue?.message ?? 'invalid'}; see 'Writing over HTTP' in docs/web.md for the fields`);
+}
+
+function countAt(body: unknown, path: readonly PropertyKey[]): number {
+  const list = path.reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Record<PropertyKey, unknown>)[key] : undefined), body);
+  return Array.isArray(list) ? list.length : 0;
 }
 
 /** A start body as the ledger's `StartInput`, with the CLI's checks (both interval bounds or neither). */

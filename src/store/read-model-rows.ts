@@ -3,6 +3,7 @@ import type { DateState } from '../../projections/date-state.js';
 import type { DateMark } from '../../projections/pipeline-state.js';
 import type { RunRecord } from '../../projections/run-history.js';
 import { sortedTally, type RunTally } from '../../projections/views/run-tally.js';
+import type { RM_DATES, RM_PIPELINES, RM_RUNS, RowOf } from './read-model-schema.js';
 
 /**
  * The read models as rows: what the table writer stores and what `verify --projections` compares, column
@@ -16,108 +17,17 @@ export const ERROR_EXCERPT_CHARS = 240;
 /** Where the last success or failure of a pipeline happened; `error` on a failure only (its first line). */
 export type LastOutcome = { date: string; runId: string; at: string; seq: number; error?: string };
 
-/** A row of `rm_pipelines`: a pipeline at a glance. */
-export type PipelineRow = {
-  pipeline: string;
-  /** The current definition as JSON (null for a pipeline with run events but no definition). */
-  definition: string | null;
-  schedule: string | null;
-  timezone: string | null;
-  defined_at: string | null;
-  version: number;
-  watermark_date: string | null;
-  watermark_logical: string | null;
-  complete_through: string | null;
-  /** Date keys by status, as JSON `{ "success": 3, … }`: only statuses that occur, in name order. */
-  counts: string;
-  /** The last success (by position) and the last failure (by finish instant, as `status` shows it), as JSON. */
-  last_success: string | null;
-  last_failure: string | null;
-  /**
-   * Date keys that are slots of the current timetable (the row's logical date is its key's slot), by
-   * status, as JSON like `counts`: with `through_slots` and the slot count up to now, `status` has its
-   * pending counts without walking the dates.
-   */
-  slot_counts: string;
-  /** Rows whose key names a slot but whose logical date is not that slot's (after a zone change): `status` walks then. */
-  misaligned: number;
-  /** How many slots there are up to and including complete-through (0 when none is complete). */
-  through_slots: number;
-  /** Finished runs by outcome, with their durations as a histogram (`RunTally`), as JSON: the metrics' run families. */
-  run_tally: string;
-  /** Position of the last event of this pipeline folded in. */
-  position: number;
-  /** The dates now `running` (`RunningDate`s by key, as JSON): `status` lists runs in flight and stalled from this row. */
-  running: string;
-  /**
-   * The latest logical date (ms) any date row of the pipeline ever had, or null before any: `status` reads the
-   * rows after the last due slot only when one can be there.
-   */
-  latest_ms: number | null;
-};
+/** A row of `rm_pipelines`: a pipeline at a glance (its columns are declared in read-model-schema.ts). */
+export type PipelineRow = RowOf<typeof RM_PIPELINES>;
 
 /** A date whose status is `running`, as the pipeline row keeps it. */
 export type RunningDate = { date: string; runId: string; leaseExpiresAt: string; logicalDate: string };
 
 /** A row of `rm_dates`: one date key's current state. */
-export type DateRow = {
-  pipeline: string;
-  date: string;
-  status: string;
-  run_id: string;
-  attempt: number;
-  attempts: number;
-  run_type: string;
-  /** The logical date's instant in ms: ranges are read by it. */
-  logical_ms: number;
-  logical_date: string;
-  /** Null when equal to the logical date / run-after (the usual case), to keep rows small. */
-  interval_start: string | null;
-  interval_end: string | null;
-  run_after: string;
-  started_at: string;
-  finished_at: string | null;
-  lease_expires_at: string;
-  error_excerpt: string | null;
-  error_code: string | null;
-  /** The event holding the whole error text when the excerpt is not all of it. */
-  error_position: number | null;
-  /** The `RunSucceeded` holding the metrics and outputs, or null when they are `null` and `[]`. */
-  result_position: number | null;
-  off_schedule: number;
-  forced: number;
-  cleared_at: string | null;
-  start_position: number;
-  version: number;
-  /** Any `DateState` field without a column of its own, as JSON, or null. */
-  extra: string | null;
-};
+export type DateRow = RowOf<typeof RM_DATES>;
 
 /** A row of `rm_runs`: one run (attempt). */
-export type RunRow = {
-  run_id: string;
-  pipeline: string;
-  /** Position of the run's `RunStarted`: runs list in this order. */
-  seq: number;
-  date: string;
-  attempt: number;
-  run_type: string;
-  status: string;
-  logical_date: string;
-  interval_start: string;
-  interval_end: string;
-  started_at: string;
-  finished_at: string | null;
-  lease_expires_at: string;
-  actor: string;
-  forced: number;
-  off_schedule: number;
-  error_excerpt: string | null;
-  error_position: number | null;
-  result_position: number | null;
-  /** Any `RunRecord` field without a column of its own (the log file, OpenLineage's job), as JSON, or null. */
-  extra: string | null;
-};
+export type RunRow = RowOf<typeof RM_RUNS>;
 
 /** Positions of the events that hold a row's long fields. */
 export type Refs = { result: number | null; error: number | null };
@@ -192,8 +102,33 @@ function extraOf(value: object, columns: ColumnSet): string | null {
   return extra === null ? null : JSON.stringify(extra);
 }
 
+/**
+ * Text as a database column holds it verbatim: PostgreSQL's text refuses NUL, and neither store keeps a lone
+ * surrogate (input refuses those now; events recorded before may hold one). Both sides of `verify --projections`
+ * build rows through here, so a ledger holding such text still compares equal.
+ */
+function storable(text: string): string {
+  return STORABLE.test(text) ? text : text.replace(UNSTORABLE, '\ufffd');
+}
+const STORABLE = /^[^\u0000\ud800-\udfff]*$/;
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+function storableOrNull(text: string | null): string | null {
+  return text === null ? null : storable(text);
+}
+
+/** Whether a row keeps its error text whole: short enough, and a column holds it as it is. */
+function keptWhole(text: string): boolean {
+  return text.length <= ERROR_EXCERPT_CHARS && storable(text) === text;
+}
+
+/** The row's excerpt of an error text: its start, never cutting a surrogate pair in half, as a column holds it. */
 function excerpt(text: string | null): string | null {
-  return text === null ? null : text.length <= ERROR_EXCERPT_CHARS ? text : text.slice(0, ERROR_EXCERPT_CHARS);
+  if (text === null) return null;
+  if (text.length <= ERROR_EXCERPT_CHARS) return storable(text);
+  const high = text.charCodeAt(ERROR_EXCERPT_CHARS - 1);
+  const end = high >= 0xd800 && high <= 0xdbff ? ERROR_EXCERPT_CHARS - 1 : ERROR_EXCERPT_CHARS;
+  return storable(text.slice(0, end));
 }
 
 /** A date's row. */
@@ -216,8 +151,8 @@ export function dateRow(pipeline: string, date: DateState, refs: Refs): DateRow 
     finished_at: date.finishedAt,
     lease_expires_at: date.leaseExpiresAt,
     error_excerpt: excerpt(message),
-    error_code: date.error?.code ?? null,
-    error_position: message !== null && message.length > ERROR_EXCERPT_CHARS ? refs.error : null,
+    error_code: storableOrNull(date.error?.code ?? null),
+    error_position: message !== null && !keptWhole(message) ? refs.error : null,
     result_position: date.metrics === null && date.outputs.length === 0 ? null : refs.result,
     off_schedule: date.offSchedule ? 1 : 0,
     forced: date.forced ? 1 : 0,
@@ -310,11 +245,11 @@ export function runRow(pipeline: string, run: RunRecord, seq: number, refs: Refs
     started_at: run.startedAt,
     finished_at: run.finishedAt,
     lease_expires_at: run.leaseExpiresAt,
-    actor: run.actor,
+    actor: storable(run.actor),
     forced: run.forced ? 1 : 0,
     off_schedule: run.offSchedule ? 1 : 0,
     error_excerpt: excerpt(run.error),
-    error_position: run.error !== null && run.error.length > ERROR_EXCERPT_CHARS ? refs.error : null,
+    error_position: run.error !== null && !keptWhole(run.error) ? refs.error : null,
     result_position: run.metrics === null ? null : refs.result,
     extra: extraOf(run, RUN_COLUMNS),
   };

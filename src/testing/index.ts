@@ -11,5 +11,5 @@ export { given, Given, When, type Expectation, type GivenOptions, type WhenComma
 export { recordEvents, recordRows, streamOf, type GivenEvent, type RecordOptions } from './record-events.js';
 export { replayFixture, type ReplayFixtureOptions } from './replay-fixture.js';
 export { openMemoryLedger, type MemoryLedgerOptions } from './open-memory-ledger.js';
-export { MemoryEventStore } from '../audit/memory-event-store.js';
+export { MemoryEventStore } from '../store/memory-event-store.js';
 export { diffDocuments, formatDifference, type Difference } from '../audit/diff-documents.js';

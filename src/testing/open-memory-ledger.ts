@@ -1,5 +1,5 @@
-import { MemoryEventStore } from '../audit/memory-event-store.js';
-import { Ledger } from '../ledger/open-ledger.js';
+import { MemoryEventStore } from '../store/memory-event-store.js';
+import { Ledger } from '../open-ledger.js';
 import type { RawEvent } from '../store/event-store.js';
 
 export type MemoryLedgerOptions = {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { MemoryEventStore } from '../audit/memory-event-store.js';
+import { MemoryEventStore } from '../store/memory-event-store.js';
 import { EXPORT_FORMAT, parseExport } from '../audit/export-format.js';
 import { replayExport } from '../audit/replay-export.js';
 import { checkEventSchema } from '../../events/decode-event.js';

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { checkEventSchema } from '../../events/decode-event.js';
 import { currentSchemaVersion } from '../../events/event-types.js';
 import type { EventType } from '../../events/ledger-event.js';
-import { openLedger } from '../../src/ledger/open-ledger.js';
+import { openLedger } from '../../src/open-ledger.js';
 import { NOW, rawRows, run, tempDir } from './cli-session.js';
 
 describe('run-control events in the audit trail', () => {

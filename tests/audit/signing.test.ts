@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, test } from 'vitest';
 import { chainHash } from '../../events/hash-chain.js';
-import { openLedger } from '../../src/ledger/open-ledger.js';
+import { openLedger } from '../../src/open-ledger.js';
 import { childEnvironment, knownSecrets } from '../../src/secrets.js';
 import { sha256Hex } from '../../src/store/seal-events.js';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';

@@ -4,7 +4,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { openLedger } from '../../src/ledger/ledger.js';
+import { openLedger } from '../../src/open-ledger.js';
 import { BIN, servingAddress, tempDir } from '../support/run-cli.js';
 import { haveBrowser, launchChromium } from '../support/chromium.js';
 

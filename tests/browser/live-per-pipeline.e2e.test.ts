@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
+import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import { BIN, servingAddress, tempDir } from '../support/run-cli.js';
 import { haveBrowser, launchChromium } from '../support/chromium.js';
 

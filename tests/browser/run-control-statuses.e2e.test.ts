@@ -3,7 +3,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { openLedger } from '../../src/ledger/ledger.js';
+import { openLedger } from '../../src/open-ledger.js';
 import { BIN, cli, servingAddress, tempDir } from '../support/run-cli.js';
 import { haveBrowser, launchChromium } from '../support/chromium.js';
 

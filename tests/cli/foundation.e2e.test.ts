@@ -100,7 +100,7 @@ describe('a scheduler was down for three days (CLI end to end)', () => {
   });
 });
 
-describe('bad input: one line, the documented exit code, nothing written (DESIGN §6)', () => {
+describe('bad input: one line, the documented exit code, nothing written', () => {
   const dir = tempDir();
   const db = join(dir, 'ledger.db');
   const env = { RUNLEDGER_DB: db, RUNLEDGER_NOW: NOW };

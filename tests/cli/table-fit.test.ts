@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { runCli } from '../../src/cli/create-program.js';
 import { extraCommands } from '../../src/cli/extra-commands.js';
 import { tellingLine } from '../../projections/views/telling-line.js';
-import { formatTable } from '../../src/cli/format-table.js';
+import { formatTable } from '../../src/format/format-table.js';
 import { tempDir } from '../runner/cli-helpers.js';
 
 const NODE_MISSING_MODULE = [

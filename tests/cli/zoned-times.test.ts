@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runCli } from '../../src/cli/create-program.js';
 import { extraCommands } from '../../src/cli/extra-commands.js';
-import { inZone } from '../../src/cli/zoned-instant.js';
+import { inZone } from '../../src/format/zoned-instant.js';
 import { tempDir } from '../support/run-cli.js';
 
 // Every instant of a pipeline is shown in its zone with the offset, as its dates are; --json keeps UTC.

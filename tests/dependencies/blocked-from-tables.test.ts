@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { isLedgerError } from '../../src/errors.js';
-import { Ledger, openLedger } from '../../src/ledger/ledger.js';
+import { Ledger, openLedger } from '../../src/open-ledger.js';
 import { tempDir } from '../support/run-cli.js';
 import { foldOnly } from '../support/fold-only.js';
 

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { Upstream } from '../../events/pipeline-definition.js';
-import { MemoryEventStore } from '../../src/audit/memory-event-store.js';
+import { MemoryEventStore } from '../../src/store/memory-event-store.js';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { functionTask } from '../../src/runner/function-task.js';
 import { runFleet } from '../../src/runner/run-fleet.js';

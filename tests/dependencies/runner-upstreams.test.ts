@@ -1,6 +1,6 @@
 // The runners with upstreams, in-process on the memory store: --wait-upstream, and backfill --with-downstream.
 import { describe, expect, test } from 'vitest';
-import { MemoryEventStore } from '../../src/audit/memory-event-store.js';
+import { MemoryEventStore } from '../../src/store/memory-event-store.js';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { catchup } from '../../src/runner/backfill.js';
 import { functionTask } from '../../src/runner/function-task.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
+import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import { BindingIndex } from '../../src/ingest/openlineage/binding-index.js';
 import { checkLineageEvents, ingestLineage } from '../../src/ingest/openlineage/ingest-lineage.js';
 import { verifyChain } from '../../src/audit/verify-chain.js';

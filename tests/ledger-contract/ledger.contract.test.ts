@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
+import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import type { StateView } from '../../src/ledger/ledger-types.js';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { tempDir } from '../support/run-cli.js';

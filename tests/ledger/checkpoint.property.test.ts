@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, test } from 'vitest';
 import { PROJECTION_VERSION } from '../../projections/projection-version.js';
 import { isLedgerError } from '../../src/errors.js';
-import { Ledger, openLedger } from '../../src/ledger/ledger.js';
+import { Ledger, openLedger } from '../../src/open-ledger.js';
 import { rebuildCheckpoints, verifyCheckpoints } from '../../src/ledger/projection-checkpoint.js';
 import type { EventStore, RawEvent } from '../../src/store/event-store.js';
 import { openStore } from '../../src/store/open-store.js';

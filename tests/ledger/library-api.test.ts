@@ -63,3 +63,15 @@ describe('Ledger supports await using', () => {
     expect(typeof escaped?.[Symbol.asyncDispose]).toBe('function');
   });
 });
+
+describe('the package entry exports the public API only', () => {
+  test('the runner internals, the deprecated free functions, the demo and the stores are not exported', async () => {
+    const api = await import('../../src/index.js');
+    // A new export is a promise to every user: add it here on purpose, with its docs.
+    expect(Object.keys(api).sort()).toEqual([
+      'ExitCode', 'LEDGER_ERROR_CODES', 'Ledger', 'LedgerError', 'NOTIFY_KINDS', 'checkStatus', 'collectMetrics', 'commandDelivery', 'commandTask',
+      'compareWorstFirst', 'createTimetable', 'firstBlocking', 'functionTask', 'intervalsOverlap', 'isLedgerError', 'lintTasks', 'openLedger',
+      'pipelineStatus', 'readStatus', 'renderTemplate', 'runFleet', 'runNotifier', 'upstreamSlots', 'webhookDelivery',
+    ]);
+  });
+});

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { openLedger, type Ledger } from '../../src/ledger/open-ledger.js';
+import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import { tempDir } from '../support/run-cli.js';
 
 const NOW = Date.parse('2026-11-05T01:00:00+07:00');

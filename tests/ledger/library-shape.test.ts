@@ -2,8 +2,7 @@
 // a plain JavaScript caller misspells refused in one line; the old forms keep working with a one-time deprecation note.
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { openLedger, type Ledger } from '../../src/ledger/open-ledger.js';
-import { catchup as freeCatchup, withRun as freeWithRun } from '../../src/index.js';
+import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import { tempDir } from '../runner/cli-helpers.js';
 
 const NOW = Date.parse('2026-11-05T01:00:00+07:00');
@@ -89,15 +88,13 @@ describe('one shape: methods on the ledger, one options object, durations as "1h
 });
 
 describe('the old forms still work, with a deprecation note once', () => {
-  test('withRun(pipeline, date, fn), leaseMs and the free catchup function', async () => {
+  test('withRun(pipeline, date, fn) and leaseMs', async () => {
     const first = await ledger.withRun('etl', '2026-11-02', async () => ({ rows: 1 }), { leaseMs: 60_000 });
     expect(first.run.date).toBe('2026-11-02');
     await ledger.withRun('etl', '2026-11-03', async () => ({ rows: 1 }));
-    await freeCatchup(ledger, { pipeline: 'etl' }, async () => ({ rows: 1 }));
-    await expect(freeWithRun(ledger, 'etl', '2026-11-04', async () => ({}), { force: true })).resolves.toBeDefined();
     await settle();
     // Each old form is noted at most once per process (another test file may have noted it first).
-    for (const old of ['ledger.withRun(pipeline, date, fn, options)', 'ledger.withRun({ leaseMs })', 'catchup(ledger, options, fn)', 'withRun(ledger, pipeline, date, fn)']) {
+    for (const old of ['ledger.withRun(pipeline, date, fn, options)', 'ledger.withRun({ leaseMs })']) {
       expect(warnings.filter((w) => w.includes(`runledger: ${old} is deprecated`)).length).toBeLessThanOrEqual(1);
     }
     expect(warnings.some((w) => w.includes('is deprecated and will be removed in the next minor version'))).toBe(true);

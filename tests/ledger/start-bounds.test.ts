@@ -2,7 +2,7 @@
 // user then makes shows in `state`, as in `status` and `runs`.
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { openLedger } from '../../src/ledger/open-ledger.js';
+import { openLedger } from '../../src/open-ledger.js';
 import { tempDir } from '../runner/cli-helpers.js';
 
 const NOW = Date.parse('2026-11-05T01:00:00+07:00');

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { DefineInput } from '../../src/ledger/build-definition.js';
-import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
+import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import { tempDir } from '../support/run-cli.js';
 
 const HOUR = 3_600_000;

@@ -3,7 +3,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RecordedEvent } from '../../events/recorded-event.js';
-import { openLedger } from '../../src/ledger/ledger.js';
+import { openLedger } from '../../src/open-ledger.js';
 import { openStore } from '../../src/store/open-store.js';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { cli, cliAsync, tempDir } from '../support/run-cli.js';

@@ -8,7 +8,7 @@
 //   node consumer-worker.mjs <db> <out> <holdMs>
 import { appendFileSync } from 'node:fs';
 // The ledger module alone, not the package index: each of the 51 lives starts faster.
-import { openLedger } from '../../dist/src/ledger/ledger.js';
+import { openLedger } from '../../dist/src/open-ledger.js';
 
 const [db, out, hold] = process.argv.slice(2);
 if (!db || !out || !hold) {

@@ -1,8 +1,9 @@
 // The notifier's parts on a clock the test moves: which deadlines make news (late, stalled), once each per window;
 // the template; and the notifier itself with a delivery that records instead of posting.
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { openLedger, type Ledger } from '../../src/ledger/open-ledger.js';
+import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import { deadlineNotifications } from '../../src/ops/notify/deadline-notifications.js';
 import { checkTemplate, redactUrl, renderTemplate } from '../../src/ops/notify/deliver-notification.js';
 import type { Notification } from '../../src/ops/notify/notification.js';
@@ -113,6 +114,22 @@ describe('templates', () => {
     expect(() => checkTemplate('{"text": "{{nope}}"}')).toThrow(/names \{\{nope\}\}/);
     expect(() => checkTemplate('{"text": {{summary}}}')).toThrow(/does not give JSON/);
     expect(() => checkTemplate('{"text": "{{ summary }}"}')).not.toThrow();
+  });
+
+  test('the Slack example escapes & < > in every field: a failure message cannot mention @channel or hide a link', () => {
+    const template = readFileSync(resolve(import.meta.dirname, '../../examples/notify/slack.json'), 'utf8');
+    checkTemplate(template);
+    const hostile = { ...n, error: '<!channel> see <https://evil.example|the docs> & more', summary: 'p 2026-11-01 failed: <!channel> see <https://evil.example|the docs> & more' };
+    const slack = JSON.parse(renderTemplate(template, hostile)) as { text: string; blocks: Array<{ text?: { text: string } }> };
+    const texts = [slack.text, ...slack.blocks.map((b) => b.text?.text ?? '')];
+    for (const text of texts) expect(text).not.toMatch(/<|>/);
+    expect(slack.text).toBe('runledger: p 2026-11-01 failed: &lt;!channel&gt; see &lt;https://evil.example|the docs&gt; &amp; more');
+  });
+
+  test('{{field}} escapes for JSON only; an unknown target, or a target on {{document}}, is refused', () => {
+    expect(JSON.parse(renderTemplate('{"t": "{{error}}"}', { ...n, error: '<b> & "q"' }))).toEqual({ t: '<b> & "q"' });
+    expect(() => checkTemplate('{"t": "{{error|html}}"}')).toThrow('the targets are slack');
+    expect(() => checkTemplate('{"t": {{document|slack}}}')).toThrow('{{document}} takes no target');
   });
 
   test('a webhook URL is shown without the path or query a service keeps its secret in', () => {

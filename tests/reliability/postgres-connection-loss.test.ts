@@ -3,7 +3,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { LedgerError } from '../../src/errors.js';
-import { openLedger } from '../../src/ledger/ledger.js';
+import { openLedger } from '../../src/open-ledger.js';
 import { APPEND_FUNCTION } from '../../src/store/postgres/postgres-append-function.js';
 import { APPEND_ROWS_FUNCTION } from '../../src/store/postgres/postgres-append-rows-function.js';
 import type { EventStore } from '../../src/store/event-store.js';

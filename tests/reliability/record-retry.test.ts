@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { MemoryEventStore } from '../../src/audit/memory-event-store.js';
+import { MemoryEventStore } from '../../src/store/memory-event-store.js';
 import { LedgerError } from '../../src/errors.js';
-import { Ledger } from '../../src/ledger/open-ledger.js';
+import { Ledger } from '../../src/open-ledger.js';
 import { formatSummary, summaryJson } from '../../src/runner/format-summary.js';
 import type { AppendRequest, EventStore } from '../../src/store/event-store.js';
 

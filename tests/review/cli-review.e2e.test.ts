@@ -7,7 +7,7 @@ import { extraCommands } from '../../src/cli/extra-commands.js';
 import { BIN, cli, eventCount, tempDir, type CliResult } from '../support/run-cli.js';
 
 // A review of the CLI surface: bad input on every command must be one line on stderr with exit 2 (or 4),
-// never "unexpected error" (exit 1), and must write nothing (DESIGN §5, §6).
+// never "unexpected error" (exit 1), and must write nothing.
 
 const NOW = '2026-11-05T01:00:00+07:00';
 

@@ -2,7 +2,7 @@
 // the pipeline's own max_active_runs, whole local days for a bare --to.
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { openLedger, type Ledger } from '../../src/ledger/open-ledger.js';
+import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import { catchup } from '../../src/runner/backfill.js';
 import { formatDryRun, formatSummary, summaryJson } from '../../src/runner/format-summary.js';
 import { createProgressReporter } from '../../src/runner/progress-reporter.js';

@@ -1,4 +1,4 @@
-// Issue 4 end to end with the real binary and real child processes (S10, DESIGN §5).
+// Issue 4 end to end with the real binary and real child processes (S10; the JSON shapes of docs/runs-and-catchup.md).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
@@ -122,7 +122,7 @@ describe('reprocess modes (S10)', async () => {
 });
 
 describe('dry runs print the plan and write nothing', async () => {
-  test('backfill --dry-run --json has the DESIGN §5 shape', async () => {
+  test('backfill --dry-run --json has the documented shape', async () => {
     const dir = tempDir();
     await defineOrders(dir);
     const r = backfill(dir, ...RANGE, '--dry-run', '--json');

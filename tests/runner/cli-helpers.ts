@@ -10,7 +10,7 @@ import { extraCommands } from '../../src/cli/extra-commands.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin/runledger.js');
-/** The morning after three days the scheduler missed (DESIGN's story). */
+/** The morning after three days the scheduler missed (the story runledger was written for). */
 export const NOW = '2026-11-05T01:00:00+07:00';
 
 export type CliResult = { code: number; stdout: string; stderr: string };

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { LedgerError } from '../../src/errors.js';
-import { openLedger, type Ledger } from '../../src/ledger/open-ledger.js';
+import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import { catchup } from '../../src/runner/backfill.js';
 import { fillPlaceholders } from '../../src/runner/command-task.js';
 import { createProgressReporter } from '../../src/runner/progress-reporter.js';

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { isLedgerError } from '../../src/errors.js';
-import { openLedger, type Ledger } from '../../src/ledger/open-ledger.js';
+import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import { resolveRetryPolicy, retryDelayMs } from '../../src/runner/retry-policy.js';
 import { tempDir } from './cli-helpers.js';
 

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runCli } from '../../src/cli/create-program.js';
 import { extraCommands } from '../../src/cli/extra-commands.js';
-import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
+import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import { renderReport } from '../../src/render/render-report.js';
 import { createServer, CONTENT_SECURITY_POLICY } from '../../src/serve/create-server.js';
 import { tempDir } from '../support/run-cli.js';

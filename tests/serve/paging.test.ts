@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
+import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import { tempDir } from '../support/run-cli.js';
 import { createServer } from '../../src/serve/create-server.js';
 import { openMemoryLedger } from '../../src/testing/open-memory-ledger.js';

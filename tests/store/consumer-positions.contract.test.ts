@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { exportLedger } from '../../src/audit/export-ledger.js';
 import { verifyChain } from '../../src/audit/verify-chain.js';
-import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
+import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import { watchAppends } from '../../src/ledger/watch-appends.js';
 import { sha256Hex } from '../../src/store/seal-events.js';
 import { openMemoryLedger } from '../../src/testing/open-memory-ledger.js';

@@ -4,7 +4,7 @@
 //   node open-new-ledger.mjs <db> <epoch ms to start at>
 //
 // Prints `ok`, or `error <message>`.
-import { openStore } from '../../dist/src/index.js';
+import { openStore } from '../../dist/src/store/open-store.js';
 
 const [db, at] = process.argv.slice(2);
 // Everything is loaded before the wait, so the processes reach the file within microseconds of each other:

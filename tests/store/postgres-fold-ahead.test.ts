@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, describe, expect, test } from 'vitest';
 import { verifyProjections } from '../../src/audit/verify-projections.js';
-import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
+import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import type { NewEvent } from '../../src/store/event-store.js';
 import { appendLockName } from '../../src/store/postgres/postgres-schema.js';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';

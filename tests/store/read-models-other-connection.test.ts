@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, expect, test } from 'vitest';
 import { verifyProjections } from '../../src/audit/verify-projections.js';
-import { openLedger } from '../../src/ledger/ledger.js';
+import { openLedger } from '../../src/open-ledger.js';
 import { tempDir } from '../support/run-cli.js';
 
 // A long-lived reader (serve) skips the read models' checks while no other connection has committed; what

@@ -4,15 +4,16 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, test } from 'vitest';
 import { PROJECTION_VERSION } from '../../projections/projection-version.js';
 import { verifyProjections } from '../../src/audit/verify-projections.js';
-import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
+import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import { appendRowsFunctionName } from '../../src/store/postgres/postgres-append-rows-function.js';
 import type { PostgresReadModels } from '../../src/store/postgres/postgres-read-models.js';
+import { READ_MODEL_STAMP } from '../../src/store/read-model-schema.js';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { tempDir } from '../support/run-cli.js';
 
 // A ledger whose read-model tables have the shape of schema 3 (a rowid `rm_runs` keyed by run id, an index of
 // running dates), stamped 3, is rebuilt into this build's shape the first time it is opened, and answers as before;
-// on PostgreSQL too (its index of running dates, and its runs keyed by run id alone until stamp 4).
+// on PostgreSQL too (its index of running dates, and its runs keyed by pipeline and run id until stamp 6).
 
 const dir = tempDir('runledger-shape-upgrade-');
 const schemas = TEST_PG_URL === undefined ? null : pgSchemas(TEST_PG_URL);
@@ -116,7 +117,24 @@ describe('read models of an older shape', () => {
     expect(await indexes()).toEqual(built);
   });
 
-  test.skipIf(schemas === null)('on PostgreSQL: runs keyed by run id alone (stamp 4) are rebuilt keyed by pipeline and run id, and appends call the append-rows function of this stamp', async () => {
+  test('stamped by the release before one declaration (SQLite 4): rebuilt once on open, into the same tables', async () => {
+    const path = join(dir, 'stamp-4.db');
+    const expected = await written(path);
+    const built = shape(path);
+    const db = new Database(path);
+    db.exec(`UPDATE rm_meta SET value = '${PROJECTION_VERSION}.4' WHERE key = 'stamp'`);
+    db.close();
+
+    const progress: Array<[number, number]> = [];
+    const reopened = await openLedger({ db: path, clock: () => NOW, rebuildProgress: (done, total) => progress.push([done, total]) });
+    expect(await answers(reopened)).toBe(expected);
+    expect(progress.at(-1)).toEqual([6, 6]);
+    await reopened.close();
+    expect(shape(path)).toEqual(built);
+    expect(built.stamp).toBe(READ_MODEL_STAMP);
+  });
+
+  test.skipIf(schemas === null)('on PostgreSQL: runs keyed by pipeline and run id (stamp 5) are rebuilt keyed by pipeline and start position, and appends call the append-rows function of this stamp', async () => {
     const db = await (schemas as NonNullable<typeof schemas>).fresh();
     const expected = await written(db);
     const sql = inSchema(db);
@@ -127,29 +145,33 @@ describe('read models of an older shape', () => {
            WHERE i.indrelid = 'rm_runs'::regclass AND i.indisprimary ORDER BY array_position(i.indkey::int2[], a.attnum)`,
         )
       ).map((r) => r.column);
-    expect(await runsKey()).toEqual(['pipeline', 'run_id']);
-    const stamp4 = `${PROJECTION_VERSION}.4`;
+    const indexes = async () => (await sql<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'rm_runs' ORDER BY indexname`)).map((r) => r.indexname);
+    expect(await runsKey()).toEqual(['pipeline', 'seq']);
+    const builtIndexes = await indexes();
+    const stamp5 = `${PROJECTION_VERSION}.5`;
     const functions = async () =>
       (await sql<{ name: string }>(`SELECT proname AS name FROM pg_proc WHERE pronamespace = current_schema()::regnamespace AND proname LIKE 'runledger\\_append\\_rows%' ORDER BY proname`)).map((r) => r.name);
     const [built] = await functions();
-    // As a release of stamp 4 left it: its tables, and only its append-rows function.
+    // As a release of stamp 5 left it: runs keyed by pipeline and run id with an index by start, and only its append-rows function.
     await sql(
-      `ALTER TABLE rm_runs DROP CONSTRAINT rm_runs_pkey, ADD PRIMARY KEY (run_id); UPDATE rm_meta SET value = '${stamp4}' WHERE key = 'stamp';
-       ALTER FUNCTION ${built} RENAME TO ${appendRowsFunctionName(stamp4)}`,
+      `ALTER TABLE rm_runs DROP CONSTRAINT rm_runs_pkey, ADD PRIMARY KEY (pipeline, run_id); CREATE INDEX rm_runs_by_pipeline ON rm_runs (pipeline, seq);
+       UPDATE rm_meta SET value = '${stamp5}' WHERE key = 'stamp';
+       ALTER FUNCTION ${built} RENAME TO ${appendRowsFunctionName(stamp5)}`,
     );
-    expect(await functions()).toEqual([appendRowsFunctionName(stamp4)]);
+    expect(await functions()).toEqual([appendRowsFunctionName(stamp5)]);
 
     const progress: Array<[number, number]> = [];
     const reopened = await openLedger({ db, clock: () => NOW, rebuildProgress: (done, total) => progress.push([done, total]) });
     expect(await answers(reopened)).toBe(expected);
     expect(progress.at(-1)).toEqual([6, 6]);
-    expect(await runsKey()).toEqual(['pipeline', 'run_id']);
-    // The function's name carries the stamp: the one stamp 4's tables had is not the one appends now call.
+    expect(await runsKey()).toEqual(['pipeline', 'seq']);
+    expect(await indexes()).toEqual(builtIndexes);
+    // The function's name carries the stamp: the one stamp 5's tables had is not the one appends now call.
     const name = (reopened.store.readModels as PostgresReadModels).aheadFunction.name;
-    expect(name).not.toBe(appendRowsFunctionName(stamp4));
+    expect(name).not.toBe(appendRowsFunctionName(stamp5));
     expect(built).toBe(name);
     await reopened.start({ pipeline: 'etl', date: '2026-01-04' });
-    expect(await functions()).toEqual([appendRowsFunctionName(stamp4), name]);
+    expect(await functions()).toEqual([appendRowsFunctionName(stamp5), name]);
     expect((await verifyProjections(reopened.store)).ok).toBe(true);
     await reopened.close();
   });

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import type { LedgerEvent } from '../../events/ledger-event.js';
 import { runStream } from '../../events/recorded-event.js';
 import { verifyProjections } from '../../src/audit/verify-projections.js';
-import { openLedger } from '../../src/ledger/ledger.js';
+import { openLedger } from '../../src/open-ledger.js';
 import type { NewEvent } from '../../src/store/event-store.js';
 import type { PostgresReadModels } from '../../src/store/postgres/postgres-read-models.js';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';

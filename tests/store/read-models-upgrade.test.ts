@@ -6,7 +6,7 @@ import type { LedgerEvent } from '../../events/ledger-event.js';
 import { runStream } from '../../events/recorded-event.js';
 import { importExportFile } from '../../src/audit/import-ledger.js';
 import { verifyProjections } from '../../src/audit/verify-projections.js';
-import { Ledger, openLedger } from '../../src/ledger/ledger.js';
+import { Ledger, openLedger } from '../../src/open-ledger.js';
 import type { EventStore } from '../../src/store/event-store.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-event-store.js';
 import { tempDir } from '../support/run-cli.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, expect, test } from 'vitest';
 import { verifyProjections } from '../../src/audit/verify-projections.js';
-import { Ledger, openLedger } from '../../src/ledger/ledger.js';
+import { Ledger, openLedger } from '../../src/open-ledger.js';
 import type { EventStore, NewEvent } from '../../src/store/event-store.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-event-store.js';
 import { foldOnly } from '../support/fold-only.js';

@@ -6,7 +6,7 @@ import { verifyProjections } from '../../src/audit/verify-projections.js';
 import { isLedgerError } from '../../src/errors.js';
 import { collectMetrics } from '../../src/ops/collect-metrics.js';
 import { renderReport } from '../../src/render/render-report.js';
-import { Ledger, openLedger } from '../../src/ledger/ledger.js';
+import { Ledger, openLedger } from '../../src/open-ledger.js';
 import type { EventStore, RawEvent } from '../../src/store/event-store.js';
 import { openStore } from '../../src/store/open-store.js';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';

@@ -2,7 +2,7 @@ import { rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, expect, test } from 'vitest';
-import { openLedger } from '../../src/ledger/ledger.js';
+import { openLedger } from '../../src/open-ledger.js';
 import { tempDir } from '../support/run-cli.js';
 
 // `head()` keeps the head it read while the wal-index header says no commit has finished since; every commit,

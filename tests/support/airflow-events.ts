@@ -1,6 +1,6 @@
 /**
  * OpenLineage events in the shape Airflow's OpenLineage provider sends
- * (Airflow 3; see ../shared/openlineage/README.md): DAG-level START and
+ * (Airflow 3; see docs/openlineage-producers.md): DAG-level START and
  * COMPLETE/FAIL with nominalTime and airflowDagRun, task-level events with a
  * parent facet, every facet with _producer and _schemaURL. The fixtures in
  * tests/fixtures/openlineage are written from these builders.
@@ -168,8 +168,8 @@ const DBT_PRODUCER = 'https://github.com/OpenLineage/OpenLineage/tree/1.24.2/int
 const dbtFacet = (name: string, version = '1-0-1') => ({ _producer: DBT_PRODUCER, _schemaURL: `https://openlineage.io/spec/facets/${version}/${name}.json#/$defs/${name}` });
 
 /**
- * What dbt-ol sends for one `dbt run` (after ../shared/openlineage's dbt
- * example): a JOB event pair for the invocation without nominalTime, and a
+ * What dbt-ol sends for one `dbt run` (after the dbt example in
+ * tests/fixtures/openlineage/vendor/examples): a JOB event pair for the invocation without nominalTime, and a
  * MODEL pair per model with a parent facet pointing at the invocation.
  */
 export function dbtInvocation(spec: { runId: string; modelRunId: string; startedAt: string; endedAt: string; failed?: string }): Array<Record<string, unknown>> {

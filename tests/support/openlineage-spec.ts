@@ -1,5 +1,5 @@
-// The OpenLineage JSON Schema (../shared/openlineage/spec next to the checkout, or RUNLEDGER_OPENLINEAGE_DIR) loaded in ajv,
-// for tests that check events against the spec itself. Tests skip that part, with a message, when the folder is absent.
+// The OpenLineage JSON Schema loaded in ajv, for tests that check events against the spec itself: the copy vendored
+// in tests/fixtures/openlineage/vendor (with its license), or RUNLEDGER_OPENLINEAGE_DIR to check against another version.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -7,14 +7,12 @@ import addFormats from 'ajv-formats';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-/** The spec folder, or undefined when it is not next to this checkout. */
-export const OPENLINEAGE_SPEC_DIR = [process.env['RUNLEDGER_OPENLINEAGE_DIR'], join(ROOT, '../shared/openlineage'), join(ROOT, '../../shared/openlineage')]
-  .filter((d): d is string => d !== undefined && d !== '')
-  .map((d) => join(d, 'spec'))
-  .find((d) => existsSync(join(d, 'OpenLineage.json')));
+/** The spec folder: RUNLEDGER_OPENLINEAGE_DIR's when set, else the vendored copy every checkout has. */
+export const OPENLINEAGE_SPEC_DIR = join(process.env['RUNLEDGER_OPENLINEAGE_DIR'] || join(ROOT, 'tests/fixtures/openlineage/vendor'), 'spec');
+if (!existsSync(join(OPENLINEAGE_SPEC_DIR, 'OpenLineage.json'))) throw new Error(`no OpenLineage.json in ${OPENLINEAGE_SPEC_DIR}; RUNLEDGER_OPENLINEAGE_DIR must name a folder holding spec/OpenLineage.json`);
 
 type Spec = { errors: (event: unknown) => string[]; facetIds: string[] };
-// Loaded on first use: a skipped describe still runs its body to collect the tests, and must not read files that are not there.
+// Loaded on first use: only the tests that check against the spec pay for compiling it.
 let loaded: Spec | undefined;
 
 /**
@@ -22,13 +20,13 @@ let loaded: Spec | undefined;
  * its job facets against each JobFacet file (an empty list: valid).
  */
 export function openLineageSpecErrors(event: unknown): string[] {
-  loaded ??= load(OPENLINEAGE_SPEC_DIR as string);
+  loaded ??= load(OPENLINEAGE_SPEC_DIR);
   return loaded.errors(event);
 }
 
 /** The `$id` of every facet file the spec holds. */
 export function openLineageSpecFacetIds(): string[] {
-  loaded ??= load(OPENLINEAGE_SPEC_DIR as string);
+  loaded ??= load(OPENLINEAGE_SPEC_DIR);
   return loaded.facetIds;
 }
 

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import type { TriggerRule } from '../../events/task-definition.js';
 import { lintTasks } from '../../projections/lint-tasks.js';
 import { isLedgerError } from '../../src/errors.js';
-import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
+import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import type { TaskSpec } from '../../projections/task-graph.js';
 import { tempDir } from '../support/run-cli.js';
 

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
+import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import { openMemoryLedger } from '../../src/testing/open-memory-ledger.js';
 import { loadAuditTail } from '../../src/views/load-audit-tail.js';
 import { loadHistory } from '../../src/views/load-pages.js';

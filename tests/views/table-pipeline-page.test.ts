@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, test } from 'vitest';
 import { isLedgerError } from '../../src/errors.js';
-import { Ledger, openLedger } from '../../src/ledger/ledger.js';
+import { Ledger, openLedger } from '../../src/open-ledger.js';
 import { loadOverview, loadPipelinePage } from '../../src/views/load-pages.js';
 import { loadServedPipelinePage } from '../../src/views/load-table-pipeline-page.js';
 import { tempDir } from '../support/run-cli.js';

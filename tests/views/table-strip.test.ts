@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, test } from 'vitest';
 import { statusStrip } from '../../projections/views/status-strip.js';
-import { openLedger, type Ledger } from '../../src/ledger/ledger.js';
+import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import type { ReadModels } from '../../src/store/read-models.js';
 import { loadOverview } from '../../src/views/load-pages.js';
 import { pageBody, servedLinks } from '../../src/render/render-pages.js';

@@ -3,7 +3,7 @@ import { buildCalendar, type CalendarInput } from '../../projections/views/calen
 import { runCli } from '../../src/cli/create-program.js';
 import { extraCommands } from '../../src/cli/extra-commands.js';
 import { GLYPHS, terminalCalendar } from '../../src/render/terminal-calendar.js';
-import { openLedger } from '../../src/ledger/ledger.js';
+import { openLedger } from '../../src/open-ledger.js';
 import { join } from 'node:path';
 import { tempDir } from '../support/run-cli.js';
 

@@ -17,7 +17,7 @@ import { exportOpenLineage } from '../../ingest/openlineage/export-openlineage.j
 import type { Ledger } from '../../ledger/ledger.js';
 import type { ChainHead, EventStore } from '../../store/event-store.js';
 import { sha256Hex } from '../../store/seal-events.js';
-import { parseAsOf, parseInstant, type CliContext, type GlobalOptions } from '../cli-context.js';
+import { type CliContext, type GlobalOptions } from '../cli-context.js';
 import { RunExit } from '../create-program.js';
 import { printStateView } from '../print-state-view.js';
 
@@ -40,6 +40,8 @@ async function checkCheckpoints(store: EventStore): Promise<CheckpointCheck[]> {
 import { READ_LIMITS, readBoundedText } from '../read-bounded-file.js';
 import { writeFileAtomically } from '../write-file-atomically.js';
 import { writeJsonDocument } from '../write-json-document.js';
+import { parseInstant } from '../../ledger/parse-instant.js';
+import { parseAsOf } from '../../ledger/parse-instant.js';
 
 /**
  * `verify`, `export`, `import` and `replay`: proving the ledger

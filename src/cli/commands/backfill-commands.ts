@@ -3,7 +3,8 @@ import { Option, type Command } from 'commander';
 import { parseDuration } from '../../duration.js';
 import { ExitCode, LedgerError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
-import { commandTask } from '../../runner/command-task.js';
+import { commandTask, DEFAULT_KILL_GRACE_MS } from '../../runner/command-task.js';
+import { groupReaper } from '../../runner/group-reaper.js';
 import { blockedLine, dryRunJson, formatDryRun, formatSummary, leftAlone, nothingToDo, olderPendingNote, summaryJson } from '../../runner/format-summary.js';
 import { planJob, resolveReprocess, type JobRequest } from '../../runner/plan-job.js';
 import { createProgressReporter, type ProgressReporter } from '../../runner/progress-reporter.js';
@@ -17,7 +18,7 @@ import { DEFAULT_UPSTREAM_WAIT, runFleetCommand, waitUpstreamMs } from './fleet-
 import { checkLogDir, defaultLogDir } from '../run-log-dir.js';
 import { commandArgv } from '../../runner/command-argv.js';
 import { RunExit } from '../create-program.js';
-import { parseWholeNumber } from '../parse-options.js';
+import { parseWholeNumber } from '../../ledger/parse-whole-number.js';
 
 type JobCliOptions = {
   reprocess?: string;
@@ -41,6 +42,7 @@ type JobCliOptions = {
   retryExponential?: boolean;
   maxRetryDelay?: string;
   timeout?: string;
+  killGrace?: string;
 };
 
 const EXIT_ON_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const;
@@ -60,7 +62,8 @@ function jobOptions(command: Command, defaultReprocess: string): Command {
     .option('--retry-exponential', 'double the pause after each retry, up to --max-retry-delay')
     .option('--no-retry-exponential', "keep the pause the same, whatever the pipeline says")
     .option('--max-retry-delay <duration>', "the longest pause between retries (default: the pipeline's, else 24h)")
-    .option('--timeout <duration>', "stop an attempt running longer (SIGTERM, then SIGKILL 10s later) and fail it, \"timed out after <duration>\" (default: the pipeline's --timeout)")
+    .option('--timeout <duration>', "stop an attempt running longer (SIGTERM to its process group, then SIGKILL after --kill-grace) and fail it, \"timed out after <duration>\" (default: the pipeline's --timeout)")
+    .option('--kill-grace <duration>', 'after SIGTERM (a timeout, a stop, or the end of a run whose command left processes behind), how long a command\'s process group gets before SIGKILL (default: 10s)')
     .option('--json', 'print one JSON document (the summary, or the plan with --dry-run)')
     .option('--logs <dir>', "keep each run's stdout and stderr in its own file under <dir> (default: <ledger file>.logs beside a SQLite ledger, ./runledger-logs with PostgreSQL)")
     .option('--no-logs', 'keep no log files (the output still reaches the terminal, and a failure still records the end of stderr)')
@@ -160,6 +163,7 @@ function runControlOf(opts: JobCliOptions): RunControlOptions {
 async function runJobCommand(ctx: CliContext, request: JobRequest, opts: JobCliOptions, argv: string[]): Promise<void> {
   const maxActiveRuns = opts.maxActiveRuns === undefined ? undefined : parseWholeNumber(opts.maxActiveRuns, '--max-active-runs', 1);
   const leaseMs = opts.lease === undefined ? undefined : parseDuration(opts.lease, '--lease');
+  const killGraceMs = killGraceOf(opts);
   if (opts.parallel !== undefined) throw new LedgerError('input.conflictingOptions', '--parallel goes with --all (catchup) or --with-downstream (backfill); one pipeline keeps to --max-active-runs');
   // Parsed before the ledger opens, so a typo writes nothing.
   const control = runControlOf(opts);
@@ -174,21 +178,25 @@ async function runJobCommand(ctx: CliContext, request: JobRequest, opts: JobCliO
       else ctx.out(withLine(formatDryRun(job), blockedLine(job.pipeline, job.blocked, request.waitUpstreamMs !== undefined)));
       return ExitCode.ok;
     }
-    return execute(ctx, ledger, request, opts, argv, { ...control, ...(maxActiveRuns === undefined ? {} : { maxActiveRuns }), ...(leaseMs === undefined ? {} : { leaseMs }) });
+    return execute(ctx, ledger, request, opts, argv, { ...control, ...(maxActiveRuns === undefined ? {} : { maxActiveRuns }), ...(leaseMs === undefined ? {} : { leaseMs }), ...(killGraceMs === undefined ? {} : { killGraceMs }) });
   });
   if (exitCode !== ExitCode.ok) throw new RunExit(exitCode);
 }
 
-async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opts: JobCliOptions, argv: string[], limits: RunControlOptions & { maxActiveRuns?: number; leaseMs?: number }): Promise<number> {
+async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opts: JobCliOptions, argv: string[], limits: RunControlOptions & { maxActiveRuns?: number; leaseMs?: number; killGraceMs?: number }): Promise<number> {
   const { deps } = ctx;
   // With --json, stdout carries exactly one document, so the commands' own stdout goes to stderr.
   const childStdout = opts.json ? (line: string) => deps.stderr(`${line}\n`) : (line: string) => deps.stdout(`${line}\n`);
   let reporter: ProgressReporter | undefined;
   const logDir = opts.logs === false ? undefined : (opts.logs ?? defaultLogDir(ctx.db));
   if (logDir !== undefined) await checkLogDir(logDir, opts.logs !== undefined);
+  // If this process is killed (kill -9), a watchdog kills the commands' process groups.
+  const reaper = groupReaper({ graceMs: limits.killGraceMs ?? DEFAULT_KILL_GRACE_MS });
   const command = commandTask({
     argv,
     spawn,
+    killGraceMs: limits.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
+    reaper,
     // A negative pid signals the command's whole process group.
     kill: (pid, signal) => process.kill(pid, signal),
     // runledger's own credentials stay with runledger unless --pass-ledger-env: a child that prints its
@@ -245,11 +253,14 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
     if (opts.json) ctx.json(summaryJson(summary));
     else if (result.job.plan.slots.length === 0) ctx.out(`${nothingToDo(result.job)}\n${leftAlone(result.job.plan)}${olderPendingNote(result.job)}${blockedLine(result.job.pipeline, summary.blocked, false)}`.trimEnd());
     else ctx.out(withLine(formatSummary(summary), blockedLine(result.job.pipeline, summary.blocked, false)));
+    const resumed = request.kind === 'catchup' ? summary.runs.filter((r) => r.status !== 'skipped' && (r.reason === 'stalled' || r.reason === 'interrupted' || r.reason === 'up_for_retry')) : [];
+    if (resumed.length > 0) ctx.note(`runledger: resumed what a stopped runner left: ${resumed.map((r) => `${r.date} (${r.reason === 'up_for_retry' ? 'retry' : r.reason}, attempt ${r.attempt})`).join(', ')}`);
     // After runs, the dates this catchup left behind go to stderr with the other notes (stdout keeps the summary).
     const older = olderPendingNote(result.job);
     if (older !== '' && result.job.plan.slots.length > 0 && !opts.json) ctx.note(`runledger: ${older}`);
   } finally {
     reporter?.close();
+    reaper.close();
     for (const { name, handler } of handlers) deps.signals?.off(name, handler);
   }
 
@@ -276,6 +287,11 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
     return ExitCode.runFailed;
   }
   return ExitCode.ok;
+}
+
+/** `--kill-grace` in milliseconds, or undefined when not given (parsed before the ledger opens). */
+export function killGraceOf(opts: { killGrace?: string }): number | undefined {
+  return opts.killGrace === undefined ? undefined : parseDuration(opts.killGrace, '--kill-grace');
 }
 
 /** `text` with one more line at its end, or `text` as it was when the line is empty. */

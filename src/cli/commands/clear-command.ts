@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../cli-context.js';
-import { formatTable } from '../format-table.js';
+import { formatTable } from '../../format/format-table.js';
 
 export function registerClearCommand(program: Command, ctx: CliContext): void {
   program

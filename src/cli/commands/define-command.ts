@@ -7,10 +7,11 @@ import { formatLag } from '../../../projections/views/format-lag.js';
 import type { PipelineCommand, Upstream } from '../../../events/pipeline-definition.js';
 import { buildDefinition, completeDefinitionInput, parseOpenLineageJob, parseUpstream, type DefineChanges } from '../../ledger/build-definition.js';
 import type { CliContext } from '../cli-context.js';
-import { formatTable } from '../format-table.js';
-import { parseByteSize, parseWholeNumber } from '../parse-options.js';
+import { formatTable } from '../../format/format-table.js';
+import { parseByteSize } from '../parse-options.js';
 import { readTasksFile } from '../read-tasks-file.js';
 import { warnAboutMaskingLeaves } from './task-commands.js';
+import { parseWholeNumber } from '../../ledger/parse-whole-number.js';
 
 export function registerDefineCommands(program: Command, ctx: CliContext): void {
   program

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DEMO_NOW, runDemo } from '../../demo/run-demo.js';
+import { DEMO_NOW, runDemo } from '../demo/run-demo.js';
 import type { CliContext } from '../cli-context.js';
 
 export function registerDemoCommand(program: Command, ctx: CliContext): void {

@@ -1,17 +1,18 @@
 import { spawn } from 'node:child_process';
 import { ExitCode, LedgerError } from '../../errors.js';
-import { commandTask, type CommandTask } from '../../runner/command-task.js';
+import { commandTask, DEFAULT_KILL_GRACE_MS, type CommandTask } from '../../runner/command-task.js';
+import { groupReaper } from '../../runner/group-reaper.js';
 import { dryRunJson, formatDuration, summaryJson } from '../../runner/format-summary.js';
 import { planFleet, runFleet, type FleetRequest, type FleetSummary } from '../../runner/run-fleet.js';
 import { childEnvironment, knownSecrets } from '../../secrets.js';
 import type { CliContext } from '../cli-context.js';
 import { RunExit } from '../create-program.js';
-import { formatTable } from '../format-table.js';
-import { parseWholeNumber } from '../parse-options.js';
+import { formatTable } from '../../format/format-table.js';
 import { parseDuration } from '../../duration.js';
 import { commandArgv } from '../../runner/command-argv.js';
 import { checkLogDir, defaultLogDir } from '../run-log-dir.js';
 import type { RunControlOptions } from '../../runner/retry-policy.js';
+import { parseWholeNumber } from '../../ledger/parse-whole-number.js';
 
 /** How long `--wait-upstream` without a value waits for upstream dates. */
 export const DEFAULT_UPSTREAM_WAIT = '1h';
@@ -33,6 +34,7 @@ type FleetCliOptions = {
   maxActiveRuns?: string;
   runBackwards?: boolean;
   continueOnFailure?: boolean;
+  killGrace?: string;
 };
 
 /**
@@ -52,10 +54,13 @@ export async function runFleetCommand(ctx: CliContext, request: FleetRequest, op
   const parallel = opts.parallel === undefined ? undefined : parseWholeNumber(opts.parallel, '--parallel', 1);
   const waitMs = waitUpstreamMs(opts.waitUpstream);
   const leaseMs = opts.lease === undefined ? undefined : parseDuration(opts.lease, '--lease');
+  const killGraceMs = opts.killGrace === undefined ? DEFAULT_KILL_GRACE_MS : parseDuration(opts.killGrace, '--kill-grace');
   const { deps } = ctx;
   const logDir = opts.logs === false ? undefined : (opts.logs ?? defaultLogDir(ctx.db));
   if (logDir !== undefined) await checkLogDir(logDir, opts.logs !== undefined);
   const tasks: CommandTask[] = [];
+  // One watchdog for every pipeline's commands: if this process is killed (kill -9), it kills their process groups.
+  const reaper = groupReaper({ graceMs: killGraceMs });
   const controller = new AbortController();
   const handlers = (['SIGINT', 'SIGTERM'] as const).map((name) => {
     const handler = () => {
@@ -78,6 +83,8 @@ export async function runFleetCommand(ctx: CliContext, request: FleetRequest, op
             argv: commandArgv(definition.command),
             spawn,
             kill: (pid, signal) => process.kill(pid, signal),
+            killGraceMs,
+            reaper,
             env: childEnvironment(deps.env, opts.passLedgerEnv ?? false),
             ...(logDir === undefined ? {} : { logDir, secrets: knownSecrets(ctx.db, deps.env) }),
             onLogError: (run, error) => ctx.note(`runledger: the log file of ${run.pipeline} ${run.date} could not be written (${error.message}); its outcome is recorded without one`),
@@ -95,10 +102,12 @@ export async function runFleetCommand(ctx: CliContext, request: FleetRequest, op
         ...(parallel === undefined ? {} : { parallel }),
         ...(waitMs === undefined ? {} : { waitUpstreamMs: waitMs }),
         ...(leaseMs === undefined ? {} : { leaseMs }),
+        killGraceMs,
         control,
       }),
     );
   } finally {
+    reaper.close();
     for (const { name, handler } of handlers) deps.signals?.off(name, handler);
   }
   if (opts.json) ctx.json({ runType: summary.runType, pipelines: summary.pipelines.map(summaryJson), withoutCommand: summary.withoutCommand, succeeded: summary.succeeded, failed: summary.failed, skipped: summary.skipped, durationMs: summary.durationMs });

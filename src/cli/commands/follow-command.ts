@@ -4,11 +4,11 @@ import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { parseDuration } from '../../duration.js';
 import { childEnvironment } from '../../secrets.js';
 import { LedgerError } from '../../errors.js';
-import type { SubscribeOptions } from '../../ops/subscribe.js';
+import type { SubscribeOptions } from '../../ledger/subscribe.js';
 import type { CliContext } from '../cli-context.js';
-import { formatTable } from '../format-table.js';
-import { parseWholeNumber } from '../parse-options.js';
-import { eventType } from './query-commands.js';
+import { formatTable } from '../../format/format-table.js';
+import { parseWholeNumber } from '../../ledger/parse-whole-number.js';
+import { eventType } from '../../ledger/log-input.js';
 
 type FollowOpts = { type?: string; fromPosition?: string; consumer?: string; retries: string; retryDelay: string; passLedgerEnv?: boolean };
 

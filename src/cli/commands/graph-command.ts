@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { readGraph } from '../../ops/read-graph.js';
 import type { CliContext } from '../cli-context.js';
-import { formatTable } from '../format-table.js';
+import { formatTable } from '../../format/format-table.js';
 
 export function registerGraphCommand(program: Command, ctx: CliContext): void {
   program

@@ -4,7 +4,7 @@ import { BindingIndex } from '../../ingest/openlineage/binding-index.js';
 import { checkLineageEvents, ingestLineage, parseEachLineageEvent, type IngestReport, type LineageEntry } from '../../ingest/openlineage/ingest-lineage.js';
 import type { CliContext } from '../cli-context.js';
 import { RunExit } from '../create-program.js';
-import { formatTable } from '../format-table.js';
+import { formatTable } from '../../format/format-table.js';
 import { READ_LIMITS, readBoundedText } from '../read-bounded-file.js';
 
 const EXIT_OF_STATUS: Readonly<Record<number, number>> = { 400: ExitCode.badInput, 404: ExitCode.notFound, 409: ExitCode.refused };

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { readLineage } from '../../ops/read-lineage.js';
 import type { CliContext } from '../cli-context.js';
-import { formatTable } from '../format-table.js';
+import { formatTable } from '../../format/format-table.js';
 
 export function registerLineageCommand(program: Command, ctx: CliContext): void {
   program

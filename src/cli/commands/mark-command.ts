@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { LedgerError } from '../../errors.js';
 import type { CliContext } from '../cli-context.js';
-import { formatTable } from '../format-table.js';
+import { formatTable } from '../../format/format-table.js';
 
 type MarkOpts = { success?: boolean; skipped?: boolean; from?: string; to?: string; reason?: string; dryRun?: boolean; json?: boolean };
 

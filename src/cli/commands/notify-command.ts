@@ -6,8 +6,8 @@ import { parseNotifyKinds } from '../../ops/notify/notification.js';
 import { runNotifier } from '../../ops/notify/run-notifier.js';
 import { childEnvironment } from '../../secrets.js';
 import type { CliContext } from '../cli-context.js';
-import { parseWholeNumber } from '../parse-options.js';
 import { readBoundedText } from '../read-bounded-file.js';
+import { parseWholeNumber } from '../../ledger/parse-whole-number.js';
 
 type NotifyOpts = {
   on: string;
@@ -35,7 +35,8 @@ export function registerNotifyCommand(program: Command, ctx: CliContext): void {
         'given to the command after -- on stdin with RUNLEDGER_NOTIFY_* in its environment.\n\n' +
         'failed: a run failed and no retry is scheduled (a failure that will be retried is not news yet). recovered: a date ' +
         'whose last attempt failed for good succeeded, or was marked. stalled: a running date\'s lease ran out (no heartbeat). ' +
-        "late: a date not done (success or skipped) by its run-after plus the pipeline's --sla. stalled and late come from " +
+        "late: a date not done (success or skipped) by its run-after plus the pipeline's --sla. overdue: a date waiting for a " +
+        "retry that nobody started by its time plus the pipeline's lease (its runner stopped). stalled, late and overdue come from " +
         'the clock, checked every --check-every; the instant checked up to is kept as the consumer <name>.deadlines, so a ' +
         'restart neither repeats nor skips a deadline. A new consumer reports from now on.\n\n' +
         'Delivery is at least once: a notification is retried (--retries, doubling from --retry-delay, each try at most ' +
@@ -46,7 +47,7 @@ export function registerNotifyCommand(program: Command, ctx: CliContext): void {
         '{{date}}, {{kind}}, {{error}}, … inside JSON strings, {{document}} for the whole notification.',
     )
     .argument('[command...]', 'after --: the command to run per notification')
-    .requiredOption('--on <kinds>', 'what to tell: failed, stalled, late, recovered (comma-separated)')
+    .requiredOption('--on <kinds>', 'what to tell: failed, stalled, late, recovered, overdue (a retry nobody started by its time plus the lease) (comma-separated)')
     .option('--webhook <url>', 'POST each notification here (https://…, or http://127.0.0.1:… for a local receiver)')
     .option('--template <file>', 'a JSON template for the webhook body, e.g. a Slack message: {"text": "{{summary}}"}')
     .option('--consumer <name>', 'the durable consumer name its position is kept under (required)')

@@ -1,22 +1,21 @@
 import type { Command } from 'commander';
-import { currentSchemaVersion, isEventType } from '../../../events/event-types.js';
-import type { EventType } from '../../../events/ledger-event.js';
+import { currentSchemaVersion } from '../../../events/event-types.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { clearedBecause, waitsForText } from '../../../projections/views/cleared-because.js';
 import { reasonWords } from '../../../projections/pending.js';
 import { LedgerError } from '../../errors.js';
-import type { LogInput } from '../../ledger/ledger-types.js';
 import type { CliContext } from '../cli-context.js';
-import { parseAsOf, parseInstant } from '../cli-context.js';
 import { tellingLine } from '../../../projections/views/telling-line.js';
-import { formatMetrics, formatTable, StreamingTable, tableFit } from '../format-table.js';
-import { logEntry } from '../log-document.js';
+import { formatMetrics, formatTable, StreamingTable, tableFit } from '../../format/format-table.js';
+import { logEntry } from '../../ops/log-document.js';
 import { printStateView } from '../print-state-view.js';
 import { writeJsonDocument } from '../write-json-document.js';
-import { inZone, pipelineZones } from '../zoned-instant.js';
-import { parseWholeNumber } from '../parse-options.js';
+import { inZone, pipelineZones } from '../../format/zoned-instant.js';
 import { printRunLog } from './print-run-log.js';
 import { printTaskGrid } from './task-commands.js';
+import type { LogOpts } from '../../ledger/log-input.js';
+import { logInput } from '../../ledger/log-input.js';
+import { parseAsOf } from '../../ledger/parse-instant.js';
 
 type RangeOpts = { from?: string; to?: string; asOf?: string; json?: boolean };
 
@@ -209,31 +208,6 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
         table.end();
       });
     });
-}
-
-export type LogOpts = { date?: string; run?: string; type?: string; actor?: string; since?: string; until?: string; limit?: string; asOf?: string; json?: boolean; jsonl?: boolean; wide?: boolean };
-
-export function logInput(pipeline: string | undefined, opts: LogOpts): LogInput {
-  const input: LogInput = {};
-  if (pipeline !== undefined) input.pipeline = pipeline;
-  if (opts.date !== undefined) input.date = opts.date;
-  if (opts.run !== undefined) input.runId = opts.run;
-  if (opts.actor !== undefined) input.actor = opts.actor;
-  if (opts.type !== undefined) input.types = opts.type.split(',').map((t) => eventType(t.trim()));
-  if (opts.since !== undefined) input.since = new Date(parseInstant(opts.since, '--since')).toISOString();
-  if (opts.until !== undefined) input.until = new Date(parseInstant(opts.until, '--until')).toISOString();
-  if (opts.limit !== undefined) input.limit = parseWholeNumber(opts.limit, '--limit', 1);
-  const asOf = parseAsOf(opts.asOf);
-  if (asOf) input.asOf = asOf;
-  return input;
-}
-
-/** An event type named on the command line (`--type RunFailed`); a near miss gets a "did you mean". */
-export function eventType(text: string): EventType {
-  if (isEventType(text)) return text;
-  const known = Object.keys(currentSchemaVersion);
-  const near = known.find((k) => k.toLowerCase() === text.toLowerCase()) ?? known.find((k) => k.toLowerCase().includes(text.toLowerCase()) && text.length >= 3);
-  throw new LedgerError('input.unknownEventType', `--type '${text}' is not an event type${near ? `; did you mean ${near}?` : `; use one of ${known.join(', ')}`}`);
 }
 
 /** ` log=<path>` for an outcome that recorded its run's log file (its sha256 is in `--json`), else ''. */

@@ -2,8 +2,9 @@ import { statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { LedgerError } from '../../errors.js';
 import { reportChunks } from '../../render/render-report.js';
-import { parseAsOf, type CliContext } from '../cli-context.js';
+import { type CliContext } from '../cli-context.js';
 import { writeFileAtomically } from '../write-file-atomically.js';
+import { parseAsOf } from '../../ledger/parse-instant.js';
 
 /**
  * `report [pipelines…] --html <file>`: the pages of `serve` in one

@@ -4,7 +4,7 @@ import { LedgerError } from '../../errors.js';
 import type { StartInput } from '../../ledger/ledger-types.js';
 import type { CliContext } from '../cli-context.js';
 import { parseMetrics } from '../parse-options.js';
-import { inZone, pipelineZones } from '../zoned-instant.js';
+import { inZone, pipelineZones } from '../../format/zoned-instant.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 

@@ -5,7 +5,8 @@ import { allowedHostNames, isLoopback } from '../../serve/check-host.js';
 import { checkTokens, parseWriteToken } from '../../serve/check-token.js';
 import { createServer } from '../../serve/create-server.js';
 import type { CliContext } from '../cli-context.js';
-import { parseByteSize, parseWholeNumber } from '../parse-options.js';
+import { parseByteSize } from '../parse-options.js';
+import { parseWholeNumber } from '../../ledger/parse-whole-number.js';
 
 type ServeOpts = { host: string; port: string; token?: string; writeToken: string[]; allowedHost: string[]; openlineageAuto?: boolean; strictLineage?: boolean; log?: boolean; bodyLimit: string; maxStreams: string };
 

@@ -8,11 +8,11 @@ import { runCheck } from '../../ops/run-check.js';
 import type { CliContext } from '../cli-context.js';
 import { RunExit } from '../create-program.js';
 import { tellingLine } from '../../../projections/views/telling-line.js';
-import { formatTable, tableFit } from '../format-table.js';
-import { parseWholeNumber } from '../parse-options.js';
-import { inZone } from '../zoned-instant.js';
+import { formatTable, tableFit } from '../../format/format-table.js';
+import { inZone } from '../../format/zoned-instant.js';
+import { parseWholeNumber } from '../../ledger/parse-whole-number.js';
 
-type CheckOpts = { maxLag?: string; maxPending?: string; maxBlocked?: string; failed?: boolean; stalled?: boolean; json?: boolean };
+type CheckOpts = { maxLag?: string; maxPending?: string; maxBlocked?: string; failed?: boolean; stalled?: boolean; allowOverdueRetries?: boolean; json?: boolean };
 
 export function registerStatusCommands(program: Command, ctx: CliContext): void {
   program
@@ -64,6 +64,7 @@ export function registerStatusCommands(program: Command, ctx: CliContext): void 
     .option('--max-blocked <n>', 'most due dates allowed that wait for upstream dates not done (define --upstream)')
     .option('--no-failed', 'no date may be failed')
     .option('--no-stalled', 'no run may be stalled (running with its lease expired)')
+    .option('--allow-overdue-retries', "leave out the rule that holds by default beside the others: no date may wait for a retry past its time plus the pipeline's lease (nobody is running it)")
     .option('--json', 'print one JSON document: { ok, checked, violations }')
     .addHelpText(
       'after',
@@ -77,6 +78,7 @@ export function registerStatusCommands(program: Command, ctx: CliContext): void 
         ...(opts.maxBlocked === undefined ? {} : { maxBlocked: parseWholeNumber(opts.maxBlocked, '--max-blocked', 0) }),
         ...(opts.failed === false ? { noFailed: true } : {}),
         ...(opts.stalled === false ? { noStalled: true } : {}),
+        ...(opts.allowOverdueRetries ? { allowOverdueRetries: true } : {}),
       };
       const report = await ctx.withLedger(false, (ledger) => runCheck(ledger, rules, { pipelines }));
       const { checked, violations } = report;
@@ -90,5 +92,9 @@ export function registerStatusCommands(program: Command, ctx: CliContext): void 
 function pendingText(s: PipelineStatus): string {
   if (s.pending.total === 0) return '0';
   const parts = (['missing', 'failed', 'cleared', 'stalled', 'upstream'] as const).filter((r) => s.pending[r] > 0).map((r) => `${s.pending[r]} ${r}`);
+  const overdue = s.overdueRetries?.length ?? 0;
+  const waiting = s.pending.up_for_retry - overdue;
+  if (waiting > 0) parts.push(`${waiting} up for retry`);
+  if (overdue > 0) parts.push(`${overdue} retry overdue`);
   return `${s.pending.total} (${parts.join(', ')})`;
 }

@@ -6,9 +6,9 @@ import { lintTasks, type MaskingWarning } from '../../../projections/lint-tasks.
 import type { AsOf } from '../../ledger/ledger-types.js';
 import type { TaskInput } from '../../ledger/task-types.js';
 import type { CliContext } from '../cli-context.js';
-import { formatTable } from '../format-table.js';
-import { parseWholeNumber } from '../parse-options.js';
-import { inZone, pipelineZones } from '../zoned-instant.js';
+import { formatTable } from '../../format/format-table.js';
+import { inZone, pipelineZones } from '../../format/zoned-instant.js';
+import { parseWholeNumber } from '../../ledger/parse-whole-number.js';
 
 /** `task <runId> <taskId> <state>`. */
 export function registerTaskCommands(program: Command, ctx: CliContext): void {

@@ -1,3 +1,4 @@
+import { olderThanCurrentAttempt } from '../../../projections/producer-time.js';
 import { fitText, recordedTextLimits } from '../../../events/limits.js';
 import type { OpenLineageJob } from '../../../events/pipeline-definition.js';
 import { ExitCode, isLedgerError, LedgerError } from '../../errors.js';
@@ -5,7 +6,7 @@ import { requireTask } from '../../ledger/check-tasks.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { StartResult } from '../../ledger/ledger-types.js';
 import type { BindingIndex } from './binding-index.js';
-import { jobText } from './job-binding.js';
+import { jobText } from '../../ledger/job-binding.js';
 import type { LineageCommand, RunPointer } from './map-lineage-event.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 
@@ -335,7 +336,7 @@ async function startFromLineage(ctx: ApplyContext, pipeline: string, command: Bo
   if (current) {
     const prior = history.runs.get(current.runId);
     const priorTime = prior?.openlineage?.eventTime ?? current.startedAt;
-    if (command.eventMs < Date.parse(priorTime)) {
+    if (olderThanCurrentAttempt(current, priorTime, command.eventMs)) {
       throw new LedgerError(
         'ledger.staleRun',
         `OpenLineage run ${command.runId} of ${pipeline} ${date} is older (${command.eventType} at ${command.eventTime}) than its attempt ${current.attempt} (run ${current.runId}, started ${priorTime}); it is not recorded`,

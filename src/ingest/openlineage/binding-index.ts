@@ -1,6 +1,6 @@
 import type { OpenLineageJob, PipelineDefinition } from '../../../events/pipeline-definition.js';
 import type { EventStore } from '../../store/event-store.js';
-import { jobText } from './job-binding.js';
+import { jobText } from '../../ledger/job-binding.js';
 
 /**
  * Which pipeline each OpenLineage job fills, kept current by reading only

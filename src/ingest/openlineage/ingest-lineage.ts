@@ -1,5 +1,5 @@
-import { MemoryEventStore } from '../../audit/memory-event-store.js';
-import { LedgerError } from '../../errors.js';
+import { MemoryEventStore } from '../../store/memory-event-store.js';
+import { isLedgerError, LedgerError } from '../../errors.js';
 import { Ledger } from '../../ledger/ledger.js';
 import type { RawEvent } from '../../store/event-store.js';
 import { applyLineageCommand, type ApplyContext, type LineageResult } from './apply-lineage-command.js';
@@ -104,7 +104,7 @@ export async function ingestLineage(ledger: Ledger, bindings: BindingIndex, even
   if (options.dryRun) {
     const rows: RawEvent[] = [];
     for await (const batch of ledger.store.readRaw({ batchSize: 5000 })) rows.push(...batch);
-    const copy = new Ledger(MemoryEventStore.fromRows(rows), () => ledger.now(), 'dry-run');
+    const copy = new Ledger(MemoryEventStore.fromRows(rows), () => ledger.now(), 'dry-run', { producerTime: ledger.producerTime });
     const report = await ingestLineage(copy, new BindingIndex(copy.store), events, { auto: options.auto, strict: options.strict ?? false, listWritten: true });
     return { ...report, dryRun: true };
   }
@@ -137,6 +137,13 @@ async function ingestOne(ctx: ApplyContext, entry: LineageEntry, index: number):
   const eventType = entry.event.eventType ?? null;
   const mapped = mapLineageEvent(entry.event);
   if (!mapped.ok) return noted({ index, eventType, outcome: 'refused', status: 400, code: mapped.code, message: mapped.message, runId: entry.event.run.runId });
+  // A producer's clock far ahead would hold its date against every real attempt; far behind is no run of now.
+  try {
+    ctx.ledger.checkProducerTime(dateTimeMs(entry.event.eventTime), 'eventTime');
+  } catch (error) {
+    if (!isLedgerError(error)) throw error;
+    return noted({ index, eventType, outcome: 'refused', status: 400, code: error.code, message: error.message, runId: entry.event.run.runId });
+  }
   return noted({ index, eventType, ...(await applyLineageCommand(ctx, mapped.command)) });
 }
 

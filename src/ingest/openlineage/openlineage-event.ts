@@ -1,4 +1,6 @@
+import { illFormedTextAt } from '../../../events/well-formed-text.js';
 import { z } from 'zod';
+import { FIRST_ISSUE_ONLY } from '../../first-issue-only.js';
 
 /**
  * The OpenLineage 2-0-2 event schema (spec/OpenLineage.json) and the facets
@@ -33,10 +35,11 @@ const DateTime = z.string().superRefine((text, ctx) => {
   const message = ZONELESS.test(text)
     ? `'${text}' has no zone, so it names no instant (it could be any of 26 hours); send it with Z or an offset, like 2026-11-02T00:00:00Z`
     : 'must be an RFC 3339 date-time with a zone, like 2026-11-02T00:00:00Z';
-  ctx.addIssue({ code: 'custom', message });
+  ctx.addIssue({ code: 'custom', message, continue: false });
 });
-const Uri = z.string().regex(/^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/, { message: 'must be a URI, like https://github.com/apache/airflow' });
-const Uuid = z.string().regex(/^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i, { message: 'must be a UUID, like 01932a3c-7e5e-7b4c-9a6d-0f5b8a1c2d3e' });
+// Each rule aborts (`abort`, `continue: false`): a list of datasets stops at its first bad one, not after the last.
+const Uri = z.string().regex(/^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/, { message: 'must be a URI, like https://github.com/apache/airflow', abort: true });
+const Uuid = z.string().regex(/^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i, { message: 'must be a UUID, like 01932a3c-7e5e-7b4c-9a6d-0f5b8a1c2d3e', abort: true });
 
 /** Every facet: its producer and schema URIs (the spec's BaseFacet); anything else passes. */
 const BaseFacet = z.looseObject({ _producer: Uri, _schemaURL: Uri });
@@ -54,6 +57,11 @@ const RunFacets = z
   .catchall(BaseFacet);
 const JobFacets = z.looseObject({ jobType: JobTypeFacet.optional() }).catchall(DeletableFacet);
 
+/** Most input (and output) datasets one event may carry: real jobs read a handful, and each costs validation. */
+export const MAX_EVENT_DATASETS = 1000;
+const datasets = <T extends z.ZodType>(dataset: T, which: string) =>
+  z.array(dataset).max(MAX_EVENT_DATASETS, `holds more than ${MAX_EVENT_DATASETS} ${which} datasets; an event may carry at most ${MAX_EVENT_DATASETS}`);
+
 const Dataset = z.looseObject({ namespace: z.string(), name: z.string(), facets: z.record(z.string(), DeletableFacet).optional() });
 const InputDataset = Dataset.extend({ inputFacets: z.record(z.string(), BaseFacet).optional() });
 const OutputDataset = Dataset.extend({ outputFacets: z.record(z.string(), BaseFacet).optional() });
@@ -70,13 +78,13 @@ export const RunEvent = BaseEvent.extend({
   eventType: EventType.optional(),
   run: z.looseObject({ runId: Uuid, facets: RunFacets.optional() }),
   job: z.looseObject({ namespace: z.string(), name: z.string(), facets: JobFacets.optional() }),
-  inputs: z.array(InputDataset).optional(),
-  outputs: z.array(OutputDataset).optional(),
+  inputs: datasets(InputDataset, 'input').optional(),
+  outputs: datasets(OutputDataset, 'output').optional(),
 });
 export type RunEvent = z.infer<typeof RunEvent>;
 
 /** Static metadata about a job or dataset (no run): valid, and nothing to record. */
-const JobEvent = BaseEvent.extend({ job: JobRef, inputs: z.array(InputDataset).optional(), outputs: z.array(OutputDataset).optional() });
+const JobEvent = BaseEvent.extend({ job: JobRef, inputs: datasets(InputDataset, 'input').optional(), outputs: datasets(OutputDataset, 'output').optional() });
 const DatasetEvent = BaseEvent.extend({ dataset: Dataset });
 
 /** `notes`: what was assumed to read the event (no `schemaURL`), said in its result. */
@@ -96,6 +104,9 @@ export type LineageParse = { ok: true; value: ParsedLineageEvent } | { ok: false
 export function parseLineageEvent(value: unknown): LineageParse {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, path: '(event)', message: 'an event is a JSON object' };
   const raw = value as Record<string, unknown>;
+  // A lone surrogate anywhere is refused, as every input refuses one: no UTF-8 text can hold it.
+  const illFormed = illFormedTextAt(value, '');
+  if (illFormed !== null) return { ok: false, path: illFormed.path, message: `holds a lone UTF-16 surrogate at character ${illFormed.index}; send well-formed Unicode text` };
   const result = parseKnown(value, raw);
   return result.ok && raw['schemaURL'] === undefined ? { ok: true, value: { ...result.value, notes: [NO_SCHEMA_URL] } } : result;
 }
@@ -103,15 +114,15 @@ export function parseLineageEvent(value: unknown): LineageParse {
 function parseKnown(value: unknown, raw: Record<string, unknown>): LineageParse {
   const hasRun = raw['run'] !== undefined;
   if (hasRun || (raw['job'] === undefined && raw['dataset'] === undefined)) {
-    const parsed = RunEvent.safeParse(value);
+    const parsed = RunEvent.safeParse(value, FIRST_ISSUE_ONLY);
     return parsed.success ? { ok: true, value: { kind: 'run', event: parsed.data } } : failure(parsed.error.issues);
   }
   if (raw['job'] !== undefined) {
-    const parsed = JobEvent.safeParse(value);
+    const parsed = JobEvent.safeParse(value, FIRST_ISSUE_ONLY);
     return parsed.success ? { ok: true, value: { kind: 'job' } } : failure(parsed.error.issues);
   }
   if (raw['run'] !== undefined || raw['job'] !== undefined) return { ok: false, path: '(event)', message: 'a DatasetEvent must not carry a job and a run' };
-  const parsed = DatasetEvent.safeParse(value);
+  const parsed = DatasetEvent.safeParse(value, FIRST_ISSUE_ONLY);
   return parsed.success ? { ok: true, value: { kind: 'dataset' } } : failure(parsed.error.issues);
 }
 

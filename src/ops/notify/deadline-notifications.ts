@@ -1,4 +1,5 @@
 import { isDone } from '../../../projections/date-state.js';
+import { overdueRetry } from '../../../projections/overdue-retry.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import { idempotencyKey, type Notification, type NotifyKind } from './notification.js';
 
@@ -8,7 +9,8 @@ const MAX_SLOTS_PER_CHECK = 10_000;
 /**
  * What the clock, not an event, makes news of, for deadlines in `(fromMs, toMs]`:
  * `late`, a slot not done (success or skipped) by its run-after plus the pipeline's SLA, when that instant
- * falls in the window; `stalled`, a running date whose lease ran out in the window. Each deadline belongs to
+ * falls in the window; `stalled`, a running date whose lease ran out in the window; `overdue`, a date still
+ * waiting for a retry whose time plus the lease passed in the window. Each deadline belongs to
  * exactly one window, so a notifier that moves its window on after each check reports each one once (and a
  * check repeated after a crash reports the same ones, with the same keys).
  *
@@ -35,6 +37,29 @@ export async function deadlineNotifications(ledger: Ledger, pipelines: readonly 
           summary: `${name} ${date.date} stalled: run ${date.runId} sent no heartbeat, its lease ran out at ${date.leaseExpiresAt}`,
           error: `lease expired at ${date.leaseExpiresAt}`,
           code: 'stalled',
+          attempt: date.attempt,
+          runAfter: date.runAfter,
+          slaMs: null,
+          actor: null,
+        });
+      }
+    }
+    if (kinds.includes('overdue')) {
+      // The deadline is the retry's time plus the lease: one lease after a retry should have started, nobody has.
+      for (const date of state.dates.values()) {
+        const overdue = overdueRetry(date, definition.leaseMs, window.toMs);
+        if (!overdue || Date.parse(overdue.overdueSince) <= window.fromMs) continue;
+        found.push({
+          kind: 'overdue',
+          idempotencyKey: idempotencyKey('overdue', name, date.date, date.runId, overdue.nextAt),
+          pipeline: name,
+          date: date.date,
+          runId: date.runId,
+          at: overdue.overdueSince,
+          position: null,
+          summary: `${name} ${date.date}: retry overdue, attempt ${overdue.attempt} of ${overdue.of} was due at ${overdue.nextAt} and nobody started it (its runner stopped?); run runledger catchup ${name}`,
+          error: date.error?.message ?? null,
+          code: 'overdue',
           attempt: date.attempt,
           runAfter: date.runAfter,
           slaMs: null,

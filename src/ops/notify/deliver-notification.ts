@@ -16,21 +16,34 @@ export class DeliveryError extends Error {
 }
 
 const FIELDS = ['kind', 'idempotencyKey', 'pipeline', 'date', 'runId', 'at', 'position', 'summary', 'error', 'code', 'attempt', 'runAfter', 'slaMs', 'actor'] as const;
-const PLACEHOLDER = /\{\{\s*([A-Za-z]+)\s*\}\}/g;
+const PLACEHOLDER = /\{\{\s*([A-Za-z]+)\s*(?:\|\s*([A-Za-z]+)\s*)?\}\}/g;
+
+/**
+ * What a `{{field|target}}` escapes beyond JSON, per target. Slack reads `<…>` as a link or a mention
+ * (`<!channel>`, `<https://evil|text>`) and `&` as the start of an entity, and asks for exactly these three
+ * to be escaped in any text it formats.
+ */
+const TARGETS = {
+  slack: (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
+} as const;
+type Target = keyof typeof TARGETS;
 
 /**
  * Fills a `--template`: each `{{field}}` of the notification (kind, pipeline, date, runId, at, summary, error, code,
  * attempt, runAfter, slaMs, actor, position, idempotencyKey) becomes its value escaped for a JSON string (null
- * becomes empty), and `{{document}}` the whole notification as JSON. The result must be JSON.
+ * becomes empty), and `{{document}}` the whole notification as JSON. `{{field|slack}}` also escapes `&`, `<` and
+ * `>` as Slack asks, so a failure message cannot mention `<!channel>` or hide a link. The result must be JSON.
  *
  * @example
  * renderTemplate('{"text": "{{summary}}"}', n) // '{"text": "etl_orders 2026-11-03 failed: exited with code 1"}'
+ * renderTemplate('{"text": "{{error|slack}}"}', n) // '{"text": "&lt;!channel&gt; disk full"}'
  */
 export function renderTemplate(template: string, notification: Notification): string {
-  const text = template.replace(PLACEHOLDER, (_, name: string) => {
+  const text = template.replace(PLACEHOLDER, (_, name: string, target: string | undefined) => {
     if (name === 'document') return JSON.stringify(notification);
     const value = notification[name as (typeof FIELDS)[number]];
-    return JSON.stringify(value === null || value === undefined ? '' : String(value)).slice(1, -1);
+    const plain = value === null || value === undefined ? '' : String(value);
+    return JSON.stringify(target === undefined ? plain : TARGETS[target as Target](plain)).slice(1, -1);
   });
   try {
     JSON.parse(text);
@@ -45,9 +58,12 @@ export function renderTemplate(template: string, notification: Notification): st
  * notifier starts (exit 2), with a sample notification.
  */
 export function checkTemplate(template: string): void {
-  for (const [, name] of template.matchAll(PLACEHOLDER)) {
+  for (const [, name, target] of template.matchAll(PLACEHOLDER)) {
     if (name !== 'document' && !(FIELDS as readonly string[]).includes(name as string)) {
       throw new LedgerError('input.invalidNotify', `the template names {{${name}}}, which a notification does not have; use ${FIELDS.map((f) => `{{${f}}}`).join(', ')} or {{document}}`);
+    }
+    if (target !== undefined && (name === 'document' || !Object.hasOwn(TARGETS, target))) {
+      throw new LedgerError('input.invalidNotify', `the template names {{${name}|${target}}}; ${name === 'document' ? '{{document}} takes no target' : `the targets are ${Object.keys(TARGETS).join(', ')}`}`);
     }
   }
   renderTemplate(template, {

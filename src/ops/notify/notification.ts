@@ -2,8 +2,11 @@ import { createHash } from 'node:crypto';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
 
-/** What `notify --on` can tell about: a final failure, a run whose lease ran out, a date past its SLA, a date done again after it failed. */
-export const NOTIFY_KINDS = ['failed', 'stalled', 'late', 'recovered'] as const;
+/**
+ * What `notify --on` can tell about: a final failure, a run whose lease ran out, a date past its SLA, a date done
+ * again after it failed, a retry nobody started by its time plus the pipeline's lease.
+ */
+export const NOTIFY_KINDS = ['failed', 'stalled', 'late', 'recovered', 'overdue'] as const;
 export type NotifyKind = (typeof NOTIFY_KINDS)[number];
 
 /**
@@ -45,7 +48,7 @@ export function parseNotifyKinds(text: string): NotifyKind[] {
   const kinds = text.split(',').map((k) => k.trim()).filter(Boolean);
   const unknown = kinds.filter((k) => !(NOTIFY_KINDS as readonly string[]).includes(k));
   if (kinds.length === 0 || unknown.length > 0) {
-    throw new LedgerError('input.invalidNotify', `--on ${unknown.length > 0 ? `'${unknown.join(',')}' is not` : 'needs'} one or more of ${NOTIFY_KINDS.join(', ')}, comma-separated, e.g. --on failed,stalled,late`);
+    throw new LedgerError('input.invalidNotify', `--on ${unknown.length > 0 ? `'${unknown.join(',')}' is not` : 'needs'} one or more of ${NOTIFY_KINDS.join(', ')}, comma-separated, e.g. --on failed,stalled,overdue,late`);
   }
   return [...new Set(kinds)] as NotifyKind[];
 }

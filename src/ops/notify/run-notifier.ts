@@ -3,7 +3,7 @@ import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { runOutcome } from '../../../projections/views/run-outcome.js';
 import { LedgerError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
-import type { Subscription } from '../subscribe.js';
+import type { Subscription } from '../../ledger/subscribe.js';
 import { deadlineNotifications } from './deadline-notifications.js';
 import { DeliveryError, type Deliver } from './deliver-notification.js';
 import { failedNotification, recoveredNotification, type Notification, type NotifyKind } from './notification.js';
@@ -54,7 +54,7 @@ const MAX_RETRY_DELAY_MS = 60_000;
 export async function runNotifier(ledger: Ledger, options: NotifierOptions): Promise<{ delivered: number }> {
   const sleep = options.sleep ?? ((ms: number, signal?: AbortSignal) => sleepFor(ms, undefined, signal ? { signal } : {}).then(() => undefined));
   const wantEvents = options.kinds.includes('failed') || options.kinds.includes('recovered');
-  const wantClock = options.kinds.includes('late') || options.kinds.includes('stalled');
+  const wantClock = options.kinds.includes('late') || options.kinds.includes('stalled') || options.kinds.includes('overdue');
   if (options.pipeline !== undefined) await ledger.pipeline(options.pipeline);
   let delivered = 0;
   let sending: Promise<unknown> = Promise.resolve();

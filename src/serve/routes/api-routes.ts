@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { parseHead } from '../../audit/verify-chain.js';
 import { verifyLedger } from '../../audit/verify-ledger.js';
-import { logInput } from '../../cli/commands/query-commands.js';
-import { logDocument } from '../../cli/log-document.js';
+import { logDocument } from '../../ops/log-document.js';
 import { LedgerError } from '../../errors.js';
 import { nextHref, limitOf, RUNS_PAGE, STATE_PAGE } from '../page-params.js';
 import { asOfOf, pick, queryOf } from '../parse-query.js';
 import type { ServeDeps } from '../serve-options.js';
 import { answerCache } from '../answer-cache.js';
+import { logInput } from '../../ledger/log-input.js';
 
 type PipelineParams = { pipeline: string };
 

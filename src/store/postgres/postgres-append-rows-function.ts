@@ -51,6 +51,14 @@ export function summaryHashSql(alias: string): string {
   return `encode(sha256(convert_to((to_jsonb(${alias}) - 'position')::text, 'UTF8')), 'hex')`;
 }
 
+/**
+ * `JOIN <rm_runs> <run> ON …`: the row of the run an event (`event`) of its pipeline started, as the run's row is keyed by
+ * its pipeline and the position of its start (`seq`). With `event.run_id = …`, the events' index of runs finds it.
+ */
+export function runOfEventJoin(quotedSchema: string, event: string, run: string): string {
+  return `JOIN ${quotedSchema}.rm_runs ${run} ON ${run}.pipeline = ${event}.pipeline AND ${run}.seq = ${event}.position AND ${run}.run_id = ${event}.run_id`;
+}
+
 /** The columns of one read-model table, in table order, and which of them hold event positions. */
 export type TableColumns = { table: string; key: string; columns: readonly string[]; positions: readonly string[] };
 
@@ -101,7 +109,8 @@ BEGIN
       WHERE (CASE WHEN d.pipeline IS NULL THEN NULL ELSE ${rowHashSql('d')} END) IS DISTINCT FROM k->>2) THEN
     RETURN json_build_object('stale', 'dates');
   END IF;
-  IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_ahead->'runs') k LEFT JOIN ${s}.rm_runs r ON r.pipeline = k->>0 AND r.run_id = k->>1
+  IF EXISTS (SELECT 1 FROM jsonb_array_elements(p_ahead->'runs') k
+      LEFT JOIN LATERAL (SELECT r.* FROM ${s}.events e ${runOfEventJoin(s, 'e', 'r')} WHERE e.run_id = k->>1 AND e.pipeline = k->>0 ORDER BY e.position LIMIT 1) r ON true
       WHERE (CASE WHEN r.pipeline IS NULL THEN NULL ELSE ${rowHashSql('r')} END) IS DISTINCT FROM k->>2) THEN
     RETURN json_build_object('stale', 'runs');
   END IF;

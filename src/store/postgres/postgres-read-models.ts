@@ -4,61 +4,22 @@ import type { PipelineDefinition } from '../../../events/pipeline-definition.js'
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { hashedPart } from '../../../events/recorded-event.js';
 import { isDone, type DateState } from '../../../projections/date-state.js';
-import { PROJECTION_VERSION } from '../../../projections/projection-version.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
 import { completeThroughAfter, finishAll, foldRows, noRows, rowFolder, slotTallyOf, timetableCache, touchedKeys, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
 import { dateOfRow, pipelineRow, runOfRow, STRIP_DATE_SELECT, stripDateOfRow, summaryOfRow, type DateRow, type Payloads, type PipelineRow, type RunRow, type StripDateRow } from '../read-model-rows.js';
 import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
-import { appendRowsFunctionName, appendRowsFunctionSignature, appendRowsFunctionSql, rowHashSql, summaryHashSql } from './postgres-append-rows-function.js';
+import { appendRowsFunctionName, appendRowsFunctionSignature, appendRowsFunctionSql, rowHashSql, runOfEventJoin, summaryHashSql } from './postgres-append-rows-function.js';
 import { quoteIdent } from './postgres-schema.js';
+import { columnsOfType, READ_MODEL_STAMP, READ_MODEL_TABLES, RM_DATES, RM_PIPELINES, RM_RUNS } from '../read-model-schema.js';
+import { conflictTarget, postgresReadModelSql } from './postgres-read-model-sql.js';
 
-/** The shape of these tables; with `PROJECTION_VERSION` it makes the stamp in `rm_meta` (as on SQLite). */
-/** 2: `rm_pipelines` keeps slot counts, the slots through complete-through and the run tally (status and metrics from one row); the running dates index is ordered by logical date (it was passed over for a scan).
- * 3: `rm_pipelines` keeps the running dates and the latest logical date of any row (as on SQLite).
- * 4: no index of running dates (as on SQLite): a running read takes the keys from the pipeline row, and the index's
- * predicate on `status` kept every date update that changed it from being a heap-only one (new entries in every index).
- * 5: `rm_runs` keyed by pipeline and run id, not run id alone (as SQLite's are by pipeline): two pipelines' runs can share
- * an id (`start --run-id` checks it outside the append), and the second's row replaced the first's. */
-const READ_MODEL_SCHEMA_VERSION = 5;
-const STAMP = `${PROJECTION_VERSION}.${READ_MODEL_SCHEMA_VERSION}`;
-
-/** The read-model tables of a ledger in `schema`: the same rows as SQLite's (see sqlite-read-models.ts). */
-function readModelSchemaSql(schema: string): string {
-  const s = quoteIdent(schema);
-  return `
-CREATE TABLE ${s}.rm_meta (key text PRIMARY KEY, value text NOT NULL);
-CREATE TABLE ${s}.rm_pipelines (
-  pipeline text PRIMARY KEY, definition text, schedule text, timezone text, defined_at text, version integer NOT NULL,
-  watermark_date text, watermark_logical text, complete_through text, counts text NOT NULL, last_success text, last_failure text,
-  slot_counts text NOT NULL, misaligned integer NOT NULL, through_slots integer NOT NULL, run_tally text NOT NULL, position bigint NOT NULL,
-  running text NOT NULL, latest_ms bigint
-);
-CREATE TABLE ${s}.rm_dates (
-  pipeline text NOT NULL, date text NOT NULL, status text NOT NULL, run_id text NOT NULL, attempt integer NOT NULL, attempts integer NOT NULL,
-  run_type text NOT NULL, logical_ms bigint NOT NULL, logical_date text NOT NULL, interval_start text, interval_end text, run_after text NOT NULL,
-  started_at text NOT NULL, finished_at text, lease_expires_at text NOT NULL, error_excerpt text, error_code text, error_position bigint,
-  result_position bigint, off_schedule integer NOT NULL, forced integer NOT NULL, cleared_at text, start_position bigint NOT NULL,
-  version integer NOT NULL, extra text,
-  PRIMARY KEY (pipeline, date)
-);
-CREATE INDEX rm_dates_by_logical ON ${s}.rm_dates (pipeline, logical_ms);
-CREATE TABLE ${s}.rm_runs (
-  run_id text NOT NULL, pipeline text NOT NULL, seq bigint NOT NULL, date text NOT NULL, attempt integer NOT NULL, run_type text NOT NULL,
-  status text NOT NULL, logical_date text NOT NULL, interval_start text NOT NULL, interval_end text NOT NULL, started_at text NOT NULL,
-  finished_at text, lease_expires_at text NOT NULL, actor text NOT NULL, forced integer NOT NULL, off_schedule integer NOT NULL,
-  error_excerpt text, error_position bigint, result_position bigint, extra text,
-  PRIMARY KEY (pipeline, run_id)
-);
-CREATE INDEX rm_runs_by_pipeline ON ${s}.rm_runs (pipeline, seq);
-CREATE INDEX rm_runs_by_date ON ${s}.rm_runs (pipeline, date, seq);
-`;
-}
-
-const TABLES = ['rm_meta', 'rm_pipelines', 'rm_dates', 'rm_runs'];
-/** Each table's primary key: every upsert's conflict target (a pipeline's run ids are its own, as on SQLite). */
-const KEYS = { rm_dates: 'pipeline, date', rm_runs: 'pipeline, run_id', rm_pipelines: 'pipeline' } as const;
-const DATE_BIGINTS = ['logical_ms', 'error_position', 'result_position', 'start_position'] as const;
-const RUN_BIGINTS = ['seq', 'error_position', 'result_position'] as const;
+const STAMP = READ_MODEL_STAMP;
+const TABLES = READ_MODEL_TABLES.map((t) => t.name);
+/** Each table's primary key: every upsert's conflict target. */
+const KEYS = { rm_dates: conflictTarget(RM_DATES), rm_runs: conflictTarget(RM_RUNS), rm_pipelines: conflictTarget(RM_PIPELINES) } as const;
+const DATE_BIGINTS = columnsOfType(RM_DATES, 'bigint');
+const RUN_BIGINTS = columnsOfType(RM_RUNS, 'bigint');
+const PIPELINE_BIGINTS = columnsOfType(RM_PIPELINES, 'bigint');
 /** Rows written per statement (as one JSON array of records). */
 const WRITE_CHUNK = 2000;
 
@@ -69,7 +30,7 @@ function numbers<R>(row: Record<string, unknown>, columns: readonly string[]): R
 }
 const dateRowOf = (row: Record<string, unknown>) => numbers<DateRow>(row, DATE_BIGINTS);
 const runRowOf = (row: Record<string, unknown>) => numbers<RunRow>(row, RUN_BIGINTS);
-const pipelineRowOf = (row: Record<string, unknown>) => numbers<PipelineRow>(row, ['position', 'latest_ms']);
+const pipelineRowOf = (row: Record<string, unknown>) => numbers<PipelineRow>(row, PIPELINE_BIGINTS);
 
 /** Stand-ins for metrics the writer carries along without reading (see sqlite-read-models.ts). */
 const KEPT_METRICS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
@@ -164,6 +125,8 @@ export function postgresReadModels(deps: {
   appendLock: string;
 }): PostgresReadModels {
   const s = quoteIdent(deps.schema);
+  /** Joins an event (`e`) to the row of the run it started (`r`), if any: a run's row is found by id through the events' index of runs. */
+  const RUN_OF_EVENT = runOfEventJoin(s, 'e', 'r');
   let ready: boolean | undefined;
   const timetables = timetableCache();
   const q = async <R>(db: Db, sql: string, params: unknown[] = []): Promise<R[]> => (await db.query(sql, params)).rows as R[];
@@ -211,7 +174,8 @@ export function postgresReadModels(deps: {
     const { dates, runs } = touchedKeys(events);
     const summaryRows = await q<Record<string, unknown>>(client, `SELECT * FROM ${s}.rm_pipelines WHERE pipeline = $1`, [pipeline]);
     const dateRows = (await q<Record<string, unknown>>(client, `SELECT * FROM ${s}.rm_dates WHERE pipeline = $1 AND date = ANY($2)`, [pipeline, [...dates]])).map(dateRowOf);
-    const runRows = (await q<Record<string, unknown>>(client, `SELECT * FROM ${s}.rm_runs WHERE run_id = ANY($1) AND pipeline = $2`, [[...runs], pipeline])).map(runRowOf);
+    // By id through the events' index of runs: a run's row is keyed by its start's position (see `RM_RUNS`).
+    const runRows = (await q<Record<string, unknown>>(client, `SELECT r.* FROM ${s}.events e ${RUN_OF_EVENT} WHERE e.run_id = ANY($1) AND e.pipeline = $2`, [[...runs], pipeline])).map(runRowOf);
     return touchedFrom(summaryRows[0], dateRows, runRows, await eventsAt(client, errorPositions([...dateRows, ...runRows])));
   };
 
@@ -302,7 +266,7 @@ export function postgresReadModels(deps: {
 
   const rebuildIn = async (client: pg.PoolClient, progress?: RebuildProgress): Promise<RebuildResult> => {
     await client.query(`DROP TABLE IF EXISTS ${TABLES.map((t) => `${s}.${t}`).join(', ')}`);
-    await client.query(readModelSchemaSql(deps.schema));
+    await client.query(postgresReadModelSql(deps.schema));
     const total = await headOf(client);
     const pipelines = (await q<{ pipeline: string }>(client, `SELECT DISTINCT pipeline FROM ${s}.events ORDER BY pipeline`)).map((r) => r.pipeline);
     const result: RebuildResult = { pipelines: 0, events: 0, dates: 0, runs: 0 };
@@ -359,9 +323,9 @@ export function postgresReadModels(deps: {
       : `,
   (SELECT json_agg(json_build_array(p.pipeline, ${summaryHashSql('p')}, p.position)) FROM ${s}.rm_pipelines p WHERE p.pipeline = ANY(${pipelines})) AS summary_hashes,
   (SELECT json_agg(json_build_array(x.pipeline, x.date, ${rowHashSql('x')})) FROM ${s}.rm_dates x WHERE (x.pipeline, x.date) IN (SELECT * FROM unnest(${datePipelines}, ${dateKeys}))) AS date_hashes,
-  (SELECT json_agg(json_build_array(x.pipeline, x.run_id, ${rowHashSql('x')})) FROM ${s}.rm_runs x WHERE (x.pipeline, x.run_id) IN (SELECT * FROM unnest(${runPipelines}, ${runKeys}))) AS run_hashes${extra.map((e) => `,\n  ${e}`).join('')}`;
+  (SELECT json_agg(json_build_array(x.pipeline, x.run_id, ${rowHashSql('x')})) FROM r x) AS run_hashes${extra.map((e) => `,\n  ${e}`).join('')}`;
     const text = `WITH d AS (SELECT * FROM ${s}.rm_dates WHERE (pipeline, date) IN (SELECT * FROM unnest(${datePipelines}, ${dateKeys}))),
-  r AS (SELECT * FROM ${s}.rm_runs WHERE (pipeline, run_id) IN (SELECT * FROM unnest(${runPipelines}, ${runKeys})))
+  r AS (SELECT r.* FROM ${s}.events e ${RUN_OF_EVENT} WHERE e.run_id = ANY(${runKeys}) AND (e.pipeline, e.run_id) IN (SELECT * FROM unnest(${runPipelines}, ${runKeys})))
 SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
   (SELECT json_agg(p) FROM ${s}.rm_pipelines p WHERE p.pipeline = ANY(${pipelines})) AS summaries,
   (SELECT json_agg(d) FROM d) AS dates,
@@ -555,7 +519,7 @@ SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
       const params = pipeline === undefined ? [runId] : [runId, pipeline];
       const rows = (
         await deps.read<Record<string, unknown>>(
-          `SELECT r.* FROM ${s}.events e JOIN ${s}.rm_runs r ON r.pipeline = e.pipeline AND r.seq = e.position WHERE e.run_id = $1${pipeline === undefined ? '' : ' AND e.pipeline = $2'} AND r.run_id = e.run_id ORDER BY e.position LIMIT 1`,
+          `SELECT r.* FROM ${s}.events e ${RUN_OF_EVENT} WHERE e.run_id = $1${pipeline === undefined ? '' : ' AND e.pipeline = $2'} ORDER BY e.position LIMIT 1`,
           params,
         )
       ).map(runRowOf);

@@ -2,144 +2,28 @@ import type Database from 'better-sqlite3';
 import type { PipelineDefinition } from '../../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { isDone, type DateState, type DateStatus } from '../../../projections/date-state.js';
-import { PROJECTION_VERSION } from '../../../projections/projection-version.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
 import { bulkInsert } from './bulk-insert.js';
 import { completeThroughAfter, finishAll, foldRows, noRows, rowFolder, slotTallyOf, timetableCache, touchedKeys, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
 import { dateOfRow, pipelineRow, runOfRow, STRIP_DATE_SELECT, stripDateOfRow, summaryOfRow, type DateRow, type Payloads, type PipelineRow, type PipelineSummary, type RunningDate, type RunRow } from '../read-model-rows.js';
 import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
 import { withBulkPageCache } from './page-cache.js';
+import { columnNames, READ_MODEL_STAMP, READ_MODEL_TABLES, RM_DATES, RM_META, RM_PIPELINES, RM_RUNS, rowCopy, rowOfValues, rowValues } from '../read-model-schema.js';
+import { sqliteReadModelSql, sqliteUpsertSql } from './sqlite-read-model-sql.js';
 
-/**
- * The version of these tables' shape; with `PROJECTION_VERSION` it makes the stamp in `rm_meta`, and a
- * ledger whose stamp differs has its read models rebuilt from the events.
- */
-/**
- * 2: `rm_pipelines` keeps slot counts, the slots through complete-through and the run tally (status and metrics from
- * one row); the running dates index is ordered by logical date (it was passed over for a scan).
- * 3: `rm_pipelines` keeps the running dates and the latest logical date of any row (status over a thousand pipelines
- * reads their rows alone); `rm_meta` no longer holds the last position folded, which every append rewrote (a WAL page
- * of its own per commit): a pipeline row's position is the last event of that pipeline folded, and an event is folded
- * exactly when its pipeline's row has reached it (see `foldedAt`).
- * 4: fewer b-trees for a commit to write (a WAL page each): no index of running dates (a running read takes the keys
- * from the pipeline row's `running`, and nothing else read the index; every run start and end wrote it), and `rm_runs`
- * is keyed by pipeline and start position without a rowid, which is the run list's order, so neither the rowid
- * table's index of run ids nor a (pipeline, seq) index is kept; a run is found by id through the events' index of
- * runs (its row's `seq` is the position of the first event of the run that made it). A start wrote 14 pages, now 11.
- */
-const READ_MODEL_SCHEMA_VERSION = 4;
-const STAMP = `${PROJECTION_VERSION}.${READ_MODEL_SCHEMA_VERSION}`;
-
-/**
- * The read-model tables (outside the hash chain, like the checkpoints): one row per pipeline, per date key
- * that had an event, and per run. Long values (metrics, outputs, long error texts) are not copied: a row
- * keeps the position of the event that holds them. `rm_meta` holds the stamp.
- */
-const SQLITE_READ_MODEL_TABLES = `
-CREATE TABLE rm_meta (
-  key   TEXT PRIMARY KEY,
-  value TEXT NOT NULL
-);
-CREATE TABLE rm_pipelines (
-  pipeline          TEXT PRIMARY KEY,
-  definition        TEXT,
-  schedule          TEXT,
-  timezone          TEXT,
-  defined_at        TEXT,
-  version           INTEGER NOT NULL,
-  watermark_date    TEXT,
-  watermark_logical TEXT,
-  complete_through  TEXT,
-  counts            TEXT NOT NULL,
-  last_success      TEXT,
-  last_failure      TEXT,
-  slot_counts       TEXT    NOT NULL,
-  misaligned        INTEGER NOT NULL,
-  through_slots     INTEGER NOT NULL,
-  run_tally         TEXT    NOT NULL,
-  position          INTEGER NOT NULL,
-  running           TEXT    NOT NULL,
-  latest_ms         INTEGER
-);
-CREATE TABLE rm_dates (
-  pipeline         TEXT    NOT NULL,
-  date             TEXT    NOT NULL,
-  status           TEXT    NOT NULL,
-  run_id           TEXT    NOT NULL,
-  attempt          INTEGER NOT NULL,
-  attempts         INTEGER NOT NULL,
-  run_type         TEXT    NOT NULL,
-  logical_ms       INTEGER NOT NULL,
-  logical_date     TEXT    NOT NULL,
-  interval_start   TEXT,
-  interval_end     TEXT,
-  run_after        TEXT    NOT NULL,
-  started_at       TEXT    NOT NULL,
-  finished_at      TEXT,
-  lease_expires_at TEXT    NOT NULL,
-  error_excerpt    TEXT,
-  error_code       TEXT,
-  error_position   INTEGER,
-  result_position  INTEGER,
-  off_schedule     INTEGER NOT NULL,
-  forced           INTEGER NOT NULL,
-  cleared_at       TEXT,
-  start_position   INTEGER NOT NULL,
-  version          INTEGER NOT NULL,
-  extra            TEXT,
-  PRIMARY KEY (pipeline, date)
-) WITHOUT ROWID;
-CREATE TABLE rm_runs (
-  run_id           TEXT    NOT NULL,
-  pipeline         TEXT    NOT NULL,
-  seq              INTEGER NOT NULL,
-  date             TEXT    NOT NULL,
-  attempt          INTEGER NOT NULL,
-  run_type         TEXT    NOT NULL,
-  status           TEXT    NOT NULL,
-  logical_date     TEXT    NOT NULL,
-  interval_start   TEXT    NOT NULL,
-  interval_end     TEXT    NOT NULL,
-  started_at       TEXT    NOT NULL,
-  finished_at      TEXT,
-  lease_expires_at TEXT    NOT NULL,
-  actor            TEXT    NOT NULL,
-  forced           INTEGER NOT NULL,
-  off_schedule     INTEGER NOT NULL,
-  error_excerpt    TEXT,
-  error_position   INTEGER,
-  result_position  INTEGER,
-  extra            TEXT,
-  PRIMARY KEY (pipeline, seq)
-) WITHOUT ROWID;
-`;
-/** The tables' secondary indexes: a rebuild creates them after its rows are in, one sorted pass each instead of an insert per row. */
-const SQLITE_READ_MODEL_INDEXES = `
-CREATE INDEX rm_dates_by_logical ON rm_dates (pipeline, logical_ms);
-CREATE INDEX rm_runs_by_date ON rm_runs (pipeline, date, seq);
-`;
-export const SQLITE_READ_MODEL_SCHEMA = SQLITE_READ_MODEL_TABLES + SQLITE_READ_MODEL_INDEXES;
+const { tables: SQLITE_READ_MODEL_TABLES, indexes: SQLITE_READ_MODEL_INDEXES } = sqliteReadModelSql();
 
 /** Creates the read-model tables of a new, empty ledger, stamped as built (inside its creating transaction). */
 export function createSqliteReadModelTables(db: Database.Database): void {
-  db.exec(SQLITE_READ_MODEL_SCHEMA);
+  db.exec(SQLITE_READ_MODEL_TABLES + SQLITE_READ_MODEL_INDEXES);
   db.prepare(`INSERT INTO rm_meta (key, value) VALUES ('stamp', ?)`).run(STAMP);
 }
 
-const TABLES = ['rm_meta', 'rm_pipelines', 'rm_dates', 'rm_runs'];
-const DATE_COLUMNS = [
-  'pipeline', 'date', 'status', 'run_id', 'attempt', 'attempts', 'run_type', 'logical_ms', 'logical_date', 'interval_start', 'interval_end', 'run_after',
-  'started_at', 'finished_at', 'lease_expires_at', 'error_excerpt', 'error_code', 'error_position', 'result_position', 'off_schedule', 'forced',
-  'cleared_at', 'start_position', 'version', 'extra',
-] as const;
-const RUN_COLUMNS = [
-  'run_id', 'pipeline', 'seq', 'date', 'attempt', 'run_type', 'status', 'logical_date', 'interval_start', 'interval_end', 'started_at', 'finished_at',
-  'lease_expires_at', 'actor', 'forced', 'off_schedule', 'error_excerpt', 'error_position', 'result_position', 'extra',
-] as const;
-const PIPELINE_COLUMNS = [
-  'pipeline', 'definition', 'schedule', 'timezone', 'defined_at', 'version', 'watermark_date', 'watermark_logical', 'complete_through', 'counts',
-  'last_success', 'last_failure', 'slot_counts', 'misaligned', 'through_slots', 'run_tally', 'position', 'running', 'latest_ms',
-] as const;
+const STAMP = READ_MODEL_STAMP;
+const TABLES = READ_MODEL_TABLES.map((t) => t.name);
+const DATE_COLUMNS = columnNames(RM_DATES);
+const RUN_COLUMNS = columnNames(RM_RUNS);
+const PIPELINE_COLUMNS = columnNames(RM_PIPELINES);
 
 /**
  * A stand-in for metrics the writer does not read: the fold only carries them along, and a row only
@@ -149,17 +33,6 @@ const KEPT_METRICS: Record<string, unknown> = Object.freeze({}) as Record<string
 const KEPT_OUTPUTS: string[] = Object.freeze([]) as unknown as string[];
 /** A light read's long values: stand-ins for metrics, excerpts for errors (its callers read states and outcomes only). */
 const LIGHT: Payloads = { result: () => ({ metrics: KEPT_METRICS, outputs: KEPT_OUTPUTS }), error: (_position, _kind, excerpt) => excerpt };
-
-/**
- * Writes a row, as an upsert rather than INSERT OR REPLACE: a replace deletes the row and inserts it again,
- * rewriting every index entry, while an update leaves alone the indexes none of whose columns it sets.
- * `fixed` are columns a row never changes once written (a run's pipeline, date and sequence), left out of
- * the update so the indexes on them are not rewritten: 18 WAL pages per append became 14.
- */
-function upsertSql(table: string, columns: readonly string[], key: readonly string[], fixed: readonly string[] = []): string {
-  const set = columns.filter((c) => !key.includes(c) && !fixed.includes(c)).map((c) => `${c} = excluded.${c}`);
-  return `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${set.join(', ')}`;
-}
 
 /**
  * A summary row as the table writer stored it, with its definition parsed, and (when this connection wrote it) the
@@ -185,31 +58,18 @@ function noneWritten(): Written {
 function rowKey(pipeline: string, key: string): string {
   return `${pipeline}\0${key}`;
 }
+/** A row's values in its table's column order, for the upserts' positional parameters (see `rowValues`). */
+const dateRowValues = rowValues(RM_DATES);
+const runRowValues = rowValues(RM_RUNS);
+const pipelineRowValues = rowValues(RM_PIPELINES);
 /**
- * A row's values in its table's `*_COLUMNS` order, for the upserts' positional parameters: written out per
- * table, because `columns.map((c) => row[c])` read each of a row's 20-25 fields through a megamorphic keyed load
- * (a library start + succeed binds six rows). The order is the lists' own: a
- * misplaced value stores a row the refold disagrees with, which `verify --projections` and the property tests catch.
+ * Rows are selected as values (raw mode) and built from them in column order (see `rowOfValues`): the driver names
+ * each column of a row object through V8 one by one, and reading back the summary, date and run rows an append
+ * touches that way was an eighth of a library start + succeed's instructions.
  */
-function dateRowValues(r: DateRow): unknown[] {
-  return [
-    r.pipeline, r.date, r.status, r.run_id, r.attempt, r.attempts, r.run_type, r.logical_ms, r.logical_date, r.interval_start, r.interval_end, r.run_after,
-    r.started_at, r.finished_at, r.lease_expires_at, r.error_excerpt, r.error_code, r.error_position, r.result_position, r.off_schedule, r.forced,
-    r.cleared_at, r.start_position, r.version, r.extra,
-  ];
-}
-function runRowValues(r: RunRow): unknown[] {
-  return [
-    r.run_id, r.pipeline, r.seq, r.date, r.attempt, r.run_type, r.status, r.logical_date, r.interval_start, r.interval_end, r.started_at, r.finished_at,
-    r.lease_expires_at, r.actor, r.forced, r.off_schedule, r.error_excerpt, r.error_position, r.result_position, r.extra,
-  ];
-}
-function pipelineRowValues(r: PipelineRow): unknown[] {
-  return [
-    r.pipeline, r.definition, r.schedule, r.timezone, r.defined_at, r.version, r.watermark_date, r.watermark_logical, r.complete_through, r.counts,
-    r.last_success, r.last_failure, r.slot_counts, r.misaligned, r.through_slots, r.run_tally, r.position, r.running, r.latest_ms,
-  ];
-}
+const dateRowOfValues = rowOfValues(RM_DATES);
+const runRowOfValues = rowOfValues(RM_RUNS);
+const pipelineRowOfValues = rowOfValues(RM_PIPELINES);
 
 /** The SQLite read models and their table writer; `apply` runs inside the append's own transaction. */
 export type SqliteReadModels = ReadModels & {
@@ -672,32 +532,13 @@ function onlyPositionMoved(folded: FoldedRows, before: PipelineSummary): boolean
   );
 }
 
-/**
- * The row at another position, built as a literal of the row's shape: a spread (`{ ...row, position }`) copied the
- * nineteen fields one by one, 6 µs of a 190 µs append of a heartbeat (CPU profile, in-memory ledger).
- */
+const copyPipelineRow = rowCopy(RM_PIPELINES);
+
+/** The row at another position. */
 function rowAt(row: PipelineRow, position: number): PipelineRow {
-  return {
-    pipeline: row.pipeline,
-    definition: row.definition,
-    schedule: row.schedule,
-    timezone: row.timezone,
-    defined_at: row.defined_at,
-    version: row.version,
-    watermark_date: row.watermark_date,
-    watermark_logical: row.watermark_logical,
-    complete_through: row.complete_through,
-    counts: row.counts,
-    last_success: row.last_success,
-    last_failure: row.last_failure,
-    slot_counts: row.slot_counts,
-    misaligned: row.misaligned,
-    through_slots: row.through_slots,
-    run_tally: row.run_tally,
-    position,
-    running: row.running,
-    latest_ms: row.latest_ms,
-  };
+  const copy = copyPipelineRow(row);
+  copy.position = position;
+  return copy;
 }
 
 /** The summary at another position, as `rowAt` builds a row. */
@@ -728,92 +569,8 @@ function summaryAt(summary: PipelineSummary, position: number): PipelineSummary 
  */
 function dateRowWithResult(v: unknown[]): DateRow & { result_payload: string | null } {
   const row = dateRowOfValues(v) as DateRow & { result_payload: string | null };
-  row.result_payload = v[25] as string | null;
+  row.result_payload = v[DATE_COLUMNS.length] as string | null;
   return row;
-}
-
-/**
- * Rows are selected as values (raw mode) and built here, in `*_COLUMNS` order: the driver names each
- * column of a row object through V8 one by one, and reading back the summary, date and run rows an append
- * touches that way was an eighth of a library start + succeed's instructions.
- */
-function dateRowOfValues(v: unknown[]): DateRow {
-  return {
-    pipeline: v[0] as string,
-    date: v[1] as string,
-    status: v[2] as string,
-    run_id: v[3] as string,
-    attempt: v[4] as number,
-    attempts: v[5] as number,
-    run_type: v[6] as string,
-    logical_ms: v[7] as number,
-    logical_date: v[8] as string,
-    interval_start: v[9] as string | null,
-    interval_end: v[10] as string | null,
-    run_after: v[11] as string,
-    started_at: v[12] as string,
-    finished_at: v[13] as string | null,
-    lease_expires_at: v[14] as string,
-    error_excerpt: v[15] as string | null,
-    error_code: v[16] as string | null,
-    error_position: v[17] as number | null,
-    result_position: v[18] as number | null,
-    off_schedule: v[19] as number,
-    forced: v[20] as number,
-    cleared_at: v[21] as string | null,
-    start_position: v[22] as number,
-    version: v[23] as number,
-    extra: v[24] as string | null,
-  };
-}
-
-function runRowOfValues(v: unknown[]): RunRow {
-  return {
-    run_id: v[0] as string,
-    pipeline: v[1] as string,
-    seq: v[2] as number,
-    date: v[3] as string,
-    attempt: v[4] as number,
-    run_type: v[5] as string,
-    status: v[6] as string,
-    logical_date: v[7] as string,
-    interval_start: v[8] as string,
-    interval_end: v[9] as string,
-    started_at: v[10] as string,
-    finished_at: v[11] as string | null,
-    lease_expires_at: v[12] as string,
-    actor: v[13] as string,
-    forced: v[14] as number,
-    off_schedule: v[15] as number,
-    error_excerpt: v[16] as string | null,
-    error_position: v[17] as number | null,
-    result_position: v[18] as number | null,
-    extra: v[19] as string | null,
-  };
-}
-
-function pipelineRowOfValues(v: unknown[]): PipelineRow {
-  return {
-    pipeline: v[0] as string,
-    definition: v[1] as string | null,
-    schedule: v[2] as string | null,
-    timezone: v[3] as string | null,
-    defined_at: v[4] as string | null,
-    version: v[5] as number,
-    watermark_date: v[6] as string | null,
-    watermark_logical: v[7] as string | null,
-    complete_through: v[8] as string | null,
-    counts: v[9] as string,
-    last_success: v[10] as string | null,
-    last_failure: v[11] as string | null,
-    slot_counts: v[12] as string,
-    misaligned: v[13] as number,
-    through_slots: v[14] as number,
-    run_tally: v[15] as string,
-    position: v[16] as number,
-    running: v[17] as string,
-    latest_ms: v[18] as number | null,
-  };
 }
 
 /**
@@ -826,7 +583,7 @@ function runByIdSql(narrower: string): string {
 
 function prepare(db: Database.Database) {
   return {
-    putMeta: db.prepare(upsertSql('rm_meta', ['key', 'value'], ['key'])),
+    putMeta: db.prepare(sqliteUpsertSql(RM_META)),
     head: db.prepare('SELECT max(position) FROM events').pluck(),
     // The stamp, the head, and the position the row of the head event's pipeline has reached (the head, when folded).
     upToDate: db
@@ -867,10 +624,10 @@ function prepare(db: Database.Database) {
       )
       .raw(true),
     allRuns: db.prepare('SELECT * FROM rm_runs WHERE pipeline = ? ORDER BY run_id'),
-    putDate: db.prepare(upsertSql('rm_dates', DATE_COLUMNS, ['pipeline', 'date'])),
-    putDateSameLogical: db.prepare(upsertSql('rm_dates', DATE_COLUMNS, ['pipeline', 'date'], ['logical_ms'])),
-    putRun: db.prepare(upsertSql('rm_runs', RUN_COLUMNS, ['pipeline', 'seq'], ['run_id', 'date'])),
-    putPipeline: db.prepare(upsertSql('rm_pipelines', PIPELINE_COLUMNS, ['pipeline'])),
+    putDate: db.prepare(sqliteUpsertSql(RM_DATES)),
+    putDateSameLogical: db.prepare(sqliteUpsertSql(RM_DATES, ['logical_ms'])),
+    putRun: db.prepare(sqliteUpsertSql(RM_RUNS, ['run_id', 'date'])),
+    putPipeline: db.prepare(sqliteUpsertSql(RM_PIPELINES)),
     putPosition: db.prepare('UPDATE rm_pipelines SET position = ? WHERE pipeline = ?'),
     eventAt: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE position = ?'),
     eventsFrom: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE position >= ? AND position <= ? ORDER BY position LIMIT 1000'),

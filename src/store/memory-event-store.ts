@@ -2,9 +2,9 @@ import { decodeEvent } from '../../events/decode-event.js';
 import { GENESIS_HASH } from '../../events/hash-chain.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import { LedgerError } from '../errors.js';
-import type { AppendRequest, AppendResult, ChainHead, ConsumerPositions, EventStore, NewEvent, RawEvent, ReadFilter } from '../store/event-store.js';
-import { sealEvents } from '../store/seal-events.js';
-import { batchesOf, ChainUnsealer } from '../store/unseal-chain.js';
+import type { AppendRequest, AppendResult, ChainHead, ConsumerPositions, EventStore, NewEvent, RawEvent, ReadFilter } from './event-store.js';
+import { sealEvents } from './seal-events.js';
+import { batchesOf, ChainUnsealer } from './unseal-chain.js';
 
 type Stored = { raw: RawEvent; event: RecordedEvent; pipeline: string; runId: string | null };
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LedgerError } from '../errors.js';
+import { LedgerError } from '../../errors.js';
 
 /**
  * The directory of the runledger package that holds this module, found by

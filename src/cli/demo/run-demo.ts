@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { registerBackfillCommands } from '../cli/commands/backfill-commands.js';
-import { runCli } from '../cli/create-program.js';
-import { LedgerError } from '../errors.js';
+import { registerBackfillCommands } from '../commands/backfill-commands.js';
+import { runCli } from '../create-program.js';
+import { LedgerError } from '../../errors.js';
 import { packageRoot } from './package-root.js';
 
 export type DemoOptions = {

@@ -1,7 +1,7 @@
 import type { EventType } from '../../events/ledger-event.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import { LedgerError } from '../errors.js';
-import { watchAppends } from '../ledger/watch-appends.js';
+import { watchAppends } from './watch-appends.js';
 import type { EventStore } from '../store/event-store.js';
 
 /** Which events a subscription hands over; the others are passed by (and acknowledged) unseen. */

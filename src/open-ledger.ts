@@ -1,12 +1,12 @@
-import { LedgerError } from '../errors.js';
-import type { BackfillOptions, CatchupOptions } from '../runner/backfill.js';
-import type { RunFunction } from '../runner/function-task.js';
-import type { RunSummary } from '../runner/run-types.js';
-import type { WithRunInput, WithRunOptions, WithRunResult } from '../runner/with-run.js';
-import { checkOptionKeys, deprecated, optionKeys } from './library-options.js';
-import { defaultActor } from '../runtime.js';
-import { openStore } from '../store/open-store.js';
-import { Ledger as LedgerFacade, ledgerSettings, type LedgerOptions } from './ledger.js';
+import { LedgerError } from './errors.js';
+import type { BackfillOptions, CatchupOptions } from './runner/backfill.js';
+import type { RunFunction } from './runner/function-task.js';
+import type { RunSummary } from './runner/run-types.js';
+import type { WithRunInput, WithRunOptions, WithRunResult } from './runner/with-run.js';
+import { checkOptionKeys, deprecated, optionKeys } from './ledger/library-options.js';
+import { defaultActor } from './runtime.js';
+import { openStore } from './store/open-store.js';
+import { Ledger as LedgerFacade, ledgerSettings, type LedgerOptions } from './ledger/ledger.js';
 
 /**
  * The library's `Ledger`: the facade (`./ledger.ts`) plus the runner's conveniences. They are composed here, where
@@ -26,7 +26,7 @@ export class Ledger extends LedgerFacade {
    */
   async backfill(options: BackfillOptions, fn: RunFunction): Promise<RunSummary> {
     // The runner loads on first use: a program that only queries never pays for it.
-    const { backfill, BACKFILL_KEYS } = await import('../runner/backfill.js');
+    const { backfill, BACKFILL_KEYS } = await import('./runner/backfill.js');
     checkOptionKeys(options, BACKFILL_KEYS, 'ledger.backfill');
     return backfill(this, options, fn);
   }
@@ -40,7 +40,7 @@ export class Ledger extends LedgerFacade {
    * const summary = await ledger.catchup({ pipeline: 'etl_orders', allPending: true }, async (run) => ({ rows: 42 }));
    */
   async catchup(options: CatchupOptions, fn: RunFunction): Promise<RunSummary> {
-    const { catchup, CATCHUP_KEYS } = await import('../runner/backfill.js');
+    const { catchup, CATCHUP_KEYS } = await import('./runner/backfill.js');
     checkOptionKeys(options, CATCHUP_KEYS, 'ledger.catchup');
     return catchup(this, options, fn);
   }
@@ -56,7 +56,7 @@ export class Ledger extends LedgerFacade {
   /** @deprecated Use `withRun({ pipeline, date, ...options }, fn)`; this form works until the next minor version. */
   async withRun(pipeline: string, date: string, fn: RunFunction, options?: WithRunOptions): Promise<WithRunResult>;
   async withRun(first: WithRunInput | string, second: RunFunction | string, third?: RunFunction, fourth?: WithRunOptions): Promise<WithRunResult> {
-    const { withRun, WITH_RUN_KEYS } = await import('../runner/with-run.js');
+    const { withRun, WITH_RUN_KEYS } = await import('./runner/with-run.js');
     if (typeof first === 'string') {
       deprecated('ledger.withRun(pipeline, date, fn, options)', 'ledger.withRun({ pipeline, date, ...options }, fn)');
       if (typeof second !== 'string' || typeof third !== 'function') {
@@ -72,7 +72,7 @@ export class Ledger extends LedgerFacade {
   }
 }
 
-const LEDGER_OPTION_KEYS = optionKeys<LedgerOptions>()({ db: true, clock: true, actor: true, create: true, rebuildProgress: true, signingKey: true, checkpointAfter: true, secrets: true });
+const LEDGER_OPTION_KEYS = optionKeys<LedgerOptions>()({ db: true, clock: true, actor: true, create: true, rebuildProgress: true, signingKey: true, checkpointAfter: true, secrets: true, maxClockSkew: true, maxEventAge: true });
 
 /**
  * Opens (or creates) a ledger: a SQLite file, or PostgreSQL for a `postgres://` URL.
@@ -82,6 +82,8 @@ const LEDGER_OPTION_KEYS = optionKeys<LedgerOptions>()({ db: true, clock: true, 
  */
 export async function openLedger(options: LedgerOptions): Promise<Ledger> {
   checkOptionKeys(options, LEDGER_OPTION_KEYS, 'openLedger');
+  // Settings first: a bad duration is refused before a database is opened or created.
+  const settings = ledgerSettings(options);
   const store = await openStore(options.db, { create: options.create ?? true, ...(options.signingKey === undefined ? {} : { signingKey: options.signingKey }) });
-  return new Ledger(store, options.clock ?? Date.now, options.actor ?? defaultActor(), ledgerSettings(options));
+  return new Ledger(store, options.clock ?? Date.now, options.actor ?? defaultActor(), settings);
 }

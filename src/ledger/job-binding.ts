@@ -1,5 +1,5 @@
-import type { OpenLineageJob, PipelineDefinition } from '../../../events/pipeline-definition.js';
-import { LedgerError } from '../../errors.js';
+import type { OpenLineageJob, PipelineDefinition } from '../../events/pipeline-definition.js';
+import { LedgerError } from '../errors.js';
 
 /** `namespace/job`, as the CLI option and every message write it. */
 export function jobText(job: OpenLineageJob): string {
