@@ -6,9 +6,9 @@
 
 /** A lone surrogate: a high one not followed by a low one, or a low one not preceded by a high one. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const ANY_SURROGATE = /[\ud800-\udfff]/;
 
-const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+/** ES2024's String methods, which every Node runledger supports (20.19+) has; the project's lib is ES2023. */
+type Es2024String = { isWellFormed(): boolean; toWellFormed(): string };
 
 /**
  * `text` with each lone surrogate replaced by U+FFFD, as a UTF-8 encoder writes it (`String#toWellFormed`):
@@ -18,7 +18,7 @@ const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
  * wellFormed('a\ud800') // 'a\ufffd'
  */
 export function wellFormed(text: string): string {
-  return ANY_SURROGATE.test(text) ? text.replace(LONE_SURROGATES, '\ufffd') : text;
+  return (text as unknown as Es2024String).toWellFormed();
 }
 
 /** Where a lone surrogate sits: the field's path (`metrics.note`, `outputs[2]`) and the UTF-16 index in its text. */
@@ -31,8 +31,8 @@ export type IllFormedText = { path: string; index: number };
  * loneSurrogateIndex('a\ud800b') // 1
  */
 export function loneSurrogateIndex(text: string): number {
-  // Most text has no surrogate at all; only then is the look-around pattern run.
-  if (!ANY_SURROGATE.test(text)) return -1;
+  // The engine's own check first: only ill-formed text runs the look-around pattern that finds the index.
+  if ((text as unknown as Es2024String).isWellFormed()) return -1;
   const found = LONE_SURROGATE.exec(text);
   return found === null ? -1 : found.index;
 }

@@ -57,6 +57,7 @@ const LAYERS = [
   ['audit', 'ingest'],
   ['ops'],
   ['runner'],
+  ['scheduler'],
   ['open-ledger.ts'],
   ['views'],
   ['render'],

@@ -1,3 +1,4 @@
+import { terminalText } from '../format/terminal-text.js';
 import { parseDuration } from '../duration.js';
 import { LedgerError } from '../errors.js';
 import { openLedger, type Ledger } from '../open-ledger.js';
@@ -103,12 +104,21 @@ export class CliContext {
     this.deps.stdout('\n');
   }
 
+  /** A human line (or lines) on stdout: every control character in it shown as its escape (`terminalText`), never sent raw. */
   out(text: string): void {
+    const safe = terminalText(text, { keepLines: true });
+    this.deps.stdout(safe.endsWith('\n') ? safe : `${safe}\n`);
+  }
+
+  /** A document another program reads (Prometheus text) or runledger's own styling (the calendar's colours), as it is. */
+  outVerbatim(text: string): void {
     this.deps.stdout(text.endsWith('\n') ? text : `${text}\n`);
   }
 
+  /** A human line on stderr, escaped as `out` escapes. */
   note(text: string): void {
-    this.deps.stderr(text.endsWith('\n') ? text : `${text}\n`);
+    const safe = terminalText(text, { keepLines: true });
+    this.deps.stderr(safe.endsWith('\n') ? safe : `${safe}\n`);
   }
 }
 

@@ -1,3 +1,4 @@
+import { terminalText } from '../format/terminal-text.js';
 import { Command, CommanderError } from 'commander';
 import { ExitCode, isLedgerError } from '../errors.js';
 import { toolVersion } from '../runtime.js';
@@ -78,12 +79,13 @@ export async function runCli(argv: string[], deps: CliDeps, extra: CommandRegist
       return done ? ExitCode.ok : ExitCode.badInput;
     }
     if (isLedgerError(error)) {
-      deps.stderr(`runledger: ${error.message}\n`);
+      // A refusal may quote what the caller sent (a date, a name, a text): shown, never obeyed by the terminal.
+      deps.stderr(`runledger: ${terminalText(error.message, { keepLines: true })}\n`);
       return error.exitCode;
     }
     if (error instanceof RunExit) return error.exitCode;
     const message = error instanceof Error ? error.message : String(error);
-    deps.stderr(`runledger: unexpected error: ${message}${deps.env['RUNLEDGER_DEBUG'] && error instanceof Error ? `\n${error.stack}` : ''}\n`);
+    deps.stderr(`runledger: unexpected error: ${terminalText(message, { keepLines: true })}${deps.env['RUNLEDGER_DEBUG'] && error instanceof Error ? `\n${error.stack}` : ''}\n`);
     return ExitCode.unexpected;
   }
 }

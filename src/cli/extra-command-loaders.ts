@@ -30,6 +30,7 @@ const BY_COMMAND: Record<string, Loader> = {
   notify: async () => (await import('./commands/notify-command.js')).registerNotifyCommand,
   report: async () => (await import('./commands/report-command.js')).registerReportCommand,
   serve: async () => (await import('./commands/serve-command.js')).registerServeCommand,
+  scheduler: async () => (await import('./commands/scheduler-command.js')).registerSchedulerCommand,
 };
 
 /**

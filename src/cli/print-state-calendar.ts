@@ -25,5 +25,6 @@ export async function printStateCalendar(ctx: CliContext, input: RangeInput): Pr
     const noColor = (ctx.deps.env['NO_COLOR'] ?? '') !== '';
     return terminalCalendar(calendar, { color: ctx.deps.stdoutIsTTY === true && !noColor, pipeline: input.pipeline });
   });
-  ctx.out(text);
+  // Its own colours: the calendar holds glyphs, dates and counts, no writer's text.
+  ctx.outVerbatim(text);
 }

@@ -1,3 +1,5 @@
+import { terminalText } from './terminal-text.js';
+
 /**
  * How a table fits the screen. `width`: the terminal's columns (undefined off a terminal or with `--wide`);
  * `flexible`: the columns that give way, by index (free text: an error, a sentence, a reason), each cut with "…";
@@ -26,9 +28,13 @@ export function formatTable(header: string[], rows: string[][], fit: TableFit = 
   return [tableLine(header, widths), ...flat.map((row) => tableLine(row, widths, fit))].join('\n') + '\n';
 }
 
-/** A cell as one line: a line break in it becomes a space. */
+/**
+ * A cell as one line a terminal shows as text: a line end in it becomes a space, and every other control
+ * character its visible escape (`terminalText`), before any width is measured or any cell cut.
+ */
 function flatCell(cell: string): string {
-  return cell.includes('\n') || cell.includes('\r') ? cell.replace(/\s*[\r\n]+\s*/g, ' ').trim() : cell;
+  // Only line ends (LF, CRLF) are layout; a carriage return alone overwrites the line on a terminal, so it is shown as `\r`.
+  return terminalText(cell.includes('\n') ? cell.replace(/[ \t]*(?:\r?\n)+[ \t]*/g, ' ').trim() : cell);
 }
 
 /** The widest cell per column; a loop, not `Math.max(...cells)`, which overflows the stack past ~100,000 rows. */

@@ -1,6 +1,6 @@
 import type { PipelineStatus } from '../../projections/views/pipeline-status.js';
 import { PIPELINE_NAME_PATTERN } from '../../events/name-patterns.js';
-import type { PipelineSummary } from '../store/read-model-rows.js';
+import type { PipelineSummary } from '../../projections/pipeline-summary.js';
 import type { ReadModels } from '../store/read-models.js';
 import { checkPipelineName } from './build-definition.js';
 import type { LedgerCore } from './ledger-core.js';

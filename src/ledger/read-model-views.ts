@@ -4,7 +4,7 @@ import { initialState, type PipelineState } from '../../projections/pipeline-sta
 import type { PendingReason } from '../../projections/pending.js';
 import type { Slot } from '../../projections/slot.js';
 import { noPending, pendingReason, pipelineStatus, statusRow, type LastFailure, type LastSuccess, type PipelineStatus, type PipelineStatusInput } from '../../projections/views/pipeline-status.js';
-import type { PipelineSummary, RunningDate } from '../store/read-model-rows.js';
+import type { PipelineSummary, RunningDate } from '../../projections/pipeline-summary.js';
 import { timetableCache, type TimetableOf } from '../store/read-model-fold.js';
 import type { ReadModels } from '../store/read-models.js';
 import type { Timetable } from '../timetable/timetable.js';

@@ -164,6 +164,8 @@ export function commandTask(options: CommandTaskOptions): CommandTask {
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(options.env)) if (value !== undefined) env[key] = value;
     Object.assign(env, runEnvironment(run, metricsPath));
+    // The watchdog is up before the command exists; from the spawn to its `watch`, nothing else runs in this process.
+    await options.reaper?.ready();
     const ended = await runChild(command ?? '', args, env, run, signal, log);
     if (ended.spawnError) {
       const e = ended.spawnError;

@@ -51,6 +51,13 @@ export type ExecuteOptions = RunControlOptions & {
    * moves that clock on, so a five-minute retry delay takes no time.
    */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Aborted: start no more slots, but let the running ones go on (a scheduler's drain); `signal` stops those. */
+  stopStarting?: AbortSignal;
+  /**
+   * Do not wait for a retry's time: a date whose retry is not due yet is left `up_for_retry` and reported as
+   * skipped (`waitingForRetry`), for a caller that comes back at that time (the scheduler's passes).
+   */
+  retryLater?: boolean;
   /** The command task's grace between SIGTERM and SIGKILL: a timed-out attempt is recorded once it is over (plus 5 s). */
   killGraceMs?: number;
 };
@@ -201,7 +208,9 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
 
   async function claimAndRun(index: number, slot: PlannedSlot): Promise<Deferred | undefined> {
     // The pipeline's own limit counts every runner's live runs: wait for a place rather than fail.
-    if (!(await waitForPlace(ledger, options.pipeline, limit, place))) {
+    const stopStarting = options.stopStarting;
+    const placeWait = stopStarting ? { ...place, signal: signal ? AbortSignal.any([signal, stopStarting]) : stopStarting } : place;
+    if (!(await waitForPlace(ledger, options.pipeline, limit, placeWait)) || stopStarting?.aborted) {
       skip(index, slot, 'interrupted', 'not started: the runner was interrupted');
       return undefined;
     }
@@ -297,7 +306,9 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
   const start = (next: { slot: PlannedSlot; index: number }, waited: boolean) => {
     const running: Promise<void> = runSlot(next.index, next.slot, waited)
       .then((wait) => {
-        if (wait) delayed.push({ ...next, wait });
+        if (!wait) return;
+        if (options.retryLater) skip(next.index, next.slot, 'waitingForRetry', `attempt ${wait.attempt} of ${wait.of} is due at ${wait.nextAt}; left for then`);
+        else delayed.push({ ...next, wait });
       })
       .catch((error: unknown) => {
         fatal ??= { error };

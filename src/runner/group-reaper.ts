@@ -11,6 +11,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
  * run, and the commands stay the runner's own children, so their exit status and signal are exact.
  */
 export type GroupReaper = {
+  /**
+   * Start the watchdog, if it is not running yet, and resolve once it is up and reading its pipe. Await it before
+   * spawning a command: starting a Node process takes a while (seconds on a loaded machine), and a runner killed
+   * in that while would leave the command it just spawned unwatched.
+   */
+  ready(): Promise<void>;
   /** Watch a command's process group (its leader's pid) from now until `unwatch`. */
   watch(pgid: number): void;
   unwatch(pgid: number): void;
@@ -28,10 +34,11 @@ export type GroupReaperOptions = {
 /**
  * The watchdog itself, run with `node -e` so it needs no file of its own beside the compiled code. It ignores
  * SIGINT, SIGTERM and SIGHUP (a Ctrl-C or a terminal's hangup reaches the runner, which stops its commands
- * itself); only the end of its stdin makes it act. Protocol: lines `+ <pgid>` and `- <pgid>`.
+ * itself); only the end of its stdin makes it act. Protocol: lines `+ <pgid>` and `- <pgid>`. It ends by itself
+ * once its stdin is closed and no group is left to wait for.
  */
 const WATCHDOG = `
-const grace = Number(process.argv[1]);
+const grace = Number(process.env.RUNLEDGER_WATCHDOG_GRACE_MS);
 const groups = new Set();
 for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(s, () => {});
 const alive = (g) => { try { process.kill(-g, 0); return true; } catch (e) { return e.code === 'EPERM'; } };
@@ -45,8 +52,9 @@ function reap() {
   const until = Date.now() + grace;
   const tick = () => {
     for (const g of groups) if (!alive(g)) groups.delete(g);
-    if (groups.size === 0) process.exit(0);
-    if (Date.now() >= until) { for (const g of groups) send(g, 'SIGKILL'); process.exit(0); }
+    // Nothing left to wait for: no timer and no open stdin, so the watchdog's process ends by itself.
+    if (groups.size === 0) return;
+    if (Date.now() >= until) { for (const g of groups) send(g, 'SIGKILL'); return; }
     setTimeout(tick, 50);
   };
   tick();
@@ -65,32 +73,50 @@ process.stdin.on('data', (chunk) => {
 });
 process.stdin.on('end', reap);
 process.stdin.on('error', reap);
+process.stdout.write('ready\\n');
 `;
 
 /**
- * Starts the watchdog lazily, at the first `watch`: a runner that runs no command starts no process.
+ * Starts the watchdog lazily, at the first `start` or `watch`: a runner that runs no command starts no process.
  *
  * @example
  * const reaper = groupReaper({ graceMs: 10_000 }); reaper.watch(child.pid); … reaper.unwatch(child.pid);
  */
 export function groupReaper(options: GroupReaperOptions): GroupReaper {
   let child: ChildProcess | undefined;
-  const write = (line: string) => {
+  let up: Promise<void> | undefined;
+  const start = () => {
     if (!child) {
-      child = spawn(options.execPath ?? process.execPath, ['-e', WATCHDOG, String(options.graceMs)], {
+      child = spawn(options.execPath ?? process.execPath, ['-e', WATCHDOG], {
+        env: { ...process.env, RUNLEDGER_WATCHDOG_GRACE_MS: String(options.graceMs) },
         // Its own process group: a signal to the runner's group (a Ctrl-C, `kill -- -<pgid>`) does not reach it.
         detached: true,
-        stdio: ['pipe', 'ignore', 'ignore'],
+        stdio: ['pipe', 'pipe', 'ignore'],
       });
+      const started = child;
+      // Up once it says so; if it cannot start (or ends), the runs go on without it rather than wait forever.
+      up = new Promise<void>((resolve) => {
+        started.stdout?.once('data', () => resolve());
+        started.once('error', () => resolve());
+        started.once('exit', () => resolve());
+      });
+      (started.stdout as unknown as { unref?: () => void } | null)?.unref?.();
       child.on('error', () => {});
       child.stdin?.on('error', () => {});
       // Neither the watchdog nor its pipe keeps the runner alive; the runner's exit closes the pipe.
       child.unref();
       (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
     }
-    child.stdin?.write(line);
+  };
+  const write = (line: string) => {
+    start();
+    child?.stdin?.write(line);
   };
   return {
+    ready: () => {
+      start();
+      return up ?? Promise.resolve();
+    },
     watch: (pgid) => write(`+ ${pgid}\n`),
     unwatch: (pgid) => {
       if (child) write(`- ${pgid}\n`);

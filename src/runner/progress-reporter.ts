@@ -1,3 +1,4 @@
+import { terminalText } from '../format/terminal-text.js';
 import { formatDuration, isQuietSkip, quietSkipLine } from './format-summary.js';
 import type { RunProgress, RunReport } from './run-types.js';
 
@@ -87,7 +88,7 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
           return;
         }
         case 'note':
-          above(() => options.write(`runledger: ${progress.text}\n`));
+          above(() => options.write(`runledger: ${terminalText(progress.text, { keepLines: true })}\n`));
           return;
         case 'retry':
           // Not finished: the date waits for its next attempt, and the bar does not count it yet.
@@ -138,7 +139,8 @@ export function describe(r: RunReport): string {
   return `${r.date} failed (${how}): ${firstLine(r.error ?? r.code ?? 'failed')}`;
 }
 
+/** The first and last line of an error (a stderr tail), its control characters shown as escapes: it goes to a terminal. */
 function firstLine(text: string): string {
   const lines = text.split('\n').filter((l) => l.trim() !== '');
-  return lines.length <= 1 ? text.trim() : `${lines[0]} … ${lines.at(-1)}`;
+  return terminalText(lines.length <= 1 ? text.trim() : `${lines[0]} … ${lines.at(-1)}`);
 }

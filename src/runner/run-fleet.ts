@@ -6,7 +6,7 @@ import { dependentSlots } from '../../projections/upstream-slots.js';
 import { LedgerError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { parseRangeEnd, parseRangeStart } from '../timetable/parse-range-end.js';
-import { createLimiter, executeRuns } from './execute-runs.js';
+import { createLimiter, executeRuns, type Limiter } from './execute-runs.js';
 import { boundedSlots } from '../ledger/slots.js';
 import { planJob, type PlannedJob } from './plan-job.js';
 import type { RunControlOptions } from './retry-policy.js';
@@ -15,7 +15,7 @@ import { upstreamGate } from './upstream-gate.js';
 
 /** What a fleet run covers: every pipeline's catchup, or one pipeline's range and every date downstream of it. */
 export type FleetRequest =
-  | { kind: 'catchup'; reprocess?: Reprocess }
+  | { kind: 'catchup'; reprocess?: Reprocess; /** Only these pipelines (default: every one). */ pipelines?: readonly string[] }
   | { kind: 'backfill'; pipeline: string; from: string; to: string; reprocess?: Reprocess };
 
 export type FleetOptions = {
@@ -32,6 +32,16 @@ export type FleetOptions = {
   placePollMs?: number;
   /** The command task's grace between SIGTERM and SIGKILL (`--kill-grace`). */
   killGraceMs?: number;
+  /** Record the runs as this type instead of the plan's (the scheduler records `scheduled` runs). */
+  runType?: 'scheduled';
+  /** Recorded as the reason of each start instead of the fleet's own. */
+  startReason?: string;
+  /** Aborted: start no more dates; the running ones go on (a scheduler's drain). */
+  stopStarting?: AbortSignal;
+  /** The places to share with other fleet runs of this process (the scheduler's overlapping passes); default `parallel` of its own. */
+  limiter?: Limiter;
+  /** Leave a retry that is not due yet for later instead of waiting for it (the scheduler comes back then). */
+  retryLater?: boolean;
   signal?: AbortSignal;
   onPlanned?: (jobs: PlannedJob[]) => void;
   onProgress?: (pipeline: string, progress: RunProgress) => void;
@@ -40,7 +50,7 @@ export type FleetOptions = {
 
 /** What a fleet run did: one summary per pipeline that had something to run, in dependency order. */
 export type FleetSummary = {
-  runType: 'catchup' | 'backfill';
+  runType: 'catchup' | 'backfill' | 'scheduled';
   pipelines: RunSummary[];
   /** Pipelines with pending dates but no stored command (`define --command`), left alone. */
   withoutCommand: string[];
@@ -91,7 +101,7 @@ export async function runFleet(ledger: Ledger, request: FleetRequest, options: F
       settled.set(keyOf(job.pipeline, slot.date), { promise, resolve });
     }
   }
-  const limiter = createLimiter(parallel);
+  const limiter = options.limiter ?? createLimiter(parallel);
   const summaries = await Promise.all(
     runnable.map(async ({ job, task, definition }) => {
       const gate = definition.upstreams
@@ -105,14 +115,16 @@ export async function runFleet(ledger: Ledger, request: FleetRequest, options: F
         return await executeRuns(ledger, {
           ...options.control,
           pipeline: job.pipeline,
-          runType: job.runType,
+          runType: options.runType ?? job.runType,
           slots: job.plan.slots,
           reprocess: job.reprocess,
           task,
           // A failure stops only what depends on it: the gate skips those dates, the others carry on.
           continueOnFailure: true,
           limiter,
-          startReason: request.kind === 'catchup' ? 'catchup --all (reprocess ' + job.reprocess + ')' : `backfill --with-downstream of ${request.pipeline} ${request.from}..${request.to}`,
+          ...(options.retryLater ? { retryLater: true } : {}),
+          ...(options.stopStarting ? { stopStarting: options.stopStarting } : {}),
+          startReason: options.startReason !== undefined ? options.startReason : request.kind === 'catchup' ? 'catchup --all (reprocess ' + job.reprocess + ')' : `backfill --with-downstream of ${request.pipeline} ${request.from}..${request.to}`,
           ...(gate ? { gate } : {}),
           ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
           ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
@@ -133,7 +145,7 @@ export async function runFleet(ledger: Ledger, request: FleetRequest, options: F
   );
   const total = (field: 'succeeded' | 'failed' | 'skipped') => summaries.reduce((sum, s) => sum + s[field], 0);
   return {
-    runType: request.kind,
+    runType: options.runType ?? request.kind,
     pipelines: summaries,
     withoutCommand,
     succeeded: total('succeeded'),
@@ -154,7 +166,10 @@ export async function runFleet(ledger: Ledger, request: FleetRequest, options: F
 export async function planFleet(ledger: Ledger, request: FleetRequest): Promise<{ jobs: PlannedJob[]; definitions: Map<string, PipelineDefinition> }> {
   const definitions = new Map((await ledger.pipelines()).map((d) => [d.pipeline, d]));
   const graph = new Map([...definitions.values()].map((d) => [d.pipeline, d.upstreams ?? []]));
-  const jobs = request.kind === 'catchup' ? await planCatchups(ledger, graph, request.reprocess) : await planWithDownstream(ledger, graph, request);
+  const all = request.kind === 'catchup' ? await planCatchups(ledger, graph, request.reprocess) : await planWithDownstream(ledger, graph, request);
+  const only = request.kind === 'catchup' && request.pipelines && request.pipelines.length > 0 ? new Set(request.pipelines) : null;
+  if (only) for (const name of only) if (!definitions.has(name)) await ledger.pipeline(name);
+  const jobs = only ? all.filter((j) => only.has(j.pipeline)) : all;
   return { jobs, definitions };
 }
 

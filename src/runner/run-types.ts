@@ -74,7 +74,7 @@ export type RunReport = {
 /** What a backfill or catchup did (`--json`: `{ pipeline, runs, succeeded, failed, skipped }`). */
 export type RunSummary = {
   pipeline: string;
-  runType: Extract<RunType, 'backfill' | 'catchup'>;
+  runType: Extract<RunType, 'backfill' | 'catchup' | 'scheduled'>;
   runs: RunReport[];
   succeeded: number;
   failed: number;

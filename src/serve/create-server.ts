@@ -78,7 +78,7 @@ export async function createServer(options: ServeOptions): Promise<FastifyInstan
   const app = Fastify({
     bodyLimit,
     logger: options.logRequests
-      ? { level: 'info', serializers: { req: requestForLog }, ...(options.logStream ? { stream: options.logStream } : {}) }
+      ? { level: 'info', serializers: { req: requestForLog }, redact: { paths: LOGGED_SECRETS, censor: '[redacted]' }, ...(options.logStream ? { stream: options.logStream } : {}) }
       : false,
     return503OnClosing: true,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
@@ -105,8 +105,12 @@ export async function createServer(options: ServeOptions): Promise<FastifyInstan
   // The hooks are plain callbacks, not async functions: each async hook costs every request a promise and a
   // turn of the microtask queue, a measurable share of a cached answer's few tens of microseconds.
   app.addHook('onRequest', (request, reply, done) => {
-    if (!hostAllowed(request.headers.host)) {
-      sendError(reply, 421, 'auth.hostNotAllowed', `this server does not answer to the host '${request.headers.host ?? ''}'; open it by an address it listens on, or start it with --allowed-host <name>`);
+    // An absolute-form request line (`GET http://evil.example/ HTTP/1.1`) names its host there, and HTTP says a
+    // server must take that authority over the Host header: it is checked the same way.
+    const target = request.raw.url ?? '/';
+    const host = target.startsWith('/') ? request.headers.host : authorityOf(target);
+    if (!hostAllowed(host)) {
+      sendError(reply, 421, 'auth.hostNotAllowed', `this server does not answer to the host '${oneLine(host ?? '')}'; open it by an address it listens on, or start it with --allowed-host <name>`);
       return;
     }
     // An answered request (refused, or sent back without its ?token=) goes no further.
@@ -124,6 +128,8 @@ export async function createServer(options: ServeOptions): Promise<FastifyInstan
   });
   app.addHook('onSend', (_request, reply, payload, done) => {
     reply.headers(SECURITY_HEADERS);
+    // Every answer is the ledger at one moment: no cache keeps it unless its route says so (the assets do).
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     if (reply.statusCode >= 400 && typeof payload === 'string' && payload.length > ERROR_BODY_MAX_BYTES && payload.startsWith('{')) {
       done(null, capErrorBody(payload));
       return;
@@ -131,8 +137,9 @@ export async function createServer(options: ServeOptions): Promise<FastifyInstan
     done(null, payload);
   });
 
-  // JSON bodies parsed here so each refusal says what is wrong with the body.
-  app.removeContentTypeParser('application/json');
+  // JSON bodies parsed here so each refusal says what is wrong with the body; no other type is taken (fastify's
+  // text/plain parser would hand a string to the route, refused as a body that is no object instead of 415).
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (_request, text, done) => {
     try {
       done(null, parseJsonBody(String(text)));
@@ -256,24 +263,39 @@ function checkRequest(request: FastifyRequest, nowMs: number): void {
   }
 }
 
-/** What `--log` writes of a request: never a token in its address, never its headers. */
+/** What `--log` writes of a request: never a credential from its address, never its headers. */
 function requestForLog(request: FastifyRequest): { method: string; url: string; remoteAddress: string } {
   return { method: request.method, url: redactTokenInUrl(request.url), remoteAddress: request.ip };
 }
 
+/** Paths of a log line pino censors if anything ever logs a request's headers (the serializer above logs none). */
+const LOGGED_SECRETS = ['req.headers.authorization', 'req.headers.cookie', 'req.headers["proxy-authorization"]', 'headers.authorization', 'headers.cookie'];
+
+/** Query parameters `--log` never writes the value of, by a name that says it carries a credential. */
+const CREDENTIAL_PARAMETER = /token|key|pass|pwd|secret|auth|sig|credential|session|cookie/i;
+
 /**
- * An address with the value of every `token` parameter replaced.
+ * An address with the value of every credential-like parameter replaced:
+ * `token`, `access_token`, `api_key`, `key`, `password`, `client_secret`,
+ * `signature`, and any other name holding one of those words.
  *
  * @example
  * redactTokenInUrl('/?token=s3cret&x=1') // '/?token=[redacted]&x=1'
+ * redactTokenInUrl('/?api_key=k&password=p') // '/?api_key=[redacted]&password=[redacted]'
  */
 export function redactTokenInUrl(url: string): string {
   const q = url.indexOf('?');
   if (q < 0) return url;
   const params = new URLSearchParams(url.slice(q + 1));
-  if (![...params.keys()].some((k) => k.toLowerCase() === 'token')) return url;
-  const kept = [...params].map(([k, v]) => `${encodeURIComponent(k)}=${k.toLowerCase() === 'token' ? '[redacted]' : encodeURIComponent(v)}`);
+  if (![...params.keys()].some((k) => CREDENTIAL_PARAMETER.test(k))) return url;
+  const kept = [...params].map(([k, v]) => `${encodeURIComponent(k)}=${CREDENTIAL_PARAMETER.test(k) ? '[redacted]' : encodeURIComponent(v)}`);
   return `${url.slice(0, q)}?${kept.join('&')}`;
+}
+
+/** The authority of an absolute-form request target (`http://host:port/path`), without user info; undefined for any other form. */
+function authorityOf(target: string): string | undefined {
+  const authority = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(target)?.[1];
+  return authority === undefined ? undefined : authority.slice(authority.lastIndexOf('@') + 1);
 }
 
 /** Errors the HTTP parser finds before fastify sees a request (headers or address too large, a timeout): the same JSON shape and headers. */

@@ -4,11 +4,10 @@ import { isDone, type DateState } from '../../projections/date-state.js';
 import { evolveInPlace, initialState, type PipelineState, type WatermarkInstant } from '../../projections/pipeline-state.js';
 import { evolveRunHistory, initialRunHistory, type RunHistory, type RunRecord } from '../../projections/run-history.js';
 import type { Slot } from '../../projections/slot.js';
-import { copyTally, tallyRun } from '../../projections/views/run-tally.js';
-import { tellingLine } from '../../projections/views/telling-line.js';
+import { countSlots, emptySummary, summaryFolder, type DateChange, type PipelineSummary, type RunChange, type SlotKindOf } from '../../projections/pipeline-summary.js';
 import { createTimetable } from '../timetable/create-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
-import { dateRow, runRow, type DateRow, type LastOutcome, type PipelineSummary, type Refs, type RunningDate, type RunRow } from './read-model-rows.js';
+import { dateOfRow, dateRow, runOfRow, runRow, type DateRow, type Payloads, type Refs, type RunRow } from './read-model-rows.js';
 
 /**
  * The table writer's fold: the rows an append touches, loaded back as the fold's own state, the new
@@ -23,6 +22,36 @@ export type TouchedRows = {
   dates: Map<string, { state: DateState; refs: Refs }>;
   runs: Map<string, { run: RunRecord; refs: Refs; seq: number }>;
 };
+
+/**
+ * The touched rows of one pipeline as the fold's state, from the rows as stored: `payloads` reads the long errors
+ * whole (results stay stand-ins, see `withoutResults`: the fold only carries them along).
+ *
+ * @example
+ * const touched = touchedOfRows(summary, dateRows, runRows, withoutResults(payloads));
+ */
+export function touchedOfRows(summary: PipelineSummary | null, dates: Iterable<DateRow>, runs: Iterable<RunRow>, payloads: Payloads): TouchedRows {
+  const touched: TouchedRows = { summary, dates: new Map(), runs: new Map() };
+  for (const row of dates) touched.dates.set(row.date, { state: dateOfRow(row, payloads), refs: { result: row.result_position, error: row.error_position } });
+  for (const row of runs) touched.runs.set(row.run_id, { run: runOfRow(row, payloads), refs: { result: row.result_position, error: row.error_position }, seq: row.seq });
+  return touched;
+}
+
+/**
+ * Events grouped by pipeline, each group in the order given: the writer folds one pipeline at a time.
+ *
+ * @example
+ * for (const [pipeline, list] of eventsByPipeline(events)) fold(pipeline, list);
+ */
+export function eventsByPipeline<E extends Pick<RecordedEvent, 'data'>>(events: readonly E[]): Map<string, E[]> {
+  const groups = new Map<string, E[]>();
+  for (const event of events) {
+    const list = groups.get(event.data.pipeline);
+    if (list) list.push(event);
+    else groups.set(event.data.pipeline, [event]);
+  }
+  return groups;
+}
 
 /** The touched rows of a pipeline the tables do not hold yet. */
 export function noRows(): TouchedRows {
@@ -57,28 +86,6 @@ export function touchedKeys(events: ReadonlyArray<Pick<RecordedEvent, 'data'>>):
   return { dates, runs };
 }
 
-/** An empty summary for a pipeline the tables do not know yet. */
-export function emptySummary(pipeline: string): PipelineSummary {
-  return {
-    pipeline,
-    definition: null,
-    definedAt: null,
-    version: 0,
-    watermark: null,
-    completeThrough: null,
-    counts: {},
-    lastSuccess: null,
-    lastFailure: null,
-    slotCounts: {},
-    misaligned: 0,
-    throughSlots: 0,
-    runTally: {},
-    position: 0,
-    running: [],
-    latestMs: null,
-  };
-}
-
 /**
  * Folds one pipeline's new events (in position order) into its touched rows.
  *
@@ -104,6 +111,7 @@ export type RowFolder = { add(events: readonly RecordedEvent[]): void; finish():
  */
 export function rowFolder(pipeline: string, touched: TouchedRows, timetables: TimetableOf = timetableOf): RowFolder {
   const before = touched.summary ?? emptySummary(pipeline);
+  const summary = summaryFolder(before);
   // The folder owns its state record, so each event sets it in place (`evolveInPlace`).
   const state: PipelineState = {
     ...initialState(pipeline),
@@ -119,19 +127,11 @@ export function rowFolder(pipeline: string, touched: TouchedRows, timetables: Ti
   for (const [runId, { run }] of touched.runs) history.runs.set(runId, run);
   const dateRefs = new Map<string, Refs>([...touched.dates].map(([key, row]) => [key, { ...row.refs }]));
   const runRefs = new Map<string, Refs & { seq: number }>([...touched.runs].map(([runId, row]) => [runId, { ...row.refs, seq: row.seq }]));
-  const counts = { ...before.counts };
-  const slotCounts = { ...before.slotCounts };
-  const runTally = copyTally(before.runTally);
-  let misaligned = before.misaligned;
   /** Each changed date as it was before its first change (undefined: it had no row). */
   const firstState = new Map<string, DateState | undefined>();
   /** Each changed run as it was before its first change. */
   const firstRun = new Map<string, RunRecord | undefined>();
-  let lastSuccess = before.lastSuccess;
-  let lastFailure = before.lastFailure;
   let redefined = false;
-  // Over every state a date takes, event by event: a refold and the appends that made the rows see the same ones.
-  let latestMs = before.latestMs;
 
   const add = (events: readonly RecordedEvent[]): void => {
     for (const event of events) {
@@ -142,19 +142,18 @@ export function rowFolder(pipeline: string, touched: TouchedRows, timetables: Ti
       const runBefore = runId === null ? undefined : history.runs.get(runId);
       evolveInPlace(state, event, instant);
       history = evolveRunHistory(history, event);
+      let dateChange: DateChange | null = null;
+      let runChange: RunChange | null = null;
       if (key !== null) {
         const dateAfter = state.dates.get(key);
         if (dateAfter !== undefined && dateAfter !== dateBefore) {
           if (!firstState.has(key)) firstState.set(key, dateBefore);
-          if (dateAfter.logicalDate !== dateBefore?.logicalDate) {
-            const ms = Date.parse(dateAfter.logicalDate);
-            if (latestMs === null || ms > latestMs) latestMs = ms;
-          }
           const refs = dateRefs.get(key) ?? { result: null, error: null };
           // The event that set a long field is where its whole value is read back from.
           if (dateAfter.metrics !== dateBefore?.metrics || dateAfter.outputs !== dateBefore?.outputs) refs.result = event.position;
           if (dateAfter.error !== dateBefore?.error) refs.error = event.position;
           dateRefs.set(key, refs);
+          dateChange = { before: dateBefore, after: dateAfter };
         }
       }
       if (runId !== null) {
@@ -165,125 +164,66 @@ export function rowFolder(pipeline: string, touched: TouchedRows, timetables: Ti
           if (runAfter.metrics !== runBefore?.metrics) refs.result = event.position;
           if (runAfter.error !== runBefore?.error) refs.error = event.position;
           runRefs.set(runId, refs);
-          // As the fold's status finds them: the latest recorded success or failure, ties to the later start.
-          if (event.type === 'RunSucceeded' && runAfter.status === 'success' && runAfter.finishedAt !== null && runBefore?.status !== 'success') {
-            lastSuccess = laterFailure(lastSuccess, { date: runAfter.date, runId, at: runAfter.finishedAt, seq: refs.seq });
-          }
-          if (runAfter.error !== null && runAfter.finishedAt !== null && runAfter.error !== runBefore?.error) {
-            lastFailure = laterFailure(lastFailure, { date: runAfter.date, runId, at: runAfter.finishedAt, seq: refs.seq, error: tellingLine(runAfter.error) });
-          }
+          runChange = { before: runBefore, after: runAfter, seq: refs.seq };
         }
       }
+      if (dateChange !== null || runChange !== null) summary.add(event, dateChange, runChange);
     }
   };
 
   const finish = (): FoldedRows => {
-    let lostSuccess = false;
-    let nowDone = false;
-    const dates: DateRow[] = [];
-    const running = new Map<string, RunningDate>(before.running.map((date) => [date.date, date]));
     // Which keys are slots is the timetable's to say; after a redefinition the writer counts them all again.
     const timetable = redefined ? null : timetables(state.definition);
+    const dates: DateRow[] = [];
+    const changedDates: Array<readonly [DateState | undefined, DateState]> = [];
     for (const [key, first] of firstState) {
       const date = state.dates.get(key) as DateState;
-      const was = first?.status;
-      if (was !== undefined) counts[was] = (counts[was] ?? 0) - 1;
-      counts[date.status] = (counts[date.status] ?? 0) + 1;
-      if (timetable !== null) {
-        if (first !== undefined) misaligned -= tallySlot(slotCounts, timetable, first, -1);
-        misaligned += tallySlot(slotCounts, timetable, date, 1);
-      }
-      // Done is a success or a skip (complete-through counts both): losing either walks it again.
-      if (isDone(was as DateState['status'] | undefined) && !isDone(date.status)) lostSuccess = true;
-      if (isDone(date.status)) nowDone = true;
-      if (date.status === 'running') running.set(key, { date: key, runId: date.runId, leaseExpiresAt: date.leaseExpiresAt, logicalDate: date.logicalDate });
-      else running.delete(key);
+      changedDates.push([first, date]);
       dates.push(dateRow(pipeline, date, dateRefs.get(key) as Refs));
     }
     const runs: RunRow[] = [];
+    const changedRuns: Array<readonly [RunRecord | undefined, RunRecord]> = [];
     for (const [runId, first] of firstRun) {
       const refs = runRefs.get(runId) as Refs & { seq: number };
       const run = history.runs.get(runId) as RunRecord;
-      if (first !== undefined) tallyRun(runTally, first, -1);
-      tallyRun(runTally, run, 1);
+      changedRuns.push([first, run]);
       runs.push(runRow(pipeline, run, refs.seq, refs));
     }
-    const summary: PipelineSummary = {
-      pipeline,
-      definition: state.definition,
-      definedAt: state.definedAt,
-      version: state.version,
-      watermark: state.watermark,
-      completeThrough: before.completeThrough,
-      counts,
-      lastSuccess,
-      lastFailure,
-      slotCounts,
-      misaligned,
-      throughSlots: before.throughSlots,
-      runTally,
-      position: state.position,
-      // By key: one text for the same dates, however they came to run.
-      running: [...running.values()].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0)),
-      latestMs,
-    };
+    const folded = summary.finish(state, changedDates, changedRuns, timetable === null ? null : slotKindFor(timetable));
     // Complete-through stands at the end of the done slots, so the slot after it is not done: it can only move on
     // when a changed date is done now (a start, a failure or a heartbeat leaves it where it is, with no walk).
-    const mode: CompleteThroughMode = redefined || lostSuccess ? 'recompute' : nowDone ? 'advance' : 'keep';
-    return { summary, dates, runs, completeThrough: mode, recountSlots: redefined, state };
+    const mode: CompleteThroughMode = redefined || folded.lostDone ? 'recompute' : folded.nowDone ? 'advance' : 'keep';
+    return { summary: folded.summary, dates, runs, completeThrough: mode, recountSlots: redefined, state };
   };
   return { add, finish };
-}
-
-/**
- * The failure `status` shows as the last one: the latest finish, and of two at the same instant the run
- * started later (the order the run history lists them in).
- */
-function laterFailure(current: LastOutcome | null, candidate: LastOutcome): LastOutcome {
-  if (current === null) return candidate;
-  const a = Date.parse(candidate.at);
-  const b = Date.parse(current.at);
-  return a > b || (a === b && candidate.seq >= current.seq) ? candidate : current;
 }
 
 /** A definition's timetable (null without one), as `timetableOf` or a `timetableCache` gives it. */
 export type TimetableOf = (definition: PipelineDefinition | null) => Timetable | null;
 
-/**
- * Adds a date row to (`sign` 1) or takes it from (-1) the slot counts when its key is a slot of
- * `timetable` and its logical date is that slot's; returns 1 when instead its key names a slot its
- * logical date is not (a misaligned row, counted apart), else 0.
- */
-function tallySlot(slotCounts: Record<string, number>, timetable: Timetable, date: Pick<DateState, 'date' | 'status' | 'logicalDate'>, sign: 1 | -1): number {
-  const kind = slotKindOf(timetable, date.date, Date.parse(date.logicalDate));
-  if (kind === 'slot') slotCounts[date.status] = (slotCounts[date.status] ?? 0) + sign;
-  return kind === 'misaligned' ? 1 : 0;
-}
-
-/** Whether a date key is the slot at its logical date, names a slot at another instant, or names none. */
-function slotKindOf(timetable: Timetable, key: string, logicalMs: number): 'slot' | 'misaligned' | 'none' {
-  if (timetable.slotKeyAt(logicalMs) === key) return 'slot';
-  let keyMs: number;
-  try {
-    keyMs = timetable.parseDate(key);
-  } catch {
-    return 'none';
-  }
-  return timetable.slotKeyAt(keyMs) === key ? 'misaligned' : 'none';
+/** Whether a date key is the slot at its logical date, names a slot at another instant, or names none, by `timetable`. */
+function slotKindFor(timetable: Timetable): SlotKindOf {
+  return (key, logicalMs) => {
+    if (timetable.slotKeyAt(logicalMs) === key) return 'slot';
+    let keyMs: number;
+    try {
+      keyMs = timetable.parseDate(key);
+    } catch {
+      return 'none';
+    }
+    return timetable.slotKeyAt(keyMs) === key ? 'misaligned' : 'none';
+  };
 }
 
 /**
- * The slot counts and misaligned rows of a pipeline's date rows, counted from scratch (after a
- * redefinition, and on rebuild).
+ * The slot counts and misaligned rows of a pipeline's date rows by its timetable, counted from scratch (after a
+ * redefinition, and on rebuild): `countSlots` with the timetable's slots.
  *
  * @example
  * const { slotCounts, misaligned } = slotTallyOf(timetable, rows);
  */
 export function slotTallyOf(timetable: Timetable | null, dates: Iterable<Pick<DateState, 'date' | 'status' | 'logicalDate'>>): { slotCounts: Record<string, number>; misaligned: number } {
-  const slotCounts: Record<string, number> = {};
-  let misaligned = 0;
-  if (timetable !== null) for (const date of dates) misaligned += tallySlot(slotCounts, timetable, date, 1);
-  return { slotCounts, misaligned };
+  return countSlots(timetable === null ? null : slotKindFor(timetable), dates);
 }
 
 /** The pipeline's timetable, or null without a definition. */

@@ -1,6 +1,7 @@
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
+import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { DateState } from '../../projections/date-state.js';
-import type { DateMark } from '../../projections/pipeline-state.js';
+import type { LastOutcome, PipelineSummary, RunningDate } from '../../projections/pipeline-summary.js';
 import type { RunRecord } from '../../projections/run-history.js';
 import { sortedTally, type RunTally } from '../../projections/views/run-tally.js';
 import type { RM_DATES, RM_PIPELINES, RM_RUNS, RowOf } from './read-model-schema.js';
@@ -14,14 +15,8 @@ import type { RM_DATES, RM_PIPELINES, RM_RUNS, RowOf } from './read-model-schema
 /** Error texts longer than this keep only an excerpt in their row, and the position of the event that holds the whole text. */
 export const ERROR_EXCERPT_CHARS = 240;
 
-/** Where the last success or failure of a pipeline happened; `error` on a failure only (its first line). */
-export type LastOutcome = { date: string; runId: string; at: string; seq: number; error?: string };
-
 /** A row of `rm_pipelines`: a pipeline at a glance (its columns are declared in read-model-schema.ts). */
 export type PipelineRow = RowOf<typeof RM_PIPELINES>;
-
-/** A date whose status is `running`, as the pipeline row keeps it. */
-export type RunningDate = { date: string; runId: string; leaseExpiresAt: string; logicalDate: string };
 
 /** A row of `rm_dates`: one date key's current state. */
 export type DateRow = RowOf<typeof RM_DATES>;
@@ -31,26 +26,6 @@ export type RunRow = RowOf<typeof RM_RUNS>;
 
 /** Positions of the events that hold a row's long fields. */
 export type Refs = { result: number | null; error: number | null };
-
-/** The parts of a pipeline row the queries use, decoded. */
-export type PipelineSummary = {
-  pipeline: string;
-  definition: PipelineDefinition | null;
-  definedAt: string | null;
-  version: number;
-  watermark: DateMark | null;
-  completeThrough: string | null;
-  counts: Record<string, number>;
-  lastSuccess: LastOutcome | null;
-  lastFailure: LastOutcome | null;
-  slotCounts: Record<string, number>;
-  misaligned: number;
-  throughSlots: number;
-  runTally: RunTally;
-  position: number;
-  running: RunningDate[];
-  latestMs: number | null;
-};
 
 /**
  * The fields a record keeps in columns of their own; `shape`: the keys, in order, of the last record
@@ -170,6 +145,48 @@ export type Payloads = {
   /** The whole error text of the event at `position`, as the fold would have set it for `kind` (`excerpt`: what the row holds). */
   error(position: number, kind: 'date' | 'run', excerpt: string): string;
 };
+
+/**
+ * Stand-ins for metrics and outputs a reader does not read: the writer's fold only carries them along, and a row
+ * only needs to know that there are some (its `result_position` stays), so appends never parse old payloads.
+ */
+const KEPT_METRICS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+const KEPT_OUTPUTS: string[] = Object.freeze([]) as unknown as string[];
+const keptResult: Payloads['result'] = () => ({ metrics: KEPT_METRICS, outputs: KEPT_OUTPUTS });
+
+/** A light read's long values: stand-ins for metrics and outputs, excerpts for errors (for states and outcomes only). */
+export const LIGHT_PAYLOADS: Payloads = { result: keptResult, error: (_position, _kind, excerpt) => excerpt };
+
+/**
+ * `payloads` with stand-ins for metrics and outputs, errors whole: what the table writer reads rows back with, and
+ * what answers without results (pending, a page's strip) read.
+ */
+export function withoutResults(payloads: Pick<Payloads, 'error'>): Payloads {
+  return { result: keptResult, error: payloads.error };
+}
+
+/**
+ * The long values rows point to, read from the events at their positions (`eventAt`): a success's metrics and
+ * outputs, a failure's or an interrupt's whole error text as the fold set it; the excerpt for an event that holds
+ * none (the row's own text is then all there is).
+ *
+ * @example
+ * const payloads = payloadsOfEvents((position) => events.get(position));
+ */
+export function payloadsOfEvents(eventAt: (position: number) => RecordedEvent | undefined): Payloads {
+  return {
+    result(position) {
+      const event = eventAt(position);
+      return event?.type === 'RunSucceeded' ? { metrics: event.data.metrics, outputs: event.data.outputs } : { metrics: null, outputs: [] };
+    },
+    error(position, kind, excerpt) {
+      const event = eventAt(position);
+      if (event?.type === 'RunFailed') return event.data.error;
+      if (event?.type === 'RunInterrupted') return kind === 'date' ? event.data.message : `interrupted by ${event.data.by}: ${event.data.message}`;
+      return excerpt;
+    },
+  };
+}
 
 /** A date's state from its row (and the events its row points to). */
 export function dateOfRow(row: DateRow, payloads: Payloads): DateState {

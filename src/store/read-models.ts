@@ -1,7 +1,8 @@
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { DateState } from '../../projections/date-state.js';
 import type { RunRecord } from '../../projections/run-history.js';
-import type { DateRow, PipelineRow, PipelineSummary, RunRow, StripDate } from './read-model-rows.js';
+import type { PipelineSummary } from '../../projections/pipeline-summary.js';
+import type { DateRow, PipelineRow, RunRow, StripDate } from './read-model-rows.js';
 
 /** Progress of a rebuild: events folded so far of all there are. */
 export type RebuildProgress = (done: number, total: number) => void;

@@ -27,6 +27,20 @@ export type CalendarWindow = {
 
 const DAY_MS = 86_400_000;
 
+/** Cells a calendar page shows by default: a minutely pipeline gets the last days that fit, not 31 days of minutes. */
+const CALENDAR_CELL_BUDGET = 6_000;
+
+/** How many day rows the calendar shows by default: 31, or as many days as `CALENDAR_CELL_BUDGET` cells hold. */
+export function defaultDayRows(timetable: Timetable, nowMs: number): number {
+  const last = timetable.lastDue(nowMs);
+  if (last === undefined) return 31;
+  const at = Date.parse(last.logicalDate);
+  const perDay = timetable.countSlots(at - DAY_MS, at);
+  return Math.max(1, Math.min(31, Math.floor(CALENDAR_CELL_BUDGET / Math.max(1, perDay))));
+}
+
+
+
 /**
  * Which calendar rows a page shows: the `rows` rows that end with the row of
  * `to` (default: the row of the last due slot), never before the pipeline's

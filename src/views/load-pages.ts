@@ -19,7 +19,7 @@ import { sha256Hex } from '../store/seal-events.js';
 import { createTimetable } from '../timetable/create-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
 import { stripRange, tableStrip, type StripRange } from './table-strip.js';
-import { calendarWindow, type CalendarWindow, type CalendarWindowInput } from './calendar-window.js';
+import { calendarWindow, defaultDayRows, type CalendarWindow, type CalendarWindowInput } from './calendar-window.js';
 import type { AuditPage, OverviewPage, OverviewRow, PageTime, PipelinePage, RunPage, VerifyPage } from './page-models.js';
 
 export type PageLimits = {
@@ -247,7 +247,7 @@ export async function loadPipelinePage(ledger: Ledger, pipeline: string, asOf: A
 export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf: AsOf | undefined, limits: PageLimits = {}, input: PipelinePageInput = {}): Promise<{ page: PipelinePage; audit: AuditEntry[] }> {
   const time = await pageTime(ledger, asOf);
   const { definition, timetable, tasks } = await pageDefinition(ledger, pipeline, time);
-  const window = calendarWindow(timetable, time.nowMs, { ...input, ...rangeEnd(input) }, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? 31));
+  const window = calendarWindow(timetable, time.nowMs, { ...input, ...rangeEnd(input) }, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? defaultDayRows(timetable, time.nowMs)));
   const state = await ledger.state({ pipeline, ...(window.from === null || window.to === null ? {} : { from: window.from, to: window.to }), limit: CALENDAR_CELLS, ...asOfInput(time) });
   // The strip and the task grid span the whole history: one status per date, whatever window the calendar shows.
   // Read without metrics, and dropped once the strip is drawn, before the pending list and the history are read.

@@ -1,5 +1,5 @@
-import { cellStatus, type CellStatus } from '../../projections/views/calendar.js';
-import { historyStrip } from '../../projections/views/history-strip.js';
+import { cellStatus, STATUS_SEVERITY, type CellStatus } from '../../projections/views/calendar.js';
+import { historyStrip, type StripBucket } from '../../projections/views/history-strip.js';
 import { auditEntriesOf, type AuditEntry } from '../../projections/views/pipeline-history.js';
 import { pointsFromDates, type Mark } from '../../projections/views/points-from-dates.js';
 import { runRows } from '../../projections/views/run-rows.js';
@@ -11,10 +11,11 @@ import type { AsOf, PendingView } from '../ledger/ledger-types.js';
 import { tableView } from '../ledger/read-model-views.js';
 import { rangeOf } from '../ledger/resolve-keys.js';
 import type { DateState } from '../../projections/date-state.js';
-import type { PipelineSummary } from '../store/read-model-rows.js';
+import type { PipelineSummary } from '../../projections/pipeline-summary.js';
 import type { ReadModels } from '../store/read-models.js';
 import type { Timetable } from '../timetable/timetable.js';
-import { calendarWindow } from './calendar-window.js';
+import type { Slot } from '../../projections/slot.js';
+import { calendarWindow, defaultDayRows } from './calendar-window.js';
 import { calendarPart, loadPipelinePage, pageTime, rangeEnd, type PageLimits, type PipelinePageInput } from './load-pages.js';
 import type { PipelinePage } from './page-models.js';
 
@@ -30,6 +31,13 @@ export const PENDING_LISTED = 200;
 const CHART_DATES = 400;
 /** Events of the pipeline read back for its audit entries, at most. */
 export const AUDIT_SCAN = 10_000;
+/**
+ * Due slots past which the page stops walking every slot: the strip is then aggregated per period from the rows and
+ * the slots' count per period, and the pending list walks the slots only up to its last entry. A minutely pipeline
+ * started in 1970 has 30 million; walking them cost 33 s and 2.7 GB for one view.
+ */
+export const SLOTS_WALKED = 200_000;
+
 
 /**
  * The pipeline page as `serve` shows it: from the read models when the ledger keeps them and the
@@ -125,6 +133,121 @@ async function historyKeys(models: ReadModels, pipeline: string, timetable: Time
   }
   for (const off of offSlots.slice(next)) addKey(merged, off.date, off.status, off.at, off.kind);
   return merged;
+}
+
+/**
+ * The recorded keys alone, oldest first, each marked on a slot or not, for a pipeline with more due slots than
+ * `SLOTS_WALKED`: what the page draws from the keys (the chart, the in-flight runs) needs only these, and the strip and
+ * the pending list ask the timetable for the slots between them. Null when a row sits under a slot's key for another
+ * instant (the fold decides then, as for `historyKeys`).
+ */
+async function recordedKeys(models: ReadModels, pipeline: string, timetable: Timetable, nowMs: number, slots: number): Promise<Sparse | null> {
+  const [fromMs, toMs] = rangeOf(timetable, {}, nowMs);
+  const rows: Array<{ date: string; status: CellStatus; at: number; onSlot: boolean }> = [];
+  await models.statuses(pipeline, Number.MIN_SAFE_INTEGER, (date, status, lease, logicalMs) => {
+    const onSlot = logicalMs >= fromMs && logicalMs <= toMs && timetable.slotKeyAt(logicalMs) === date;
+    rows.push({ date, status: cellStatus({ status: status as Exclude<CellStatus, 'stalled' | 'not-due'>, stalled: status === 'running' && Date.parse(lease) <= nowMs }), at: logicalMs, onSlot });
+  });
+  const elsewhere = rows.filter((r) => !r.onSlot);
+  const offSchedule = new Set<string>();
+  if (elsewhere.length > 0) {
+    for (const date of await models.dates(pipeline, { keys: elsewhere.map((r) => r.date), light: true })) {
+      const at = Date.parse(date.logicalDate);
+      if (timetable.slotKeyAt(at) !== undefined && timetable.slotKeyAt(at) !== date.date) return null;
+      if (date.offSchedule && at <= Math.max(toMs, nowMs)) offSchedule.add(date.date);
+    }
+  }
+  rows.sort((a, b) => a.at - b.at || (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+  const keys: History = { dates: [], statuses: [], at: [], kinds: [] };
+  for (const row of rows) {
+    if (!row.onSlot && !offSchedule.has(row.date) && (row.at < fromMs || row.at > toMs)) continue;
+    addKey(keys, row.date, row.status, row.at, RECORDED | (row.onSlot ? ON_SLOT : 0) | (offSchedule.has(row.date) ? OFF_SCHEDULE : 0));
+  }
+  return { ...keys, fromMs, toMs, slots };
+}
+
+/** The recorded keys of a long pipeline and the range of its due slots. */
+type Sparse = History & { fromMs: number; toMs: number; slots: number };
+
+/**
+ * The strip of a long pipeline, one column per equal stretch of time: each column's worst status among its rows, and
+ * `missing` when it holds more slots than rows on a slot. A column without rows costs one slot lookup; one with rows
+ * one count of its slots.
+ */
+function aggregatedStrip(timetable: Timetable, keys: Sparse, columns: number): StripBucket[] {
+  const out: StripBucket[] = [];
+  // Rows of each column on no slot (off-schedule runs), counted beside its slots.
+  const offSlot: number[] = [];
+  const width = Math.max(1, Math.ceil((keys.toMs - keys.fromMs + 1) / columns));
+  let next = 0;
+  for (let a = keys.fromMs; a <= keys.toMs; a += width) {
+    const b = Math.min(keys.toMs, a + width - 1);
+    const last = timetable.slotAtOrBefore(b);
+    let status: CellStatus = 'success';
+    let failed = 0;
+    let onSlot = 0;
+    let rows = 0;
+    let first: string | null = null;
+    let lastKey: string | null = null;
+    for (; next < keys.dates.length && (keys.at[next] as number) <= b; next++) {
+      const keyStatus = keys.statuses[next] as CellStatus;
+      if (STATUS_SEVERITY[keyStatus] > STATUS_SEVERITY[status]) status = keyStatus;
+      if (keyStatus === 'failed') failed += 1;
+      if (((keys.kinds[next] as number) & ON_SLOT) !== 0) onSlot += 1;
+      rows += 1;
+      first ??= keys.dates[next] as string;
+      lastKey = keys.dates[next] as string;
+    }
+    const hasSlot = last !== undefined && Date.parse(last.logicalDate) >= a;
+    if (!hasSlot && rows === 0) continue;
+    // A column with rows counts its slots; one without has some (its last slot is inside it), counted below.
+    const slots = !hasSlot ? 0 : rows === 0 ? null : timetable.countSlots(a - 1, b);
+    if ((slots === null || slots > onSlot) && STATUS_SEVERITY.missing > STATUS_SEVERITY[status]) status = 'missing';
+    const firstSlot = hasSlot ? (timetable.slotAtOrBefore(a - 1) ? timetable.next(timetable.slotAtOrBefore(a - 1) as Slot) : timetable.first()) : undefined;
+    const from = [firstSlot?.date, first].filter((d): d is string => d !== undefined && d !== null).sort()[0] ?? '';
+    const to = [last?.date, lastKey].filter((d): d is string => d !== undefined && d !== null).sort().at(-1) ?? from;
+    out.push({ from, to, count: slots === null ? -(b - a + 1) : Math.max(slots, onSlot) + (rows - onSlot), status, failed });
+    offSlot.push(rows - onSlot);
+  }
+  // The columns without rows share the slots the others do not hold, by their width (largest remainders first), so the
+  // strip's counts add up to every slot: one count of the whole range instead of one per column.
+  const empty = out.filter((bucket) => bucket.count < 0);
+  const left = Math.max(0, keys.slots - out.reduce((n, bucket, i) => n + (bucket.count < 0 ? 0 : bucket.count - (offSlot[i] as number)), 0));
+  const widths = empty.reduce((n, bucket) => n - bucket.count, 0);
+  const shares = empty.map((bucket) => (left * -bucket.count) / widths);
+  let given = 0;
+  empty.forEach((bucket, i) => {
+    bucket.count = Math.floor(shares[i] as number);
+    given += bucket.count;
+  });
+  const byRemainder = empty.map((bucket, i) => ({ bucket, rest: (shares[i] as number) - bucket.count })).sort((x, y) => y.rest - x.rest);
+  for (let i = 0; i < left - given && i < byRemainder.length; i++) (byRemainder[i] as { bucket: StripBucket }).bucket.count += 1;
+  return out;
+}
+
+/** The oldest `PENDING_LISTED` pending slots of a long pipeline: its slots walked from the first, only as far as the last one listed. */
+async function oldestPendingOfSlots(ledger: Ledger, pipeline: string, timetable: Timetable, keys: Sparse): Promise<PendingView['pending']> {
+  const done = new Map<string, CellStatus>();
+  for (let i = 0; i < keys.dates.length; i++) done.set(keys.dates[i] as string, keys.statuses[i] as CellStatus);
+  let listed = 0;
+  let from: string | null = null;
+  let to: string | null = null;
+  const stretches: Array<{ from: string; to: string }> = [];
+  for (const slot of timetable.slotsBetween(keys.fromMs, keys.toMs)) {
+    const status = done.get(slot.date);
+    if (status === 'success' || status === 'skipped' || status === 'running') {
+      if (from !== null && to !== null) stretches.push({ from, to });
+      from = to = null;
+      continue;
+    }
+    from ??= slot.date;
+    to = slot.date;
+    if (++listed === PENDING_LISTED) break;
+  }
+  if (from !== null && to !== null) stretches.push({ from, to });
+  const pending: PendingView['pending'] = [];
+  for (const stretch of stretches) pending.push(...(await ledger.pending({ pipeline, ...stretch })).pending);
+  return pending.slice(0, PENDING_LISTED);
 }
 
 /**
@@ -237,12 +360,16 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
   // First the part that reads the most (up to thousands of events decoded), while nothing else of the page is held.
   const audit = await newestAudit(ledger, pipeline, limits.audit ?? 200);
   const calendar = await calendarOfNow(ledger, pipeline, timetable, time.nowMs, limits, input);
-  const keys = early ?? (await historyKeys(models, pipeline, timetable, time.nowMs));
+  const [rangeFrom, rangeTo] = rangeOf(timetable, {}, time.nowMs);
+  const slots = early === undefined && rangeTo >= rangeFrom ? timetable.countSlots(rangeFrom - 1, rangeTo) : 0;
+  const sparse = slots > SLOTS_WALKED ? await recordedKeys(models, pipeline, timetable, time.nowMs, slots) : undefined;
+  if (sparse === null) return null;
+  const keys = sparse ?? early ?? (await historyKeys(models, pipeline, timetable, time.nowMs));
   if (keys === null) return null;
   const hasTasks = (definition.tasks?.length ?? 0) > 0;
   const recent = await recentDates(models, pipeline, keys, hasTasks, timetable, summary);
   const { status } = await ledger.pipelineStatus({ pipeline, nowMs: time.nowMs });
-  const pending = await oldestPending(ledger, pipeline, keys);
+  const pending = sparse ? await oldestPendingOfSlots(ledger, pipeline, timetable, sparse) : await oldestPending(ledger, pipeline, keys);
   const runsLimit = limits.runs ?? 100;
   // One run more than the page tells whether older runs are left.
   const runsPage = await ledger.runs({ pipeline, limit: runsLimit + 1, ...(input.runsBefore === undefined ? {} : { before: input.runsBefore }) });
@@ -255,7 +382,7 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
     time,
     definition,
     ...calendar,
-    strip: historyStrip(keys, STRIP_COLUMNS),
+    strip: sparse ? aggregatedStrip(timetable, sparse, STRIP_COLUMNS) : historyStrip(keys, STRIP_COLUMNS),
     taskGrid: hasTasks ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], recent.gridDates, await tasksOfDates(ledger, pipeline, recent.gridDates.map((d) => d.date))) : null,
     pending: { pipeline, from: last === undefined ? null : (first?.date ?? null), to: last?.date ?? null, pending, inFlight: pendingInFlight(status.inFlight, keys, timetable, time.nowMs) },
     pendingTotal: status.pending.total,
@@ -276,7 +403,7 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
  * at every page).
  */
 async function calendarOfNow(ledger: Ledger, pipeline: string, timetable: Timetable, nowMs: number, limits: PageLimits, input: PipelinePageInput): Promise<Pick<PipelinePage, 'watermark' | 'completeThrough' | 'calendar' | 'calendarPages' | 'calendarRange'>> {
-  const window = calendarWindow(timetable, nowMs, { ...input, ...rangeEnd(input) }, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? 31));
+  const window = calendarWindow(timetable, nowMs, { ...input, ...rangeEnd(input) }, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? defaultDayRows(timetable, nowMs)));
   const state = await ledger.state({ pipeline, ...(window.from === null || window.to === null ? {} : { from: window.from, to: window.to }), limit: CALENDAR_CELLS });
   return { watermark: state.watermark, completeThrough: state.completeThrough, ...calendarPart(timetable, state, nowMs, window, input) };
 }

@@ -133,7 +133,7 @@ describe('notify', () => {
     ok(dir, ['define', 'p', '--schedule', '@daily', '--start', '2026-11-01']);
     const run = (args: string[]) => cli(dir, ['--db', join(dir, 'l.db'), 'notify', ...args]);
     expect(run(['--on', 'failed,exploded', '--webhook', 'http://127.0.0.1:1/x', '--consumer', 'c']).stderr.trim()).toBe(
-      "runledger: --on 'exploded' is not one or more of failed, stalled, late, recovered, comma-separated, e.g. --on failed,stalled,late",
+      "runledger: --on 'exploded' is not one or more of failed, stalled, late, recovered, overdue, comma-separated, e.g. --on failed,stalled,overdue,late",
     );
     expect(run(['--on', 'failed', '--consumer', 'c']).code).toBe(2);
     writeFileSync(join(dir, 't.json'), '{"text": "{{nope}}"}');

@@ -14,16 +14,18 @@ vi.setConfig({ testTimeout: 60_000 });
  */
 const STUBBORN = `trap "" TERM; echo $$ > leader.pid; sh -c 'trap "" TERM; echo $$ > grandchild.pid; exec sleep 3003' & sleep 3004`;
 
-/** True while the process exists and is not a zombie waiting for its new parent to collect it. */
+/**
+ * True while the process runs a `sleep` (the tests' stubborn commands all end in one) and is not a zombie: pids
+ * are reused within seconds on a busy machine (pid_max 32768), so the pid alone does not say it is still ours.
+ */
 function running(pid: number): boolean {
+  const stat = `/proc/${pid}/stat`;
+  if (!existsSync(stat)) return false;
   try {
-    process.kill(pid, 0);
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('sleep') && !/\) Z /.test(readFileSync(stat, 'utf8'));
   } catch {
     return false;
   }
-  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, 'utf8') : '';
-  // The state is the field after the command name in parentheses; Z is a zombie (dead, not yet collected).
-  return !/\) Z /.test(stat);
 }
 
 function pidIn(dir: string, file: string): number {

@@ -1,7 +1,7 @@
 // What a killed runner leaves (issue 39, item 2): a plain catchup takes it over and says so; a retry nobody
 // started shows as overdue in status, fails check and reaches notify. The runners are real processes killed
 // with SIGKILL; the ledger's clock is fixed with --now so the retry's time and the lease pass without waiting.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import { cliAsync, inProcess, tempDir, waitForFile } from './cli-helpers.js';
@@ -19,6 +19,7 @@ async function datesOf(dir: string, now: string): Promise<Map<string, Row>> {
   const r = await inProcess(dir, ['--now', now, 'state', 'etl', '--json']);
   return new Map((JSON.parse(r.stdout) as { dates: Row[] }).dates.map((d) => [d.date, d]));
 }
+
 
 async function until(check: () => Promise<boolean>): Promise<void> {
   const give = Date.now() + 30_000;
@@ -91,6 +92,8 @@ describe('a runner killed mid-run', () => {
     await done;
     const pid = Number(readFileSync(join(dir, 'cmd.pid'), 'utf8'));
     try {
+      // (That the killed runner's command dies with it is process-groups.e2e.test.ts's subject; here, the takeover.)
+
       // A plain catchup before the lease ran out leaves the live run alone.
       const early = await cliAsync(dir, ['--now', at(5 * MINUTE), 'catchup', 'etl', '--no-logs', '--json', '--', 'true']).done;
       expect(early.code).toBe(0);
@@ -101,8 +104,6 @@ describe('a runner killed mid-run', () => {
       expect(r.code).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ runs: [{ date: '2026-11-02', status: 'success', attempt: 2, reason: 'stalled' }] });
       expect(r.stderr).toContain('resumed what a stopped runner left: 2026-11-02 (stalled, attempt 2)');
-      // The killed runner's command did not outlive it.
-      expect(existsSync(`/proc/${pid}`) && !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))).toBe(false);
     } finally {
       try {
         process.kill(pid, 'SIGKILL');

@@ -100,3 +100,37 @@ test('an hourly pipeline behind by more than the page lists counts every pending
     await ledger.close();
   }
 });
+
+test('a minutely pipeline since 1970 (30 million slots) gets a page of its window: an aggregated strip, the oldest pending, a calendar of the last days', async () => {
+  const now = Date.parse('2026-12-01T00:00:00Z');
+  const ledger = await openLedger({ db: join(dir, 'minutely.db'), clock: () => now, actor: 'prop', checkpointAfter: 0 });
+  try {
+    await ledger.define({ pipeline: 'pm', schedule: '* * * * *', start: '1970-01-01' });
+    for (const [at, outcome] of [['1970-01-01T00:00:00Z', 'succeed'], ['1970-01-01T00:01:00Z', 'succeed'], ['2025-06-01T12:00:00Z', 'fail'], ['2026-11-30T23:58:00Z', 'succeed']] as const) {
+      const run = await ledger.start({ pipeline: 'pm', date: at });
+      if (outcome === 'fail') await ledger.fail({ runId: run.runId, error: 'boom' });
+      else await ledger.succeed({ runId: run.runId });
+    }
+    const page = await loadServedPipelinePage(ledger, 'pm', undefined);
+    expect(page.strip.length).toBeLessThanOrEqual(600);
+    expect(page.strip.length).toBeGreaterThan(590);
+    // Every column holds missing minutes; the one holding the failure says so and counts it.
+    const failedColumn = page.strip.find((b) => b.failed > 0);
+    expect(failedColumn).toMatchObject({ status: 'failed', failed: 1 });
+    expect(failedColumn && failedColumn.from <= '2025-06-01T12:00:00+00:00' && failedColumn.to >= '2025-06-01T12:00:00+00:00').toBe(true);
+    expect(page.strip.filter((b) => b !== failedColumn).every((b) => b.status === 'missing')).toBe(true);
+    expect(page.strip[0]?.from).toBe('1970-01-01T00:00:00+00:00');
+    expect(page.strip.at(-1)?.to).toBe('2026-11-30T23:59:00+00:00');
+    const minutes = (Date.parse('2026-11-30T23:59:00Z') - Date.parse('1970-01-01T00:00:00Z')) / 60_000 + 1;
+    expect(page.strip.reduce((n, b) => n + b.count, 0)).toBe(minutes);
+    // The oldest pending minutes come after the two that succeeded; all of them are counted.
+    expect(page.pending.pending.length).toBe(200);
+    expect(page.pending.pending[0]?.date).toBe('1970-01-01T00:02:00+00:00');
+    expect(page.pendingTotal).toBe(minutes - 3);
+    // The calendar shows the last days that fit 6,000 cells (four days of minutes), not 31 days.
+    expect(page.calendar.rows.length).toBe(4);
+    expect(page.calendar.rows.reduce((n, r) => n + r.cells.length, 0)).toBeLessThanOrEqual(6_000);
+  } finally {
+    await ledger.close();
+  }
+});

@@ -30,7 +30,7 @@ export function registerMetricsCommand(program: Command, ctx: CliContext): void 
         const verify = await chainVerifier(ledger.store, ledger.now.bind(ledger)).check();
         return (await collectMetrics(ledger, { nowMs: ledger.now(), verify })).text;
       });
-      if (opts.textfile === undefined) return ctx.out(text);
+      if (opts.textfile === undefined) return ctx.outVerbatim(text);
       // A new .prom file is world-readable (0644) for node_exporter; an existing one keeps its mode.
       await writeFileAtomically(opts.textfile, [text], { flag: '--textfile', example: 'runledger.prom', newMode: 0o644 });
     });

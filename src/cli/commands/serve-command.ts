@@ -6,9 +6,10 @@ import { checkTokens, parseWriteToken } from '../../serve/check-token.js';
 import { createServer } from '../../serve/create-server.js';
 import type { CliContext } from '../cli-context.js';
 import { parseByteSize } from '../parse-options.js';
+import { readBoundedText } from '../read-bounded-file.js';
 import { parseWholeNumber } from '../../ledger/parse-whole-number.js';
 
-type ServeOpts = { host: string; port: string; token?: string; writeToken: string[]; allowedHost: string[]; openlineageAuto?: boolean; strictLineage?: boolean; log?: boolean; bodyLimit: string; maxStreams: string };
+type ServeOpts = { host: string; port: string; token?: string; writeToken: string[]; writeTokenFile: string[]; allowedHost: string[]; openlineageAuto?: boolean; strictLineage?: boolean; log?: boolean; bodyLimit: string; maxStreams: string };
 
 /** A request body may be as small as a lineage event and as large as a success under the largest metrics cap (16 MB) with its envelope. */
 const BODY_LIMIT = { min: 1024, max: 64 * 1024 * 1024 };
@@ -18,6 +19,24 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 /** Every address of this machine's interfaces, for a server listening on all of them. */
 function machineAddresses(): string[] {
   return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
+}
+
+/**
+ * The write tokens' texts: from `--write-token` and `--write-token-file` when either is given, else from
+ * `RUNLEDGER_WRITE_TOKEN_FILE` and `RUNLEDGER_WRITE_TOKEN` (which may hold several, separated by spaces or new
+ * lines: a token never holds either). A file or the environment keeps secrets off the command line, which `ps` shows.
+ */
+function writeTokensOf(opts: ServeOpts, env: Readonly<Record<string, string | undefined>>): string[] {
+  const fromFiles = (paths: string[]) => paths.flatMap(tokensInFile);
+  if (opts.writeToken.length > 0 || opts.writeTokenFile.length > 0) return [...opts.writeToken, ...fromFiles(opts.writeTokenFile)];
+  return [...fromFiles(env['RUNLEDGER_WRITE_TOKEN_FILE'] ? [env['RUNLEDGER_WRITE_TOKEN_FILE']] : []), ...(env['RUNLEDGER_WRITE_TOKEN'] ?? '').split(/\s+/).filter((t) => t !== '')];
+}
+
+function tokensInFile(path: string): string[] {
+  const text = readBoundedText(path, { what: 'write token file', maxBytes: 1024 * 1024, unreadable: 'input.unreadableFile', notFound: 'notFound.file' });
+  const tokens = text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+  if (tokens.length === 0) throw new LedgerError('input.weakToken', `the write token file ${path} holds no token; write one \`[name=]token\` a line`);
+  return tokens;
 }
 
 export function registerServeCommand(program: Command, ctx: CliContext): void {
@@ -38,6 +57,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .option('--port <n>', 'port to listen on (0 picks a free one)', '8080')
     .option('--token <token>', 'token every read needs (default: $RUNLEDGER_TOKEN); required off loopback')
     .option('--write-token <[name=]token>', 'a token writes need, as a bearer header (default: $RUNLEDGER_WRITE_TOKEN); NAME= names the writer, recorded as http:NAME; repeatable; without one, writes are refused', collect, [])
+    .option('--write-token-file <path>', 'a file of write tokens, one `[name=]token` a line (# comments), so no secret shows in `ps` (default: $RUNLEDGER_WRITE_TOKEN_FILE); repeatable', collect, [])
     .option('--allowed-host <name>', 'another host name requests may carry, e.g. the name of a reverse proxy in front (repeatable)', collect, [])
     .option('--openlineage-auto', "on POST /api/v1/lineage, define unbound Airflow DAGs from the events' dag facet (cron timetable and zone)")
     .option('--strict-lineage', 'on POST /api/v1/lineage, refuse with 404 an event whose job (and its parent\'s) is bound to no pipeline, instead of answering it ignored')
@@ -46,7 +66,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
     .option('--max-streams <n>', 'event streams (the live updates of open pages) kept open at a time; past it a new one is answered 503 with Retry-After', '100')
     .addHelpText(
       'after',
-      '\nExamples:\n  runledger serve --db ./ledger.db\n  RUNLEDGER_TOKEN=$(openssl rand -hex 24) runledger serve --host 0.0.0.0 --port 8080\n  runledger serve --write-token "airflow=$AIRFLOW_TOKEN" --write-token "ci=$CI_TOKEN"\n  runledger serve --allowed-host ledger.example.com   # behind a reverse proxy of that name\n  runledger serve --write-token "$WRITE_TOKEN" --openlineage-auto   # Airflow: OPENLINEAGE_URL=http://127.0.0.1:8080\n\nSee docs/web-security.md for tokens, cookies and allowed hosts.',
+      '\nExamples:\n  runledger serve --db ./ledger.db\n  RUNLEDGER_TOKEN=$(openssl rand -hex 24) runledger serve --host 0.0.0.0 --port 8080\n  runledger serve --write-token-file /run/secrets/runledger-writers   # airflow=…, ci=…, one a line\n  runledger serve --allowed-host ledger.example.com   # behind a reverse proxy of that name\n  runledger serve --write-token "$WRITE_TOKEN" --openlineage-auto   # Airflow: OPENLINEAGE_URL=http://127.0.0.1:8080\n\nSee docs/web-security.md for tokens, cookies and allowed hosts.',
     )
     .action(async (opts: ServeOpts) => {
       const port = parseWholeNumber(opts.port, '--port', 0);
@@ -57,8 +77,7 @@ export function registerServeCommand(program: Command, ctx: CliContext): void {
       }
       const maxStreams = parseWholeNumber(opts.maxStreams, '--max-streams', 1);
       const readToken = opts.token ?? (ctx.deps.env['RUNLEDGER_TOKEN'] || undefined);
-      const writeTexts = opts.writeToken.length > 0 ? opts.writeToken : ctx.deps.env['RUNLEDGER_WRITE_TOKEN'] ? [ctx.deps.env['RUNLEDGER_WRITE_TOKEN']] : [];
-      const writeTokens = writeTexts.map(parseWriteToken);
+      const writeTokens = writeTokensOf(opts, ctx.deps.env).map(parseWriteToken);
       checkTokens(readToken, writeTokens);
       if (!isLoopback(opts.host) && !readToken) {
         throw new LedgerError('input.tokenRequired', `--host ${opts.host} lets other machines in; give --token (or RUNLEDGER_TOKEN) so every request must present it, or keep the default 127.0.0.1`);

@@ -138,7 +138,7 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
   app.get<{ Params: PipelineParams }>('/pipelines/:pipeline', async (request, reply) => {
     const query = queryOf(request.url);
     const input = pipelinePageInput(query);
-    const html = await built(request.url, () => renderBytes(request, `runledger: ${request.params.pipeline}`, asOfOf(query), (asOf) => loadServedPipelinePage(ledger, request.params.pipeline, asOf, {}, input)));
+    const html = await built(pageKey(request.url, query), () => renderBytes(request, `runledger: ${request.params.pipeline}`, asOfOf(query), (asOf) => loadServedPipelinePage(ledger, request.params.pipeline, asOf, {}, input)));
     return sendBuilt(reply, html);
   });
 
@@ -157,6 +157,19 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
   // Assets are public: they hold no ledger data, and a page opened with ?token= must load them before its cookie is used.
   app.get('/assets/app.css', { config: { scope: 'public' } }, async (_request, reply) => reply.header('cache-control', 'no-cache').type('text/css; charset=utf-8').send(APP_CSS));
   app.get('/assets/app.js', { config: { scope: 'public' } }, async (_request, reply) => reply.header('cache-control', 'no-cache').type('text/javascript; charset=utf-8').send(APP_JS));
+}
+
+/** The parameters a pipeline page reads; any other changes nothing on it. */
+const PAGE_PARAMETERS = ['as_of', 'from', 'to', 'until', 'limit', 'runs_before'] as const;
+
+/**
+ * The address a built page is kept under: its path and the parameters it reads, in one order. A parameter the page
+ * does not read (`?x=1`, `?x=2`, …) would otherwise make each address a build of its own, and push the kept pages out.
+ */
+function pageKey(url: string, query: Map<string, string>): string {
+  const path = url.split('?')[0] ?? '/';
+  const kept = PAGE_PARAMETERS.filter((name) => query.has(name)).map((name) => `${name}=${encodeURIComponent(query.get(name) ?? '')}`);
+  return kept.length === 0 ? path : `${path}?${kept.join('&')}`;
 }
 
 /** A pipeline page's paging parameters, the calendar's `limit` checked against its cap before any work. */

@@ -5,8 +5,8 @@ import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { hashedPart } from '../../../events/recorded-event.js';
 import { isDone, type DateState } from '../../../projections/date-state.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
-import { completeThroughAfter, finishAll, foldRows, noRows, rowFolder, slotTallyOf, timetableCache, touchedKeys, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
-import { dateOfRow, pipelineRow, runOfRow, STRIP_DATE_SELECT, stripDateOfRow, summaryOfRow, type DateRow, type Payloads, type PipelineRow, type RunRow, type StripDateRow } from '../read-model-rows.js';
+import { completeThroughAfter, eventsByPipeline, finishAll, foldRows, noRows, rowFolder, slotTallyOf, timetableCache, touchedKeys, touchedOfRows, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
+import { dateOfRow, LIGHT_PAYLOADS, payloadsOfEvents, pipelineRow, runOfRow, STRIP_DATE_SELECT, stripDateOfRow, summaryOfRow, withoutResults, type DateRow, type Payloads, type PipelineRow, type RunRow, type StripDateRow } from '../read-model-rows.js';
 import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
 import { appendRowsFunctionName, appendRowsFunctionSignature, appendRowsFunctionSql, rowHashSql, runOfEventJoin, summaryHashSql } from './postgres-append-rows-function.js';
 import { quoteIdent } from './postgres-schema.js';
@@ -31,11 +31,6 @@ function numbers<R>(row: Record<string, unknown>, columns: readonly string[]): R
 const dateRowOf = (row: Record<string, unknown>) => numbers<DateRow>(row, DATE_BIGINTS);
 const runRowOf = (row: Record<string, unknown>) => numbers<RunRow>(row, RUN_BIGINTS);
 const pipelineRowOf = (row: Record<string, unknown>) => numbers<PipelineRow>(row, PIPELINE_BIGINTS);
-
-/** Stand-ins for metrics the writer carries along without reading (see sqlite-read-models.ts). */
-const KEPT_METRICS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
-const KEPT_OUTPUTS: string[] = Object.freeze([]) as unknown as string[];
-const LIGHT: Payloads = { result: () => ({ metrics: KEPT_METRICS, outputs: KEPT_OUTPUTS }), error: (_position, _kind, excerpt) => excerpt };
 
 type Db = pg.Pool | pg.PoolClient;
 type EventRow = { position: string | number; payload: string; prev_hash: string; hash: string };
@@ -146,29 +141,13 @@ export function postgresReadModels(deps: {
     const rows = await q<EventRow>(db, `SELECT position, payload, prev_hash, hash FROM ${s}.events WHERE position = ANY($1::bigint[])`, [positions]);
     return new Map(rows.map((r) => [Number(r.position), decode(r)]));
   };
-  const payloadsFrom = (events: Map<number, RecordedEvent>): Payloads => ({
-    result(position) {
-      const event = events.get(position);
-      return event?.type === 'RunSucceeded' ? { metrics: event.data.metrics, outputs: event.data.outputs } : { metrics: null, outputs: [] };
-    },
-    error(position, kind, excerpt) {
-      const event = events.get(position);
-      if (event?.type === 'RunFailed') return event.data.error;
-      if (event?.type === 'RunInterrupted') return kind === 'date' ? event.data.message : `interrupted by ${event.data.by}: ${event.data.message}`;
-      return excerpt;
-    },
-  });
+  const payloadsFrom = (events: Map<number, RecordedEvent>): Payloads => payloadsOfEvents((position) => events.get(position));
   /** The positions of the events holding the whole errors of a set of rows (the writer needs no results). */
   const errorPositions = (rows: ReadonlyArray<{ error_position: number | null }>): number[] => [...new Set(rows.flatMap((row) => (row.error_position === null ? [] : [row.error_position])))];
 
   /** The touched rows of one pipeline as the fold's state, long errors whole from `events`. */
-  const touchedFrom = (summaryRow: Record<string, unknown> | undefined, dateRows: DateRow[], runRows: RunRow[], events: Map<number, RecordedEvent>): TouchedRows => {
-    const writer: Payloads = { result: () => ({ metrics: KEPT_METRICS, outputs: KEPT_OUTPUTS }), error: payloadsFrom(events).error };
-    const touched: TouchedRows = { summary: summaryRow ? summaryOfRow(pipelineRowOf(summaryRow)) : null, dates: new Map(), runs: new Map() };
-    for (const row of dateRows) touched.dates.set(row.date, { state: dateOfRow(row, writer), refs: { result: row.result_position, error: row.error_position } });
-    for (const row of runRows) touched.runs.set(row.run_id, { run: runOfRow(row, writer), refs: { result: row.result_position, error: row.error_position }, seq: row.seq });
-    return touched;
-  };
+  const touchedFrom = (summaryRow: Record<string, unknown> | undefined, dateRows: DateRow[], runRows: RunRow[], events: Map<number, RecordedEvent>): TouchedRows =>
+    touchedOfRows(summaryRow ? summaryOfRow(pipelineRowOf(summaryRow)) : null, dateRows, runRows, withoutResults(payloadsFrom(events)));
 
   const loadTouched = async (client: pg.PoolClient, pipeline: string, events: readonly RecordedEvent[]): Promise<TouchedRows> => {
     const { dates, runs } = touchedKeys(events);
@@ -245,7 +224,7 @@ export function postgresReadModels(deps: {
   };
 
   const applyEvents = async (client: pg.PoolClient, events: readonly RecordedEvent[]): Promise<void> => {
-    for (const [pipeline, list] of byPipeline(events)) await write(client, foldRows(pipeline, await loadTouched(client, pipeline, list), list, timetables));
+    for (const [pipeline, list] of eventsByPipeline(events)) await write(client, foldRows(pipeline, await loadTouched(client, pipeline, list), list, timetables));
   };
   /** Events as they were stored, folded as every reader decodes them (from their canonical payload), so the rows equal a refold's exactly. */
   const canonicalOf = (events: readonly RecordedEvent[]) =>
@@ -302,7 +281,7 @@ export function postgresReadModels(deps: {
    * With `extra`, each row's fingerprint too and those select expressions.
    */
   const touched = (events: ReadonlyArray<Pick<RecordedEvent, 'data'>>, array: (values: readonly string[], slot: number) => string, extra?: string[]): { text: string; values: string[][] } => {
-    const groups = byPipeline(events);
+    const groups = eventsByPipeline(events);
     const dates = { pipelines: [] as string[], keys: [] as string[] };
     const runs = { pipelines: [] as string[], keys: [] as string[] };
     for (const [pipeline, list] of groups) {
@@ -371,7 +350,7 @@ SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
         const payloads = new Map((read.events ?? []).map((row) => [Number(row.position), decode(row)]));
         const dateRows = (read.dates ?? []).map(dateRowOf);
         const runRows = (read.runs ?? []).map(runRowOf);
-        for (const [pipeline, list] of byPipeline(canonical)) {
+        for (const [pipeline, list] of eventsByPipeline(canonical)) {
           const touched = touchedFrom(
             (read.summaries ?? []).find((row) => row['pipeline'] === pipeline),
             dateRows.filter((row) => row.pipeline === pipeline),
@@ -409,7 +388,7 @@ SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
       const dateHashes = new Map((read.date_hashes ?? []).map(([pipeline, date, hash]) => [JSON.stringify([pipeline, date]), hash]));
       const runHashes = new Map((read.run_hashes ?? []).map(([pipeline, runId, hash]) => [JSON.stringify([pipeline, runId]), hash]));
       const ahead: FoldedAhead = { summaries: [], dates: [], runs: [], write: { dates: [], runs: [], summaries: [] } };
-      for (const [pipeline, list] of byPipeline(canonicalOf(events))) {
+      for (const [pipeline, list] of eventsByPipeline(canonicalOf(events))) {
         const touched = touchedFrom(
           (read.summaries ?? []).find((row) => row['pipeline'] === pipeline),
           dateRows.filter((row) => row.pipeline === pipeline),
@@ -488,7 +467,7 @@ SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
         ).map(dateRowOf);
         if (query.status !== undefined) rows = rows.filter((r) => r.status === query.status);
       }
-      const payloads = query.light ? LIGHT : await payloadsForRead(rows, !query.withoutResults);
+      const payloads = query.light ? LIGHT_PAYLOADS : await payloadsForRead(rows, !query.withoutResults);
       return rows.map((row): DateState => dateOfRow(row, payloads));
     },
     async stripDates(pipeline, fromMs, toMs) {
@@ -506,7 +485,7 @@ SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
       const byDate = query.date === undefined ? '' : ` AND date = $${params.push(query.date)}`;
       const limit = query.limit === undefined ? '' : ` LIMIT $${params.push(query.limit)}`;
       const rows = (await deps.read<Record<string, unknown>>(`SELECT * FROM ${s}.rm_runs WHERE pipeline = $1 AND seq < $2${byDate} ORDER BY seq DESC${limit}`, params)).map(runRowOf);
-      const payloads = query.light ? LIGHT : await payloadsForRead(rows);
+      const payloads = query.light ? LIGHT_PAYLOADS : await payloadsForRead(rows);
       return rows.reverse().map((row) => runOfRow(row, payloads));
     },
     async statuses(pipeline, afterMs, visit) {
@@ -550,19 +529,8 @@ SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
     }
     const events = positions.size === 0 ? [] : await deps.read<EventRow>(`SELECT position, payload, prev_hash, hash FROM ${s}.events WHERE position = ANY($1::bigint[])`, [[...positions]]);
     const payloads = payloadsFrom(new Map(events.map((r) => [Number(r.position), decode(r)])));
-    return withResults ? payloads : { result: LIGHT.result, error: payloads.error };
+    return withResults ? payloads : withoutResults(payloads);
   }
-}
-
-/** Events grouped by pipeline, each group in the order given. */
-function byPipeline<E extends Pick<RecordedEvent, 'data'>>(events: readonly E[]): Map<string, E[]> {
-  const groups = new Map<string, E[]>();
-  for (const event of events) {
-    const list = groups.get(event.data.pipeline);
-    if (list) list.push(event);
-    else groups.set(event.data.pipeline, [event]);
-  }
-  return groups;
 }
 
 function decode(row: EventRow): RecordedEvent {

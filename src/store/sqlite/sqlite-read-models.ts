@@ -4,8 +4,9 @@ import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { isDone, type DateState, type DateStatus } from '../../../projections/date-state.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
 import { bulkInsert } from './bulk-insert.js';
-import { completeThroughAfter, finishAll, foldRows, noRows, rowFolder, slotTallyOf, timetableCache, touchedKeys, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
-import { dateOfRow, pipelineRow, runOfRow, STRIP_DATE_SELECT, stripDateOfRow, summaryOfRow, type DateRow, type Payloads, type PipelineRow, type PipelineSummary, type RunningDate, type RunRow } from '../read-model-rows.js';
+import { completeThroughAfter, eventsByPipeline, finishAll, foldRows, noRows, rowFolder, slotTallyOf, timetableCache, touchedKeys, touchedOfRows, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
+import { dateOfRow, LIGHT_PAYLOADS, payloadsOfEvents, pipelineRow, runOfRow, STRIP_DATE_SELECT, stripDateOfRow, summaryOfRow, withoutResults, type DateRow, type Payloads, type PipelineRow, type RunRow } from '../read-model-rows.js';
+import type { PipelineSummary, RunningDate } from '../../../projections/pipeline-summary.js';
 import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
 import { withBulkPageCache } from './page-cache.js';
 import { columnNames, READ_MODEL_STAMP, READ_MODEL_TABLES, RM_DATES, RM_META, RM_PIPELINES, RM_RUNS, rowCopy, rowOfValues, rowValues } from '../read-model-schema.js';
@@ -24,15 +25,6 @@ const TABLES = READ_MODEL_TABLES.map((t) => t.name);
 const DATE_COLUMNS = columnNames(RM_DATES);
 const RUN_COLUMNS = columnNames(RM_RUNS);
 const PIPELINE_COLUMNS = columnNames(RM_PIPELINES);
-
-/**
- * A stand-in for metrics the writer does not read: the fold only carries them along, and a row only
- * needs to know that there are some (its `result_position` stays), so appends never parse old payloads.
- */
-const KEPT_METRICS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
-const KEPT_OUTPUTS: string[] = Object.freeze([]) as unknown as string[];
-/** A light read's long values: stand-ins for metrics, excerpts for errors (its callers read states and outcomes only). */
-const LIGHT: Payloads = { result: () => ({ metrics: KEPT_METRICS, outputs: KEPT_OUTPUTS }), error: (_position, _kind, excerpt) => excerpt };
 
 /**
  * A summary row as the table writer stored it, with its definition parsed, and (when this connection wrote it) the
@@ -131,39 +123,25 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
    * The long values rows point to, read from their events: from `joined` (the result payloads a read
    * selected with its rows, in the same statement) when there, else one event at a time.
    */
-  const payloadsOf = (s: ReturnType<typeof prepare>, joined?: ReadonlyMap<number, string>): Payloads => {
-    const eventAt = (position: number): RecordedEvent => {
+  const payloadsOf = (s: ReturnType<typeof prepare>, joined?: ReadonlyMap<number, string>): Payloads =>
+    payloadsOfEvents((position) => {
       const payload = joined?.get(position);
       // The chain link is not needed to read a value: the payload alone was selected beside the row.
       if (payload !== undefined) return decodeStoredRow({ position, payload, prevHash: '', hash: '' });
-      const row = s.eventAt.get(position) as { position: number; payload: string; prev_hash: string; hash: string };
-      return decodeStoredRow({ position: row.position, payload: row.payload, prevHash: row.prev_hash, hash: row.hash });
-    };
-    return {
-      result(position) {
-        const event = eventAt(position);
-        return event.type === 'RunSucceeded' ? { metrics: event.data.metrics, outputs: event.data.outputs } : { metrics: null, outputs: [] };
-      },
-      error(position, kind) {
-        const event = eventAt(position);
-        if (event.type === 'RunFailed') return event.data.error;
-        if (event.type === 'RunInterrupted') return kind === 'date' ? event.data.message : `interrupted by ${event.data.by}: ${event.data.message}`;
-        return '';
-      },
-    };
-  };
+      const row = s.eventAt.get(position) as { position: number; payload: string; prev_hash: string; hash: string } | undefined;
+      return row === undefined ? undefined : decodeStoredRow({ position: row.position, payload: row.payload, prevHash: row.prev_hash, hash: row.hash });
+    });
 
   /** The rows the events touch, as the fold's state; metrics kept as stand-ins, long errors read in full. */
   const loadTouched = (s: ReturnType<typeof prepare>, pipeline: string, events: readonly RecordedEvent[], stored: WrittenSummary | undefined, storedLogical: Map<string, number>, known: Written): TouchedRows => {
     const summary = stored === undefined ? null : (stored.summary ?? summaryOfRow(stored.row, stored.definition));
-    const touched: TouchedRows = { summary, dates: new Map(), runs: new Map() };
     // The counts are of every date row the pipeline has: none counted, none to read. Nor a run row: only a RunStarted
     // makes one, and it makes a date row of the same pipeline in the same fold.
     const hasRows = summary !== null && hasAny(summary.counts);
-    if (!hasRows) return touched;
-    // Made only when there are rows to read back (not for a pipeline without any, as the single appends' is).
-    const writerPayloads: Payloads = { result: () => ({ metrics: KEPT_METRICS, outputs: KEPT_OUTPUTS }), error: payloadsOf(s).error };
+    if (!hasRows) return { summary, dates: new Map(), runs: new Map() };
     const { dates, runs } = touchedKeys(events);
+    const dateRows: DateRow[] = [];
+    const runRows: RunRow[] = [];
     for (const key of dates) {
       let row = known.dates.get(rowKey(pipeline, key));
       if (row === undefined) {
@@ -172,7 +150,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
         row = dateRowOfValues(cells);
       }
       storedLogical.set(key, row.logical_ms);
-      touched.dates.set(key, { state: dateOfRow(row, writerPayloads), refs: { result: row.result_position, error: row.error_position } });
+      dateRows.push(row);
     }
     for (const runId of runs) {
       let row = known.runs.get(rowKey(pipeline, runId));
@@ -180,9 +158,10 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
         const cells = s.runOfPipeline.get(runId, pipeline) as unknown[] | undefined;
         row = cells === undefined ? undefined : runRowOfValues(cells);
       }
-      if (row !== undefined) touched.runs.set(runId, { run: runOfRow(row, writerPayloads), refs: { result: row.result_position, error: row.error_position }, seq: row.seq });
+      if (row !== undefined) runRows.push(row);
     }
-    return touched;
+    // Made only when there are rows to read back (not for a pipeline without any, as the single appends' is).
+    return touchedOfRows(summary, dateRows, runRows, withoutResults(payloadsOf(s)));
   };
 
   /** The pipeline's row as stored: the one this connection wrote last when it is kept, else read from the table. */
@@ -252,13 +231,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
 
   /** Folds `events` (in position order, any pipelines) into the rows; `known` are rows known as stored, and take the ones written. */
   const applyEvents = (s: ReturnType<typeof prepare>, events: readonly RecordedEvent[], known: Written): void => {
-    const byPipeline = new Map<string, RecordedEvent[]>();
-    for (const event of events) {
-      const list = byPipeline.get(event.data.pipeline);
-      if (list) list.push(event);
-      else byPipeline.set(event.data.pipeline, [event]);
-    }
-    for (const [pipeline, list] of byPipeline) {
+    for (const [pipeline, list] of eventsByPipeline(events)) {
       const stored = storedSummary(s, pipeline, known.summaries.get(pipeline));
       const storedLogical = new Map<string, number>();
       const touched = loadTouched(s, pipeline, list, stored, storedLogical, known);
@@ -453,8 +426,8 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
         rows = query.light || query.withoutResults ? (s.datesBetween.all(pipeline, fromMs, toMs) as unknown[][]).map(dateRowOfValues) : (s.datesWithResults.all(pipeline, fromMs, toMs) as unknown[][]).map(dateRowWithResult);
         if (query.status !== undefined) rows = rows.filter((r) => r.status === query.status);
       }
-      let payloads = LIGHT;
-      if (query.withoutResults && !query.light) payloads = { result: LIGHT.result, error: payloadsOf(s).error };
+      let payloads = LIGHT_PAYLOADS;
+      if (query.withoutResults && !query.light) payloads = withoutResults(payloadsOf(s));
       else if (!query.light) {
         const joined = new Map<number, string>();
         for (const row of rows) if (row.result_position !== null && typeof row.result_payload === 'string') joined.set(row.result_position, row.result_payload);
@@ -476,7 +449,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     },
     async runs(pipeline, query: RunQuery = {}) {
       const s = readStatements();
-      const payloads = query.light ? LIGHT : payloadsOf(s);
+      const payloads = query.light ? LIGHT_PAYLOADS : payloadsOf(s);
       const before = query.before ?? Number.MAX_SAFE_INTEGER;
       const limit = query.limit ?? -1;
       const rows = ((query.date === undefined ? s.runsBefore.all(pipeline, before, limit) : s.dateRunsBefore.all(pipeline, pipeline, query.date, before, limit)) as unknown[][]).map(runRowOfValues);

@@ -1,0 +1,182 @@
+import type { PipelineDefinition } from '../../events/pipeline-definition.js';
+import type { Ledger } from '../ledger/ledger.js';
+import { watchAppends } from '../ledger/watch-appends.js';
+import { createLimiter, type Limiter } from '../runner/execute-runs.js';
+import { runFleet, type FleetSummary } from '../runner/run-fleet.js';
+import type { RunControlOptions } from '../runner/retry-policy.js';
+import type { RunReport, RunTask } from '../runner/run-types.js';
+import { nextWake, type NextWake, type WakeReason } from './next-wake.js';
+
+/** One line of the scheduler's output: a run started, ended or will be retried, a date left alone, a pass, a sleep. */
+export type SchedulerEvent =
+  | { event: 'started'; at: string; pipeline: string; date: string; runId: string; attempt: number }
+  | { event: 'ended'; at: string; pipeline: string; date: string; runId: string | null; attempt: number | null; status: string; exitCode: number | null; durationMs: number; error: string | null }
+  | { event: 'retry'; at: string; pipeline: string; date: string; runId: string; attempt: number; of: number; nextAt: string; error: string }
+  | { event: 'skipped'; at: string; pipeline: string; date: string; reason: string; note: string }
+  | { event: 'pass'; at: string; started: number; succeeded: number; failed: number; skipped: number; withoutCommand: string[] }
+  | { event: 'sleep'; at: string; until: string | null; pipeline: string | null; date: string | null; why: WakeReason | null };
+
+export type SchedulerOptions = {
+  /** Only these pipelines (default: every pipeline defined with a command). */
+  pipelines?: readonly string[];
+  /** The task of a pipeline's runs, or null when it has no command (its dates are left alone). */
+  taskFor: (definition: PipelineDefinition) => RunTask | null;
+  /** Runs at once across every pipeline, each also within its own max-active-runs (default 4). */
+  parallel?: number;
+  /** One pass (everything due now), then return. */
+  once?: boolean;
+  /** Aborted: start nothing new; the runs in flight go on (the caller aborts `interrupt` after its drain). */
+  drain?: AbortSignal;
+  /** Aborted: the runs in flight are stopped and recorded as interrupted (pending; the next start resumes them). */
+  interrupt?: AbortSignal;
+  onEvent: (event: SchedulerEvent) => void;
+  leaseMs?: number;
+  killGraceMs?: number;
+  control?: RunControlOptions;
+  /** How often the ledger's head is looked at for other processes' changes where the store cannot notify (default 250 ms). */
+  watchIntervalMs?: number;
+  /** After a change by another process wakes it, the least time between two passes (default 1 s): a burst of appends makes one pass. */
+  minPassGapMs?: number;
+};
+
+/** What the scheduler did in all: its passes' totals. */
+export type SchedulerSummary = { passes: number; started: number; succeeded: number; failed: number; skipped: number };
+
+/** Skips that are not news: another pass or runner has the date, a retry waits for its time, or the scheduler is draining. */
+const QUIET_SKIPS = new Set(['inFlight', 'changed', 'waitingForRetry', 'interrupted']);
+
+/**
+ * Runs every pipeline's due dates on its timetable, as `catchup --all` plans them (catchup on: every missed date
+ * oldest first; off: the latest), in dependency order, with each pipeline's retries, timeout, depends-on-past and
+ * max-active-runs. Between passes it sleeps until the next slot falls due or the next retry's time, and wakes
+ * early when another process changes the ledger. A pass takes over what a dead runner left (stalled runs,
+ * retries whose time came, interrupted dates). Passes may overlap (a long run does not hold the others back);
+ * they share `parallel` places, and the ledger's fenced starts make each date run once.
+ *
+ * @example
+ * await runScheduler(ledger, { taskFor, once: true, onEvent: (e) => console.log(e) });
+ */
+export async function runScheduler(ledger: Ledger, options: SchedulerOptions): Promise<SchedulerSummary> {
+  const parallel = options.parallel ?? 4;
+  const drain = options.drain ?? new AbortController().signal;
+  const limiter = drainable(createLimiter(parallel), drain);
+  const total: SchedulerSummary = { passes: 0, started: 0, succeeded: 0, failed: 0, skipped: 0 };
+  const iso = () => new Date(ledger.now()).toISOString();
+  const passes = new Set<Promise<void>>();
+
+  const pass = async (): Promise<void> => {
+    total.passes += 1;
+    let started = 0;
+    const summary: FleetSummary = await runFleet(ledger, { kind: 'catchup', ...(options.pipelines ? { pipelines: options.pipelines } : {}) }, {
+      taskFor: options.taskFor,
+      parallel,
+      limiter,
+      runType: 'scheduled',
+      startReason: 'scheduler',
+      retryLater: true,
+      stopStarting: drain,
+      ...(options.interrupt ? { signal: options.interrupt } : {}),
+      ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+      ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+      ...(options.control ? { control: options.control } : {}),
+      onProgress: (pipeline, progress) => {
+        if (progress.kind === 'started') {
+          started += 1;
+          options.onEvent({ event: 'started', at: iso(), pipeline, date: progress.run.date, runId: progress.run.runId, attempt: progress.run.attempt });
+        } else if (progress.kind === 'retry') {
+          options.onEvent({ event: 'retry', at: iso(), pipeline, date: progress.date, runId: progress.runId, attempt: progress.attempt, of: progress.of, nextAt: progress.nextAt, error: progress.error });
+        } else if (progress.kind === 'finished') {
+          report(pipeline, progress.report);
+        }
+      },
+    });
+    total.started += started;
+    total.succeeded += summary.succeeded;
+    total.failed += summary.failed;
+    total.skipped += summary.skipped;
+    if (options.once || started > 0) {
+      options.onEvent({ event: 'pass', at: iso(), started, succeeded: summary.succeeded, failed: summary.failed, skipped: summary.skipped, withoutCommand: summary.withoutCommand });
+    }
+  };
+
+  const report = (pipeline: string, r: RunReport) => {
+    if (r.status !== 'skipped') {
+      options.onEvent({ event: 'ended', at: iso(), pipeline, date: r.date, runId: r.runId, attempt: r.attempt, status: r.status, exitCode: r.exitCode, durationMs: r.durationMs, error: r.error });
+    } else if (!QUIET_SKIPS.has(r.skipReason ?? '') && (options.once || r.skipReason !== 'upstream')) {
+      options.onEvent({ event: 'skipped', at: iso(), pipeline, date: r.date, reason: r.skipReason ?? 'skipped', note: r.note ?? '' });
+    }
+  };
+
+  if (options.once) {
+    await pass();
+    return total;
+  }
+
+  // Woken by another process's append (a clear, a mark, a define, an upstream's success), or by the timer.
+  let poke: (() => void) | undefined;
+  let changedAt = 0;
+  const stopWatching = await watchAppends(
+    ledger.store,
+    () => {
+      changedAt = Date.now();
+      poke?.();
+    },
+    { intervalMs: options.watchIntervalMs ?? 250 },
+  );
+  const minGap = options.minPassGapMs ?? 1000;
+  let lastPass = 0;
+  try {
+    while (!drain.aborted) {
+      lastPass = Date.now();
+      const running: Promise<void> = pass()
+        .catch((error: unknown) => {
+          options.onEvent({ event: 'skipped', at: iso(), pipeline: '-', date: '-', reason: 'error', note: error instanceof Error ? error.message : String(error) });
+        })
+        .finally(() => passes.delete(running));
+      passes.add(running);
+      const definitions = await withCommand(ledger, options);
+      const wake: NextWake = await nextWake(ledger, definitions, ledger.now());
+      options.onEvent({ event: 'sleep', at: iso(), until: wake ? new Date(wake.atMs).toISOString() : null, pipeline: wake?.pipeline ?? null, date: wake?.date ?? null, why: wake?.why ?? null });
+      const seenChange = changedAt;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          drain.removeEventListener('abort', done);
+          poke = undefined;
+          resolve();
+        };
+        // The timetable's instant by the ledger's clock; timers hold at most ~24 days, so a far wake is re-planned then.
+        const ms = wake === null ? 2_000_000_000 : Math.min(Math.max(0, wake.atMs - ledger.now()), 2_000_000_000);
+        const timer = setTimeout(done, ms);
+        drain.addEventListener('abort', done, { once: true });
+        poke = () => {
+          // Our own starts and ends move the head too: wait for a quiet gap, so a burst makes one pass.
+          const wait = Math.max(0, lastPass + minGap - Date.now());
+          clearTimeout(timer);
+          poke = undefined;
+          setTimeout(done, wait);
+        };
+        if (changedAt !== seenChange) poke();
+      });
+    }
+  } finally {
+    await stopWatching();
+    await Promise.all(passes);
+  }
+  return total;
+}
+
+/** The pipelines the scheduler runs: those named (each must exist), else every one with a command. */
+async function withCommand(ledger: Ledger, options: SchedulerOptions): Promise<PipelineDefinition[]> {
+  const all = await ledger.pipelines();
+  const named = options.pipelines && options.pipelines.length > 0 ? new Set(options.pipelines) : null;
+  return all.filter((d) => (named === null || named.has(d.pipeline)) && options.taskFor(d) !== null);
+}
+
+/** A limiter that hands out no place once `drain` aborts, and turns away those waiting for one. */
+function drainable(inner: Limiter, drain: AbortSignal): Limiter {
+  return {
+    acquire: (signal) => inner.acquire(signal ? AbortSignal.any([signal, drain]) : drain),
+    release: () => inner.release(),
+  };
+}
