@@ -6,8 +6,8 @@ export default defineConfig({
     include: ['tests/**/*.test.ts'],
     // The user's RUNLEDGER_* variables must not reach the CLIs the tests spawn.
     setupFiles: ['tests/support/isolate-env.ts'],
-    // A private TMPDIR for the run; the run fails when a test leaves something in it.
-    globalSetup: ['tests/support/private-tmpdir.ts'],
+    // A private TMPDIR for the run; the run fails when a test leaves something in it. One Chromium for the browser files.
+    globalSetup: ['tests/support/private-tmpdir.ts', 'tests/support/shared-chromium.ts'],
     // End-to-end tests spawn real processes; on a loaded 2-core machine one CLI call can take a second, and
     // with files side by side a test that starts a dozen of them can take more than a minute.
     // These are hang guards, not speed checks (speed is measured by `npm run bench`).

@@ -1,4 +1,4 @@
-import { runCli } from './cli/create-program.js';
+import { toolVersion } from './runtime.js';
 import { StdoutWriter } from './stdout-writer.js';
 
 // The one place that touches process: argv in, exit code out.
@@ -23,9 +23,22 @@ for (const stream of [process.stdout, process.stderr]) {
     gone.add(stream);
   });
 }
-const exitCode = await runCli(
-  process.argv.slice(2),
-  {
+const argv = process.argv.slice(2);
+// `runledger --version` alone answers before the commands are loaded (they are most of a start's CPU); with anything
+// else on the line, commander answers as for any command line. Both print the same line.
+const versionOnly = argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V');
+const exitCode = versionOnly ? await printVersion() : await runCommandLine(argv);
+process.exitCode = exitCode;
+
+async function printVersion(): Promise<number> {
+  stdout.write(`${toolVersion}\n`);
+  await stdout.flush();
+  return 0;
+}
+
+async function runCommandLine(argv: string[]): Promise<number> {
+  const { runCommandLine: run } = await import('./cli/run-command-line.js');
+  return run(argv, {
     stdout: (text) => {
       if (gone.has(process.stdout)) return;
       if (runsLive > 0 && stdout.failure) return;
@@ -50,8 +63,5 @@ const exitCode = await runCli(
         process.off(signal, handler);
       },
     },
-  },
-  // Loaded only when the command line needs them: a query never pays for the runner, audit or demo code.
-  async (word) => (await import('./cli/extra-command-loaders.js')).extraCommandsFor(word),
-);
-process.exitCode = exitCode;
+  });
+}

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test, vi } from 'vitest';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
-import { BIN, cli, cliAsync, tempDir } from '../support/run-cli.js';
+import { BIN, cli, tempDir } from '../support/run-cli.js';
 
 vi.setConfig({ testTimeout: 120_000 });
 
@@ -35,10 +35,11 @@ async function follow(db: string, cwd: string, args: string[], env: Record<strin
   return { child, stdout: () => stdout, stderr: () => stderr, exit };
 }
 
+// In-process and synchronous: the followers are processes of their own, and what they print waits in their pipes.
 async function recordFailure(db: string, date: string): Promise<void> {
-  const started = await cliAsync(['--db', db, '--now', NOW, 'start', 'etl_orders', date]);
+  const started = cli(['--db', db, '--now', NOW, 'start', 'etl_orders', date]);
   expect(started.code, started.stderr).toBe(0);
-  const failed = await cliAsync(['--db', db, '--now', NOW, 'fail', started.stdout.trim(), '--error', `no raw file for ${date}`]);
+  const failed = cli(['--db', db, '--now', NOW, 'fail', started.stdout.trim(), '--error', `no raw file for ${date}`]);
   expect(failed.code, failed.stderr).toBe(0);
 }
 

@@ -22,7 +22,7 @@ describe('npm pack ships what a user needs and nothing else', () => {
   const files = packedFiles();
 
   test('README and the guides it links, LICENSE, CHANGELOG, the binary, the compiled library with its types, and the examples', () => {
-    for (const path of ['README.md', 'docs/web.md', 'LICENSE', 'CHANGELOG.md', 'package.json', 'bin/runledger.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/testing/index.js', 'examples/orders/etl.mjs']) {
+    for (const path of ['README.md', 'docs/web.md', 'LICENSE', 'CHANGELOG.md', 'package.json', 'bin/runledger.js', 'dist/cli/main.js', 'dist/cli/verify-worker.js', 'dist/cli/import-worker.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/testing/index.js', 'examples/orders/etl.mjs']) {
       expect(files, path).toContain(path);
     }
   });
@@ -94,6 +94,7 @@ describe('package.json', () => {
       // prepack built from scratch: no bench, no maps in the tarball.
       const listed = spawnSync('tar', ['-tzf', join(copy, 'runledger-0.1.0.tgz')], { encoding: 'utf8' }).stdout;
       expect(listed).toContain('package/dist/src/index.js');
+      expect(listed).toContain('package/dist/cli/main.js');
       expect(listed).not.toMatch(/\.map$|dist\/bench/m);
     } finally {
       rmSync(copy, { recursive: true, force: true });

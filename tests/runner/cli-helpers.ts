@@ -1,9 +1,10 @@
-// Helpers for the runner's end-to-end tests: the real binary (built by `npm run build`), temp dirs, state.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+// Helpers for the runner's end-to-end tests: the built CLI (by `npm run build`), in-process or as a process, temp dirs, state.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll } from 'vitest';
+import { cliServer } from '../support/run-cli.js';
 import { runCli } from '../../src/cli/create-program.js';
 import { extraCommands } from '../../src/cli/extra-commands.js';
 
@@ -32,10 +33,9 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, ...env };
 }
 
-/** Runs the CLI to completion in `cwd`. */
+/** Runs the built CLI to completion in `cwd`, in the test file's CLI server (see support/run-cli.ts). */
 export function cli(cwd: string, args: string[], env: Record<string, string> = {}): CliResult {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: childEnv(env) });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+  return cliServer().run({ argv: args, env: childEnv(env), cwd });
 }
 
 /** Starts the CLI without waiting; `done` resolves with its exit code (128+n for a signal) and output. */

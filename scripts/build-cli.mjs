@@ -1,0 +1,63 @@
+// Bundles the CLI into dist/cli/ after tsc has compiled dist/src/ (`npm run build`). A Node start pays for every
+// module it resolves and reads: the CLI as a few bundled files starts markedly faster than as the ~140 modules tsc
+// emits. The library (dist/src/) stays as tsc emits it. Dependencies stay external (installed beside the package,
+// better-sqlite3 is native anyway); the extra command groups stay separate chunks loaded on demand
+// (src/cli/extra-command-loaders.ts), and the audit worker threads are entries of their own, beside the chunk that
+// starts them (src/audit/compiled-worker.ts looks for them there).
+import { readFileSync, rmSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { dirname, join } from 'node:path';
+import { rolldown } from 'rolldown';
+
+const root = join(import.meta.dirname, '..');
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const external = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})];
+const isExternal = (id) => id.startsWith('node:') || builtinModules.includes(id) || external.some((name) => id === name || id.startsWith(`${name}/`));
+
+/**
+ * The modules a command line loads before it knows its command (tsc's output, followed through its static imports):
+ * one chunk of them, so a start reads one file for them instead of the dozens of small chunks that sharing with the
+ * lazy command groups and the workers would otherwise make.
+ */
+function staticGraph(entry) {
+  const seen = new Set();
+  const visit = (file) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const [, target] of readFileSync(file, 'utf8').matchAll(/^(?:import|export)\s[^;]*?from\s+'(\.{1,2}\/[^']+)'/gm)) visit(join(dirname(file), target));
+  };
+  visit(entry);
+  return seen;
+}
+// main.ts's own few modules stay out of it: `--version` answers from them alone.
+const first = staticGraph(join(root, 'dist/src/main.js'));
+const core = new Set([...staticGraph(join(root, 'dist/src/cli/run-command-line.js'))].filter((file) => !first.has(file)));
+
+const out = join(root, 'dist/cli');
+rmSync(out, { recursive: true, force: true });
+const bundle = await rolldown({
+  input: {
+    // bin/runledger.js loads main; the tests' CLI server loads run-command-line (the same code, without the process).
+    main: join(root, 'dist/src/main.js'),
+    'run-command-line': join(root, 'dist/src/cli/run-command-line.js'),
+    'verify-worker': join(root, 'dist/src/audit/verify-worker.js'),
+    'import-worker': join(root, 'dist/src/audit/import-worker.js'),
+  },
+  external: isExternal,
+  platform: 'node',
+  logLevel: 'warn',
+});
+await bundle.write({
+  dir: out,
+  format: 'esm',
+  entryFileNames: '[name].js',
+  chunkFileNames: '[name]-[hash].js',
+  sourcemap: false,
+  codeSplitting: {
+    groups: [
+      { name: 'start', test: (id) => first.has(id) && !id.endsWith('/dist/src/main.js'), priority: 2 },
+      { name: 'core', test: (id) => core.has(id), priority: 1 },
+    ],
+  },
+});
+await bundle.close();
