@@ -47,7 +47,7 @@ describe('unknown option keys are refused with one line naming the real field', 
   });
 
   test("the start rule's hints name the real field, runType", async () => {
-    await expect(ledger.start({ pipeline: 'etl', date: '2026-11-03T12:00:00+07:00' })).rejects.toThrow("use --type manual (library: runType: 'manual')");
+    await expect(ledger.start({ pipeline: 'etl', date: '2026-11-03T12:00:00+07:00' })).rejects.toThrow("--type manual (library: runType: 'manual') records an off-schedule run");
     await expect(ledger.start({ pipeline: 'etl', date: '2026-11-03T12:00:00+07:00', runType: 'manual' })).resolves.toMatchObject({ offSchedule: true, runType: 'manual' });
   });
 });
