@@ -1,10 +1,11 @@
 // No command outlives its run (issue 39, item 3): a timeout, the end of a run and the runner's own death by
 // SIGKILL each end the command's whole process group, members that ignore SIGTERM included. Real processes and
 // real signals: that is the subject.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import { cliAsync, inProcess, stateOf, tempDir, waitForFile } from './cli-helpers.js';
+import { sleepRunning } from '../support/sleep-running.js';
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -13,20 +14,6 @@ vi.setConfig({ testTimeout: 60_000 });
  * `sh -c 'trap "" TERM; …'` leaves SIGTERM ignored in what it execs, as the issue's reproduction does.
  */
 const STUBBORN = `trap "" TERM; echo $$ > leader.pid; sh -c 'trap "" TERM; echo $$ > grandchild.pid; exec sleep 3003' & sleep 3004`;
-
-/**
- * True while the process runs a `sleep` (the tests' stubborn commands all end in one) and is not a zombie: pids
- * are reused within seconds on a busy machine (pid_max 32768), so the pid alone does not say it is still ours.
- */
-function running(pid: number): boolean {
-  const stat = `/proc/${pid}/stat`;
-  if (!existsSync(stat)) return false;
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('sleep') && !/\) Z /.test(readFileSync(stat, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 function pidIn(dir: string, file: string): number {
   return Number(readFileSync(join(dir, file), 'utf8').trim());
@@ -60,7 +47,7 @@ describe('a timeout ends the whole process group', () => {
       expect(r.code).toBe(6);
       expect(JSON.parse(r.stdout)).toMatchObject({ runs: [{ date, status: 'failed', error: expect.stringContaining('timed out after 1s') }] });
       // The runner returned only once the group was empty.
-      expect(pids.filter(running)).toEqual([]);
+      expect(pids.filter(sleepRunning)).toEqual([]);
     } finally {
       killLeftovers(pids);
     }
@@ -76,7 +63,7 @@ describe('the end of a run ends what its command left behind', () => {
     try {
       expect(r.code).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ runs: [{ date, status: 'success' }] });
-      expect(running(pid)).toBe(false);
+      expect(sleepRunning(pid)).toBe(false);
     } finally {
       killLeftovers([pid]);
     }
@@ -97,7 +84,7 @@ describe('a runner killed with SIGKILL takes its commands with it', () => {
       await done;
       // A takeover may start once the lease ran out: by then nothing of attempt 1 runs any more.
       while ((await stateOf(dir, new Date().toISOString())).get(date)?.stalled !== true) await new Promise((r) => setTimeout(r, 200));
-      expect(pids.filter(running)).toEqual([]);
+      expect(pids.filter(sleepRunning)).toEqual([]);
       const takeoverFrom = Date.now();
 
       const again = await cliAsync(dir, ['backfill', 'etl_orders', '--from', date, '--to', date, '--no-logs', '--json', '--', 'sh', '-c', command]).done;

@@ -2,29 +2,16 @@
 // and while a command runs that ignores SIGTERM and started a grandchild. After the restart every date ends
 // `success`, the attempt numbers continue, nothing of the killed run is left, and no two attempts of a date
 // overlap in time (each command logs its own start and end). The real clock: retries and leases must pass.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import { cli, cliAsync, tempDir, waitForFile, type CliResult } from './cli-helpers.js';
 import type { ChildProcess } from 'node:child_process';
+import { sleepRunning } from '../support/sleep-running.js';
 
 vi.setConfig({ testTimeout: 120_000 });
 
 type DateRow = { date: string; status: string; attempt: number | null };
-
-/**
- * True while the process runs a `sleep` (the stubborn command ends in one) and is not a zombie: pids are reused
- * within seconds on a busy machine (pid_max 32768), so the pid alone does not say it is still ours.
- */
-function running(pid: number): boolean {
-  const stat = `/proc/${pid}/stat`;
-  if (!existsSync(stat)) return false;
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('sleep') && !/\) Z /.test(readFileSync(stat, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 function dates(dir: string, pipeline: string): DateRow[] {
   return (JSON.parse(cli(dir, ['--now', new Date().toISOString(), 'state', pipeline, '--json']).stdout) as { dates: DateRow[] }).dates;
@@ -113,7 +100,7 @@ describe('a scheduler killed with SIGKILL and started again', () => {
       await first.done;
       // Restarted at once: the date is still running on its lease, so the new scheduler waits for the lease's end.
       const second = cliAsync(dir, ['scheduler', '--no-logs', '--kill-grace', '1s']);
-      await until('the killed run\'s processes are gone', () => !pids.some(running), 30_000);
+      await until('the killed run\'s processes are gone', () => !pids.some(sleepRunning), 30_000);
       const goneBy = Date.now();
       await until('the date succeeded', () => dates(dir, 'slow').every((d) => d.status === 'success'));
       const r = await stop(second.child, second.done);

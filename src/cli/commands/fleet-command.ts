@@ -1,15 +1,13 @@
-import { spawn } from 'node:child_process';
 import { ExitCode, LedgerError } from '../../errors.js';
-import { commandTask, DEFAULT_KILL_GRACE_MS, type CommandTask } from '../../runner/command-task.js';
+import { DEFAULT_KILL_GRACE_MS, type CommandTask } from '../../runner/command-task.js';
 import { groupReaper } from '../../runner/group-reaper.js';
 import { dryRunJson, formatDuration, summaryJson } from '../../runner/format-summary.js';
 import { planFleet, runFleet, type FleetRequest, type FleetSummary } from '../../runner/run-fleet.js';
-import { childEnvironment, knownSecrets } from '../../secrets.js';
 import type { CliContext } from '../cli-context.js';
+import { fleetCommandTask } from '../fleet-command-task.js';
 import { RunExit } from '../create-program.js';
 import { formatTable } from '../../format/format-table.js';
 import { parseDuration } from '../../duration.js';
-import { commandArgv } from '../../runner/command-argv.js';
 import { checkLogDir, defaultLogDir } from '../run-log-dir.js';
 import type { RunControlOptions } from '../../runner/retry-policy.js';
 import { parseWholeNumber } from '../../ledger/parse-whole-number.js';
@@ -79,21 +77,12 @@ export async function runFleetCommand(ctx: CliContext, request: FleetRequest, op
       runFleet(ledger, request, {
         taskFor: (definition) => {
           if (!definition.command) return null;
-          const command = commandTask({
-            argv: commandArgv(definition.command),
-            spawn,
-            kill: (pid, signal) => process.kill(pid, signal),
-            killGraceMs,
-            reaper,
-            env: childEnvironment(deps.env, opts.passLedgerEnv ?? false),
-            ...(logDir === undefined ? {} : { logDir, secrets: knownSecrets(ctx.db, deps.env) }),
-            onLogError: (run, error) => ctx.note(`runledger: the log file of ${run.pipeline} ${run.date} could not be written (${error.message}); its outcome is recorded without one`),
-            onOutput: (stream, run, raw) => {
-              // Several pipelines run at once: each line says whose it is.
-              const line = `${run.pipeline} ${run.date} | ${ledger.redact(raw)}\n`;
-              if (stream === 'stdout' && !opts.json) deps.stdout(line);
-              else deps.stderr(line);
-            },
+          const setup = { ctx, passLedgerEnv: opts.passLedgerEnv ?? false, killGraceMs, reaper, logDir };
+          const command = fleetCommandTask(setup, definition.command, (stream, run, raw) => {
+            // Several pipelines run at once: each line says whose it is.
+            const line = `${run.pipeline} ${run.date} | ${ledger.redact(raw)}\n`;
+            if (stream === 'stdout' && !opts.json) deps.stdout(line);
+            else deps.stderr(line);
           });
           tasks.push(command);
           return command.task;

@@ -1,16 +1,14 @@
-import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import type { PipelineDefinition } from '../../../events/pipeline-definition.js';
 import { parseDuration } from '../../duration.js';
 import { ExitCode } from '../../errors.js';
-import { commandArgv } from '../../runner/command-argv.js';
-import { commandTask, DEFAULT_KILL_GRACE_MS, type CommandTask } from '../../runner/command-task.js';
+import { DEFAULT_KILL_GRACE_MS, type CommandTask } from '../../runner/command-task.js';
 import { formatDuration } from '../../runner/format-summary.js';
 import { groupReaper } from '../../runner/group-reaper.js';
 import type { RunTask } from '../../runner/run-types.js';
 import { runScheduler, type SchedulerEvent } from '../../scheduler/run-scheduler.js';
-import { childEnvironment, knownSecrets } from '../../secrets.js';
 import type { CliContext } from '../cli-context.js';
+import { fleetCommandTask } from '../fleet-command-task.js';
 import { RunExit } from '../create-program.js';
 import { parseWholeNumber } from '../../ledger/parse-whole-number.js';
 import { checkLogDir, defaultLogDir } from '../run-log-dir.js';
@@ -96,18 +94,9 @@ async function runSchedulerCommand(ctx: CliContext, pipelines: string[], opts: S
         const key = JSON.stringify(definition.command);
         const known = tasks.get(definition.pipeline);
         if (known && known.command === key) return known.task.task;
-        const task = commandTask({
-          argv: commandArgv(definition.command),
-          spawn,
-          kill: (pid, signal) => process.kill(pid, signal),
-          killGraceMs,
-          reaper,
-          env: childEnvironment(deps.env, opts.passLedgerEnv ?? false),
-          ...(logDir === undefined ? {} : { logDir, secrets: knownSecrets(ctx.db, deps.env) }),
-          onLogError: (run, error) => ctx.note(`runledger: the log file of ${run.pipeline} ${run.date} could not be written (${error.message}); its outcome is recorded without one`),
-          // The commands' own output goes to stderr: stdout is the scheduler's one line per run.
-          onOutput: (_stream, run, raw) => deps.stderr(`${run.pipeline} ${run.date} | ${ledger.redact(raw)}\n`),
-        });
+        const setup = { ctx, passLedgerEnv: opts.passLedgerEnv ?? false, killGraceMs, reaper, logDir };
+        // The commands' own output goes to stderr: stdout is the scheduler's one line per run.
+        const task = fleetCommandTask(setup, definition.command, (_stream, run, raw) => deps.stderr(`${run.pipeline} ${run.date} | ${ledger.redact(raw)}\n`));
         tasks.set(definition.pipeline, { command: key, task });
         return task.task;
       };
