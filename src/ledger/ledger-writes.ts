@@ -19,7 +19,8 @@ import { refuseTakenBinding, sameJob } from './job-binding.js';
 import { handleCommand } from './handle-command.js';
 import { buildDefinition, checkPipelineName, completeDefinitionInput, diffDefinitions, type DefineChanges } from './build-definition.js';
 import { checkTaskState, checkTryNumber, requireTask } from './check-tasks.js';
-import { refuseBadUpstreams, upstreamsChanged } from './check-upstreams.js';
+import { refuseBadUpstreams, refuseRetiredName, refuseRetiredUpstreams, upstreamsChanged } from './check-upstreams.js';
+import { listControls } from './list-controls.js';
 import { clearWithDownstream } from './clear-downstream.js';
 import type { LedgerCore } from './ledger-core.js';
 import type { ClearInput, ClearResult, CompletionResult, MarkInput, MarkResult, StartInput, StartResult } from './ledger-types.js';
@@ -47,14 +48,18 @@ export async function definePipeline(core: LedgerCore, input: DefineChanges & { 
   return handleCommand<DefineResult>(core, async () => {
     const models = await readModelsFor(core, undefined);
     const summary = models === null ? undefined : await models.summary(input.pipeline);
-    const state = summary === undefined ? (await loadPipeline(core, input.pipeline)).state : { definition: summary?.definition ?? null, version: summary?.version ?? 0 };
+    const state = summary === undefined ? (await loadPipeline(core, input.pipeline)).state : { definition: summary?.definition ?? null, version: summary?.version ?? 0, retired: summary?.retired ?? null };
+    if (state.retired !== null) refuseRetiredName(input.pipeline, state.retired);
     const before = state.definition;
     const { reason: _reason, ...requested } = input;
     const definition = buildDefinition(completeDefinitionInput(before, requested));
     const changes = before ? diffDefinitions(before, definition) : [];
     if (before && changes.length === 0) return { result: { pipeline: definition.pipeline, outcome: 'unchanged', definition, changes }, label: definition.pipeline };
     if (definition.openlineage && !sameJob(before?.openlineage, definition.openlineage)) refuseTakenBinding(await listPipelines(core), definition);
-    if (upstreamsChanged(before, definition)) refuseBadUpstreams(definition, await listPipelines(core));
+    if (upstreamsChanged(before, definition)) {
+      refuseBadUpstreams(definition, await listPipelines(core));
+      refuseRetiredUpstreams(definition, await listControls(core));
+    }
     const event: LedgerEvent = before
       ? { type: 'PipelineRedefined', schemaVersion: 1, data: { pipeline: definition.pipeline, definition, changes } }
       : { type: 'PipelineDefined', schemaVersion: 1, data: definition };

@@ -241,6 +241,14 @@ function describe(e: RecordedEvent, zone: string): string {
       return `abandoned ${e.data.pipeline} ${e.data.date} run ${e.data.runId} (${e.data.reason}${e.data.supersededBy ? `, superseded by ${e.data.supersededBy}` : ''})`;
     case 'RunMarked':
       return `marked ${e.data.pipeline} ${e.data.date} ${e.data.status} (was ${e.data.previousStatus}; no command ran) mark ${e.data.runId}`;
+    case 'PipelinePaused':
+      return `paused ${e.data.pipeline}: fleet runs leave it alone until unpaused`;
+    case 'PipelineUnpaused':
+      return `unpaused ${e.data.pipeline}`;
+    case 'PipelineRetired':
+      return `retired ${e.data.pipeline}: out of status, check, metrics and fleet runs; history kept`;
+    case 'PipelineUnretired':
+      return `brought ${e.data.pipeline} back (unretired)`;
     case 'RetryScheduled':
       return `retry of ${e.data.pipeline} ${e.data.date} after run ${e.data.runId}: attempt ${e.data.attempt} of ${e.data.maxAttempts} at ${inZone(e.data.nextAt, zone)}`;
     default: {
