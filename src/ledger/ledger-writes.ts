@@ -21,6 +21,7 @@ import { buildDefinition, checkPipelineName, completeDefinitionInput, diffDefini
 import { checkTaskState, checkTryNumber, requireTask } from './check-tasks.js';
 import { refuseBadUpstreams, refuseRetiredName, refuseRetiredUpstreams, upstreamsChanged } from './check-upstreams.js';
 import { listControls } from './list-controls.js';
+import { retiredText } from '../../projections/pipeline-control.js';
 import { clearWithDownstream } from './clear-downstream.js';
 import type { LedgerCore } from './ledger-core.js';
 import type { ClearInput, ClearResult, CompletionResult, MarkInput, MarkResult, StartInput, StartResult } from './ledger-types.js';
@@ -111,6 +112,9 @@ export async function startRun(core: LedgerCore, input: StartInput): Promise<Sta
       return before ? [slot.date, before.date] : [slot.date];
     };
     const { definition, timetable, state } = (await decidingView(core, input.pipeline, keysToRead)) ?? (await readPipeline(core, input.pipeline));
+    if (state.retired !== null) {
+      throw new LedgerError('ledger.retired', `${input.pipeline} is ${retiredText(state.retired)}, so nothing of it runs; bring it back first with runledger unretire ${input.pipeline}`);
+    }
     const { slot, onSchedule } = slotIn(timetable).at;
     // Depends on past holds back every run but a manual one (the explicit "run it anyway", as Airflow's ignore_depends_on_past).
     const waitFor = definition.dependsOnPast && runType !== 'manual' ? previousSlotBlocks(state, slotBefore(timetable)?.date ?? null) : null;
@@ -158,6 +162,7 @@ export async function startRun(core: LedgerCore, input: StartInput): Promise<Sta
       offSchedule: d.offSchedule,
       forced: d.force,
       takeoverOf: d.takeoverOf,
+      ...(state.paused === null ? {} : { paused: state.paused }),
     };
     return { result, requests: [{ stream: runStream(input.pipeline, slot.date), expectedVersion: expected, events: decision.value.events }], reason, label: `${input.pipeline} ${slot.date}` };
   });
