@@ -6,8 +6,9 @@ import { chainsOfFile, docFiles, ROOT, type BlockChain } from './doc-files.js';
 import { BLOCK_TIMEOUT_MS, driftsOfChain, rewritten, type Drift } from './run-console-block.js';
 
 // Every ```console block of README.md and docs/*.md is run as the doc says, in a terminal, and must print what the
-// doc shows (docs/contributing.md, "Console blocks are tests"). Each block runs in a fresh temp dir, so with a fresh
-// ledger, unless it continues the block before it.
+// doc shows (docs/contributing.md, "Console blocks are tests"). A guide says at its top how its blocks run: top to
+// bottom in one shell, or each in a fresh temp dir (so with a fresh ledger) unless it continues the block before it.
+// A DeprecationWarning from any command of a doc fails its test: the docs show only the current forms.
 
 const title = (chain: BlockChain) => {
   const [first, ...rest] = chain.blocks;
@@ -43,12 +44,14 @@ for (const file of files) {
         test.skip(title(chain), () => {});
         continue;
       }
-      // Each block of a chain runs in turn: the test's time is the blocks' hang guards together.
+      // The blocks of a chain run in one shell: the test's time is the blocks' hang guards together.
       test.concurrent(title(chain), async ({ expect }) => {
-        for (const drift of await driftsOfChain(chain)) {
+        const { drifts, deprecations } = await driftsOfChain(chain);
+        for (const drift of drifts) {
           drifted.push(drift);
           expect.soft(drift.actual, drift.where).toBe(drift.expected);
         }
+        expect.soft(deprecations, 'a command of the doc printed a DeprecationWarning: show the current form').toEqual([]);
       }, BLOCK_TIMEOUT_MS * chain.blocks.length + 10_000);
     }
   });
