@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { promptsOutsideConsole } from './console-blocks.js';
+import { codeLines, promptsOutsideConsole } from './console-blocks.js';
 import { chainsOfFile, docFiles, ROOT, type BlockChain } from './doc-files.js';
 import { BLOCK_TIMEOUT_MS, driftsOfChain, rewritten, type Drift } from './run-console-block.js';
 
@@ -29,6 +29,26 @@ test('the doc files are README.md and docs/*.md, and they hold console blocks', 
 
 test('an example with a `$ ` prompt is a console block, so it runs (```sh holds commands without output)', () => {
   expect(files.flatMap((f) => promptsOutsideConsole(f, readFileSync(join(ROOT, f), 'utf8')))).toEqual([]);
+});
+
+/**
+ * The library's old forms, which print a DeprecationWarning or are gone: no code block of the docs may show them (the
+ * prose that names them as replaced may).
+ */
+const OLD_FORMS: Array<[RegExp, string]> = [
+  [/\bwithRun\(\s*(?!\{)[^)\s]/, 'withRun({ pipeline, date, ...options }, fn)'],
+  [/\b(catchup|backfill|withRun)\(\s*ledger\b/, 'ledger.catchup(options, fn) / ledger.backfill(options, fn) / ledger.withRun(options, fn)'],
+  [/\b(leaseMs|freshnessMs)\b/, "lease: '1h' / freshness: '1d'"],
+];
+
+test('the docs\' code shows only the current forms of the library', () => {
+  expect(OLD_FORMS.flatMap(([old]) => codeLines('Prose `withRun(p, d, fn)` is kept.\n```ts\nawait ledger.withRun(\'p\', d, fn);\nawait ledger.withRun({ pipeline: \'p\', date: d }, fn);\n```\n').filter((l) => old.test(l.text)))).toHaveLength(1);
+  const found = files.flatMap((file) =>
+    codeLines(readFileSync(join(ROOT, file), 'utf8')).flatMap(({ line, text }) =>
+      OLD_FORMS.filter(([old]) => old.test(text)).map(([, instead]) => `${file}:${line}: ${text.trim()} (write ${instead})`),
+    ),
+  );
+  expect(found).toEqual([]);
 });
 
 for (const file of files) {

@@ -175,3 +175,14 @@ export function promptsOutsideConsole(file: string, markdown: string): string[] 
   });
   return found;
 }
+
+/** Every line inside a fence (any language), with its 1-based line: the code a reader copies. */
+export function codeLines(markdown: string): Array<{ line: number; text: string }> {
+  const found: Array<{ line: number; text: string }> = [];
+  let fenced = false;
+  markdown.split('\n').forEach((text, i) => {
+    if (/^\s*```/.test(text)) fenced = !fenced;
+    else if (fenced) found.push({ line: i + 1, text });
+  });
+  return found;
+}
