@@ -44,12 +44,13 @@ export type ChainRun = { outputs: string[][]; deprecations: string[] };
 /**
  * Runs every `$ ` command of the chain's blocks, in order, in one bash in a pseudo-terminal (stdout and stderr merged,
  * as on a screen), in `dir`, as a reader types them into one terminal: files, the working directory and shell
- * variables carry from block to block. `npx runledger` and `runledger` are this checkout's built CLI. Every Node.js
+ * variables carry from block to block. `npx runledger` and `runledger` are `bin`, by default this checkout's built
+ * CLI. Every Node.js
  * process the commands start reports a DeprecationWarning it emits (even with stderr sent to /dev/null) into
  * `deprecations`, as `<file>:<line>: <warning>`, `<line>` being the command's. `work` is a directory for the
  * harness's own files.
  */
-export async function runChain(chain: BlockChain, dir: string, work: string): Promise<ChainRun> {
+export async function runChain(chain: BlockChain, dir: string, work: string, bin = BIN): Promise<ChainRun> {
   const marker = `@@doc-test-${randomBytes(8).toString('hex')}@@`;
   const script = join(work, 'chain.sh');
   const preload = join(work, 'record-deprecations.cjs');
@@ -61,8 +62,8 @@ export async function runChain(chain: BlockChain, dir: string, work: string): Pr
     script,
     [
       `stty cols ${TERMINAL_COLUMNS} rows 50 2>/dev/null`,
-      `npx() { if [ "$1" = runledger ]; then shift; ${shellQuote(process.execPath)} ${shellQuote(BIN)} "$@"; else command npx "$@"; fi; }`,
-      `runledger() { ${shellQuote(process.execPath)} ${shellQuote(BIN)} "$@"; }`,
+      `npx() { if [ "$1" = runledger ]; then shift; ${shellQuote(process.execPath)} ${shellQuote(bin)} "$@"; else command npx "$@"; fi; }`,
+      `runledger() { ${shellQuote(process.execPath)} ${shellQuote(bin)} "$@"; }`,
       // After each command, the warnings it caused are moved aside under its number.
       ...steps.flatMap(({ step }, i) => [step.command, `{ [ -s ${shellQuote(log)} ] && mv ${shellQuote(log)} ${shellQuote(`${log}.${i}`)}; printf '\\n%s\\n' '${marker}'; }`]),
     ].join('\n') + '\n',
