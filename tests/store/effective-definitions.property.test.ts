@@ -63,8 +63,8 @@ async function answers(ledger: Ledger, nowMs: number): Promise<unknown> {
       runs: await ledger.runs({ pipeline }),
       watermark: await ledger.watermark({ pipeline }),
       status: await ledger.pipelineStatus({ pipeline, nowMs }),
-      catchupPlan: (await planJob(ledger, { kind: 'catchup', pipeline, allPending: true })).slots,
-      backfillPlan: (await planJob(ledger, { kind: 'backfill', pipeline, from: '2026-01-01', to: '2026-01-12' })).slots,
+      catchupPlan: (await planJob(ledger, { kind: 'catchup', pipeline, allPending: true })).plan,
+      backfillPlan: (await planJob(ledger, { kind: 'backfill', pipeline, from: '2026-01-01', to: '2026-01-12' })).plan,
     };
   }
   return out;
