@@ -351,9 +351,15 @@ export class Ledger {
     return (await controlPipelines(this.#core, 'unretire', [input.pipeline], input.reason))[0] as ControlResult;
   }
 
-  /** The pipelines paused or retired now, by name, each with since when, by whom and why; any other is neither. */
-  async controls(): Promise<Map<string, PipelineControls>> {
-    return listControls(this.#core);
+  /**
+   * The pipelines paused or retired now (of `pipelines`, when given), by name, each with since when, by whom and why;
+   * any other is neither.
+   *
+   * @example
+   * const paused = (await ledger.controls(['orders_raw'])).get('orders_raw')?.paused ?? null;
+   */
+  async controls(pipelines?: readonly string[]): Promise<Map<string, PipelineControls>> {
+    return listControls(this.#core, pipelines);
   }
 
   /** Makes keys pending again, fencing out their runs; never deletes history. */

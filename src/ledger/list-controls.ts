@@ -1,3 +1,4 @@
+import { PIPELINE_NAME_PATTERN } from '../../events/name-patterns.js';
 import type { PipelineControl } from '../../projections/pipeline-control.js';
 import type { LedgerCore } from './ledger-core.js';
 
@@ -5,18 +6,21 @@ import type { LedgerCore } from './ledger-core.js';
 export type PipelineControls = { paused: PipelineControl | null; retired: PipelineControl | null };
 
 /**
- * The run control of every pipeline that has been paused or retired and is still so, by name: from the summary rows
- * when the store keeps them, else folded from the control events. A name missing from the map is neither.
+ * The run control of every pipeline (or of the `only` ones) that has been paused or retired and is still so, by name:
+ * from the summary rows when the store keeps them, else folded from the control events. A name missing from the map
+ * is neither.
  *
  * @example
  * const controls = await listControls(core);
  * const retired = controls.get('etl_orders')?.retired ?? null;
  */
-export async function listControls(core: LedgerCore): Promise<Map<string, PipelineControls>> {
+export async function listControls(core: LedgerCore, only?: readonly string[]): Promise<Map<string, PipelineControls>> {
   const out = new Map<string, PipelineControls>();
   const models = core.store.readModels;
   if (models !== undefined && (await models.ensure(core.rebuildProgress))) {
-    for (const summary of await models.summaries()) {
+    // Named pipelines read their own rows (a `state` or a `start` on a ledger of 1,000 pipelines reads one).
+    const summaries = only === undefined ? await models.summaries() : (await Promise.all(only.filter((name) => PIPELINE_NAME_PATTERN.test(name)).map((name) => models.summary(name)))).filter((s) => s !== null);
+    for (const summary of summaries) {
       if (summary.paused !== null || summary.retired !== null) out.set(summary.pipeline, { paused: summary.paused, retired: summary.retired });
     }
     return out;

@@ -386,6 +386,8 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
     taskGrid: hasTasks ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], recent.gridDates, await tasksOfDates(ledger, pipeline, recent.gridDates.map((d) => d.date))) : null,
     pending: { pipeline, from: last === undefined ? null : (first?.date ?? null), to: last?.date ?? null, pending, inFlight: pendingInFlight(status.inFlight, keys, timetable, time.nowMs) },
     pendingTotal: status.pending.total,
+    paused: summary.paused,
+    retired: summary.retired,
     runs: runs.rows,
     olderRuns: olderRuns ? (runs.rows.at(-1)?.runId ?? null) : null,
     runsBefore: input.runsBefore ?? null,

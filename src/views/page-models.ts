@@ -1,3 +1,4 @@
+import type { PipelineControl } from '../../projections/pipeline-control.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { CalendarView, CellStatus } from '../../projections/views/calendar.js';
@@ -49,6 +50,9 @@ export type PipelinePage = {
   pending: PendingView;
   /** Every pending date, listed or not. */
   pendingTotal: number;
+  /** The pipeline's pause and retirement as they stood at the page's instant (null: not paused, not retired). */
+  paused: PipelineControl | null;
+  retired: PipelineControl | null;
   /** A page of runs, newest first. */
   runs: RunRow[];
   /** The oldest run shown, when older runs are left (their page lists the runs before it), else null. */

@@ -173,7 +173,7 @@ async function runJobCommand(ctx: CliContext, request: JobRequest, opts: JobCliO
     throw new LedgerError('input.missingCommand', `no command to run; put it after --, e.g. runledger ${request.kind} ${request.pipeline} … -- sh -c 'echo {date} >> out.txt' (or use --dry-run)`);
   }
   const exitCode = await ctx.withLedger(false, async (ledger) => {
-    const paused = (await ledger.controls()).get(request.pipeline)?.paused;
+    const paused = (await ledger.controls([request.pipeline])).get(request.pipeline)?.paused;
     if (paused) ctx.note(pausedNote(request.pipeline, paused));
     if (opts.dryRun) {
       const job = await planJob(ledger, request);

@@ -5,6 +5,7 @@ import { clearedBecause, waitsForText } from '../../../projections/views/cleared
 import { reasonWords } from '../../../projections/pending.js';
 import { LedgerError } from '../../errors.js';
 import type { CliContext } from '../cli-context.js';
+import { retiredText, type PipelineControl } from '../../../projections/pipeline-control.js';
 import { tellingLine } from '../../../projections/views/telling-line.js';
 import { formatMetrics, formatTable, StreamingTable, tableFit } from '../../format/format-table.js';
 import { logEntry } from '../../ops/log-document.js';
@@ -24,6 +25,12 @@ function range(pipeline: string, opts: RangeOpts) {
   return { pipeline, ...(opts.from === undefined ? {} : { from: opts.from }), ...(opts.to === undefined ? {} : { to: opts.to }), ...(asOf ? { asOf } : {}) };
 }
 
+/** `state` of a retired pipeline without --include-retired: refused, saying how to see it. */
+function refuseRetiredState(pipeline: string, retired: PipelineControl | null): void {
+  if (retired === null) return;
+  throw new LedgerError('ledger.retired', `${pipeline} is ${retiredText(retired)}; its history stays: add --include-retired to see its dates (runledger unretire ${pipeline} brings it back)`);
+}
+
 const AS_OF = ['--as-of <instant|position>', 'answer as the ledger stood at that instant or event position'] as const;
 
 export function registerQueryCommands(program: Command, ctx: CliContext): void {
@@ -38,6 +45,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .option('--table', 'print the table even on a terminal')
     .option('--wide', "with the table: don't cut DETAIL to the terminal's width (an error shows its most telling line; --json has the whole text)")
     .option('--json', 'print one JSON document')
+    .option('--include-retired', 'show a retired pipeline too (its history stays; without this, state refuses it and says so)')
     .addHelpText(
       'after',
       '\nOn a terminal, state draws a calendar: a month per row (a local day per row for hourly pipelines), one\n' +
@@ -46,7 +54,8 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
         'unless NO_COLOR is set; older months fold away (choose them with --from/--to).\n' +
         '\nExamples:\n  runledger state etl_orders\n  runledger state etl_orders --calendar --from 2026-01-01\n  runledger state etl_orders --from 2026-11-01 --to 2026-11-30 --json\n  runledger state etl_orders --as-of 2026-11-04T09:00:00+07:00',
     )
-    .action(async (pipeline: string, opts: RangeOpts & { calendar?: boolean; table?: boolean; wide?: boolean }) => {
+    .action(async (pipeline: string, opts: RangeOpts & { calendar?: boolean; table?: boolean; wide?: boolean; includeRetired?: boolean }) => {
+      if (!opts.includeRetired) await ctx.withLedger(false, async (ledger) => refuseRetiredState(pipeline, (await ledger.controls([pipeline])).get(pipeline)?.retired ?? null));
       const calendar = !opts.json && (opts.calendar || (ctx.deps.stdoutIsTTY === true && !opts.table));
       // The calendar's renderer and page views load only for it.
       if (calendar) return (await import('../print-state-calendar.js')).printStateCalendar(ctx, range(pipeline, opts));
