@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import type { Slot } from '../../projections/slot.js';
 import { createTimetable } from '../../src/timetable/create-timetable.js';
 import { parseSchedule, type CronSchedule } from '../../src/timetable/parse-schedule.js';
+import { propertyRuns } from '../support/property-runs.js';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -70,7 +71,7 @@ describe('timetable invariants (fast-check)', () => {
           expect(keys.size).toBe(slots.length);
         },
       ),
-      { numRuns: 300 },
+      propertyRuns(100),
     );
   }, 30_000);
 
