@@ -88,8 +88,13 @@ const isPipelineDefinition = (v: unknown): boolean =>
   isOptionalPositiveInt(v['slaMs']) &&
   (v['upstreams'] === undefined || (Array.isArray(v['upstreams']) && v['upstreams'].every(isUpstream))) &&
   (v['command'] === undefined || isPipelineCommand(v['command'])) &&
+  (v['earlierTimetables'] === undefined || (Array.isArray(v['earlierTimetables']) && v['earlierTimetables'].length >= 1 && v['earlierTimetables'].every(isEarlierTimetable))) &&
   optional(isPoolName)(v['pool']) &&
   optional(isPriority)(v['priority']);
+
+function isEarlierTimetable(v: unknown): boolean {
+  return isObject(v) && isText(v['schedule']) && isTimetable(v['timetable']) && isText(v['timezone']) && isInstant(v['start']) && isInstant(v['until']);
+}
 
 const isPoolName = (v: unknown): boolean => typeof v === 'string' && POOL_NAME_PATTERN.test(v);
 const isPriority = (v: unknown): boolean => Number.isSafeInteger(v) && Math.abs(v as number) <= MAX_PRIORITY;

@@ -75,6 +75,21 @@ describe('a full pool', () => {
   });
 });
 
+describe('define --pool --priority', () => {
+  test('when a pipeline has recorded dates then pool and priority change without --effective (they move no slot), and back to the default', async () => {
+    const changed = await cli(['define', 'loads', '--priority', '7', '--pool', 'lake']);
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stdout).toContain('pool: "warehouse" -> "lake"');
+    expect(changed.stdout).toContain('priority: 5 -> 7');
+    const back = await cli(['define', 'loads', '--priority', '1', '--no-pool']);
+    expect(back.code, back.stderr).toBe(0);
+    const { definition } = await ledger.pipeline('loads');
+    expect([definition.pool, definition.priority]).toEqual([undefined, undefined]);
+    const bad = await cli(['define', 'loads', '--priority', 'high']);
+    expect([bad.code, bad.stderr.trim()]).toEqual([2, "runledger: --priority must be a whole number (higher starts first), not 'high'"]);
+  });
+});
+
 describe('poolWait', () => {
   const run = (runId: string, position: number, size: number | null) => ({ pipeline: 'a', date: `2026-11-0${position}`, runId, position, size });
 
