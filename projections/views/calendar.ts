@@ -72,7 +72,7 @@ export type CalendarView = {
 /** What the calendar needs of a `state` row (the `dates[]` of `state --json` fits). */
 export type CalendarInput = {
   date: string;
-  status: 'missing' | 'running' | 'success' | 'skipped' | 'failed' | 'up_for_retry' | 'interrupted' | 'cleared';
+  status: 'missing' | 'not-due' | 'running' | 'success' | 'skipped' | 'failed' | 'up_for_retry' | 'interrupted' | 'cleared';
   stalled: boolean;
   attempts: number;
   error: string | null;
