@@ -195,7 +195,7 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
   const command = commandTask({
     argv,
     spawn,
-    killGraceMs: limits.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
+    killGrace: limits.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
     reaper,
     // A negative pid signals the command's whole process group.
     kill: (pid, signal) => process.kill(pid, signal),

@@ -89,9 +89,9 @@ export async function runFleetCommand(ctx: CliContext, request: FleetRequest, op
         },
         signal: controller.signal,
         ...(parallel === undefined ? {} : { parallel }),
-        ...(waitMs === undefined ? {} : { waitUpstreamMs: waitMs }),
-        ...(leaseMs === undefined ? {} : { leaseMs }),
-        killGraceMs,
+        ...(waitMs === undefined ? {} : { waitUpstream: waitMs }),
+        ...(leaseMs === undefined ? {} : { lease: leaseMs }),
+        killGrace: killGraceMs,
         control,
       }),
     );
