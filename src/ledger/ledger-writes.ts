@@ -32,6 +32,7 @@ import { readModelsFor, tableView, viewOfSummary, withDates } from './read-model
 import type { PipelineState } from '../../projections/pipeline-state.js';
 import { evolveTaskRuns, initialTaskRuns, type TaskRuns } from '../../projections/task-runs.js';
 import type { Timetable } from '../timetable/timetable.js';
+import { inZone } from '../format/zoned-instant.js';
 
 /** What `Ledger.define` answers. */
 export type DefineResult = { pipeline: string; outcome: 'defined' | 'redefined' | 'unchanged'; definition: PipelineDefinition; changes: Array<{ field: string; from: unknown; to: unknown }> };
@@ -451,8 +452,9 @@ export function checkProducerTime(core: LedgerCore, ms: number, field: string): 
   const nowMs = core.clock();
   const problem = producerTimeProblem(ms, nowMs, core.producerTime);
   if (problem === null) return;
-  const when = new Date(ms).toISOString();
-  const now = new Date(nowMs).toISOString();
+  // Shown with their offset, as every table shows instants (no zone is known here: UTC, +00:00).
+  const when = inZone(new Date(ms).toISOString(), 'UTC');
+  const now = inZone(new Date(nowMs).toISOString(), 'UTC');
   throw new LedgerError(
     'input.eventTimeOutOfRange',
     problem.kind === 'future'

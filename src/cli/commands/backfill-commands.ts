@@ -231,6 +231,7 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
   });
 
   let summary: RunSummary;
+  const zone = (await ledger.pipeline(request.pipeline)).definition.timezone;
   try {
     const result = await runJob(ledger, request, command.task, {
       ...limits,
@@ -244,6 +245,7 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
           total: job.plan.slots.length,
           label: `${job.runType} ${job.pipeline}`,
           childStdout,
+          zone,
         });
       },
       onProgress: (progress) => reporter?.onProgress(progress),
