@@ -37,6 +37,8 @@ describe('a timetable history: each period its own slots, by logical date', () =
     // Jakarta's midnight of 11-05 falls under the old timetable: no slot there.
     expect(timetable.slotAt(Date.parse('2026-11-05T00:00:00+07:00'))).toBeUndefined();
     expect(timetable.lastDue(Date.parse('2026-11-06T12:00:00Z'))?.date).toBe('2026-11-05');
+    // Jakarta's 11-06 ends at 17:00 UTC of 11-06, after UTC's 11-05 ended: due in order.
+    expect(timetable.lastDue(Date.parse('2026-11-06T16:00:00Z'))?.date).toBe('2026-11-05');
     expect(timetable.lastDue(Date.parse('2026-11-07T12:00:00Z'))?.date).toBe('2026-11-06');
     expect(timetable.dailyKeys).toBe(true);
     expect(timetable.spec).toMatchObject({ timezone: 'Asia/Jakarta', start: '2026-11-01T00:00:00Z' });
@@ -94,11 +96,10 @@ describe('a timetable history: each period its own slots, by logical date', () =
           expect(timetable.slotAt(timetable.parseDate(slot.date))).toEqual(slot);
           expect(timetable.slotAtOrBefore(ms)).toEqual(slot);
         }
-        // The last due slot is the latest (by logical date) whose run-after has passed.
+        // The last due slot ends the longest prefix of slots whose run-after has passed (due slots are a prefix).
         const nowMs = Date.parse('2026-03-01T00:00:00Z') + nowHours * 3_600_000;
-        const due = walked.filter((s) => Date.parse(s.runAfter) <= nowMs);
-        const latest = due.reduce<Slot | undefined>((best, s) => (best === undefined || Date.parse(s.logicalDate) > Date.parse(best.logicalDate) ? s : best), undefined);
-        expect(timetable.lastDue(nowMs)).toEqual(latest);
+        const notDue = walked.findIndex((s) => Date.parse(s.runAfter) > nowMs);
+        expect(timetable.lastDue(nowMs)).toEqual(notDue === -1 ? walked.at(-1) : walked[notDue - 1]);
       }),
       { numRuns: 15 },
     );
