@@ -8,6 +8,7 @@ import type { RunHistory } from '../run-history.js';
 import type { Slot } from '../slot.js';
 import type { BlockedBy } from '../upstream-slots.js';
 import type { OverdueRetry } from '../overdue-retry.js';
+import type { PoolWait } from './pool-wait.js';
 import { compareNames } from './compare-names.js';
 import { formatLag } from './format-lag.js';
 import { runOutcome } from './run-outcome.js';
@@ -61,6 +62,11 @@ export type PipelineStatus = {
   overdueRetries?: OverdueRetry[];
   /** Present while the pipeline is paused: since when, by whom and why (fleet runs start none of its dates). */
   paused?: PipelineControl;
+  /**
+   * The pipeline's pool (`define --pool`) has no free place while it has dates that could start: they wait
+   * for one. Present only then (`status` reads the pools only when the counts say a date could start).
+   */
+  poolWait?: PoolWait;
 };
 
 export type PipelineStatusInput = {

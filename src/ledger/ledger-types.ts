@@ -53,6 +53,8 @@ export type StartInput = {
   supersede?: { runId: string; message: string };
   /** The OpenLineage job and event time the run came from, recorded on it. */
   openlineage?: { namespace: string; job: string; eventTime: string };
+  /** The pool the run takes a place in and the pool's size as the runner keeps it (`--pool NAME=N`), recorded on it. */
+  pool?: { name: string; size: number };
   /** When the run really started, if not now: the producer's own instant (OpenLineage ingest passes its `eventTime`). */
   at?: string;
 };
@@ -135,7 +137,8 @@ export type ClearResult = {
 
 export type DateRow = {
   date: string;
-  status: 'missing' | DateStatus;
+  /** `missing`: a due slot with no run; `not-due`: a slot whose run-after is still ahead (a range past now), never missing. */
+  status: 'missing' | 'not-due' | DateStatus;
   runId: string | null;
   attempt: number | null;
   attempts: number;

@@ -36,6 +36,7 @@ import type { DateState } from '../../projections/date-state.js';
 import { movesSlots, planTimetableChange, type EffectiveChange } from './timetable-change.js';
 import { evolveTaskRuns, initialTaskRuns, type TaskRuns } from '../../projections/task-runs.js';
 import type { Timetable } from '../timetable/timetable.js';
+import { inZone } from '../format/zoned-instant.js';
 
 /** What `Ledger.define` answers. */
 export type DefineResult = {
@@ -158,6 +159,7 @@ export async function startRun(core: LedgerCore, input: StartInput): Promise<Sta
         leaseMs: leaseMs ?? definition.leaseMs,
         ...(input.supersede === undefined ? {} : { supersede: input.supersede }),
         ...(input.openlineage === undefined ? {} : { openlineage: input.openlineage }),
+        ...(input.pool === undefined ? {} : { pool: input.pool }),
         ...(waitFor ? { waitFor } : {}),
         ...boundsOf(timetable),
         ...(onSchedule || runType === 'manual' ? {} : { slotsNear: slotsNear(timetable, input.date, Date.parse(slot.logicalDate)) }),
@@ -482,8 +484,9 @@ export function checkProducerTime(core: LedgerCore, ms: number, field: string): 
   const nowMs = core.clock();
   const problem = producerTimeProblem(ms, nowMs, core.producerTime);
   if (problem === null) return;
-  const when = new Date(ms).toISOString();
-  const now = new Date(nowMs).toISOString();
+  // Shown with their offset, as every table shows instants (no zone is known here: UTC, +00:00).
+  const when = inZone(new Date(ms).toISOString(), 'UTC');
+  const now = inZone(new Date(nowMs).toISOString(), 'UTC');
   throw new LedgerError(
     'input.eventTimeOutOfRange',
     problem.kind === 'future'
