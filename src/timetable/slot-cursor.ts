@@ -77,6 +77,18 @@ export class SlotCursor {
     while (this.tick <= last) {
       count += 1;
       if (perDay > 0 && this.tick >= this.stableFrom) {
+        // A window that ends at `constantUntil`'s look-ahead horizon, not at a transition (the offset after it is the
+        // same on both sides of it), goes on: without this, UTC's 400-day windows each ended in two days of slow steps
+        // (30 ms for 57 years of minutes, counted on every page view).
+        while (
+          this.stableUntil - MARGIN <= last &&
+          this.stableUntil > this.stableFrom &&
+          Number.isFinite(this.stableUntil) &&
+          this.clock.offsetAt(this.stableUntil - 1) === this.offset &&
+          this.clock.offsetAt(this.stableUntil) === this.offset
+        ) {
+          this.stableUntil = this.clock.constantUntil(this.stableUntil);
+        }
         // Every day of a constant offset holds the same `perDay` ticks: skip whole days that stay inside it.
         const days = Math.min(Math.floor((last - this.tick) / DAY), Math.floor((this.stableUntil - MARGIN - 1 - this.tick) / DAY));
         if (days >= 1) {
