@@ -16,6 +16,7 @@ import type { ReadModels } from '../store/read-models.js';
 import type { Timetable } from '../timetable/timetable.js';
 import type { Slot } from '../../projections/slot.js';
 import { calendarWindow, defaultDayRows } from './calendar-window.js';
+import { stripPeriods } from './strip-periods.js';
 import { calendarPart, loadPipelinePage, pageTime, rangeEnd, type PageLimits, type PipelinePageInput } from './load-pages.js';
 import type { PipelinePage } from './page-models.js';
 
@@ -23,6 +24,8 @@ import type { PipelinePage } from './page-models.js';
 const CALENDAR_CELLS = 50_000;
 /** Columns of the whole-history strip. */
 const STRIP_COLUMNS = 600;
+/** Columns of a long pipeline's strip at most: one per day, month, quarter or year, the finest that fits. */
+const STRIP_PERIODS = 400;
 /** Dates of the task × date grid (the most recent with a run). */
 const TASK_GRID_DATES = 30;
 /** Pending dates the page lists (the oldest); the count covers the rest. */
@@ -170,7 +173,7 @@ async function recordedKeys(models: ReadModels, pipeline: string, timetable: Tim
 type Sparse = History & { fromMs: number; toMs: number; slots: number };
 
 /**
- * The strip of a long pipeline, one column per equal stretch of time: each column's worst status among its rows, and
+ * The strip of a long pipeline, one column per period of its zone (`stripSpans`): each column's worst status among its rows, and
  * `missing` when it holds more slots than rows on a slot. A column without rows costs one slot lookup; one with rows
  * one count of its slots.
  */
@@ -178,10 +181,8 @@ function aggregatedStrip(timetable: Timetable, keys: Sparse, columns: number): S
   const out: StripBucket[] = [];
   // Rows of each column on no slot (off-schedule runs), counted beside its slots.
   const offSlot: number[] = [];
-  const width = Math.max(1, Math.ceil((keys.toMs - keys.fromMs + 1) / columns));
   let next = 0;
-  for (let a = keys.fromMs; a <= keys.toMs; a += width) {
-    const b = Math.min(keys.toMs, a + width - 1);
+  for (const { fromMs: a, toMs: b, period } of stripSpans(timetable, keys.fromMs, keys.toMs, columns)) {
     const last = timetable.slotAtOrBefore(b);
     let status: CellStatus = 'success';
     let failed = 0;
@@ -200,13 +201,13 @@ function aggregatedStrip(timetable: Timetable, keys: Sparse, columns: number): S
     }
     const hasSlot = last !== undefined && Date.parse(last.logicalDate) >= a;
     if (!hasSlot && rows === 0) continue;
-    // A column with rows counts its slots; one without has some (its last slot is inside it), counted below.
-    const slots = !hasSlot ? 0 : rows === 0 ? null : timetable.countSlots(a - 1, b);
+    // A column with rows, or of a period, counts its slots; one without has some (its last slot is inside it), counted below.
+    const slots = !hasSlot ? 0 : rows === 0 && period === undefined ? null : timetable.countSlots(a - 1, b);
     if ((slots === null || slots > onSlot) && STATUS_SEVERITY.missing > STATUS_SEVERITY[status]) status = 'missing';
     const firstSlot = hasSlot ? (timetable.slotAtOrBefore(a - 1) ? timetable.next(timetable.slotAtOrBefore(a - 1) as Slot) : timetable.first()) : undefined;
     const from = [firstSlot?.date, first].filter((d): d is string => d !== undefined && d !== null).sort()[0] ?? '';
     const to = [last?.date, lastKey].filter((d): d is string => d !== undefined && d !== null).sort().at(-1) ?? from;
-    out.push({ from, to, count: slots === null ? -(b - a + 1) : Math.max(slots, onSlot) + (rows - onSlot), status, failed });
+    out.push({ from, to, count: slots === null ? -(b - a + 1) : Math.max(slots, onSlot) + (rows - onSlot), status, failed, ...(period === undefined ? {} : { period }) });
     offSlot.push(rows - onSlot);
   }
   // The columns without rows share the slots the others do not hold, by their width (largest remainders first), so the
@@ -223,6 +224,16 @@ function aggregatedStrip(timetable: Timetable, keys: Sparse, columns: number): S
   const byRemainder = empty.map((bucket, i) => ({ bucket, rest: (shares[i] as number) - bucket.count })).sort((x, y) => y.rest - x.rest);
   for (let i = 0; i < left - given && i < byRemainder.length; i++) (byRemainder[i] as { bucket: StripBucket }).bucket.count += 1;
   return out;
+}
+
+/** The stretches of time a long pipeline's strip draws: its zone's days, months, quarters or years, else equal widths. */
+function stripSpans(timetable: Timetable, fromMs: number, toMs: number, columns: number): Array<{ fromMs: number; toMs: number; period?: StripBucket['period'] }> {
+  const periods = stripPeriods(timetable, fromMs, toMs, columns);
+  if (periods !== null) return periods;
+  const width = Math.max(1, Math.ceil((toMs - fromMs + 1) / columns));
+  const spans: Array<{ fromMs: number; toMs: number }> = [];
+  for (let a = fromMs; a <= toMs; a += width) spans.push({ fromMs: a, toMs: Math.min(toMs, a + width - 1) });
+  return spans;
 }
 
 /** The oldest `PENDING_LISTED` pending slots of a long pipeline: its slots walked from the first, only as far as the last one listed. */
@@ -382,7 +393,7 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
     time,
     definition,
     ...calendar,
-    strip: sparse ? aggregatedStrip(timetable, sparse, STRIP_COLUMNS) : historyStrip(keys, STRIP_COLUMNS),
+    strip: sparse ? aggregatedStrip(timetable, sparse, STRIP_PERIODS) : historyStrip(keys, STRIP_COLUMNS),
     taskGrid: hasTasks ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], recent.gridDates, await tasksOfDates(ledger, pipeline, recent.gridDates.map((d) => d.date))) : null,
     pending: { pipeline, from: last === undefined ? null : (first?.date ?? null), to: last?.date ?? null, pending, inFlight: pendingInFlight(status.inFlight, keys, timetable, time.nowMs) },
     pendingTotal: status.pending.total,
