@@ -17,7 +17,9 @@ import type { Timetable } from '../timetable/timetable.js';
 import type { Slot } from '../../projections/slot.js';
 import { calendarWindow, defaultDayRows } from './calendar-window.js';
 import { stripPeriods } from './strip-periods.js';
-import { calendarPart, loadPipelinePage, pageTime, rangeEnd, type PageLimits, type PipelinePageInput } from './load-pages.js';
+import { calendarPart, loadHistory, loadPipelinePage, pageTime, rangeEnd, type PageLimits, type PipelinePageInput } from './load-pages.js';
+import { duePending } from '../ledger/slots.js';
+import { leaseExpired } from '../../projections/date-state.js';
 import type { PipelinePage } from './page-models.js';
 
 /** Cells a calendar page reads at most (31 days of minutes fit). */
@@ -51,8 +53,71 @@ export const SLOTS_WALKED = 200_000;
  */
 export async function loadServedPipelinePage(ledger: Ledger, pipeline: string, asOf: AsOf | undefined, limits: PageLimits = {}, input: PipelinePageInput = {}): Promise<PipelinePage> {
   const models = asOf === undefined ? ledger.store.readModels : undefined;
-  const page = models !== undefined && (await models.ensure()) ? await loadTablePipelinePage(ledger, models, pipeline, limits, input) : null;
+  const page = models !== undefined && (await models.ensure()) ? await loadTablePipelinePage(ledger, models, pipeline, limits, input) : asOf === undefined ? null : await loadPastLongPipelinePage(ledger, pipeline, asOf, limits, input);
   return page ?? loadPipelinePage(ledger, pipeline, asOf, limits, input);
+}
+
+/**
+ * The page of a long pipeline (more than `SLOTS_WALKED` due slots) as it stood at an earlier point: its events up to
+ * that point folded once, and from that fold its window of the calendar, the strip a column per period, the oldest
+ * pending slots and their count, the chart and the audit, as the page of now draws them from the tables. Null for a
+ * shorter pipeline: the fold's page (`loadPipelinePage`) then lists every slot, as it always did. Upstream waits are not
+ * marked on this page's pending list.
+ */
+async function loadPastLongPipelinePage(ledger: Ledger, pipeline: string, asOf: AsOf, limits: PageLimits, input: PipelinePageInput): Promise<PipelinePage | null> {
+  const time = await pageTime(ledger, asOf);
+  const folded = await ledger.pipeline(pipeline, time.asOf ?? undefined);
+  const { definition, timetable, state } = folded;
+  const [fromMs, toMs] = rangeOf(timetable, {}, time.nowMs);
+  const slots = toMs >= fromMs ? timetable.countSlots(fromMs - 1, toMs) : 0;
+  if (slots <= SLOTS_WALKED) return null;
+  const rows = [...state.dates.values()].map((date) => {
+    const at = Date.parse(date.logicalDate);
+    const onSlot = at >= fromMs && at <= toMs && timetable.slotKeyAt(at) === date.date;
+    return { date: date.date, status: cellStatus({ status: date.status, stalled: leaseExpired(date, time.nowMs) }), at, onSlot, offSchedule: date.offSchedule && at <= Math.max(toMs, time.nowMs) };
+  });
+  rows.sort((a, b) => a.at - b.at || (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+  const keys: History = { dates: [], statuses: [], at: [], kinds: [] };
+  for (const row of rows) {
+    if (!row.onSlot && !row.offSchedule && (row.at < fromMs || row.at > toMs)) continue;
+    addKey(keys, row.date, row.status, row.at, RECORDED | (row.onSlot ? ON_SLOT : 0) | (row.offSchedule ? OFF_SCHEDULE : 0));
+  }
+  const sparse: Sparse = { ...keys, fromMs, toMs, slots };
+  const window = calendarWindow(timetable, time.nowMs, { ...input, ...rangeEnd(input) }, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? defaultDayRows(timetable, time.nowMs)));
+  const windowState = await ledger.state({ pipeline, ...(window.from === null || window.to === null ? {} : { from: window.from, to: window.to }), limit: CALENDAR_CELLS, asOf });
+  // Pending as `pending` lists it, from the same fold, one stretch of slots at a time; counted as the due slots not done.
+  const pending = await oldestPendingOfSlots(timetable, sparse, async (stretch) => {
+    const [a, b] = rangeOf(timetable, stretch, time.nowMs);
+    return duePending(timetable, a, b, time.nowMs, state, definition.dependsOnPast === true).pending;
+  });
+  let done = 0;
+  for (let i = 0; i < keys.dates.length; i++) if (((keys.kinds[i] as number) & ON_SLOT) !== 0 && ['success', 'skipped', 'running'].includes(keys.statuses[i] as string)) done += 1;
+  const history = await loadHistory(ledger, pipeline, time.position);
+  const runsLimit = limits.runs ?? 100;
+  const runsPage = await ledger.runs({ pipeline, limit: runsLimit + 1, ...(input.runsBefore === undefined ? {} : { before: input.runsBefore }), asOf });
+  const olderRuns = runsPage.runs.length > runsLimit;
+  const runs = runRows(olderRuns ? runsPage.runs.slice(1) : runsPage.runs, runsLimit, time.nowMs);
+  const last = timetable.lastDue(time.nowMs);
+  return {
+    kind: 'pipeline',
+    time,
+    definition,
+    watermark: windowState.watermark,
+    completeThrough: windowState.completeThrough,
+    ...calendarPart(timetable, windowState, time.nowMs, window, input),
+    strip: aggregatedStrip(timetable, sparse, STRIP_PERIODS),
+    taskGrid: null,
+    pending: { pipeline, from: last === undefined ? null : (timetable.first()?.date ?? null), to: last?.date ?? null, pending, inFlight: [...state.dates.values()].filter((d) => d.status === 'running' && !leaseExpired(d, time.nowMs)).map((d) => ({ date: d.date, runId: d.runId, leaseExpiresAt: d.leaseExpiresAt })) },
+    pendingTotal: slots - done,
+    runs: runs.rows,
+    olderRuns: olderRuns ? (runs.rows.at(-1)?.runId ?? null) : null,
+    runsBefore: input.runsBefore ?? null,
+    hasTasks: (definition.tasks?.length ?? 0) > 0,
+    points: history.points,
+    chartDates: null,
+    audit: history.audit.slice(-(limits.audit ?? 200)).reverse(),
+    auditScanned: null,
+  };
 }
 
 /**
@@ -237,7 +302,7 @@ function stripSpans(timetable: Timetable, fromMs: number, toMs: number, columns:
 }
 
 /** The oldest `PENDING_LISTED` pending slots of a long pipeline: its slots walked from the first, only as far as the last one listed. */
-async function oldestPendingOfSlots(ledger: Ledger, pipeline: string, timetable: Timetable, keys: Sparse): Promise<PendingView['pending']> {
+async function oldestPendingOfSlots(timetable: Timetable, keys: Sparse, pendingOf: (stretch: { from: string; to: string }) => Promise<PendingView['pending']>): Promise<PendingView['pending']> {
   const done = new Map<string, CellStatus>();
   for (let i = 0; i < keys.dates.length; i++) done.set(keys.dates[i] as string, keys.statuses[i] as CellStatus);
   let listed = 0;
@@ -257,7 +322,7 @@ async function oldestPendingOfSlots(ledger: Ledger, pipeline: string, timetable:
   }
   if (from !== null && to !== null) stretches.push({ from, to });
   const pending: PendingView['pending'] = [];
-  for (const stretch of stretches) pending.push(...(await ledger.pending({ pipeline, ...stretch })).pending);
+  for (const stretch of stretches) pending.push(...(await pendingOf(stretch)));
   return pending.slice(0, PENDING_LISTED);
 }
 
@@ -380,7 +445,7 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
   const hasTasks = (definition.tasks?.length ?? 0) > 0;
   const recent = await recentDates(models, pipeline, keys, hasTasks, timetable, summary);
   const { status } = await ledger.pipelineStatus({ pipeline, nowMs: time.nowMs });
-  const pending = sparse ? await oldestPendingOfSlots(ledger, pipeline, timetable, sparse) : await oldestPending(ledger, pipeline, keys);
+  const pending = sparse ? await oldestPendingOfSlots(timetable, sparse, async (stretch) => (await ledger.pending({ pipeline, ...stretch })).pending) : await oldestPending(ledger, pipeline, keys);
   const runsLimit = limits.runs ?? 100;
   // One run more than the page tells whether older runs are left.
   const runsPage = await ledger.runs({ pipeline, limit: runsLimit + 1, ...(input.runsBefore === undefined ? {} : { before: input.runsBefore }) });

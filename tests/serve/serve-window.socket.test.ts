@@ -77,6 +77,22 @@ describe('the page of a minutely pipeline since 1970, over a real socket', () =>
     expect(calendar).toContain('from=2025-04-01');
   });
 
+  test('as of an earlier event, the same window from one fold of its events: no refusal of its 30 million slots', async () => {
+    // Position 5 is the failure of 2025-06-01; the run of 2026-11-30 came after it.
+    const { status, text } = await get('/pipelines/pm?as_of=5');
+    expect(status).toBe(200);
+    expect(Buffer.byteLength(text)).toBeLessThan(400_000);
+    const strip = part(text, 'strip');
+    expect(count(strip, /<a class="s-/)).toBe(57 * 4);
+    expect(count(strip, /<a class="s-failed"/)).toBe(1);
+    expect(strip).toContain('href="/pipelines/pm?from=2025-04-01&amp;to=2025-06-30&amp;as_of=5"');
+    expect(count(part(text, 'calendar'), /<div class="cal-row">/)).toBe(1);
+    const pending = part(text, 'pending');
+    expect(count(pending, /<tr><td class="mono">/)).toBe(200);
+    const minutes = (Date.parse('2026-11-30T23:59:00Z') - Date.parse('1970-01-01T00:00:00Z')) / 60_000 + 1;
+    expect(pending).toContain(`The oldest 200 of ${minutes - 1} pending dates`);
+  });
+
   test('a junk query parameter is the same page (it is kept under one address)', async () => {
     const plain = await get('/pipelines/pm');
     for (const junk of ['?x=1', '?x=2&y=3', '?utm_source=mail']) expect((await get(`/pipelines/pm${junk}`)).text).toBe(plain.text);
