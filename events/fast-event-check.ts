@@ -87,7 +87,12 @@ const isPipelineDefinition = (v: unknown): boolean =>
   (v['dependsOnPast'] === undefined || v['dependsOnPast'] === true) &&
   isOptionalPositiveInt(v['slaMs']) &&
   (v['upstreams'] === undefined || (Array.isArray(v['upstreams']) && v['upstreams'].every(isUpstream))) &&
-  (v['command'] === undefined || isPipelineCommand(v['command']));
+  (v['command'] === undefined || isPipelineCommand(v['command'])) &&
+  (v['earlierTimetables'] === undefined || (Array.isArray(v['earlierTimetables']) && v['earlierTimetables'].length >= 1 && v['earlierTimetables'].every(isEarlierTimetable)));
+
+function isEarlierTimetable(v: unknown): boolean {
+  return isObject(v) && isText(v['schedule']) && isTimetable(v['timetable']) && isText(v['timezone']) && isInstant(v['start']) && isInstant(v['until']);
+}
 
 const isUpstreamMapping = oneOf(['overlap', 'previous']);
 function isUpstream(v: unknown): boolean {

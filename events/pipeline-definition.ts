@@ -23,6 +23,21 @@ export type Upstream = z.infer<typeof Upstream>;
 export const PipelineCommand = z.object({ argv: z.array(z.string()).min(1), shell: z.boolean().optional() });
 export type PipelineCommand = z.infer<typeof PipelineCommand>;
 
+/**
+ * A timetable a pipeline followed before a change of schedule, zone, start or timetable kind (`define …
+ * --effective`): its slots whose logical date is before `until` (and at or after the `until` of the one
+ * before it) keep this timetable, with their keys and states.
+ */
+export const EarlierTimetable = z.object({
+  schedule: z.string().min(1),
+  timetable: z.enum(['interval', 'trigger']),
+  timezone: z.string().min(1),
+  start: Instant,
+  /** The instant the next timetable took effect: the first logical date that is not this one's. */
+  until: Instant,
+});
+export type EarlierTimetable = z.infer<typeof EarlierTimetable>;
+
 /** A pipeline's definition as recorded by `define`. */
 export const PipelineDefinition = z.object({
   pipeline: PipelineName,
@@ -86,5 +101,12 @@ export const PipelineDefinition = z.object({
   timeoutMs: z.number().int().positive().optional(),
   dependsOnPast: z.literal(true).optional(),
   slaMs: z.number().int().positive().optional(),
+  /**
+   * The timetables the pipeline followed before this one, oldest first, each until the instant the next took
+   * effect (`define --effective`); this definition's own schedule, zone, start and kind hold from the last
+   * `until` on. Absent when one timetable holds for the whole history, as in every definition recorded before
+   * changes took effect from an instant, so those read and hash as they always did.
+   */
+  earlierTimetables: z.array(EarlierTimetable).min(1).optional(),
 });
 export type PipelineDefinition = z.infer<typeof PipelineDefinition>;

@@ -64,6 +64,7 @@ export const LEDGER_ERROR_CODES = [
   'input.invalidConsumerName',
   'input.invalidDate',
   'input.invalidDuration',
+  'input.invalidEffective',
   'input.invalidEnd',
   'input.invalidExpectation',
   'input.invalidHead',
@@ -138,6 +139,7 @@ export const LEDGER_ERROR_CODES = [
   'ledger.jobBound',
   'ledger.notEmpty',
   'ledger.pipelineExists',
+  'ledger.timetableChange',
   'ledger.runElsewhere',
   'ledger.timedOut',
   // not found (exit 4)

@@ -1,4 +1,5 @@
 import type { AuditEntry } from '../../projections/views/pipeline-history.js';
+import { timetableHistoryText } from '../../projections/views/timetable-history-text.js';
 import { healthOf, HEALTHS } from '../../projections/views/overview-filter.js';
 import { formatDuration, shownRunStatus } from '../../projections/views/run-rows.js';
 import { PENDING_REASONS, reasonWords } from '../../projections/pending.js';
@@ -234,7 +235,7 @@ function* pipelineParts(page: PipelinePage, links: Links): Generator<string> {
     : html`<p>No runs yet.</p>`;
   // Each data-part is a unit the live page replaces on its own when its markup changed.
   yield html`<section class="pipeline" id="pipeline-${d.pipeline}"><h1>${d.pipeline}</h1>
-<div data-part="definition" class="facts"><span><b>Schedule</b> ${d.schedule} (${d.timetable})</span><span><b>Zone</b> ${d.timezone}</span><span><b>Start</b> ${d.start}</span>${d.end ? html`<span><b>End</b> ${d.end}</span>` : html``}<span><b>Catchup</b> ${d.catchup ? 'on' : 'off'}</span></div>
+<div data-part="definition" class="facts"><span><b>Schedule</b> ${d.schedule} (${d.timetable})</span>${timetableHistoryText(d) === null ? html`` : html`<span data-part="timetable-history"><b>Timetables</b> ${timetableHistoryText(d)}</span>`}<span><b>Zone</b> ${d.timezone}</span><span><b>Start</b> ${d.start}</span>${d.end ? html`<span><b>End</b> ${d.end}</span>` : html``}<span><b>Catchup</b> ${d.catchup ? 'on' : 'off'}</span></div>
 <div data-part="summary" class="facts"><span><b>Watermark</b> <span class="mono" data-fact="watermark">${page.watermark ?? 'none'}</span></span><span><b>Complete through</b> <span class="mono" data-fact="complete-through">${page.completeThrough ?? 'none'}</span></span><span><b>Pending</b> ${page.pendingTotal}</span><span><b>In flight</b> ${page.pending.inFlight.length}</span></div>
 <h2>Calendar</h2>`.html;
   yield html`<div data-part="strip">${historyStripHtml(page.strip, page.strip.reduce((n, b) => n + b.count, 0), (from, to) => links.pipelineRange(d.pipeline, from, to))}</div>

@@ -11,13 +11,12 @@ import { AUDIT_EVENT_TYPES, auditEntriesOf, historyFold, type AuditEntry, type P
 import { runRows } from '../../projections/views/run-rows.js';
 import { LedgerError } from '../errors.js';
 import { IN_THREAD_BATCH_ROWS, VERIFY_BATCH_ROWS, verifyChain } from '../audit/verify-chain.js';
-import { timetableSpec } from '../ledger/build-definition.js';
 import { slotsFrom, type Ledger } from '../ledger/ledger.js';
 import type { AsOf, DateRow, StateView } from '../ledger/ledger-types.js';
 import { statusFromTables, tableView, viewOfSummary } from '../ledger/read-model-views.js';
 import type { ReadModels } from '../store/read-models.js';
 import { sha256Hex } from '../store/seal-events.js';
-import { createTimetable } from '../timetable/create-timetable.js';
+import { createTimetableHistory } from '../timetable/timetable-history.js';
 import type { Timetable } from '../timetable/timetable.js';
 import { stripRange, tableStrip, type StripRange } from './table-strip.js';
 import { calendarWindow, defaultDayRows, type CalendarWindow, type CalendarWindowInput } from './calendar-window.js';
@@ -160,7 +159,7 @@ async function loadTableOverview(ledger: Ledger, models: ReadModels, only?: read
 
 /** A pipeline's history folded from its events: watermark and complete-through over time, and its audit timeline. */
 export async function loadHistory(ledger: Ledger, pipeline: string, toPosition: number): Promise<PipelineHistory> {
-  const fold = historyFold((definition) => createTimetable(timetableSpec(definition)));
+  const fold = historyFold((definition) => createTimetableHistory(definition));
   for await (const batch of ledger.store.read({ pipeline, toPosition })) for (const event of batch) fold.add(event);
   return fold.result();
 }
