@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Instant, PipelineName } from './common.js';
 import { MAX_SIZE_CAP_BYTES, MIN_SIZE_CAP_BYTES } from './limits.js';
 import { TaskDefinition } from './task-definition.js';
+import { MAX_PRIORITY, POOL_NAME_PATTERN } from './name-patterns.js';
 
 /** An OpenLineage job: its namespace and its name within it (Airflow: `default` and the dag_id). */
 export const OpenLineageJob = z.object({ namespace: z.string().min(1), job: z.string().min(1) });
@@ -108,5 +109,13 @@ export const PipelineDefinition = z.object({
    * changes took effect from an instant, so those read and hash as they always did.
    */
   earlierTimetables: z.array(EarlierTimetable).min(1).optional(),
+  /**
+   * The pool the pipeline's runs take a place in (`define --pool`): a runner given `--pool NAME=N` starts at
+   * most N runs of the pool's pipelines at once, counted from the ledger's live runs. `priority` (`define
+   * --priority`, default 1 as Airflow's priority_weight): when places are short, higher first, then the
+   * oldest date. Neither moves a slot. Each is absent when not set, so older definitions hash as before.
+   */
+  pool: z.string().regex(POOL_NAME_PATTERN).optional(),
+  priority: z.number().int().min(-MAX_PRIORITY).max(MAX_PRIORITY).optional(),
 });
 export type PipelineDefinition = z.infer<typeof PipelineDefinition>;

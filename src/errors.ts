@@ -87,6 +87,8 @@ export const LEDGER_ERROR_CODES = [
   'input.invalidRunId',
   'input.invalidRunLog',
   'input.invalidRetries',
+  'input.invalidPool',
+  'input.invalidPriority',
   'input.invalidNotify',
   'input.missingReason',
   'input.invalidMark',

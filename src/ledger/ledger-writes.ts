@@ -149,6 +149,7 @@ export async function startRun(core: LedgerCore, input: StartInput): Promise<Sta
         leaseMs: leaseMs ?? definition.leaseMs,
         ...(input.supersede === undefined ? {} : { supersede: input.supersede }),
         ...(input.openlineage === undefined ? {} : { openlineage: input.openlineage }),
+        ...(input.pool === undefined ? {} : { pool: input.pool }),
         ...(waitFor ? { waitFor } : {}),
         ...boundsOf(timetable),
         ...(onSchedule || runType === 'manual' ? {} : { slotsNear: slotsNear(timetable, input.date, Date.parse(slot.logicalDate)) }),

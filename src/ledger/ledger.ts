@@ -58,12 +58,12 @@ export type DefineOptions = Omit<DefineChanges, 'leaseMs' | 'freshnessMs'> & {
 };
 
 const START_KEYS = optionKeys<StartInput>()({
-  pipeline: true, date: true, runType: true, force: true, lease: true, leaseMs: true, expectAttempts: true, dataInterval: true, reason: true, runId: true, supersede: true, openlineage: true, at: true,
+  pipeline: true, date: true, runType: true, force: true, lease: true, leaseMs: true, expectAttempts: true, dataInterval: true, reason: true, runId: true, supersede: true, openlineage: true, pool: true, at: true,
 });
 const DEFINE_KEYS = optionKeys<DefineOptions>()({
   pipeline: true, schedule: true, start: true, end: true, timezone: true, timetable: true, catchup: true, maxActiveRuns: true, lease: true, leaseMs: true, tasks: true,
   freshness: true, freshnessMs: true, openlineage: true, maxMetricsBytes: true, maxErrorBytes: true, reason: true, upstreams: true, command: true,
-  retries: true, retryDelayMs: true, retryExponential: true, maxRetryDelayMs: true, timeoutMs: true, dependsOnPast: true, slaMs: true, effective: true,
+  retries: true, retryDelayMs: true, retryExponential: true, maxRetryDelayMs: true, timeoutMs: true, dependsOnPast: true, slaMs: true, effective: true, pool: true, priority: true,
 });
 /** What `ledger.succeed` takes: `{ runId, metrics: { rows: 1200 } }`. */
 export type SucceedInput = { runId: string; metrics?: Record<string, unknown>; outputs?: RunOutput[]; log?: RunLog; at?: string; settleTasks?: Record<string, string>; inputs?: DatasetRef[] };

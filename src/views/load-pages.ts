@@ -21,6 +21,7 @@ import type { Timetable } from '../timetable/timetable.js';
 import { stripRange, tableStrip, type StripRange } from './table-strip.js';
 import { calendarWindow, defaultDayRows, type CalendarWindow, type CalendarWindowInput } from './calendar-window.js';
 import type { AuditPage, OverviewPage, OverviewRow, PageTime, PipelinePage, RunPage, VerifyPage } from './page-models.js';
+import { addPoolWaits } from '../ops/read-status.js';
 
 export type PageLimits = {
   /** Calendar rows kept (most recent); default 120 months for daily pipelines, 31 days for the rest. */
@@ -153,6 +154,8 @@ async function loadTableOverview(ledger: Ledger, models: ReadModels, only?: read
     if (range === undefined) ranges.set(timetable, (range = stripRange(timetable, time.nowMs, OVERVIEW_STRIP)));
     rows.push({ status: statuses[i] as PipelineStatus, strip: await tableStrip(models, pipeline, timetable, range, time.nowMs, OVERVIEW_STRIP) });
   }
+  // Pools are a fact of now: a full pool's pipelines say their dates wait for a place.
+  await addPoolWaits(ledger, rows.map((r) => r.status), time.nowMs);
   rows.sort((a, b) => compareWorstFirst(a.status, b.status));
   return { kind: 'overview', time, head, rows };
 }

@@ -6,7 +6,7 @@ import { parseDuration } from '../../duration.js';
 import { isLedgerError, LedgerError } from '../../errors.js';
 import { formatLag } from '../../../projections/views/format-lag.js';
 import type { PipelineCommand, Upstream } from '../../../events/pipeline-definition.js';
-import { buildDefinition, completeDefinitionInput, parseOpenLineageJob, parseUpstream, type DefineChanges } from '../../ledger/build-definition.js';
+import { buildDefinition, checkPoolName, checkPriority, completeDefinitionInput, parseOpenLineageJob, parseUpstream, type DefineChanges } from '../../ledger/build-definition.js';
 import type { CliContext } from '../cli-context.js';
 import { formatTable } from '../../format/format-table.js';
 import { parseByteSize } from '../parse-options.js';
@@ -63,6 +63,9 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
     .option('--no-depends-on-past', 'run dates whatever the slot before them did (the default)')
     .option('--sla <duration>', 'a date not done by its run-after plus this is late (`notify --on late`), e.g. 2h')
     .option('--no-sla', 'drop the SLA')
+    .option('--pool <name>', 'take a place in this pool: scheduler, catchup --all and backfill given --pool <name>=N start at most N runs of its pipelines at once, counted from the ledger (changes no slot)')
+    .option('--no-pool', 'leave the pool')
+    .option('--priority <n>', 'when places are short (a pool, --parallel), higher starts first, then the oldest date; a whole number, may be negative (default: 1, as Airflow\'s priority_weight)')
     .argument('[command...]', 'after --command --: the command and its arguments; {date} {start} {end} {runId} are filled in per run')
     .option('--reason <text>', 'why, recorded in the event')
     .option('--json', 'print the result as JSON')
@@ -73,6 +76,7 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
         '  runledger define etl_orders --retries 3 --retry-delay 5m --retry-exponential --timeout 2h\n' +
         '  runledger define etl_orders --depends-on-past --sla 2h\n' +
         "  runledger define etl_orders --tz Europe/Berlin --schedule '0 6 * * *' --effective now\n" +
+        '  runledger define etl_orders --pool warehouse --priority 10\n' +
         '  runledger define etl_orders --no-catchup --reason "only the latest day matters now"\n' +
         '  runledger define etl_orders --freshness 1d12h\n' +
         '  runledger define etl_orders --max-metrics-bytes 1MB --max-error-bytes 8KB\n' +
@@ -207,6 +211,8 @@ type RunControlOpts = {
   timeout?: string | false;
   dependsOnPast?: boolean;
   sla?: string | false;
+  pool?: string | false;
+  priority?: string;
 };
 
 /** The run-control options given on the command line, as `define` takes them (a `--no-…` drops the setting). */
@@ -221,7 +227,16 @@ function runControlInput(opts: RunControlOpts, given: (name: string) => boolean)
   if (given('dependsOnPast') && opts.dependsOnPast !== undefined) input.dependsOnPast = opts.dependsOnPast ? true : null;
   if (typeof opts.sla === 'string') input.slaMs = parseDuration(opts.sla, '--sla');
   if (opts.sla === false) input.slaMs = null;
+  if (typeof opts.pool === 'string') input.pool = checkPoolName(opts.pool, '--pool');
+  if (opts.pool === false) input.pool = null;
+  if (opts.priority !== undefined) input.priority = parsePriority(opts.priority);
   return input;
+}
+
+/** `--priority`: a whole number, negative allowed. */
+function parsePriority(text: string): number {
+  if (!/^[-+]?\d+$/.test(text.trim())) throw new LedgerError('input.invalidPriority', `--priority must be a whole number (higher starts first), not '${text}'`);
+  return checkPriority(Number(text), '--priority');
 }
 
 /** A pause that may be zero (`0`, `0s`: retry at once), else a duration. */
@@ -230,7 +245,7 @@ export function parseDelay(text: string, what: string): number {
 }
 
 /** `, 3 retries every 5m (exponential, at most 1h), timeout 2h, depends on past, SLA 2h` for what a definition sets. */
-function runControl(d: { retries?: number | undefined; retryDelayMs?: number | undefined; retryExponential?: true | undefined; maxRetryDelayMs?: number | undefined; timeoutMs?: number | undefined; dependsOnPast?: true | undefined; slaMs?: number | undefined }): string {
+function runControl(d: { pool?: string | undefined; priority?: number | undefined; retries?: number | undefined; retryDelayMs?: number | undefined; retryExponential?: true | undefined; maxRetryDelayMs?: number | undefined; timeoutMs?: number | undefined; dependsOnPast?: true | undefined; slaMs?: number | undefined }): string {
   const parts: string[] = [];
   if (d.retries !== undefined) {
     const delay = d.retryDelayMs === undefined ? '5m' : d.retryDelayMs === 0 ? '0s' : formatLag(d.retryDelayMs);
@@ -240,6 +255,8 @@ function runControl(d: { retries?: number | undefined; retryDelayMs?: number | u
   if (d.timeoutMs !== undefined) parts.push(`timeout ${formatLag(d.timeoutMs)}`);
   if (d.dependsOnPast) parts.push('depends on past');
   if (d.slaMs !== undefined) parts.push(`SLA ${formatLag(d.slaMs)}`);
+  if (d.pool !== undefined) parts.push(`pool ${d.pool}`);
+  if (d.priority !== undefined) parts.push(`priority ${d.priority}`);
   return parts.map((p) => `, ${p}`).join('');
 }
 
