@@ -258,12 +258,7 @@ export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf
   const { strip, withRuns } = await wholeHistoryStrip(ledger, pipeline, time);
   const pending = await ledger.pending({ pipeline, ...asOfInput(time) });
   const folded = await loadHistory(ledger, pipeline, time.position);
-  const runsLimit = limits.runs ?? 100;
-  // One run more than the page tells whether older runs are left.
-  const runsPage = await ledger.runs({ pipeline, limit: runsLimit + 1, ...(input.runsBefore === undefined ? {} : { before: input.runsBefore }), ...asOfInput(time) });
-  const olderRuns = runsPage.runs.length > runsLimit;
-  // runRows lists the runs (oldest first) newest first.
-  const runs = runRows(olderRuns ? runsPage.runs.slice(1) : runsPage.runs, runsLimit, time.nowMs);
+  const runs = await runsPart(ledger, pipeline, time, limits, input);
   const page: PipelinePage = {
     kind: 'pipeline',
     time,
@@ -275,9 +270,7 @@ export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf
     taskGrid: (definition.tasks?.length ?? 0) > 0 ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], withRuns, await tasks()) : null,
     pending,
     pendingTotal: pending.pending.length,
-    runs: runs.rows,
-    olderRuns: olderRuns ? (runs.rows.at(-1)?.runId ?? null) : null,
-    runsBefore: input.runsBefore ?? null,
+    ...runs,
     hasTasks: (definition.tasks?.length ?? 0) > 0,
     points: folded.points,
     chartDates: null,
@@ -285,6 +278,20 @@ export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf
     auditScanned: null,
   };
   return { page, audit: folded.audit };
+}
+
+/**
+ * A pipeline page's runs table: `limits.runs` runs (default 100) newest first, before the run `input.runsBefore` when
+ * given, and the run the older page lists the runs before (null: none left).
+ */
+export async function runsPart(ledger: Ledger, pipeline: string, time: PageTime, limits: PageLimits, input: PipelinePageInput): Promise<Pick<PipelinePage, 'runs' | 'olderRuns' | 'runsBefore'>> {
+  const runsLimit = limits.runs ?? 100;
+  // One run more than the page tells whether older runs are left.
+  const runsPage = await ledger.runs({ pipeline, limit: runsLimit + 1, ...(input.runsBefore === undefined ? {} : { before: input.runsBefore }), ...asOfInput(time) });
+  const olderRuns = runsPage.runs.length > runsLimit;
+  // runRows lists the runs (oldest first) newest first.
+  const runs = runRows(olderRuns ? runsPage.runs.slice(1) : runsPage.runs, runsLimit, time.nowMs);
+  return { runs: runs.rows, olderRuns: olderRuns ? (runs.rows.at(-1)?.runId ?? null) : null, runsBefore: input.runsBefore ?? null };
 }
 
 /** The whole-history strip of a pipeline page and the last dates with a run (for its task grid). */

@@ -2,7 +2,6 @@ import { cellStatus, STATUS_SEVERITY, type CellStatus } from '../../projections/
 import { historyStrip, type StripBucket } from '../../projections/views/history-strip.js';
 import { auditEntriesOf, type AuditEntry } from '../../projections/views/pipeline-history.js';
 import { pointsFromDates, type Mark } from '../../projections/views/points-from-dates.js';
-import { runRows } from '../../projections/views/run-rows.js';
 import { taskDateGrid } from '../../projections/views/task-date-grid.js';
 import { evolveTaskRuns, initialTaskRuns, type TaskRuns } from '../../projections/task-runs.js';
 import { runStream } from '../../events/recorded-event.js';
@@ -17,7 +16,7 @@ import type { Timetable } from '../timetable/timetable.js';
 import type { Slot } from '../../projections/slot.js';
 import { calendarWindow, defaultDayRows } from './calendar-window.js';
 import { stripPeriods } from './strip-periods.js';
-import { calendarPart, loadHistory, loadPipelinePage, pageTime, rangeEnd, type PageLimits, type PipelinePageInput } from './load-pages.js';
+import { calendarPart, loadHistory, loadPipelinePage, pageTime, rangeEnd, runsPart, type PageLimits, type PipelinePageInput } from './load-pages.js';
 import { duePending } from '../ledger/slots.js';
 import { leaseExpired } from '../../projections/date-state.js';
 import type { PipelinePage } from './page-models.js';
@@ -94,10 +93,7 @@ async function loadPastLongPipelinePage(ledger: Ledger, pipeline: string, asOf: 
   let done = 0;
   for (let i = 0; i < keys.dates.length; i++) if (((keys.kinds[i] as number) & ON_SLOT) !== 0 && ['success', 'skipped', 'running'].includes(keys.statuses[i] as string)) done += 1;
   const history = await loadHistory(ledger, pipeline, time.position);
-  const runsLimit = limits.runs ?? 100;
-  const runsPage = await ledger.runs({ pipeline, limit: runsLimit + 1, ...(input.runsBefore === undefined ? {} : { before: input.runsBefore }), asOf });
-  const olderRuns = runsPage.runs.length > runsLimit;
-  const runs = runRows(olderRuns ? runsPage.runs.slice(1) : runsPage.runs, runsLimit, time.nowMs);
+  const runs = await runsPart(ledger, pipeline, time, limits, input);
   const last = timetable.lastDue(time.nowMs);
   return {
     kind: 'pipeline',
@@ -110,9 +106,7 @@ async function loadPastLongPipelinePage(ledger: Ledger, pipeline: string, asOf: 
     taskGrid: null,
     pending: { pipeline, from: last === undefined ? null : (timetable.first()?.date ?? null), to: last?.date ?? null, pending, inFlight: [...state.dates.values()].filter((d) => d.status === 'running' && !leaseExpired(d, time.nowMs)).map((d) => ({ date: d.date, runId: d.runId, leaseExpiresAt: d.leaseExpiresAt })) },
     pendingTotal: slots - done,
-    runs: runs.rows,
-    olderRuns: olderRuns ? (runs.rows.at(-1)?.runId ?? null) : null,
-    runsBefore: input.runsBefore ?? null,
+    ...runs,
     hasTasks: (definition.tasks?.length ?? 0) > 0,
     points: history.points,
     chartDates: null,
@@ -447,11 +441,7 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
   const recent = await recentDates(models, pipeline, keys, hasTasks, timetable, summary);
   const { status } = await ledger.pipelineStatus({ pipeline, nowMs: time.nowMs });
   const pending = sparse ? await oldestPendingOfSlots(timetable, sparse, async (stretch) => (await ledger.pending({ pipeline, ...stretch })).pending) : await oldestPending(ledger, pipeline, keys);
-  const runsLimit = limits.runs ?? 100;
-  // One run more than the page tells whether older runs are left.
-  const runsPage = await ledger.runs({ pipeline, limit: runsLimit + 1, ...(input.runsBefore === undefined ? {} : { before: input.runsBefore }) });
-  const olderRuns = runsPage.runs.length > runsLimit;
-  const runs = runRows(olderRuns ? runsPage.runs.slice(1) : runsPage.runs, runsLimit, time.nowMs);
+  const runs = await runsPart(ledger, pipeline, time, limits, input);
   const first = timetable.first();
   const last = timetable.lastDue(time.nowMs);
   const poolWait = definition.pool === undefined ? null : await readPipelinePoolWait(ledger, pipeline);
@@ -465,9 +455,7 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
     pending: { pipeline, from: last === undefined ? null : (first?.date ?? null), to: last?.date ?? null, pending, inFlight: pendingInFlight(status.inFlight, keys, timetable, time.nowMs) },
     pendingTotal: status.pending.total,
     ...(poolWait && pending.some((p) => p.reason !== 'upstream' && p.reason !== 'waitingForPrevious' && p.reason !== 'up_for_retry') ? { poolWait } : {}),
-    runs: runs.rows,
-    olderRuns: olderRuns ? (runs.rows.at(-1)?.runId ?? null) : null,
-    runsBefore: input.runsBefore ?? null,
+    ...runs,
     hasTasks,
     points: recent.points,
     chartDates: recent.chartDates,
