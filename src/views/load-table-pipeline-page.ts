@@ -106,6 +106,8 @@ async function loadPastLongPipelinePage(ledger: Ledger, pipeline: string, asOf: 
     taskGrid: null,
     pending: { pipeline, from: last === undefined ? null : (timetable.first()?.date ?? null), to: last?.date ?? null, pending, inFlight: [...state.dates.values()].filter((d) => d.status === 'running' && !leaseExpired(d, time.nowMs)).map((d) => ({ date: d.date, runId: d.runId, leaseExpiresAt: d.leaseExpiresAt })) },
     pendingTotal: slots - done,
+    paused: state.paused,
+    retired: state.retired,
     ...runs,
     hasTasks: (definition.tasks?.length ?? 0) > 0,
     points: history.points,
