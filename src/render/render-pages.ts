@@ -114,11 +114,11 @@ export function pageShellParts(options: ShellOptions): { start: string; end: str
     ? html`<link rel="icon" href="data:,"><link rel="stylesheet" href="/assets/app.css"><script src="/assets/app.js" defer></script>`
     : { html: `<style>${APP_CSS}</style>` };
   const banner = past
-    ? html`<div class="past" role="status"><b>This page shows the past:</b> the ledger as it stood at ${options.asOfText ?? ''} (up to event ${options.time.position}, ${new Date(options.time.nowMs).toISOString()}). Later events are not shown and the page does not update.${options.nowHref ? html` <a href="${options.nowHref}">Show now</a>` : html``}</div>`
+    ? html`<div class="past" role="status"><b>This page shows the past:</b> the ledger as it stood at ${options.asOfText ?? ''} (up to event ${options.time.position}, ${inZone(new Date(options.time.nowMs).toISOString(), 'UTC')}). Later events are not shown and the page does not update.${options.nowHref ? html` <a href="${options.nowHref}">Show now</a>` : html``}</div>`
     : html``;
   const graph = options.links.graph();
   const nav = html`<header><span class="brand">runledger</span><a href="${options.links.overview()}">Overview</a><a href="${options.links.audit()}">Audit</a><a href="${options.links.verify()}">Verify</a>${graph === null ? html`` : html`<a href="${graph}">Graph</a>`}${served ? html`<span id="live">${past ? 'past view' : 'connecting…'}</span><button id="zone" type="button" hidden>Times: pipeline zone</button>` : html``}</header>`;
-  const footer = html`<footer>Ledger position ${options.time.position} · ${past ? 'as of' : 'now'} ${new Date(options.time.nowMs).toISOString()}${options.generatedAt ? ` · report written ${options.generatedAt}` : ''}</footer>`;
+  const footer = html`<footer>Ledger position ${options.time.position} · ${past ? 'as of' : 'now'} ${inZone(new Date(options.time.nowMs).toISOString(), 'UTC')}${options.generatedAt ? ` · report written ${inZone(options.generatedAt, 'UTC')}` : ''}</footer>`;
   return {
     start: `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${html`${options.title}`.html}</title>${head.html}</head>
@@ -286,7 +286,15 @@ function auditTable(entries: AuditEntry[], links: Links, withPipeline: boolean, 
 }
 
 function auditBody(page: AuditPage, links: Links): Html {
-  return html`<section id="audit"><h1>Audit timeline</h1><p class="muted">Definitions, redefinitions, clears, forced re-runs, takeovers and abandoned runs of every pipeline, newest first${page.total > page.entries.length ? ` (the ${page.entries.length} most recent of ${page.total})` : ''}.</p>${auditTable(page.entries, links, true, (pipeline) => page.zones[pipeline] ?? 'UTC')}</section>`;
+  const counted = page.total !== null && page.total > page.entries.length ? ` (the ${page.entries.length} most recent of ${page.total})` : '';
+  const pageOf = (before: number | null) => {
+    const base = links.audit();
+    return before === null ? base : `${base}${base.includes('?') ? '&' : '?'}before=${before}`;
+  };
+  const older = page.older ? html`<a href="${pageOf(page.older)}" rel="prev" data-page="older">Older entries</a>` : html``;
+  const newest = page.before ? html`${page.older ? ' · ' : ''}<a href="${pageOf(null)}" data-page="latest">Newest entries</a>` : html``;
+  const pager = page.older || page.before ? html`<p class="pager">${older}${newest}</p>` : html``;
+  return html`<section id="audit"><h1>Audit timeline</h1><p class="muted">Definitions, redefinitions, clears, forced re-runs, takeovers and abandoned runs of every pipeline, newest first${counted}${page.before ? `, recorded before event ${page.before}` : ''}.</p>${auditTable(page.entries, links, true, (pipeline) => page.zones[pipeline] ?? 'UTC')}${pager}</section>`;
 }
 
 function runBody(page: RunPage, links: Links): Html {
