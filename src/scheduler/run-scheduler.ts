@@ -42,6 +42,9 @@ export type SchedulerOptions = {
 /** What the scheduler did in all: its passes' totals. */
 export type SchedulerSummary = { passes: number; started: number; succeeded: number; failed: number; skipped: number };
 
+/** How soon a stalled date is looked at again when its old run still had a process on this host. */
+const OLD_RUN_RECHECK_MS = 1000;
+
 /** Skips that are not news: another pass or runner has the date, a retry waits for its time, or the scheduler is draining. */
 const QUIET_SKIPS = new Set(['inFlight', 'changed', 'waitingForRetry', 'interrupted']);
 
@@ -99,8 +102,17 @@ export async function runScheduler(ledger: Ledger, options: SchedulerOptions): P
     }
   };
 
+  /** Stalled dates whose old run still has a process on this host, said once each: looked at again in a second. */
+  const toldAlive = new Set<string>();
+  let recheckAt: number | null = null;
+  let recheck: (() => void) | undefined;
   const report = (pipeline: string, r: RunReport) => {
-    if (r.status !== 'skipped') {
+    if (r.skipReason === 'oldRunAlive') {
+      recheckAt = Date.now() + OLD_RUN_RECHECK_MS;
+      recheck?.();
+      if (!toldAlive.has(r.note ?? '')) options.onEvent({ event: 'skipped', at: iso(), pipeline, date: r.date, reason: r.skipReason, note: r.note ?? '' });
+      toldAlive.add(r.note ?? '');
+    } else if (r.status !== 'skipped') {
       options.onEvent({ event: 'ended', at: iso(), pipeline, date: r.date, runId: r.runId, attempt: r.attempt, status: r.status, exitCode: r.exitCode, durationMs: r.durationMs, error: r.error });
     } else if (!QUIET_SKIPS.has(r.skipReason ?? '') && (options.once || r.skipReason !== 'upstream')) {
       options.onEvent({ event: 'skipped', at: iso(), pipeline, date: r.date, reason: r.skipReason ?? 'skipped', note: r.note ?? '' });
@@ -139,15 +151,28 @@ export async function runScheduler(ledger: Ledger, options: SchedulerOptions): P
       options.onEvent({ event: 'sleep', at: iso(), until: wake ? new Date(wake.atMs).toISOString() : null, pipeline: wake?.pipeline ?? null, date: wake?.date ?? null, why: wake?.why ?? null });
       const seenChange = changedAt;
       await new Promise<void>((resolve) => {
+        let finished = false;
         const done = () => {
+          if (finished) return;
+          finished = true;
           clearTimeout(timer);
+          clearTimeout(again);
           drain.removeEventListener('abort', done);
           poke = undefined;
+          recheck = undefined;
           resolve();
         };
         // The timetable's instant by the ledger's clock; timers hold at most ~24 days, so a far wake is re-planned then.
-        const ms = wake === null ? 2_000_000_000 : Math.min(Math.max(0, wake.atMs - ledger.now()), 2_000_000_000);
+        const planned = wake === null ? 2_000_000_000 : Math.min(Math.max(0, wake.atMs - ledger.now()), 2_000_000_000);
+        const ms = recheckAt === null ? planned : Math.min(planned, Math.max(0, recheckAt - Date.now()));
+        recheckAt = null;
         const timer = setTimeout(done, ms);
+        let again: NodeJS.Timeout | undefined;
+        // A pass still going may find an old run alive after this sleep began: look again in a second then.
+        recheck = () => {
+          recheckAt = null;
+          again ??= setTimeout(done, OLD_RUN_RECHECK_MS);
+        };
         drain.addEventListener('abort', done, { once: true });
         poke = () => {
           // Our own starts and ends move the head too: wait for a quiet gap, so a burst makes one pass.
