@@ -6,6 +6,7 @@ import { runFleet, type FleetSummary } from '../runner/run-fleet.js';
 import type { RunControlOptions } from '../runner/retry-policy.js';
 import type { RunReport, RunTask } from '../runner/run-types.js';
 import { nextWake, type NextWake, type WakeReason } from './next-wake.js';
+import { recordHealth, type HealthRecorder } from './scheduler-health.js';
 
 /** One line of the scheduler's output: a run started, ended or will be retried, a date left alone, a pass, a sleep. */
 export type SchedulerEvent =
@@ -37,6 +38,8 @@ export type SchedulerOptions = {
   watchIntervalMs?: number;
   /** After a change by another process wakes it, the least time between two passes (default 1 s): a burst of appends makes one pass. */
   minPassGapMs?: number;
+  /** How often the scheduler's health row is written while nothing else changes it (default 10 s). */
+  healthBeatMs?: number;
 };
 
 /** What the scheduler did in all: its passes' totals. */
@@ -62,13 +65,55 @@ const QUIET_SKIPS = new Set(['inFlight', 'changed', 'waitingForRetry', 'interrup
 export async function runScheduler(ledger: Ledger, options: SchedulerOptions): Promise<SchedulerSummary> {
   const parallel = options.parallel ?? 4;
   const drain = options.drain ?? new AbortController().signal;
+  const health = await recordHealth(ledger, { parallel, once: options.once === true, pipelines: options.pipelines && options.pipelines.length > 0 ? [...options.pipelines] : null }, options.healthBeatMs);
+  try {
+    return await schedule(ledger, { ...options, onEvent: healthOf(health, options.onEvent) }, parallel, drain, health);
+  } finally {
+    await health.close();
+  }
+}
+
+/** The scheduler's events, also kept in its health row: the runs in flight, the last pass, the next wake. */
+function healthOf(health: HealthRecorder, onEvent: (event: SchedulerEvent) => void): (event: SchedulerEvent) => void {
+  return (event) => {
+    if (event.event === 'started') {
+      const run = { pipeline: event.pipeline, date: event.date, runId: event.runId, attempt: event.attempt, startedAt: event.at };
+      health.update((row) => ({ ...row, inFlight: [...row.inFlight, run] }));
+    } else if ((event.event === 'ended' && event.runId !== null) || event.event === 'retry') {
+      health.update((row) => ({ ...row, inFlight: row.inFlight.filter((r) => r.runId !== event.runId) }));
+    } else if (event.event === 'sleep') {
+      const nextWake = event.until !== null && event.pipeline !== null && event.date !== null && event.why !== null ? { at: event.until, pipeline: event.pipeline, date: event.date, why: event.why } : null;
+      health.update((row) => ({ ...row, nextWake }));
+    }
+    onEvent(event);
+  };
+}
+
+async function schedule(ledger: Ledger, options: SchedulerOptions, parallel: number, drain: AbortSignal, health: HealthRecorder): Promise<SchedulerSummary> {
+  drain.addEventListener('abort', () => health.update((row) => ({ ...row, state: 'draining' })), { once: true });
   const limiter = drainable(createLimiter(parallel), drain);
   const total: SchedulerSummary = { passes: 0, started: 0, succeeded: 0, failed: 0, skipped: 0 };
   const iso = () => new Date(ledger.now()).toISOString();
   const passes = new Set<Promise<void>>();
 
+  /** The dates a pass of this process holds (queued, waiting for a place or running): a later pass leaves them to it. */
+  const inHand = new Map<string, number>();
+  const keyOf = (pipeline: string, date: string) => `${pipeline}\u0000${date}`;
+  const release = (key: string, passNo: number) => {
+    if (inHand.get(key) === passNo) inHand.delete(key);
+  };
   const pass = async (): Promise<void> => {
+    const passNo = total.passes + 1;
+    const held: string[] = [];
+    try {
+      await onePass(passNo, held);
+    } finally {
+      for (const key of held) release(key, passNo);
+    }
+  };
+  const onePass = async (passNo: number, held: string[]): Promise<void> => {
     total.passes += 1;
+    health.update((row) => ({ ...row, passes: row.passes + 1, lastPassAt: iso() }));
     let started = 0;
     const summary: FleetSummary = await runFleet(ledger, { kind: 'catchup', ...(options.pipelines ? { pipelines: options.pipelines } : {}) }, {
       taskFor: options.taskFor,
@@ -78,6 +123,15 @@ export async function runScheduler(ledger: Ledger, options: SchedulerOptions): P
       startReason: 'scheduler',
       retryLater: true,
       stopStarting: drain,
+      takeSlots: (pipeline, slots) => {
+        const mine = slots.filter((slot) => !inHand.has(keyOf(pipeline, slot.date)));
+        for (const slot of mine) {
+          const key = keyOf(pipeline, slot.date);
+          inHand.set(key, passNo);
+          held.push(key);
+        }
+        return mine;
+      },
       ...(options.interrupt ? { signal: options.interrupt } : {}),
       ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
       ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
@@ -89,6 +143,7 @@ export async function runScheduler(ledger: Ledger, options: SchedulerOptions): P
         } else if (progress.kind === 'retry') {
           options.onEvent({ event: 'retry', at: iso(), pipeline, date: progress.date, runId: progress.runId, attempt: progress.attempt, of: progress.of, nextAt: progress.nextAt, error: progress.error });
         } else if (progress.kind === 'finished') {
+          release(keyOf(pipeline, progress.report.date), passNo);
           report(pipeline, progress.report);
         }
       },

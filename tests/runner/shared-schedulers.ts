@@ -89,8 +89,16 @@ export async function runSharedSchedulers(run: SharedRun): Promise<{ kills: numb
   }
   const next = random(run.seed);
   const args = [...db, 'scheduler', '--no-logs', '--json', '--parallel', '2', '--kill-grace', '500ms', '--drain', '30s'];
+  /** What each scheduler printed so far (for the message of a run that does not finish). */
+  const printed = new Map<ChildProcess, string>();
+  const launch = () => {
+    const started = cliAsync(dir, args);
+    started.child.stdout?.on('data', (d: Buffer) => printed.set(started.child, (printed.get(started.child) ?? '') + d.toString()));
+    started.child.stderr?.on('data', (d: Buffer) => printed.set(started.child, (printed.get(started.child) ?? '') + d.toString()));
+    return started;
+  };
   const running: Array<{ child: ChildProcess; done: Promise<CliResult> }> = [];
-  for (let i = 0; i < run.schedulers; i++) running.push(cliAsync(dir, args));
+  for (let i = 0; i < run.schedulers; i++) running.push(launch());
   const outputs: CliResult[] = [];
 
   const done = () => {
@@ -106,12 +114,16 @@ export async function runSharedSchedulers(run: SharedRun): Promise<{ kills: numb
     const victim = running[at] as { child: ChildProcess; done: Promise<CliResult> };
     victim.child.kill('SIGKILL');
     outputs.push(await victim.done);
-    running[at] = cliAsync(dir, args);
+    running[at] = launch();
     kills += 1;
   }
   const give = Date.now() + 120_000;
   while (!done()) {
-    if (Date.now() > give) throw new Error(`not every date succeeded within two minutes of the last kill (seed ${run.seed})`);
+    if (Date.now() > give) {
+      const status = cli(dir, [...db, 'status']).stdout;
+      const tails = running.map(({ child }) => `pid ${child.pid}:\n${(printed.get(child) ?? '').split('\n').slice(-8).join('\n')}`).join('\n');
+      throw new Error(`not every date succeeded within two minutes of the last kill (seed ${run.seed})\n${status}\n${tails}`);
+    }
     await new Promise((r) => setTimeout(r, 500));
   }
   for (const { child } of running) child.kill('SIGTERM');
