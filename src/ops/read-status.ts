@@ -1,9 +1,11 @@
 import { compareWorstFirst, type PipelineStatus } from '../../projections/views/pipeline-status.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { overdueRetry } from '../../projections/overdue-retry.js';
+import type { SchedulerHealthView } from '../../projections/views/scheduler-health.js';
+import { readSchedulers } from './read-schedulers.js';
 
-/** `status --json` and `GET /api/status`: every pipeline, worst first. */
-export type StatusView = { now: string; pipelines: PipelineStatus[] };
+/** `status --json` and `GET /api/status`: every pipeline, worst first, and the schedulers that recorded their health. */
+export type StatusView = { now: string; pipelines: PipelineStatus[]; schedulers: SchedulerHealthView[] };
 
 /**
  * The status of every pipeline (or of the named ones) at the ledger's "now",
@@ -23,5 +25,5 @@ export async function readStatus(ledger: Ledger, options: { pipelines?: readonly
     const overdue = [...state.dates.values()].flatMap((d) => overdueRetry(d, definition.leaseMs, nowMs) ?? []);
     if (overdue.length > 0) row.overdueRetries = overdue;
   }
-  return { now: new Date(nowMs).toISOString(), pipelines: rows.sort(compareWorstFirst) };
+  return { now: new Date(nowMs).toISOString(), pipelines: rows.sort(compareWorstFirst), schedulers: await readSchedulers(ledger, nowMs) };
 }

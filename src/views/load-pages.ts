@@ -1,3 +1,4 @@
+import { readSchedulers } from '../ops/read-schedulers.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import { buildCalendar, cellStatus, type CellStatus } from '../../projections/views/calendar.js';
 import { historyStrip } from '../../projections/views/history-strip.js';
@@ -91,7 +92,7 @@ export async function loadOverview(ledger: Ledger, asOf: AsOf | undefined, defin
     rows.push({ status: await overviewStatus(ledger, models, definition.pipeline, time), strip: statusStrip(last, 30) });
   }
   rows.sort((a, b) => compareWorstFirst(a.status, b.status));
-  return { kind: 'overview', time, head, rows };
+  return { kind: 'overview', time, head, rows, ...(time.asOf === null ? { schedulers: await readSchedulers(ledger, time.nowMs) } : {}) };
 }
 
 /**
@@ -153,7 +154,7 @@ async function loadTableOverview(ledger: Ledger, models: ReadModels, only?: read
     rows.push({ status: statuses[i] as PipelineStatus, strip: await tableStrip(models, pipeline, timetable, range, time.nowMs, OVERVIEW_STRIP) });
   }
   rows.sort((a, b) => compareWorstFirst(a.status, b.status));
-  return { kind: 'overview', time, head, rows };
+  return { kind: 'overview', time, head, rows, ...(time.asOf === null ? { schedulers: await readSchedulers(ledger, time.nowMs) } : {}) };
 }
 
 /** A pipeline's history folded from its events: watermark and complete-through over time, and its audit timeline. */
