@@ -1,6 +1,6 @@
 import type { EventType } from './ledger-event.js';
 import { MAX_SIZE_CAP_BYTES, MIN_SIZE_CAP_BYTES } from './limits.js';
-import { INSTANT_PATTERN, PIPELINE_NAME_PATTERN, SHA256_HEX_PATTERN, TASK_ID_PATTERN } from './name-patterns.js';
+import { INSTANT_PATTERN, MAX_PRIORITY, PIPELINE_NAME_PATTERN, POOL_NAME_PATTERN, SHA256_HEX_PATTERN, TASK_ID_PATTERN } from './name-patterns.js';
 import { TASK_STATES } from './task-states.js';
 import { TRIGGER_RULES } from './trigger-rules.js';
 
@@ -87,7 +87,18 @@ const isPipelineDefinition = (v: unknown): boolean =>
   (v['dependsOnPast'] === undefined || v['dependsOnPast'] === true) &&
   isOptionalPositiveInt(v['slaMs']) &&
   (v['upstreams'] === undefined || (Array.isArray(v['upstreams']) && v['upstreams'].every(isUpstream))) &&
-  (v['command'] === undefined || isPipelineCommand(v['command']));
+  (v['command'] === undefined || isPipelineCommand(v['command'])) &&
+  (v['earlierTimetables'] === undefined || (Array.isArray(v['earlierTimetables']) && v['earlierTimetables'].length >= 1 && v['earlierTimetables'].every(isEarlierTimetable))) &&
+  optional(isPoolName)(v['pool']) &&
+  optional(isPriority)(v['priority']);
+
+function isEarlierTimetable(v: unknown): boolean {
+  return isObject(v) && isText(v['schedule']) && isTimetable(v['timetable']) && isText(v['timezone']) && isInstant(v['start']) && isInstant(v['until']);
+}
+
+const isPoolName = (v: unknown): boolean => typeof v === 'string' && POOL_NAME_PATTERN.test(v);
+const isPriority = (v: unknown): boolean => Number.isSafeInteger(v) && Math.abs(v as number) <= MAX_PRIORITY;
+const isPoolPlace = (v: unknown): boolean => isObject(v) && isPoolName(v['name']) && isPositiveInt(v['size']);
 
 const isUpstreamMapping = oneOf(['overlap', 'previous']);
 function isUpstream(v: unknown): boolean {
@@ -121,6 +132,7 @@ const dataChecks: Readonly<Record<EventType, (d: Json) => boolean>> = {
     isBoolean(d['offSchedule']) &&
     isNullableString(d['takeoverOf']) &&
     isOptionalOpenLineageOrigin(d['openlineage']) &&
+    optional(isPoolPlace)(d['pool']) &&
     isOptionalAt(d['at']),
   RunSucceeded: (d) => isRunRef(d) && isObject(d['metrics']) && Array.isArray(d['outputs']) && d['outputs'].every(isRunOutput) && isOptionalRunLog(d['log']) && isOptionalAt(d['at']) && isOptionalTaskList(d['unreportedTasks']) && (d['inputs'] === undefined || (Array.isArray(d['inputs']) && d['inputs'].every((v) => isObject(v) && isText(v['namespace']) && isText(v['name'])))),
   RunFailed: (d) => isRunRef(d) && isString(d['error']) && isNullableString(d['code']) && isOptionalRunLog(d['log']) && isOptionalAt(d['at']) && isOptionalTaskList(d['unreportedTasks']),

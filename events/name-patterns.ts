@@ -12,3 +12,9 @@ export const INSTANT_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[
 
 /** A sha256 digest in lowercase hex (a run log's `sha256`). */
 export const SHA256_HEX_PATTERN = /^[0-9a-f]{64}$/;
+
+/** Pool names (`define --pool`, `--pool NAME=N`): as pipeline names, `[a-z0-9][a-z0-9_.-]{0,127}`. */
+export const POOL_NAME_PATTERN = /^[a-z0-9][a-z0-9_.-]{0,127}$/;
+
+/** The largest priority either way (`define --priority`): room enough, and safe to add up. */
+export const MAX_PRIORITY = 1_000_000;

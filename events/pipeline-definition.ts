@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Instant, PipelineName } from './common.js';
 import { MAX_SIZE_CAP_BYTES, MIN_SIZE_CAP_BYTES } from './limits.js';
 import { TaskDefinition } from './task-definition.js';
+import { MAX_PRIORITY, POOL_NAME_PATTERN } from './name-patterns.js';
 
 /** An OpenLineage job: its namespace and its name within it (Airflow: `default` and the dag_id). */
 export const OpenLineageJob = z.object({ namespace: z.string().min(1), job: z.string().min(1) });
@@ -22,6 +23,21 @@ export type Upstream = z.infer<typeof Upstream>;
  */
 export const PipelineCommand = z.object({ argv: z.array(z.string()).min(1), shell: z.boolean().optional() });
 export type PipelineCommand = z.infer<typeof PipelineCommand>;
+
+/**
+ * A timetable a pipeline followed before a change of schedule, zone, start or timetable kind (`define …
+ * --effective`): its slots whose logical date is before `until` (and at or after the `until` of the one
+ * before it) keep this timetable, with their keys and states.
+ */
+export const EarlierTimetable = z.object({
+  schedule: z.string().min(1),
+  timetable: z.enum(['interval', 'trigger']),
+  timezone: z.string().min(1),
+  start: Instant,
+  /** The instant the next timetable took effect: the first logical date that is not this one's. */
+  until: Instant,
+});
+export type EarlierTimetable = z.infer<typeof EarlierTimetable>;
 
 /** A pipeline's definition as recorded by `define`. */
 export const PipelineDefinition = z.object({
@@ -86,5 +102,20 @@ export const PipelineDefinition = z.object({
   timeoutMs: z.number().int().positive().optional(),
   dependsOnPast: z.literal(true).optional(),
   slaMs: z.number().int().positive().optional(),
+  /**
+   * The timetables the pipeline followed before this one, oldest first, each until the instant the next took
+   * effect (`define --effective`); this definition's own schedule, zone, start and kind hold from the last
+   * `until` on. Absent when one timetable holds for the whole history, as in every definition recorded before
+   * changes took effect from an instant, so those read and hash as they always did.
+   */
+  earlierTimetables: z.array(EarlierTimetable).min(1).optional(),
+  /**
+   * The pool the pipeline's runs take a place in (`define --pool`): a runner given `--pool NAME=N` starts at
+   * most N runs of the pool's pipelines at once, counted from the ledger's live runs. `priority` (`define
+   * --priority`, default 1 as Airflow's priority_weight): when places are short, higher first, then the
+   * oldest date. Neither moves a slot. Each is absent when not set, so older definitions hash as before.
+   */
+  pool: z.string().regex(POOL_NAME_PATTERN).optional(),
+  priority: z.number().int().min(-MAX_PRIORITY).max(MAX_PRIORITY).optional(),
 });
 export type PipelineDefinition = z.infer<typeof PipelineDefinition>;

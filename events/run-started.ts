@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DataInterval, Instant, ProducerAt, RunRef, RunType } from './common.js';
+import { POOL_NAME_PATTERN } from './name-patterns.js';
 
 /** Where an ingested run came from: its OpenLineage job and the `eventTime` of the event that started it. */
 export const OpenLineageOrigin = z.object({ namespace: z.string().min(1), job: z.string().min(1), eventTime: Instant });
@@ -30,6 +31,12 @@ export const RunStarted = z.object({
      * recorded before ingest existed, so no upcaster is needed.
      */
     openlineage: OpenLineageOrigin.optional(),
+    /**
+     * The pool the run took a place in and the pool's size as its runner kept it (`--pool NAME=N`), so a
+     * reader can tell a full pool from the ledger alone. Absent on runs started outside a sized pool, and in
+     * events recorded before pools existed, so no upcaster is needed.
+     */
+    pool: z.object({ name: z.string().regex(POOL_NAME_PATTERN), size: z.number().int().positive() }).optional(),
     /** When the producer started the run (its `eventTime`); absent: when it was recorded. */
     at: ProducerAt,
   }),

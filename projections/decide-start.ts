@@ -28,6 +28,8 @@ export type StartCommand = {
   supersede?: { runId: string; message: string };
   /** Recorded on the run when it was started from an OpenLineage event. */
   openlineage?: RunStarted['data']['openlineage'];
+  /** The pool the run takes a place in, and its size as the runner keeps it. */
+  pool?: RunStarted['data']['pool'];
   /**
    * The previous slot that keeps this one from starting (the pipeline depends on past and it is not done),
    * as `previousSlotBlocks` gives it; absent when nothing blocks it.
@@ -138,6 +140,7 @@ export function decideStart(state: PipelineState, command: StartCommand, context
       offSchedule: !command.onSchedule,
       takeoverOf: takeover ? takeover.data.runId : null,
       ...(command.openlineage ? { openlineage: command.openlineage } : {}),
+      ...(command.pool ? { pool: command.pool } : {}),
       ...(command.at === undefined ? {} : { at: command.at }),
     },
   };

@@ -7,6 +7,7 @@ import type { RunHistory } from '../run-history.js';
 import type { Slot } from '../slot.js';
 import type { BlockedBy } from '../upstream-slots.js';
 import type { OverdueRetry } from '../overdue-retry.js';
+import type { PoolWait } from './pool-wait.js';
 import { compareNames } from './compare-names.js';
 import { formatLag } from './format-lag.js';
 import { runOutcome } from './run-outcome.js';
@@ -58,6 +59,11 @@ export type PipelineStatus = {
    * only when there is one (`status` reads the retrying dates only when the counts say there are some).
    */
   overdueRetries?: OverdueRetry[];
+  /**
+   * The pipeline's pool (`define --pool`) has no free place while it has dates that could start: they wait
+   * for one. Present only then (`status` reads the pools only when the counts say a date could start).
+   */
+  poolWait?: PoolWait;
 };
 
 export type PipelineStatusInput = {

@@ -55,3 +55,8 @@ function findNonFinite(value: unknown, path: string): string | undefined {
   }
   return undefined;
 }
+
+/** Commander's collector for the repeatable `--pool NAME=N` (scheduler, catchup, backfill). */
+export function collectPool(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}

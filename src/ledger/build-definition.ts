@@ -1,12 +1,12 @@
 import { canonicalJson } from '../../events/canonical-json.js';
 import { formatBytes, MAX_SIZE_CAP_BYTES, MIN_SIZE_CAP_BYTES } from '../../events/limits.js';
-import { PIPELINE_NAME_PATTERN } from '../../events/name-patterns.js';
-import type { OpenLineageJob, PipelineCommand, PipelineDefinition, Upstream } from '../../events/pipeline-definition.js';
+import { MAX_PRIORITY, PIPELINE_NAME_PATTERN, POOL_NAME_PATTERN } from '../../events/name-patterns.js';
+import type { EarlierTimetable, OpenLineageJob, PipelineCommand, PipelineDefinition, Upstream } from '../../events/pipeline-definition.js';
 import type { TaskSpec } from '../../projections/task-graph.js';
 import { checkDurationMs } from '../duration.js';
 import { LedgerError } from '../errors.js';
 import { checkTasks } from './check-tasks.js';
-import { createTimetable } from '../timetable/create-timetable.js';
+import { createTimetableHistory } from '../timetable/timetable-history.js';
 import { parseDateText } from '../timetable/parse-date.js';
 import { formatInstant, zoneClock } from '../timetable/zoned-time.js';
 
@@ -49,6 +49,12 @@ export type DefineInput = {
   dependsOnPast?: boolean | null | undefined;
   /** A date not done by its run-after plus this is late (`notify --on late`); null drops it. */
   slaMs?: number | null | undefined;
+  /** The pool the pipeline's runs take a place in (`--pool`); null drops it. */
+  pool?: string | null | undefined;
+  /** When places are short, higher first (`--priority`, default 1); null goes back to the default. */
+  priority?: number | null | undefined;
+  /** The timetables the pipeline followed before its current one (kept from the current definition; see `planTimetableChange`). */
+  earlierTimetables?: readonly EarlierTimetable[] | undefined;
 };
 
 /**
@@ -56,8 +62,13 @@ export type DefineInput = {
  * out keep their current values (`tasks: null` drops the task list,
  * `openlineage: null` the binding). The first definition needs `schedule` and `start`.
  */
-export type DefineChanges = Partial<Omit<DefineInput, 'pipeline' | 'tasks' | 'openlineage'>> & {
+export type DefineChanges = Partial<Omit<DefineInput, 'pipeline' | 'tasks' | 'openlineage' | 'earlierTimetables'>> & {
   pipeline: string;
+  /**
+   * From when a change of schedule, zone, start or timetable kind holds (`now`, a date or an RFC 3339 instant):
+   * logical dates before it keep the old timetable. Needed when the change would re-key or drop recorded dates.
+   */
+  effective?: string | undefined;
   tasks?: readonly TaskSpec[] | null;
   openlineage?: OpenLineageJob | null;
 };
@@ -73,7 +84,7 @@ export const DEFAULT_LEASE_MS = 3_600_000;
  * completeDefinitionInput(current, { pipeline: 'etl_orders', catchup: false })
  */
 export function completeDefinitionInput(current: PipelineDefinition | null, changes: DefineChanges): DefineInput {
-  const { tasks, openlineage, ...rest } = changes;
+  const { tasks, openlineage, effective: _effective, ...rest } = changes;
   const given = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Omit<DefineChanges, 'tasks' | 'openlineage'>;
   if (current === null) {
     if (given.schedule === undefined || given.start === undefined) {
@@ -150,9 +161,14 @@ export function buildDefinition(input: DefineInput): PipelineDefinition {
     ...(input.timeoutMs == null ? {} : { timeoutMs: checkDurationMs(input.timeoutMs, '--timeout (timeoutMs)') }),
     ...(input.dependsOnPast ? { dependsOnPast: true as const } : {}),
     ...(input.slaMs == null ? {} : { slaMs: checkDurationMs(input.slaMs, '--sla (slaMs)') }),
+    // Pool and priority: left out when not set (priority 1 is the default), so older definitions hash as before.
+    ...(input.pool == null ? {} : { pool: checkPoolName(input.pool, '--pool (pool)') }),
+    ...(input.priority == null || input.priority === DEFAULT_PRIORITY ? {} : { priority: checkPriority(input.priority, '--priority (priority)') }),
+    // Only after a change that took effect from an instant, so every other definition hashes as before.
+    ...(input.earlierTimetables === undefined || input.earlierTimetables.length === 0 ? {} : { earlierTimetables: input.earlierTimetables.map((t) => ({ ...t })) }),
   };
   // Builds the timetable once so a malformed schedule is refused here, with the field named.
-  createTimetable(timetableSpec(definition));
+  createTimetableHistory(definition);
   return definition;
 }
 
@@ -176,6 +192,30 @@ export function checkDelayMs(ms: number, what: string): number {
 
 const MAX_RETRIES = 100;
 
+/** A pipeline's priority when it sets none (Airflow's priority_weight defaults to 1 too). */
+export const DEFAULT_PRIORITY = 1;
+
+/**
+ * A pool name, as pipeline names are spelled.
+ *
+ * @example
+ * checkPoolName('warehouse', '--pool') // 'warehouse'
+ */
+export function checkPoolName(name: string, what: string): string {
+  if (typeof name !== 'string' || !POOL_NAME_PATTERN.test(name)) {
+    throw new LedgerError('input.invalidPool', `${what} '${String(name)}' is not a pool name; use lowercase letters, digits, '_', '.' or '-', starting with a letter or digit (at most 128 characters)`);
+  }
+  return name;
+}
+
+/** A priority: a whole number from -1,000,000 to 1,000,000 (higher runs first when places are short). */
+export function checkPriority(priority: number, what: string): number {
+  if (!Number.isSafeInteger(priority) || Math.abs(priority) > MAX_PRIORITY) {
+    throw new LedgerError('input.invalidPriority', `${what} must be a whole number from -${MAX_PRIORITY.toLocaleString('en')} to ${MAX_PRIORITY.toLocaleString('en')}, not ${String(priority)}`);
+  }
+  return priority;
+}
+
 /** A pipeline's cap on metrics or error text: whole bytes from 1 KB to 16 MB. */
 function checkSizeCap(bytes: number, field: 'maxMetricsBytes' | 'maxErrorBytes'): number {
   if (!Number.isInteger(bytes) || bytes < MIN_SIZE_CAP_BYTES || bytes > MAX_SIZE_CAP_BYTES) {
@@ -188,9 +228,6 @@ function checkSizeCap(bytes: number, field: 'maxMetricsBytes' | 'maxErrorBytes')
   return bytes;
 }
 
-export function timetableSpec(definition: PipelineDefinition) {
-  return { schedule: definition.schedule, timetable: definition.timetable, timezone: definition.timezone, start: definition.start, end: definition.end };
-}
 
 /** The fields that differ between two definitions, for `PipelineRedefined`. */
 export function diffDefinitions(before: PipelineDefinition, after: PipelineDefinition): Array<{ field: string; from: unknown; to: unknown }> {

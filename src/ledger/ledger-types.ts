@@ -52,6 +52,8 @@ export type StartInput = {
   supersede?: { runId: string; message: string };
   /** The OpenLineage job and event time the run came from, recorded on it. */
   openlineage?: { namespace: string; job: string; eventTime: string };
+  /** The pool the run takes a place in and the pool's size as the runner keeps it (`--pool NAME=N`), recorded on it. */
+  pool?: { name: string; size: number };
   /** When the run really started, if not now: the producer's own instant (OpenLineage ingest passes its `eventTime`). */
   at?: string;
 };

@@ -30,11 +30,20 @@ import { leaseOf, type Duration } from './library-options.js';
 import type { TaskInput, TaskResult } from './task-types.js';
 import { readModelsFor, tableView, viewOfSummary, withDates } from './read-model-views.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
+import type { DateState } from '../../projections/date-state.js';
+import { movesSlots, planTimetableChange, type EffectiveChange } from './timetable-change.js';
 import { evolveTaskRuns, initialTaskRuns, type TaskRuns } from '../../projections/task-runs.js';
 import type { Timetable } from '../timetable/timetable.js';
 
 /** What `Ledger.define` answers. */
-export type DefineResult = { pipeline: string; outcome: 'defined' | 'redefined' | 'unchanged'; definition: PipelineDefinition; changes: Array<{ field: string; from: unknown; to: unknown }> };
+export type DefineResult = {
+  pipeline: string;
+  outcome: 'defined' | 'redefined' | 'unchanged';
+  definition: PipelineDefinition;
+  changes: Array<{ field: string; from: unknown; to: unknown }>;
+  /** On a change of timetable from an instant (`effective`): the instant, the last date under the old timetable and the first under the new. */
+  effective?: EffectiveChange;
+};
 
 /**
  * Defines a pipeline, or redefines it when the definition changed (`PipelineRedefined` with the diff).
@@ -49,8 +58,14 @@ export async function definePipeline(core: LedgerCore, input: DefineChanges & { 
     const summary = models === null ? undefined : await models.summary(input.pipeline);
     const state = summary === undefined ? (await loadPipeline(core, input.pipeline)).state : { definition: summary?.definition ?? null, version: summary?.version ?? 0 };
     const before = state.definition;
-    const { reason: _reason, ...requested } = input;
-    const definition = buildDefinition(completeDefinitionInput(before, requested));
+    const { reason: _reason, effective, ...requested } = input;
+    const built = buildDefinition(completeDefinitionInput(before, requested));
+    if (!before && effective !== undefined) {
+      throw new LedgerError('input.invalidEffective', `--effective changes the timetable of a pipeline that exists; ${input.pipeline} is new, so its --start says where it begins`);
+    }
+    // A change of timetable keeps every recorded date a slot: from an instant on (`effective`), or refused.
+    const plan = before ? planTimetableChange(before, built, { effective, nowMs: core.clock(), dates: movesSlots(before, built) ? await recordedDates(core, models, input.pipeline) : [] }) : { definition: built };
+    const definition = plan.definition;
     const changes = before ? diffDefinitions(before, definition) : [];
     if (before && changes.length === 0) return { result: { pipeline: definition.pipeline, outcome: 'unchanged', definition, changes }, label: definition.pipeline };
     if (definition.openlineage && !sameJob(before?.openlineage, definition.openlineage)) refuseTakenBinding(await listPipelines(core), definition);
@@ -59,12 +74,18 @@ export async function definePipeline(core: LedgerCore, input: DefineChanges & { 
       ? { type: 'PipelineRedefined', schemaVersion: 1, data: { pipeline: definition.pipeline, definition, changes } }
       : { type: 'PipelineDefined', schemaVersion: 1, data: definition };
     return {
-      result: { pipeline: definition.pipeline, outcome: before ? 'redefined' : 'defined', definition, changes },
+      result: { pipeline: definition.pipeline, outcome: before ? 'redefined' : 'defined', definition, changes, ...(plan.effective ? { effective: plan.effective } : {}) },
       requests: [{ stream: definition.pipeline, expectedVersion: state.version, events: [event] }],
       reason: input.reason,
       label: definition.pipeline,
     };
   });
+}
+
+/** Every date a pipeline recorded (its keys and logical dates): from the tables when they serve, else folded. */
+async function recordedDates(core: LedgerCore, models: Awaited<ReturnType<typeof readModelsFor>>, pipeline: string): Promise<Iterable<Pick<DateState, 'date' | 'logicalDate'>>> {
+  if (models !== null) return models.dates(pipeline, { light: true });
+  return (await loadPipeline(core, pipeline)).state.dates.values();
 }
 
 /** The first slot and the end of a timetable, for the start rule's "before the start" and "after the end" refusals. */
@@ -128,6 +149,7 @@ export async function startRun(core: LedgerCore, input: StartInput): Promise<Sta
         leaseMs: leaseMs ?? definition.leaseMs,
         ...(input.supersede === undefined ? {} : { supersede: input.supersede }),
         ...(input.openlineage === undefined ? {} : { openlineage: input.openlineage }),
+        ...(input.pool === undefined ? {} : { pool: input.pool }),
         ...(waitFor ? { waitFor } : {}),
         ...boundsOf(timetable),
         ...(onSchedule || runType === 'manual' ? {} : { slotsNear: slotsNear(timetable, input.date, Date.parse(slot.logicalDate)) }),

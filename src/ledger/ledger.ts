@@ -20,7 +20,7 @@ import { DEFAULT_MAX_CLOCK_SKEW_MS, DEFAULT_MAX_EVENT_AGE_MS, type ProducerTimeW
 import { CHECKPOINT_AFTER, createLedgerCore, type LedgerCore, type LedgerCoreOptions } from './ledger-core.js';
 import { logEventBatches } from './ledger-log.js';
 import { pendingView, pipelineStatusView, runsView, runTasksView, stateView, watermarkView, type PipelineStatusView, type RunsInput } from './ledger-queries.js';
-import { checkProducerTime, clearKeys, definePipeline, failRun, heartbeatRun, interruptRun, markKeys, recordTask, startRun, succeedRun, type RetryRequest } from './ledger-writes.js';
+import { checkProducerTime, clearKeys, definePipeline, failRun, heartbeatRun, interruptRun, markKeys, recordTask, startRun, succeedRun, type DefineResult, type RetryRequest } from './ledger-writes.js';
 import { listPipelines, readPipeline } from './load-pipeline.js';
 import { pipelineStatusesView } from './pipeline-statuses-view.js';
 import type {
@@ -58,12 +58,12 @@ export type DefineOptions = Omit<DefineChanges, 'leaseMs' | 'freshnessMs'> & {
 };
 
 const START_KEYS = optionKeys<StartInput>()({
-  pipeline: true, date: true, runType: true, force: true, lease: true, leaseMs: true, expectAttempts: true, dataInterval: true, reason: true, runId: true, supersede: true, openlineage: true, at: true,
+  pipeline: true, date: true, runType: true, force: true, lease: true, leaseMs: true, expectAttempts: true, dataInterval: true, reason: true, runId: true, supersede: true, openlineage: true, pool: true, at: true,
 });
 const DEFINE_KEYS = optionKeys<DefineOptions>()({
   pipeline: true, schedule: true, start: true, end: true, timezone: true, timetable: true, catchup: true, maxActiveRuns: true, lease: true, leaseMs: true, tasks: true,
   freshness: true, freshnessMs: true, openlineage: true, maxMetricsBytes: true, maxErrorBytes: true, reason: true, upstreams: true, command: true,
-  retries: true, retryDelayMs: true, retryExponential: true, maxRetryDelayMs: true, timeoutMs: true, dependsOnPast: true, slaMs: true,
+  retries: true, retryDelayMs: true, retryExponential: true, maxRetryDelayMs: true, timeoutMs: true, dependsOnPast: true, slaMs: true, effective: true, pool: true, priority: true,
 });
 /** What `ledger.succeed` takes: `{ runId, metrics: { rows: 1200 } }`. */
 export type SucceedInput = { runId: string; metrics?: Record<string, unknown>; outputs?: RunOutput[]; log?: RunLog; at?: string; settleTasks?: Record<string, string>; inputs?: DatasetRef[] };
@@ -216,7 +216,7 @@ export class Ledger {
    * @example
    * await ledger.define({ pipeline: 'etl_orders', schedule: '@daily', start: '2026-11-02', timezone: 'Asia/Jakarta', lease: '2h' });
    */
-  async define(input: DefineOptions): Promise<{ pipeline: string; outcome: 'defined' | 'redefined' | 'unchanged'; definition: PipelineDefinition; changes: Array<{ field: string; from: unknown; to: unknown }> }> {
+  async define(input: DefineOptions): Promise<DefineResult> {
     checkOptionKeys(input, DEFINE_KEYS, 'ledger.define');
     return definePipeline(this.#core, defineChanges(input));
   }

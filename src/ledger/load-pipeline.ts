@@ -4,9 +4,9 @@ import type { RunHistory } from '../../projections/run-history.js';
 import type { TaskRuns } from '../../projections/task-runs.js';
 import { compareNames } from '../../projections/views/compare-names.js';
 import { LedgerError } from '../errors.js';
-import { createTimetable } from '../timetable/create-timetable.js';
+import { createTimetableHistory } from '../timetable/timetable-history.js';
 import type { Timetable } from '../timetable/timetable.js';
-import { checkPipelineName, timetableSpec } from './build-definition.js';
+import { checkPipelineName } from './build-definition.js';
 import type { LedgerCore } from './ledger-core.js';
 import type { AsOf } from './ledger-types.js';
 import { foldPipeline, initialLoaded, loadCheckpoint, saveCheckpoint, type Loaded } from './projection-checkpoint.js';
@@ -106,7 +106,7 @@ export function definedPipeline(state: PipelineState): { definition: PipelineDef
     checkPipelineName(state.pipeline);
     throw new LedgerError('notFound.pipeline', `no pipeline '${state.pipeline}' in this ledger; define it with \`runledger define ${state.pipeline} --schedule @daily --start <date>\` (library: ledger.define)`);
   }
-  return { definition: state.definition, timetable: createTimetable(timetableSpec(state.definition)) };
+  return { definition: state.definition, timetable: createTimetableHistory(state.definition) };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { compareWorstFirst, type PipelineStatus } from '../../projections/views/pipeline-status.js';
+import { readPoolWaits } from './read-pool-waits.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { overdueRetry } from '../../projections/overdue-retry.js';
 import type { SchedulerHealthView } from '../../projections/views/scheduler-health.js';
@@ -25,5 +26,29 @@ export async function readStatus(ledger: Ledger, options: { pipelines?: readonly
     const overdue = [...state.dates.values()].flatMap((d) => overdueRetry(d, definition.leaseMs, nowMs) ?? []);
     if (overdue.length > 0) row.overdueRetries = overdue;
   }
+  await addPoolWaits(ledger, rows, nowMs);
   return { now: new Date(nowMs).toISOString(), pipelines: rows.sort(compareWorstFirst), schedulers: await readSchedulers(ledger, nowMs) };
+}
+
+/**
+ * A pipeline in a full pool (`define --pool`) with dates that could start now says so: its dates wait for a
+ * place. Only a ledger with pools has its definitions and live runs read for it.
+ */
+export async function addPoolWaits(ledger: Ledger, rows: PipelineStatus[], nowMs: number): Promise<void> {
+  const waiting = rows.filter((row) => startable(row) > 0);
+  if (waiting.length === 0) return;
+  const definitions = await ledger.pipelines();
+  const poolOf = new Map(definitions.flatMap((d) => (d.pool === undefined ? [] : [[d.pipeline, d.pool] as const])));
+  if (poolOf.size === 0) return;
+  const pools = new Set(waiting.flatMap((row) => poolOf.get(row.pipeline) ?? []));
+  const waits = await readPoolWaits(ledger, definitions, pools, nowMs);
+  for (const row of waiting) {
+    const wait = waits.get(poolOf.get(row.pipeline) ?? '');
+    if (wait) row.poolWait = wait;
+  }
+}
+
+/** Pending dates a runner could start now: not waiting for upstream, the date before, or a retry's time. */
+function startable(row: PipelineStatus): number {
+  return row.pending.total - row.pending.upstream - row.pending.waitingForPrevious - row.pending.up_for_retry;
 }

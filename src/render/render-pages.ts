@@ -1,4 +1,5 @@
 import type { AuditEntry } from '../../projections/views/pipeline-history.js';
+import { timetableHistoryText } from '../../projections/views/timetable-history-text.js';
 import { healthOf, HEALTHS } from '../../projections/views/overview-filter.js';
 import { formatDuration, shownRunStatus } from '../../projections/views/run-rows.js';
 import { PENDING_REASONS, reasonWords } from '../../projections/pending.js';
@@ -18,6 +19,7 @@ import { escapeHtml, html, join, type Html } from './escape-html.js';
 import { APP_CSS } from './page-assets.js';
 import { timeHtml } from './time-html.js';
 import { watermarkChart } from './watermark-chart.js';
+import { poolWaitText } from '../../projections/views/pool-wait.js';
 
 
 export type { Links } from './links.js';
@@ -179,7 +181,7 @@ function overviewParts(page: OverviewPage, links: Links): { head: string; row: (
 <td class="wide"><span class="strip">${stripCellsHtml(strip)}</span></td>
 <td class="mono wide" data-fact="watermark">${s.watermark ?? '—'}</td><td class="mono wide" data-fact="complete-through">${s.completeThrough ?? '—'}</td>
 <td data-fact="lag">${s.lagSeconds === null ? html`<span class="muted">nothing due yet</span>` : s.lagSeconds === 0 ? 'up to date' : `${s.lag} behind`}</td>
-<td class="num" data-fact="pending">${s.pending.total}${reasons.length ? html`<div class="muted">${reasons.join(', ')}</div>` : html``}</td><td class="num wide">${s.inFlight.length}</td>
+<td class="num" data-fact="pending">${s.pending.total}${reasons.length ? html`<div class="muted">${reasons.join(', ')}</div>` : html``}${s.poolWait ? html`<div class="muted" data-fact="pool-wait">waiting for a place in ${poolWaitText(s.poolWait)}</div>` : html``}</td><td class="num wide">${s.inFlight.length}</td>
 <td class="wide last-failure">${s.lastFailure ? html`<span class="mono">${s.lastFailure.date}</span> <span class="err">${s.lastFailure.error}</span>` : html`<span class="muted">none</span>`}</td></tr>`.html;
   };
   const filter = page.filter ?? { health: null, name: '' };
@@ -257,8 +259,8 @@ function* pipelineParts(page: PipelinePage, links: Links): Generator<string> {
     : html`<p>No runs yet.</p>`;
   // Each data-part is a unit the live page replaces on its own when its markup changed.
   yield html`<section class="pipeline" id="pipeline-${d.pipeline}"><h1>${d.pipeline}</h1>
-<div data-part="definition" class="facts"><span><b>Schedule</b> ${d.schedule} (${d.timetable})</span><span><b>Zone</b> ${d.timezone}</span><span><b>Start</b> ${d.start}</span>${d.end ? html`<span><b>End</b> ${d.end}</span>` : html``}<span><b>Catchup</b> ${d.catchup ? 'on' : 'off'}</span></div>
-<div data-part="summary" class="facts"><span><b>Watermark</b> <span class="mono" data-fact="watermark">${page.watermark ?? 'none'}</span></span><span><b>Complete through</b> <span class="mono" data-fact="complete-through">${page.completeThrough ?? 'none'}</span></span><span><b>Pending</b> ${page.pendingTotal}</span><span><b>In flight</b> ${page.pending.inFlight.length}</span></div>
+<div data-part="definition" class="facts"><span><b>Schedule</b> ${d.schedule} (${d.timetable})</span>${timetableHistoryText(d) === null ? html`` : html`<span data-part="timetable-history"><b>Timetables</b> ${timetableHistoryText(d)}</span>`}<span><b>Zone</b> ${d.timezone}</span><span><b>Start</b> ${d.start}</span>${d.end ? html`<span><b>End</b> ${d.end}</span>` : html``}<span><b>Catchup</b> ${d.catchup ? 'on' : 'off'}</span>${d.pool ? html`<span><b>Pool</b> ${d.pool}</span>` : html``}${d.priority === undefined ? html`` : html`<span><b>Priority</b> ${String(d.priority)}</span>`}</div>
+<div data-part="summary" class="facts"><span><b>Watermark</b> <span class="mono" data-fact="watermark">${page.watermark ?? 'none'}</span></span><span><b>Complete through</b> <span class="mono" data-fact="complete-through">${page.completeThrough ?? 'none'}</span></span><span><b>Pending</b> ${page.pendingTotal}</span><span><b>In flight</b> ${page.pending.inFlight.length}</span>${page.poolWait ? html`<span data-fact="pool-wait"><b>Waiting</b> for a place in ${poolWaitText(page.poolWait)}</span>` : html``}</div>
 <h2>Calendar</h2>`.html;
   yield html`<div data-part="strip">${historyStripHtml(page.strip, page.strip.reduce((n, b) => n + b.count, 0), (from, to) => links.pipelineRange(d.pipeline, from, to))}</div>
 `.html;

@@ -5,10 +5,16 @@ import { leaseOf, optionKeys, type Duration } from '../ledger/library-options.js
 import { functionTask, type RunFunction } from './function-task.js';
 import { resolveReprocess, type JobRequest } from './plan-job.js';
 import { runJob, type JobOptions } from './run-job.js';
+import { checkPoolSizes, poolPlaces } from './pool-places.js';
 import type { RunSummary } from './run-types.js';
 
-export type CatchupOptions = Omit<JobOptions, 'onPlanned' | 'leaseMs' | 'killGraceMs'> & {
+export type CatchupOptions = Omit<JobOptions, 'onPlanned' | 'leaseMs' | 'killGraceMs' | 'pools'> & {
   pipeline: string;
+  /**
+   * Pool sizes (`{ warehouse: 2 }`, as `--pool warehouse=2`): a run of a pipeline defined with that pool waits
+   * until fewer than that many runs of the pool's pipelines are live on the ledger.
+   */
+  pools?: Readonly<Record<string, number>>;
   /** How long each run may go without a heartbeat (the runner heartbeats well within it): `"1h"` or milliseconds; default the pipeline's. */
   lease?: Duration;
   /** @deprecated Use `lease` (`"1h"` or milliseconds); works until the next minor version. */
@@ -58,21 +64,21 @@ export async function backfill(ledger: Ledger, options: BackfillOptions, fn: Run
     ...(options.runBackwards ? { runBackwards: true } : {}),
     ...upstreamWait(options.waitUpstream),
   };
-  return (await runJob(ledger, request, functionTask(fn), jobOptions(options, 'ledger.backfill'))).summary;
+  return (await runJob(ledger, request, functionTask(fn), jobOptions(ledger, options, 'ledger.backfill'))).summary;
 }
 
 /** The runner's options from a library call's: the lease in milliseconds. */
-function jobOptions(options: CatchupOptions | BackfillOptions, call: string): JobOptions {
-  const { lease, leaseMs, ...rest } = options;
+function jobOptions(ledger: Ledger, options: CatchupOptions | BackfillOptions, call: string): JobOptions {
+  const { lease, leaseMs, pools, ...rest } = options;
   const ms = leaseOf({ lease, leaseMs }, call);
-  return { ...rest, ...(ms === undefined ? {} : { leaseMs: ms }) };
+  return { ...rest, ...(ms === undefined ? {} : { leaseMs: ms }), ...(pools === undefined ? {} : { pools: poolPlaces(ledger, checkPoolSizes(pools, `${call}({ pools })`)) }) };
 }
 
 /** Every option key of `ledger.catchup`, checked against the type by the compiler. */
 export const CATCHUP_KEYS = optionKeys<CatchupOptions>()({
   pipeline: true, reprocess: true, force: true, runBackwards: true, allPending: true, waitUpstream: true, lease: true, leaseMs: true, maxActiveRuns: true, placePollMs: true,
   continueOnFailure: true, heartbeatMs: true, signal: true, onProgress: true, monotonic: true,
-  retries: true, retryDelay: true, retryExponential: true, maxRetryDelay: true, timeout: true, sleep: true,
+  retries: true, retryDelay: true, retryExponential: true, maxRetryDelay: true, timeout: true, sleep: true, pools: true,
 });
 /** Every option key of `ledger.backfill`. */
 export const BACKFILL_KEYS = [...CATCHUP_KEYS.filter((k) => k !== 'allPending'), 'from', 'to'];
@@ -95,5 +101,5 @@ export async function catchup(ledger: Ledger, options: CatchupOptions, fn: RunFu
     ...(options.allPending ? { allPending: true } : {}),
     ...upstreamWait(options.waitUpstream),
   };
-  return (await runJob(ledger, request, functionTask(fn), jobOptions(options, 'ledger.catchup'))).summary;
+  return (await runJob(ledger, request, functionTask(fn), jobOptions(ledger, options, 'ledger.catchup'))).summary;
 }

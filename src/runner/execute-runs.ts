@@ -13,6 +13,9 @@ import { formatDuration } from './format-summary.js';
 import { STORE_NOTE, type RunProgress, type RunReport, type RunSummary, type RunTask, type SkipReason } from './run-types.js';
 import { waitForPlace } from './wait-for-place.js';
 import { oldRunProcesses } from './old-run-processes.js';
+import { enqueue, type PlaceOrder, type Waiter } from './place-order.js';
+import type { PoolHolder, PoolPlaces, PoolRun } from './pool-places.js';
+import { DEFAULT_PRIORITY } from '../ledger/build-definition.js';
 
 export type ExecuteOptions = RunControlOptions & {
   pipeline: string;
@@ -49,6 +52,11 @@ export type ExecuteOptions = RunControlOptions & {
   /** A place shared by several runners of one process (`catchup --all --parallel N`), held from the claim to the outcome. */
   limiter?: Limiter;
   /**
+   * The pools sized for this process (`--pool NAME=N`): a date of a pipeline in a sized pool waits for a place
+   * in it before its claim (counted from the ledger's live runs of the pool), and holds it until its outcome.
+   */
+  pools?: PoolPlaces;
+  /**
    * How the runner waits for a retry's time (default: a timer). A test with a fake ledger clock passes one that
    * moves that clock on, so a five-minute retry delay takes no time.
    */
@@ -64,43 +72,60 @@ export type ExecuteOptions = RunControlOptions & {
   killGraceMs?: number;
 };
 
-/** A counting semaphore: `acquire` resolves false when `signal` aborts first. */
-export type Limiter = { acquire(signal?: AbortSignal): Promise<boolean>; release(): void };
+/**
+ * A counting semaphore: `acquire` resolves false when `signal` aborts first. When places are short, the
+ * waiter of the highest `order` goes first (priority, then the oldest date), else the one that asked first.
+ */
+export type Limiter = { acquire(signal?: AbortSignal, order?: PlaceOrder): Promise<boolean>; release(): void };
 
 /**
- * A limiter of `n` places, handed out in the order asked for.
+ * A limiter of `n` places. Places are handed out a moment after they are asked for or freed (once the
+ * requests made together have all arrived), so a higher priority asked at the same time goes first.
  *
  * @example
  * const limiter = createLimiter(4); if (await limiter.acquire()) try { … } finally { limiter.release(); }
  */
 export function createLimiter(n: number): Limiter {
   let free = n;
-  const waiting: Array<(ok: boolean) => void> = [];
-  return {
-    acquire(signal) {
-      if (signal?.aborted) return Promise.resolve(false);
-      if (free > 0) {
+  let seq = 0;
+  let pumping = false;
+  const waiting: Waiter[] = [];
+  const pump = () => {
+    if (pumping) return;
+    pumping = true;
+    setImmediate(() => {
+      pumping = false;
+      while (free > 0 && waiting.length > 0) {
         free -= 1;
-        return Promise.resolve(true);
+        (waiting.shift() as Waiter).grant(true);
       }
+    });
+  };
+  return {
+    acquire(signal, order) {
+      if (signal?.aborted) return Promise.resolve(false);
       return new Promise<boolean>((resolve) => {
         const onAbort = () => {
-          const at = waiting.indexOf(grant);
+          const at = waiting.indexOf(waiter);
           if (at >= 0) waiting.splice(at, 1);
           resolve(false);
         };
-        const grant = (ok: boolean) => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(ok);
+        const waiter: Waiter = {
+          order,
+          seq: seq++,
+          grant: (ok) => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve(ok);
+          },
         };
         signal?.addEventListener('abort', onAbort, { once: true });
-        waiting.push(grant);
+        enqueue(waiting, waiter);
+        pump();
       });
     },
     release() {
-      const next = waiting.shift();
-      if (next) next(true);
-      else free += 1;
+      free += 1;
+      pump();
     },
   };
 }
@@ -143,6 +168,16 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
     if (toldWaiting) return;
     toldWaiting = true;
     options.onProgress?.({ kind: 'note', text: waitingForPlaceText(options.pipeline, limit, live, ledger.now()) });
+  };
+  const pool = definition.pool;
+  const priority = definition.priority ?? DEFAULT_PRIORITY;
+  let toldPool = false;
+  // Say once that dates wait for a place in the pool, and who holds the places.
+  const onPoolWait = (live: PoolRun[], size: number) => {
+    if (toldPool) return;
+    toldPool = true;
+    const holders = live.map((r) => `${r.pipeline} ${r.date}`).join(', ');
+    options.onProgress?.({ kind: 'note', text: `${options.pipeline} waits for a place in pool ${pool ?? ''} (${size} at once${holders ? `; running: ${holders}` : ''})` });
   };
   const place = { onWait, ...(options.signal ? { signal: options.signal } : {}), ...(options.placePollMs === undefined ? {} : { pollMs: options.placePollMs }) };
   // A claimed run starts its work only once it is among the pipeline's `limit` oldest live runs (two runners may claim at once).
@@ -196,18 +231,34 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
         return undefined;
       }
     }
-    if (options.limiter && !(await options.limiter.acquire(signal))) {
-      skip(index, slot, 'interrupted', 'not started: the runner was interrupted');
-      return undefined;
+    // A pool's place first (it may be held elsewhere for a while), then one of this process's places.
+    const order: PlaceOrder = { priority, logicalDate: slot.logicalDate };
+    let holder: PoolHolder | null = null;
+    if (pool !== undefined && options.pools) {
+      const stopStarting = options.stopStarting;
+      const poolSignal = stopStarting ? (signal ? AbortSignal.any([signal, stopStarting]) : stopStarting) : signal;
+      holder = await options.pools.acquire(pool, order, poolSignal, onPoolWait);
+      if (holder === null) {
+        skip(index, slot, 'interrupted', 'not started: the runner was interrupted');
+        return undefined;
+      }
     }
     try {
-      return await claimAndRun(index, slot);
+      if (options.limiter && !(await options.limiter.acquire(signal, order))) {
+        skip(index, slot, 'interrupted', 'not started: the runner was interrupted');
+        return undefined;
+      }
+      try {
+        return await claimAndRun(index, slot, holder);
+      } finally {
+        options.limiter?.release();
+      }
     } finally {
-      options.limiter?.release();
+      holder?.release();
     }
   }
 
-  async function claimAndRun(index: number, slot: PlannedSlot): Promise<Deferred | undefined> {
+  async function claimAndRun(index: number, slot: PlannedSlot, holder: PoolHolder | null): Promise<Deferred | undefined> {
     // The pipeline's own limit counts every runner's live runs: wait for a place rather than fail.
     const stopStarting = options.stopStarting;
     const placeWait = stopStarting ? { ...place, signal: signal ? AbortSignal.any([signal, stopStarting]) : stopStarting } : place;
@@ -247,11 +298,23 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
       expectAttempts: state.dates.get(slot.date)?.attempts ?? 0,
     };
     if (options.leaseMs !== undefined) start.lease = options.leaseMs;
+    // The pool's size as this runner keeps it, recorded with the start: `status` tells a full pool from it.
+    if (holder !== null && Number.isFinite(holder.size)) start.pool = { name: holder.pool, size: holder.size };
     // A takeover writes its own reason naming the stalled run; keep that one.
     if (options.startReason !== undefined && selection.reason !== 'stalled') start.reason = options.startReason;
     const t0 = clock();
     try {
-      const result = await runOnce(ledger, task, {
+      // A run that claimed a pool's last place together with another process's waits until it is among the pool's oldest.
+      const slotTask: RunTask =
+        holder === null
+          ? task
+          : async (run, runSignal) => {
+              if (!(await holder.settle(run.runId, runSignal))) {
+                return { status: 'failed', error: `stopped while waiting for a place in pool ${holder.pool}`, code: 'interrupted' };
+              }
+              return task(run, runSignal);
+            };
+      const result = await runOnce(ledger, slotTask, {
         start,
         reason: selection.reason,
         ...(signal ? { signal } : {}),

@@ -13,6 +13,7 @@ import { planJob, type PlannedJob } from './plan-job.js';
 import type { RunControlOptions } from './retry-policy.js';
 import type { RunProgress, RunSummary, RunTask } from './run-types.js';
 import { upstreamGate } from './upstream-gate.js';
+import type { PoolPlaces } from './pool-places.js';
 
 /** What a fleet run covers: every pipeline's catchup, or one pipeline's range and every date downstream of it. */
 export type FleetRequest =
@@ -41,6 +42,8 @@ export type FleetOptions = {
   stopStarting?: AbortSignal;
   /** The places to share with other fleet runs of this process (the scheduler's overlapping passes); default `parallel` of its own. */
   limiter?: Limiter;
+  /** The pools sized for this process (`--pool NAME=N`), shared with its other fleet runs. */
+  pools?: PoolPlaces;
   /** Leave a retry that is not due yet for later instead of waiting for it (the scheduler comes back then). */
   retryLater?: boolean;
   /**
@@ -129,6 +132,7 @@ export async function runFleet(ledger: Ledger, request: FleetRequest, options: F
           // A failure stops only what depends on it: the gate skips those dates, the others carry on.
           continueOnFailure: true,
           limiter,
+          ...(options.pools ? { pools: options.pools } : {}),
           ...(options.retryLater ? { retryLater: true } : {}),
           ...(options.stopStarting ? { stopStarting: options.stopStarting } : {}),
           startReason: options.startReason !== undefined ? options.startReason : request.kind === 'catchup' ? 'catchup --all (reprocess ' + job.reprocess + ')' : `backfill --with-downstream of ${request.pipeline} ${request.from}..${request.to}`,

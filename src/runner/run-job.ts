@@ -1,6 +1,7 @@
 import type { Ledger } from '../ledger/ledger.js';
 import { executeRuns } from './execute-runs.js';
 import { upstreamGate } from './upstream-gate.js';
+import type { PoolPlaces } from './pool-places.js';
 import { planJob, type JobRequest, type PlannedJob } from './plan-job.js';
 import type { RunControlOptions } from './retry-policy.js';
 import type { RunProgress, RunReport, RunSummary, RunTask } from './run-types.js';
@@ -19,6 +20,8 @@ export type JobOptions = RunControlOptions & {
   monotonic?: () => number;
   /** How the runner waits for a retry's time (a test with a fake clock moves that clock on); default a timer. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The pools sized for this process (`--pool NAME=N`). */
+  pools?: PoolPlaces;
   /** The command task's grace between SIGTERM and SIGKILL (`--kill-grace`), so a timed-out attempt is recorded once it is over. */
   killGraceMs?: number;
 };
@@ -77,9 +80,10 @@ function withInFlight(summary: RunSummary, job: PlannedJob): RunSummary {
 }
 
 function pick(options: JobOptions) {
-  const { killGraceMs, maxActiveRuns, placePollMs, continueOnFailure, leaseMs, heartbeatMs, signal, onProgress, monotonic, sleep, retries, retryDelay, retryExponential, maxRetryDelay, timeout } = options;
+  const { pools, killGraceMs, maxActiveRuns, placePollMs, continueOnFailure, leaseMs, heartbeatMs, signal, onProgress, monotonic, sleep, retries, retryDelay, retryExponential, maxRetryDelay, timeout } = options;
   return {
     ...(sleep === undefined ? {} : { sleep }),
+    ...(pools === undefined ? {} : { pools }),
     ...(killGraceMs === undefined ? {} : { killGraceMs }),
     ...(retries === undefined ? {} : { retries }),
     ...(retryDelay === undefined ? {} : { retryDelay }),

@@ -3,6 +3,7 @@ import type { Ledger } from '../ledger/ledger.js';
 import { watchAppends } from '../ledger/watch-appends.js';
 import { createLimiter, type Limiter } from '../runner/execute-runs.js';
 import { runFleet, type FleetSummary } from '../runner/run-fleet.js';
+import { poolPlaces } from '../runner/pool-places.js';
 import type { RunControlOptions } from '../runner/retry-policy.js';
 import type { RunReport, RunTask } from '../runner/run-types.js';
 import { nextWake, type NextWake, type WakeReason } from './next-wake.js';
@@ -14,6 +15,7 @@ export type SchedulerEvent =
   | { event: 'ended'; at: string; pipeline: string; date: string; runId: string | null; attempt: number | null; status: string; exitCode: number | null; durationMs: number; error: string | null }
   | { event: 'retry'; at: string; pipeline: string; date: string; runId: string; attempt: number; of: number; nextAt: string; error: string }
   | { event: 'skipped'; at: string; pipeline: string; date: string; reason: string; note: string }
+  | { event: 'note'; at: string; pipeline: string; text: string }
   | { event: 'pass'; at: string; started: number; succeeded: number; failed: number; skipped: number; withoutCommand: string[] }
   | { event: 'sleep'; at: string; until: string | null; pipeline: string | null; date: string | null; why: WakeReason | null };
 
@@ -24,6 +26,8 @@ export type SchedulerOptions = {
   taskFor: (definition: PipelineDefinition) => RunTask | null;
   /** Runs at once across every pipeline, each also within its own max-active-runs (default 4). */
   parallel?: number;
+  /** Pool sizes (`--pool NAME=N`): at most N runs of the pool's pipelines at once, counted from the ledger. */
+  pools?: ReadonlyMap<string, number>;
   /** One pass (everything due now), then return. */
   once?: boolean;
   /** Aborted: start nothing new; the runs in flight go on (the caller aborts `interrupt` after its drain). */
@@ -92,6 +96,8 @@ function healthOf(health: HealthRecorder, onEvent: (event: SchedulerEvent) => vo
 async function schedule(ledger: Ledger, options: SchedulerOptions, parallel: number, drain: AbortSignal, health: HealthRecorder): Promise<SchedulerSummary> {
   drain.addEventListener('abort', () => health.update((row) => ({ ...row, state: 'draining' })), { once: true });
   const limiter = drainable(createLimiter(parallel), drain);
+  // One set of pool places for every pass: overlapping passes wait in one queue, by priority.
+  const pools = poolPlaces(ledger, options.pools ?? new Map());
   const total: SchedulerSummary = { passes: 0, started: 0, succeeded: 0, failed: 0, skipped: 0 };
   const iso = () => new Date(ledger.now()).toISOString();
   const passes = new Set<Promise<void>>();
@@ -119,6 +125,7 @@ async function schedule(ledger: Ledger, options: SchedulerOptions, parallel: num
       taskFor: options.taskFor,
       parallel,
       limiter,
+      pools,
       runType: 'scheduled',
       startReason: 'scheduler',
       retryLater: true,
@@ -145,6 +152,8 @@ async function schedule(ledger: Ledger, options: SchedulerOptions, parallel: num
         } else if (progress.kind === 'finished') {
           release(keyOf(pipeline, progress.report.date), passNo);
           report(pipeline, progress.report);
+        } else if (progress.kind === 'note') {
+          options.onEvent({ event: 'note', at: iso(), pipeline, text: progress.text });
         }
       },
     });
@@ -256,7 +265,7 @@ async function withCommand(ledger: Ledger, options: SchedulerOptions): Promise<P
 /** A limiter that hands out no place once `drain` aborts, and turns away those waiting for one. */
 function drainable(inner: Limiter, drain: AbortSignal): Limiter {
   return {
-    acquire: (signal) => inner.acquire(signal ? AbortSignal.any([signal, drain]) : drain),
+    acquire: (signal, order) => inner.acquire(signal ? AbortSignal.any([signal, drain]) : drain, order),
     release: () => inner.release(),
   };
 }

@@ -5,7 +5,7 @@ import { evolveInPlace, initialState, type PipelineState, type WatermarkInstant 
 import { evolveRunHistory, initialRunHistory, type RunHistory, type RunRecord } from '../../projections/run-history.js';
 import type { Slot } from '../../projections/slot.js';
 import { countSlots, emptySummary, summaryFolder, type DateChange, type PipelineSummary, type RunChange, type SlotKindOf } from '../../projections/pipeline-summary.js';
-import { createTimetable } from '../timetable/create-timetable.js';
+import { createTimetableHistory } from '../timetable/timetable-history.js';
 import type { Timetable } from '../timetable/timetable.js';
 import { dateOfRow, dateRow, runOfRow, runRow, type DateRow, type Payloads, type Refs, type RunRow } from './read-model-rows.js';
 
@@ -229,8 +229,8 @@ export function slotTallyOf(timetable: Timetable | null, dates: Iterable<Pick<Da
 /** The pipeline's timetable, or null without a definition. */
 export function timetableOf(definition: PipelineDefinition | null): Timetable | null {
   if (definition === null) return null;
-  const { schedule, timetable, timezone, start, end } = definition;
-  return createTimetable({ schedule, timetable, timezone, start, end });
+  const { schedule, timetable, timezone, start, end, earlierTimetables } = definition;
+  return createTimetableHistory({ schedule, timetable, timezone, start, end, earlierTimetables });
 }
 
 /**
@@ -249,7 +249,8 @@ export function timetableCache(): TimetableOf {
     let timetable = seen.get(definition);
     if (timetable !== undefined) return timetable;
     // A NUL joins the fields (none holds one; the free-text schedule goes last): a status over 1,000 pipelines asks this 1,000 times.
-    const key = `${definition.timetable}\0${definition.timezone}\0${definition.start}\0${definition.end ?? ''}\0${definition.schedule}`;
+    const earlier = definition.earlierTimetables === undefined ? '' : JSON.stringify(definition.earlierTimetables);
+    const key = `${definition.timetable}\0${definition.timezone}\0${definition.start}\0${definition.end ?? ''}\0${earlier}\0${definition.schedule}`;
     timetable = made.get(key);
     if (timetable === undefined) {
       if (made.size >= 256) made.clear();

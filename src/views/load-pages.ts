@@ -11,17 +11,17 @@ import { historyFold, type AuditEntry, type PipelineHistory } from '../../projec
 import { runRows } from '../../projections/views/run-rows.js';
 import { LedgerError } from '../errors.js';
 import { IN_THREAD_BATCH_ROWS, VERIFY_BATCH_ROWS, verifyChain } from '../audit/verify-chain.js';
-import { timetableSpec } from '../ledger/build-definition.js';
 import { slotsFrom, type Ledger } from '../ledger/ledger.js';
 import type { AsOf, DateRow, StateView } from '../ledger/ledger-types.js';
 import { statusFromTables, tableView, viewOfSummary } from '../ledger/read-model-views.js';
 import type { ReadModels } from '../store/read-models.js';
 import { sha256Hex } from '../store/seal-events.js';
-import { createTimetable } from '../timetable/create-timetable.js';
+import { createTimetableHistory } from '../timetable/timetable-history.js';
 import type { Timetable } from '../timetable/timetable.js';
 import { stripRange, tableStrip, type StripRange } from './table-strip.js';
 import { calendarWindow, defaultDayRows, type CalendarWindow, type CalendarWindowInput } from './calendar-window.js';
 import type { AuditPage, OverviewPage, OverviewRow, PageTime, PipelinePage, RunPage, VerifyPage } from './page-models.js';
+import { addPoolWaits } from '../ops/read-status.js';
 
 export type PageLimits = {
   /** Calendar rows kept (most recent); default 120 months for daily pipelines, 31 days for the rest. */
@@ -153,13 +153,15 @@ async function loadTableOverview(ledger: Ledger, models: ReadModels, only?: read
     if (range === undefined) ranges.set(timetable, (range = stripRange(timetable, time.nowMs, OVERVIEW_STRIP)));
     rows.push({ status: statuses[i] as PipelineStatus, strip: await tableStrip(models, pipeline, timetable, range, time.nowMs, OVERVIEW_STRIP) });
   }
+  // Pools are a fact of now: a full pool's pipelines say their dates wait for a place.
+  await addPoolWaits(ledger, rows.map((r) => r.status), time.nowMs);
   rows.sort((a, b) => compareWorstFirst(a.status, b.status));
   return { kind: 'overview', time, head, rows, ...(time.asOf === null ? { schedulers: await readSchedulers(ledger, time.nowMs) } : {}) };
 }
 
 /** A pipeline's history folded from its events: watermark and complete-through over time, and its audit timeline. */
 export async function loadHistory(ledger: Ledger, pipeline: string, toPosition: number): Promise<PipelineHistory> {
-  const fold = historyFold((definition) => createTimetable(timetableSpec(definition)));
+  const fold = historyFold((definition) => createTimetableHistory(definition));
   for await (const batch of ledger.store.read({ pipeline, toPosition })) for (const event of batch) fold.add(event);
   return fold.result();
 }

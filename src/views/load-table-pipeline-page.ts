@@ -18,6 +18,7 @@ import type { Slot } from '../../projections/slot.js';
 import { calendarWindow, defaultDayRows } from './calendar-window.js';
 import { calendarPart, loadPipelinePage, pageTime, rangeEnd, type PageLimits, type PipelinePageInput } from './load-pages.js';
 import type { PipelinePage } from './page-models.js';
+import { readPipelinePoolWait } from '../ops/read-pool-waits.js';
 
 /** Cells a calendar page reads at most (31 days of minutes fit). */
 const CALENDAR_CELLS = 50_000;
@@ -377,6 +378,7 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
   const runs = runRows(olderRuns ? runsPage.runs.slice(1) : runsPage.runs, runsLimit, time.nowMs);
   const first = timetable.first();
   const last = timetable.lastDue(time.nowMs);
+  const poolWait = definition.pool === undefined ? null : await readPipelinePoolWait(ledger, pipeline);
   return {
     kind: 'pipeline',
     time,
@@ -386,6 +388,7 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
     taskGrid: hasTasks ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], recent.gridDates, await tasksOfDates(ledger, pipeline, recent.gridDates.map((d) => d.date))) : null,
     pending: { pipeline, from: last === undefined ? null : (first?.date ?? null), to: last?.date ?? null, pending, inFlight: pendingInFlight(status.inFlight, keys, timetable, time.nowMs) },
     pendingTotal: status.pending.total,
+    ...(poolWait && pending.some((p) => p.reason !== 'upstream' && p.reason !== 'waitingForPrevious' && p.reason !== 'up_for_retry') ? { poolWait } : {}),
     runs: runs.rows,
     olderRuns: olderRuns ? (runs.rows.at(-1)?.runId ?? null) : null,
     runsBefore: input.runsBefore ?? null,

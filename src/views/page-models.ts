@@ -4,6 +4,7 @@ import type { CalendarView, CellStatus } from '../../projections/views/calendar.
 import type { OverviewFilter } from '../../projections/views/overview-filter.js';
 import type { PipelineStatus } from '../../projections/views/pipeline-status.js';
 import type { SchedulerHealthView } from '../../projections/views/scheduler-health.js';
+import type { PoolWait } from '../../projections/views/pool-wait.js';
 import type { StripCell } from '../../projections/views/status-strip.js';
 import type { StripBucket } from '../../projections/views/history-strip.js';
 import type { TaskDateGrid } from '../../projections/views/task-date-grid.js';
@@ -51,6 +52,8 @@ export type PipelinePage = {
   pending: PendingView;
   /** Every pending date, listed or not. */
   pendingTotal: number;
+  /** On a page of now: the pipeline's pool is full while it has dates that could start (they wait for a place). */
+  poolWait?: PoolWait;
   /** A page of runs, newest first. */
   runs: RunRow[];
   /** The oldest run shown, when older runs are left (their page lists the runs before it), else null. */

@@ -316,7 +316,7 @@ describe.each(backends)('signing on $name', (backend) => {
 });
 
 describe('every append path signs: the runner, ingest and serve\'s write API', () => {
-  const openlineage = join(import.meta.dirname, '../fixtures/openlineage/airflow-orders.jsonl');
+  const openlineage = join(import.meta.dirname, '../../examples/openlineage/airflow-orders.jsonl');
   const unsignedPositions = async (db: string) => (await backends[0]?.query<Row>(db, 'SELECT position FROM events WHERE signature IS NULL'))?.map((r) => r.position);
 
   test('backfill (the runner) and ingest openlineage', async () => {

@@ -1,6 +1,6 @@
 // `runledger demo`, the README's first command, through the built binary: the issue's figures, exactly.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
@@ -74,8 +74,21 @@ describe('runledger demo', () => {
     expect(result.stdout).toContain('complete through: 2026-11-04');
     const db = join(dir, 'runledger.db');
     expect(result.stdout).toContain(`ledger: ${db}`);
-    expect(result.stdout).toContain(`runledger --db ${db} --now 2026-11-07T01:00:00+07:00 state etl_orders`);
+    expect(result.stdout).toContain(`\n  npx runledger --db ${db} --now 2026-11-07T01:00:00+07:00 state etl_orders\n`);
     expect(existsSync(db)).toBe(true);
+  });
+
+  test('its closing lines say how to run runledger as the README does, in its section "Outside the clone"', () => {
+    const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('\n## Outside the clone\n'), readme.indexOf('\n## ', readme.indexOf('\n## Outside the clone\n') + 1));
+    expect(section.length).toBeGreaterThan(100);
+    const closing = result.stdout.trimEnd().split('\n').slice(-2).join(' ');
+    expect(closing).toContain('(see "Outside the clone" in the README)');
+    // Every command and fact the demo's closing lines state is the README's.
+    for (const said of ['works in the clone', "ends in npm's E404 until runledger is installed", '`npm link` in the clone puts', 'on your PATH']) {
+      expect(closing, said).toContain(said);
+      expect(section.replaceAll('\n', ' '), said).toContain(said);
+    }
   });
 
   test('its transcript is what the commands really print: define, pending and state as the CLI shows them', () => {

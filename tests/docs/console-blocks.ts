@@ -17,8 +17,6 @@ export type ConsoleBlock = {
   file: string;
   /** 1-based line of the opening fence. */
   line: number;
-  /** `continue`: runs in the directory (and shell variables) of the previous block of the same file. */
-  continues: boolean;
   /** The reason given by `<!-- doc-test: skip: reason -->`, when the block is skipped. */
   skip?: string;
   /** The fence's indentation (a block inside a list item), which every line of the block has. */
@@ -26,22 +24,62 @@ export type ConsoleBlock = {
   steps: ConsoleStep[];
 };
 
+/**
+ * How a guide's blocks run, declared at its top (before its first `## ` heading and first console block) by
+ * `<!-- doc-test: one shell -->` or `<!-- doc-test: fresh directory per block -->`, followed by the sentence that
+ * tells the reader the same. A guide with console blocks and no declaration is refused.
+ * - `one shell`: every block, top to bottom, in one bash in one directory, as a reader following the guide in one
+ *   terminal types it.
+ * - `fresh directory per block`: each block in a new empty directory, in a bash of its own.
+ * A guide whose examples build on each other but need a clean slate now and then runs in one shell and says
+ * `cd "$(mktemp -d)"` where it starts over, as the reader would.
+ */
+export type GuideMode = 'one shell' | 'fresh directory per block';
+const MODES: readonly GuideMode[] = ['one shell', 'fresh directory per block'];
+/** What the paragraph after the declaration must say, so the reader knows what the test does. */
+export const MODE_SENTENCE: Record<GuideMode, RegExp> = {
+  'one shell': /top to bottom in one shell/i,
+  'fresh directory per block': /starts in a new empty directory/i,
+};
+
+export type Guide = { file: string; mode?: GuideMode; blocks: ConsoleBlock[] };
+
 const FENCE_OPEN = /^( *)```console\s*$/;
 const DIRECTIVE = /^\s*<!--\s*doc-test:\s*(.*?)\s*-->\s*$/;
 const HEREDOC = /<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)\1/;
 
 /** The console blocks of one Markdown file, in order. Throws, naming file and line, on a block it cannot read. */
 export function consoleBlocks(file: string, markdown: string): ConsoleBlock[] {
+  return guide(file, markdown).blocks;
+}
+
+/**
+ * A guide's declared mode and its console blocks. Throws, naming file and line, on a block it cannot read, and on a
+ * guide with console blocks that does not declare how they run at its top, or that declares it twice.
+ */
+export function guide(file: string, markdown: string): Guide {
   const lines = markdown.split('\n');
   const blocks: ConsoleBlock[] = [];
-  let pending: { continues: boolean; skip?: string; line: number } | undefined;
+  let mode: { mode: GuideMode; line: number } | undefined;
+  let heading: number | undefined;
+  let pending: { skip: string; line: number } | undefined;
   for (let i = 0; i < lines.length; i++) {
     const text = lines[i] ?? '';
     const directive = DIRECTIVE.exec(text);
-    if (directive) {
-      pending = { ...parseDirective(file, i + 1, directive[1] ?? ''), line: i + 1 };
+    const declared = MODES.find((m) => m === directive?.[1]);
+    if (declared) {
+      if (mode) throw new Error(`${file}:${i + 1}: the guide already says how its blocks run at line ${mode.line}`);
+      if (heading !== undefined || blocks.length > 0) throw new Error(`${file}:${i + 1}: <!-- doc-test: ${declared} --> goes at the top of the guide, before its first \`## \` heading and console block`);
+      const paragraph = lines.slice(i + 1).join('\n').replace(/^\n+/, '').split(/\n\s*\n/)[0] ?? '';
+      if (!MODE_SENTENCE[declared].test(paragraph)) throw new Error(`${file}:${i + 1}: the paragraph after <!-- doc-test: ${declared} --> must tell the reader so (${MODE_SENTENCE[declared].source})`);
+      mode = { mode: declared, line: i + 1 };
       continue;
     }
+    if (directive) {
+      pending = { skip: parseSkip(file, i + 1, directive[1] ?? ''), line: i + 1 };
+      continue;
+    }
+    if (/^## /.test(text)) heading ??= i + 1;
     const open = FENCE_OPEN.exec(text);
     if (!open) {
       // A directive applies to the block right after it (blank lines between are fine), never to one further down.
@@ -56,20 +94,25 @@ export function consoleBlocks(file: string, markdown: string): ConsoleBlock[] {
       body.push({ text: raw.startsWith(indent) ? raw.slice(indent.length) : raw.trimStart(), line: i + 1 });
     }
     if (i >= lines.length) throw new Error(`${file}:${start + 1}: the \`\`\`console block is never closed`);
-    const block: ConsoleBlock = { file, line: start + 1, continues: pending?.continues ?? false, indent, steps: parseSteps(file, start + 1, body, i + 1) };
-    if (pending?.skip !== undefined) block.skip = pending.skip;
+    const block: ConsoleBlock = { file, line: start + 1, indent, steps: parseSteps(file, start + 1, body, i + 1) };
+    if (pending) block.skip = pending.skip;
     blocks.push(block);
     pending = undefined;
   }
   if (pending) throw new Error(`${file}:${pending.line}: a doc-test comment must come right before a \`\`\`console block`);
-  return blocks;
+  if (blocks.length > 0 && !mode) {
+    throw new Error(`${file}:1: the guide has console blocks but does not say how they run; put <!-- doc-test: one shell --> (and say the guide runs top to bottom in one shell) or <!-- doc-test: fresh directory per block --> (and say each example starts in a new empty directory) at its top`);
+  }
+  return mode ? { file, mode: mode.mode, blocks } : { file, blocks };
 }
 
-function parseDirective(file: string, line: number, text: string): { continues: boolean; skip?: string } {
-  if (text === 'continue') return { continues: true };
+function parseSkip(file: string, line: number, text: string): string {
   const skip = /^skip:\s*(\S.*)$/.exec(text);
-  if (skip?.[1]) return { continues: false, skip: skip[1] };
-  throw new Error(`${file}:${line}: unknown doc-test comment '${text}'; write <!-- doc-test: continue --> or <!-- doc-test: skip: <why it cannot run> -->`);
+  if (skip?.[1]) return skip[1];
+  if (text === 'continue') {
+    throw new Error(`${file}:${line}: <!-- doc-test: continue --> is gone: a guide runs top to bottom in one shell (<!-- doc-test: one shell --> at its top; \`cd "$(mktemp -d)"\` where it starts over) or each block in a fresh directory`);
+  }
+  throw new Error(`${file}:${line}: unknown doc-test comment '${text}'; write <!-- doc-test: skip: <why it cannot run> --> before a block, or at the top of the guide <!-- doc-test: one shell --> or <!-- doc-test: fresh directory per block -->`);
 }
 
 function parseSteps(file: string, blockLine: number, body: Array<{ text: string; line: number }>, closeLine: number): ConsoleStep[] {
@@ -129,6 +172,17 @@ export function promptsOutsideConsole(file: string, markdown: string): string[] 
     const open = /^\s*```(\S*)/.exec(text);
     if (open) fence = fence === undefined ? open[1] ?? '' : undefined;
     else if (fence !== undefined && fence !== 'console' && text.trimStart().startsWith('$ ')) found.push(`${file}:${i + 1}: ${text.trim()}`);
+  });
+  return found;
+}
+
+/** Every line inside a fence (any language), with its 1-based line: the code a reader copies. */
+export function codeLines(markdown: string): Array<{ line: number; text: string }> {
+  const found: Array<{ line: number; text: string }> = [];
+  let fenced = false;
+  markdown.split('\n').forEach((text, i) => {
+    if (/^\s*```/.test(text)) fenced = !fenced;
+    else if (fenced) found.push({ line: i + 1, text });
   });
   return found;
 }

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { consoleBlocks, type ConsoleBlock } from './console-blocks.js';
+import { guide, type ConsoleBlock, type Guide } from './console-blocks.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -13,29 +13,23 @@ export function docFiles(root = ROOT): string[] {
   return ['README.md', ...docs];
 }
 
-/** Blocks that run in one directory, one after the other: a block and the blocks that continue it. */
+/** Blocks that run in one bash in one directory, one after the other. */
 export type BlockChain = { blocks: ConsoleBlock[]; skip?: string };
 
 /**
- * Groups a file's blocks into chains. A skipped block is a chain of its own; a block that continues a skipped one
- * is skipped too (it would run without what the skipped block made), and says so.
+ * Groups a guide's blocks into the chains the test runs. A guide that runs in one shell is one chain, top to bottom;
+ * a skipped block (a server that stays up) is listed as a chain of its own and the shell goes on without it, as the
+ * reader's does once they stop the server. A guide whose blocks start in fresh directories has a chain per block.
  */
-export function chainsOf(blocks: ConsoleBlock[]): BlockChain[] {
-  const chains: BlockChain[] = [];
-  for (const block of blocks) {
-    const last = chains.at(-1);
-    if (block.continues && last) {
-      if (last.skip !== undefined) chains.push({ blocks: [block], skip: block.skip ?? `continues the skipped block at line ${last.blocks[0]?.line}` });
-      else if (block.skip !== undefined) chains.push({ blocks: [block], skip: block.skip });
-      else last.blocks.push(block);
-      continue;
-    }
-    if (block.continues) throw new Error(`${block.file}:${block.line}: <!-- doc-test: continue --> before the first console block of the file: there is nothing to continue`);
-    chains.push(block.skip !== undefined ? { blocks: [block], skip: block.skip } : { blocks: [block] });
+export function chainsOf({ mode, blocks }: Guide): BlockChain[] {
+  const skipped = (b: ConsoleBlock): BlockChain[] => (b.skip === undefined ? [] : [{ blocks: [b], skip: b.skip }]);
+  if (mode === 'one shell') {
+    const session = blocks.filter((b) => b.skip === undefined);
+    return [...(session.length > 0 ? [{ blocks: session }] : []), ...blocks.flatMap(skipped)];
   }
-  return chains;
+  return blocks.map((b) => skipped(b)[0] ?? { blocks: [b] });
 }
 
 export function chainsOfFile(file: string, root = ROOT): BlockChain[] {
-  return chainsOf(consoleBlocks(file, readFileSync(join(root, file), 'utf8')));
+  return chainsOf(guide(file, readFileSync(join(root, file), 'utf8')));
 }

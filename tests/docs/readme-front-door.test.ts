@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { consoleBlocks } from './console-blocks.js';
+import { guide } from './console-blocks.js';
 import { ROOT } from './doc-files.js';
 
 // The README is the front door: the two set-up commands first, a first session, a map of the guides. What the
@@ -29,9 +29,10 @@ describe('the README', () => {
 
   test('its first session uses npx runledger and sets the clock per command, never exporting RUNLEDGER_NOW', () => {
     const lineOf = (heading: string) => README.slice(0, README.indexOf(`\n${heading}\n`)).split('\n').length;
-    const session = consoleBlocks('README.md', README).filter((b) => b.line > lineOf('## A first session') && b.line < lineOf('## Commands'));
-    // One session: every block after the first continues it.
-    expect(session.slice(1).every((b) => b.continues)).toBe(true);
+    // One session: the README runs top to bottom in one shell.
+    const readme = guide('README.md', README);
+    expect(readme.mode).toBe('one shell');
+    const session = readme.blocks.filter((b) => b.line > lineOf('## A first session') && b.line < lineOf('## Commands'));
     const commands = session.flatMap((b) => b.steps.map((s) => s.command));
     expect(commands.length).toBeGreaterThan(10);
     expect(commands.join('\n')).not.toMatch(/RUNLEDGER_NOW/);

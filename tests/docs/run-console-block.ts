@@ -2,12 +2,12 @@
 // See docs/contributing.md, "Console blocks are tests", for the convention this implements.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { BIN } from '../support/run-cli.js';
-import { trimLines, type ConsoleBlock } from './console-blocks.js';
+import { trimLines, type ConsoleBlock, type ConsoleStep } from './console-blocks.js';
 import type { BlockChain } from './doc-files.js';
 
 /** The terminal the blocks run in: wide enough for the docs' tables, as wide as the docs say. */
@@ -38,49 +38,60 @@ export function normalize(text: string): string {
   return trimLines(text).replace(ULID, '<ULID>').replace(SHA256, '<HASH>').replace(ELAPSED, '<ELAPSED>');
 }
 
+/** What a chain printed: per block, what the terminal showed after each command; and the deprecations it hit. */
+export type ChainRun = { outputs: string[][]; deprecations: string[] };
+
 /**
- * Runs every `$ ` command of the block, in order, in one bash in a pseudo-terminal (stdout and stderr merged, as on
- * a screen), in `dir`. `npx runledger` and `runledger` are this checkout's built CLI. The shell variables the block
- * leaves are written to `shellState`, and read back first when the block continues another. Returns what the
- * terminal showed after each command.
+ * Runs every `$ ` command of the chain's blocks, in order, in one bash in a pseudo-terminal (stdout and stderr merged,
+ * as on a screen), in `dir`, as a reader types them into one terminal: files, the working directory and shell
+ * variables carry from block to block. `npx runledger` and `runledger` are `bin`, by default this checkout's built
+ * CLI. Every Node.js
+ * process the commands start reports a DeprecationWarning it emits (even with stderr sent to /dev/null) into
+ * `deprecations`, as `<file>:<line>: <warning>`, `<line>` being the command's. `work` is a directory for the
+ * harness's own files.
  */
-export async function runConsoleBlock(block: ConsoleBlock, dir: string, shellState: string): Promise<string[]> {
+export async function runChain(chain: BlockChain, dir: string, work: string, bin = BIN): Promise<ChainRun> {
   const marker = `@@doc-test-${randomBytes(8).toString('hex')}@@`;
-  const script = `${shellState}.sh`;
-  const node = shellQuote(process.execPath);
-  const bin = shellQuote(BIN);
-  const state = shellQuote(shellState);
+  const script = join(work, 'chain.sh');
+  const preload = join(work, 'record-deprecations.cjs');
+  const log = join(work, 'deprecations.log');
+  const steps = chain.blocks.flatMap((block) => block.steps.map((step: ConsoleStep) => ({ block, step })));
+  writeFileSync(preload, RECORD_DEPRECATIONS);
+  mkdirSync(join(work, 'tmp'));
   writeFileSync(
     script,
     [
       `stty cols ${TERMINAL_COLUMNS} rows 50 2>/dev/null`,
-      `npx() { if [ "$1" = runledger ]; then shift; ${node} ${bin} "$@"; else command npx "$@"; fi; }`,
-      `runledger() { ${node} ${bin} "$@"; }`,
-      // The variables a continued block sees are the ones the blocks before it set, as in the reader's own shell.
-      `__rl_vars=$(compgen -v)`,
-      block.continues ? `[ -f ${state} ] && . ${state}` : '',
-      `trap '__rl_save' EXIT`,
-      `__rl_save() { for __rl_v in $(compgen -v); do case "$__rl_v" in __rl_*|BASH*|FUNCNAME|PIPESTATUS|_) continue;; esac; case $'\\n'"$__rl_vars"$'\\n' in *$'\\n'"$__rl_v"$'\\n'*) ;; *) declare -p "$__rl_v";; esac; done > ${state} 2>/dev/null; }`,
-      ...block.steps.flatMap((step) => [step.command, `printf '\\n%s\\n' '${marker}'`]),
+      `npx() { if [ "$1" = runledger ]; then shift; ${shellQuote(process.execPath)} ${shellQuote(bin)} "$@"; else command npx "$@"; fi; }`,
+      `runledger() { ${shellQuote(process.execPath)} ${shellQuote(bin)} "$@"; }`,
+      // After each command, the warnings it caused are moved aside under its number.
+      ...steps.flatMap(({ step }, i) => [step.command, `{ [ -s ${shellQuote(log)} ] && mv ${shellQuote(log)} ${shellQuote(`${log}.${i}`)}; printf '\\n%s\\n' '${marker}'; }`]),
     ].join('\n') + '\n',
   );
   const argv = process.platform === 'darwin' ? ['-q', '/dev/null', 'bash', script] : ['-q', '-e', '-c', `bash ${shellQuote(script)}`, '/dev/null'];
   const transcript = await new Promise<string>((resolve, reject) => {
     // A startup file named by BASH_ENV would run before the block and could print.
     const { BASH_ENV: _bashEnv, ENV: _env, ...env } = process.env;
+    env['NODE_OPTIONS'] = `${env['NODE_OPTIONS'] ?? ''} --require "${preload}"`.trim();
+    env['RUNLEDGER_DOC_TEST_DEPRECATIONS'] = log;
+    // `cd "$(mktemp -d)"`, where a guide starts over, makes its directory in the run's own, removed with it.
+    env['TMPDIR'] = join(work, 'tmp');
     const child = spawn('script', argv, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     // Decoded once at the end: a chunk may end inside a character (the calendar's glyphs are 3 bytes).
     const out: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => out.push(d));
+    const timeout = BLOCK_TIMEOUT_MS * chain.blocks.length;
     const timer = setTimeout(() => {
       try {
         if (child.pid) process.kill(-child.pid, 'SIGKILL');
       } catch {
         // Already gone.
       }
-      reject(new Error(`${block.file}:${block.line}: the block still ran after ${BLOCK_TIMEOUT_MS / 1000} s (a command waiting for input, or a server?); mark it <!-- doc-test: skip: <reason> --> if it cannot end`));
-    }, BLOCK_TIMEOUT_MS);
+      const done = Buffer.concat(out).toString('utf8').split(marker).length - 1;
+      const at = steps[done] ?? steps.at(-1);
+      reject(new Error(`${at?.block.file}:${at?.step.line}: the block at line ${at?.block.line} still ran after ${timeout / 1000} s (a command waiting for input, or a server?); mark it <!-- doc-test: skip: <reason> --> if it cannot end`));
+    }, timeout);
     child.on('error', (error) => {
       clearTimeout(timer);
       reject(new Error(`cannot run the doc tests' terminal (util-linux script): ${error.message}`));
@@ -91,8 +102,27 @@ export async function runConsoleBlock(block: ConsoleBlock, dir: string, shellSta
     });
   });
   const chunks = transcript.replace(/\r+\n/g, '\n').split(new RegExp(`\\n?${marker}\\n`));
-  return block.steps.map((_, i) => terminalText(chunks[i] ?? ''));
+  let i = 0;
+  const outputs = chain.blocks.map((block) => block.steps.map(() => terminalText(chunks[i++] ?? '')));
+  const deprecations = steps.flatMap(({ block, step }, n) => {
+    const file = `${log}.${n}`;
+    if (!existsSync(file)) return [];
+    return readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').map((warning) => `${block.file}:${step.line}: \`$ ${step.command.split('\n')[0]}\` printed ${warning}`);
+  });
+  return { outputs, deprecations };
 }
+
+/**
+ * Loaded into every Node.js process a block starts (NODE_OPTIONS): appends each DeprecationWarning to the file named
+ * by RUNLEDGER_DOC_TEST_DEPRECATIONS. Node still prints it as usual.
+ */
+const RECORD_DEPRECATIONS = `process.on('warning', (warning) => {
+  const file = process.env.RUNLEDGER_DOC_TEST_DEPRECATIONS;
+  if (!file || warning.name !== 'DeprecationWarning') return;
+  const code = warning.code ? '[' + warning.code + '] ' : '';
+  require('node:fs').appendFileSync(file, 'DeprecationWarning: ' + code + String(warning.message).replace(/\\n/g, ' ') + '\\n');
+});
+`;
 
 function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
@@ -117,23 +147,19 @@ export function driftOf(block: ConsoleBlock, outputs: string[]): Drift | undefin
   return { block, outputs, where, expected, actual };
 }
 
-/** Runs a chain of blocks in one fresh directory; the drift of every block that printed something else. */
-export async function driftsOfChain(chain: BlockChain): Promise<Drift[]> {
+/** Runs a chain of blocks in one fresh directory: the drift of every block that printed something else, and the deprecations. */
+export async function driftsOfChain(chain: BlockChain): Promise<{ drifts: Drift[]; deprecations: string[] }> {
   const root = mkdtempSync(join(tmpdir(), 'runledger-doc-'));
   try {
     const dir = join(root, 'work');
     mkdirSync(dir);
-    const drifts: Drift[] = [];
-    for (const block of chain.blocks) {
-      const drift = driftOf(block, await runConsoleBlock(block, dir, join(root, 'shell-state')));
-      if (drift) drifts.push(drift);
-    }
-    return drifts;
+    const { outputs, deprecations } = await runChain(chain, dir, root);
+    const drifts = chain.blocks.flatMap((block, i) => driftOf(block, outputs[i] ?? []) ?? []);
+    return { drifts, deprecations };
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
 }
-
 
 /**
  * The file with each drifted block's outputs replaced by what ran (`DOC_TEST_WRITE=1`): the doc then shows what the

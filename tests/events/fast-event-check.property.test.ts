@@ -28,6 +28,7 @@ const fullDefinition = {
   timeoutMs: 7_200_000,
   dependsOnPast: true,
   slaMs: 7_200_000,
+  earlierTimetables: [{ schedule: '@daily', timetable: 'trigger', timezone: 'UTC', start: '2026-01-01T00:00:00Z', until: '2026-06-01T00:00:00Z' }],
 };
 
 const VALID: Array<[EventType, Record<string, unknown>]> = [

@@ -5,6 +5,8 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { BIN, cli, eventCount, tempDir, servingAddress } from '../support/run-cli.js';
 
 const FIXTURES = resolve(import.meta.dirname, '../fixtures/openlineage');
+/** The docs' example events, shipped in the package. */
+const AIRFLOW_ORDERS = resolve(import.meta.dirname, '../../examples/openlineage/airflow-orders.jsonl');
 const NOW = { RUNLEDGER_NOW: '2026-11-05T12:00:00Z' };
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -12,7 +14,7 @@ afterEach(() => {
 });
 
 function lines(name: string): string[] {
-  return readFileSync(join(FIXTURES, name), 'utf8').trim().split('\n');
+  return readFileSync(name === 'airflow-orders.jsonl' ? AIRFLOW_ORDERS : join(FIXTURES, name), 'utf8').trim().split('\n');
 }
 
 function defineOrders(db: string) {
@@ -49,7 +51,7 @@ describe('acceptance (the built binary)', () => {
 
     const fresh = join(dir, 'ingested.db');
     defineOrders(fresh);
-    const ingest = cli(['--db', fresh, 'ingest', 'openlineage', join(FIXTURES, 'airflow-orders.jsonl')], NOW);
+    const ingest = cli(['--db', fresh, 'ingest', 'openlineage', AIRFLOW_ORDERS], NOW);
     expect(ingest.code, ingest.stderr).toBe(0);
     expect(ingest.stdout).toContain('6 events: 6 recorded, 0 already recorded, 0 ignored, 0 refused; 6 ledger events written');
     const served = JSON.parse(cli(['--db', db, 'state', 'airflow_orders', '--json'], NOW).stdout);
@@ -79,7 +81,7 @@ describe('runledger ingest openlineage', () => {
     const dir = tempDir();
     const ingested = join(dir, 'ingested.db');
     defineOrders(ingested);
-    expect(cli(['--db', ingested, 'ingest', 'openlineage', join(FIXTURES, 'airflow-orders.jsonl')], NOW).code).toBe(0);
+    expect(cli(['--db', ingested, 'ingest', 'openlineage', AIRFLOW_ORDERS], NOW).code).toBe(0);
     const byHand = join(dir, 'cli.db');
     defineOrders(byHand);
     for (const [date, outcome] of [['2026-11-02', 'succeed'], ['2026-11-03', 'succeed'], ['2026-11-04', 'fail']] as const) {
@@ -148,7 +150,7 @@ describe('runledger ingest openlineage', () => {
     const array = join(dir, 'events.json');
     writeFileSync(array, JSON.stringify(lines('airflow-orders.jsonl').map((l) => JSON.parse(l) as unknown)));
     expect(cli(['--db', db, 'ingest', 'openlineage', array], NOW).stdout).toContain('6 recorded');
-    const again = spawnWithStdin(['--db', db, 'ingest', 'openlineage', '-'], readFileSync(join(FIXTURES, 'airflow-orders.jsonl'), 'utf8'));
+    const again = spawnWithStdin(['--db', db, 'ingest', 'openlineage', '-'], readFileSync(AIRFLOW_ORDERS, 'utf8'));
     expect(again).toContain('0 recorded, 6 already recorded');
   });
 
@@ -206,7 +208,7 @@ describe('runledger ingest openlineage', () => {
 
   test('--openlineage-auto into a new ledger defines the DAG from its dag facet and records its runs', () => {
     const db = join(tempDir(), 'new.db');
-    const r = cli(['--db', db, 'ingest', 'openlineage', join(FIXTURES, 'airflow-orders.jsonl'), '--openlineage-auto'], NOW);
+    const r = cli(['--db', db, 'ingest', 'openlineage', AIRFLOW_ORDERS, '--openlineage-auto'], NOW);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('6 recorded');
     const pipelines = JSON.parse(cli(['--db', db, 'pipelines', '--json'], NOW).stdout);
@@ -217,10 +219,10 @@ describe('runledger ingest openlineage', () => {
   test('events of an unbound job are ignored with the reason; with --strict they are named on stderr and the exit code is 4', () => {
     const db = join(tempDir(), 'l.db');
     cli(['--db', db, 'define', 'other', '--schedule', '@daily', '--start', '2026-11-02'], NOW);
-    const lenient = cli(['--db', db, 'ingest', 'openlineage', join(FIXTURES, 'airflow-orders.jsonl')], NOW);
+    const lenient = cli(['--db', db, 'ingest', 'openlineage', AIRFLOW_ORDERS], NOW);
     expect(lenient.code, lenient.stderr).toBe(0);
     expect(lenient.stdout).toContain('6 events: 0 recorded, 0 already recorded, 6 ignored, 0 refused');
-    const r = cli(['--db', db, 'ingest', 'openlineage', join(FIXTURES, 'airflow-orders.jsonl'), '--strict'], NOW);
+    const r = cli(['--db', db, 'ingest', 'openlineage', AIRFLOW_ORDERS, '--strict'], NOW);
     expect(r.code).toBe(4);
     expect(r.stderr.trim().split('\n')).toHaveLength(6);
     expect(r.stderr).toContain('no pipeline is bound to the OpenLineage job default/airflow_orders');

@@ -8,6 +8,8 @@ import { acceptanceEvents, dailyDagStream, dbtInvocation, malformedEvents, runId
 import { OPENLINEAGE_SPEC_DIR, openLineageSpecErrors, openLineageSpecFacetIds } from '../support/openlineage-spec.js';
 
 const FIXTURES = resolve(import.meta.dirname, '../fixtures/openlineage');
+/** The file of the docs' example ships in the package, under examples/; the others are the tests' own. */
+const dirOf = (name: string) => (name === 'airflow-orders.jsonl' ? resolve(import.meta.dirname, '../../examples/openlineage') : FIXTURES);
 
 /** Every fixture file and the builder that writes it; `UPDATE_FIXTURES=1 npx vitest run tests/ingest` rewrites them. */
 const FILES: Record<string, () => unknown[]> = {
@@ -27,8 +29,8 @@ function render(name: string, events: unknown[]): string {
 describe('OpenLineage fixtures', () => {
   test.each(Object.keys(FILES))('%s is what its builder writes', (name) => {
     const text = render(name, (FILES[name] as () => unknown[])());
-    if (process.env['UPDATE_FIXTURES']) writeFileSync(join(FIXTURES, name), text);
-    expect(readFileSync(join(FIXTURES, name), 'utf8')).toBe(text);
+    if (process.env['UPDATE_FIXTURES']) writeFileSync(join(dirOf(name), name), text);
+    expect(readFileSync(join(dirOf(name), name), 'utf8')).toBe(text);
   });
 
   test.each(malformedEvents().map((m) => [m.rule, m.path, m.event] as const))('malformed: %s — refused naming %s', (_rule, path, event) => {
@@ -50,7 +52,7 @@ describe('OpenLineage fixtures against the spec\'s JSON Schema (ajv)', () => {
   });
 
   test.each(Object.keys(FILES).filter((n) => n.endsWith('.jsonl')))('every event of %s is valid OpenLineage', (name) => {
-    const lines = readFileSync(join(FIXTURES, name), 'utf8').trim().split('\n');
+    const lines = readFileSync(join(dirOf(name), name), 'utf8').trim().split('\n');
     for (const line of lines) expect(openLineageSpecErrors(JSON.parse(line))).toEqual([]);
   });
 

@@ -332,14 +332,17 @@ describe('redefinition', () => {
     expect((await ledger.store.head()).position).toBe(head);
   });
 
-  test('runs recorded under the old schedule stay in state; pending lists only the new slots', async () => {
+  test('runs recorded under the old schedule stay in state; pending lists the old slots before --effective and the new ones from it', async () => {
     const { ledger } = await ledgerAt('2026-11-05T12:00:00Z');
     await ledger.define(JAKARTA_DAILY);
     const run = await ledger.start({ pipeline: 'etl_orders', date: '2026-11-02' });
     await ledger.succeed({ runId: run.runId });
-    await ledger.define({ ...JAKARTA_DAILY, schedule: '0 12 * * *' });
+    // Over the whole history the new schedule would drop the recorded 2026-11-02: refused, nothing written.
+    await expect(ledger.define({ ...JAKARTA_DAILY, schedule: '0 12 * * *' })).rejects.toMatchObject({ code: 'ledger.timetableChange', exitCode: 3 });
+    const changed = await ledger.define({ ...JAKARTA_DAILY, schedule: '0 12 * * *', effective: '2026-11-04' });
+    expect(changed.effective).toEqual({ at: '2026-11-04T00:00:00+07:00', lastOld: '2026-11-03', firstNew: '2026-11-04T12:00:00+07:00' });
     const pending = await ledger.pending({ pipeline: 'etl_orders' });
-    expect(pending.pending.every((p) => p.date.endsWith('T12:00:00+07:00'))).toBe(true);
+    expect(pending.pending.map((p) => p.date)).toEqual(['2026-11-01', '2026-11-03', '2026-11-04T12:00:00+07:00']);
     const state = await ledger.state({ pipeline: 'etl_orders' });
     expect(state.dates.find((d) => d.date === '2026-11-02')).toMatchObject({ status: 'success' });
     expect(state.watermark).toBe('2026-11-02');

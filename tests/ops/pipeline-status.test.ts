@@ -7,8 +7,7 @@ import { checkStatus, hasRules } from '../../projections/views/check-status.js';
 import { formatLag } from '../../projections/views/format-lag.js';
 import { compareWorstFirst, pipelineStatus, type PipelineStatus } from '../../projections/views/pipeline-status.js';
 import { slotsFrom } from '../../src/ledger/ledger.js';
-import { timetableSpec } from '../../src/ledger/build-definition.js';
-import { createTimetable } from '../../src/timetable/create-timetable.js';
+import { createTimetableHistory } from '../../src/timetable/timetable-history.js';
 import { recordAll } from '../support/event-factory.js';
 
 const P = 'etl_orders';
@@ -46,7 +45,7 @@ function statusOf(events: Array<LedgerEvent & { recordedAt?: string }>, now: str
   const recorded = recordAll([{ type: 'PipelineDefined', schemaVersion: 1, data: { ...definition, ...over } }, ...events]);
   const state = recorded.reduce(evolve, initialState(P));
   const history = recorded.reduce(evolveRunHistory, initialRunHistory());
-  const timetable = createTimetable(timetableSpec({ ...definition, ...over }));
+  const timetable = createTimetableHistory({ ...definition, ...over });
   return pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs: Date.parse(now) });
 }
 

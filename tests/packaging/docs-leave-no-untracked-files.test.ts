@@ -17,6 +17,7 @@ describe.skipIf(!isGitCheckout)('files the docs make are ignored', () => {
     { label: 'run logs beside the ledger', path: 'runledger.db.logs/etl_orders/2026-11-02_01ABC.log' },
     { label: 'run logs of a PostgreSQL ledger', path: 'runledger-logs/etl_orders/2026-11-02_01ABC.log' },
     { label: 'the ledger and its WAL files', path: 'runledger.db-wal' },
+    { label: 'the packed tarball (`npm pack`, README "Outside the clone")', path: 'runledger-0.1.0.tgz' },
   ])('$label', ({ path }) => {
     const r = spawnSync('git', ['check-ignore', '--no-index', '-q', path], { cwd: ROOT });
     expect(r.status, `${path} is not ignored`).toBe(0);

@@ -193,7 +193,8 @@ describe('after a redefinition, the keys recorded under the old timetable can st
     s.define();
     const runId = s.start('2026-11-03');
     expect(s.run('succeed', runId).code).toBe(0);
-    expect(s.run('define', 'etl_orders', '--schedule', '0 6 * * *', '--reason', 'upstream lands at 05:00').code).toBe(0);
+    expect(s.run('define', 'etl_orders', '--schedule', '0 6 * * *', '--reason', 'upstream lands at 05:00').code).toBe(3);
+    expect(s.run('define', 'etl_orders', '--schedule', '0 6 * * *', '--effective', 'now', '--reason', 'upstream lands at 05:00').code).toBe(0);
     const state = JSON.parse(s.run('state', 'etl_orders', '--json').stdout) as { dates: Array<{ date: string; status: string }> };
     expect(state.dates).toContainEqual(expect.objectContaining({ date: '2026-11-03', status: 'success' }));
 

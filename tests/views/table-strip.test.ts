@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { redefineAsBefore } from '../support/redefine-as-before.js';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -63,28 +64,28 @@ async function history(ledger: Ledger, advance: (ms: number) => void, clockNow: 
   await ledger.define({ pipeline: 'down', schedule: '@daily', start: '2026-10-01', timezone: 'UTC', upstreams: [{ pipeline: 'up', mapping: 'overlap' }] });
   for (const day of ['10', '11', '12', '20']) await run('up', `2026-10-${day}`, day === '11' ? 'fail' : 'succeed');
   for (const day of ['10', '11', '12']) await run('down', `2026-10-${day}`, day === '10' ? 'succeed' : 'fail');
-  // Keys recorded in New York, now naming UTC midnights (moved keys).
+  // Keys recorded in New York, now naming UTC midnights (moved keys): zone changes as a release before definitions over time recorded them.
   await ledger.define({ pipeline: 'moved', schedule: '@daily', start: '2026-09-20', timezone: 'America/New_York' });
   for (const day of ['2026-09-21', '2026-10-07', '2026-10-21', '2026-10-25', '2026-10-26', '2026-11-01']) await run('moved', day, day.endsWith('26') ? 'fail' : 'succeed');
-  await ledger.define({ pipeline: 'moved', schedule: '@daily', start: '2026-09-20', timezone: 'UTC' });
+  await redefineAsBefore(ledger, { pipeline: 'moved', schedule: '@daily', start: '2026-09-20', timezone: 'UTC' }, clockNow());
   // Keys at midnight, slots at 06:00 after a redefinition (misaligned keys).
   await ledger.define({ pipeline: 'shifted', schedule: '@daily', start: '2026-09-20', timezone: 'UTC' });
   for (const day of ['2026-10-05', '2026-10-20', '2026-10-30', '2026-11-02']) await run('shifted', day, 'succeed');
-  await ledger.define({ pipeline: 'shifted', schedule: '0 6 * * *', start: '2026-09-20T06:00:00Z', timezone: 'UTC' });
+  await redefineAsBefore(ledger, { pipeline: 'shifted', schedule: '0 6 * * *', start: '2026-09-20T06:00:00Z', timezone: 'UTC' }, clockNow());
   // An off-schedule key at the very instant of a slot after a move to Denver (two rows of one instant).
   await ledger.define({ pipeline: 'tied', schedule: '@daily', start: '2026-09-20', timezone: 'UTC' });
   for (const day of ['2026-10-14', '2026-10-15', '2026-10-16']) await run('tied', day, 'succeed');
   await run('tied', '2026-10-15T06:00:00Z', 'fail', { manual: true });
   await run('tied', '2026-10-20T06:00:00Z', 'succeed', { manual: true });
-  await ledger.define({ pipeline: 'tied', schedule: '@daily', start: '2026-09-20', timezone: 'America/Denver' });
+  await redefineAsBefore(ledger, { pipeline: 'tied', schedule: '@daily', start: '2026-09-20', timezone: 'America/Denver' }, clockNow());
   // Keys recorded in UTC, now New York's: the last one sits after the last due slot (not off-schedule, so not shown).
   await ledger.define({ pipeline: 'west', schedule: '@daily', start: '2026-09-20', timezone: 'UTC' });
   for (const day of ['2026-10-20', '2026-11-03', '2026-11-04']) await run('west', day, 'succeed');
-  await ledger.define({ pipeline: 'west', schedule: '@daily', start: '2026-09-20', timezone: 'America/New_York' });
+  await redefineAsBefore(ledger, { pipeline: 'west', schedule: '@daily', start: '2026-09-20', timezone: 'America/New_York' }, clockNow());
   // Hourly keys written in UTC beside Kolkata's half hours: an off-schedule key that sorts before the slot's key of its instant.
   await ledger.define({ pipeline: 'half', schedule: '@hourly', start: '2026-11-04T00:00:00Z', timezone: 'UTC' });
   await run('half', '2026-11-04T20:30:00Z', 'fail', { manual: true });
-  await ledger.define({ pipeline: 'half', schedule: '@hourly', start: '2026-11-04T00:00:00Z', timezone: 'Asia/Kolkata' });
+  await redefineAsBefore(ledger, { pipeline: 'half', schedule: '@hourly', start: '2026-11-04T00:00:00Z', timezone: 'Asia/Kolkata' }, clockNow());
   await run('half', '2026-11-05T02:00:00+05:30', 'succeed');
   // Hourly, with a stalled hour and an off-schedule run between two hours.
   await ledger.define({ pipeline: 'hourly', schedule: '@hourly', start: '2026-11-04T00:00:00Z', timezone: 'Asia/Jakarta' });

@@ -9,6 +9,8 @@ import { blockedLine, dryRunJson, formatDryRun, formatSummary, leftAlone, nothin
 import { planJob, resolveReprocess, type JobRequest } from '../../runner/plan-job.js';
 import { createProgressReporter, type ProgressReporter } from '../../runner/progress-reporter.js';
 import { runJob } from '../../runner/run-job.js';
+import { parsePoolSizes, poolPlaces, type PoolPlaces } from '../../runner/pool-places.js';
+import { collectPool } from '../parse-options.js';
 import type { RunControlOptions } from '../../runner/retry-policy.js';
 import { parseDelay } from './define-command.js';
 import type { RunSummary } from '../../runner/run-types.js';
@@ -43,6 +45,7 @@ type JobCliOptions = {
   maxRetryDelay?: string;
   timeout?: string;
   killGrace?: string;
+  pool?: string[];
 };
 
 const EXIT_ON_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const;
@@ -69,6 +72,7 @@ function jobOptions(command: Command, defaultReprocess: string): Command {
     .option('--no-logs', 'keep no log files (the output still reaches the terminal, and a failure still records the end of stderr)')
     .option('--wait-upstream [timeout]', `wait for the upstream dates a date waits for (define --upstream) instead of leaving it alone; gives up on it after the timeout (default: ${DEFAULT_UPSTREAM_WAIT})`)
     .option('--parallel <n>', 'with --all or --with-downstream: runs at once across every pipeline, each also within its own --max-active-runs (default: 4)')
+    .option('--pool <name=n>', 'at most n runs at once of the pipelines defined with --pool <name>, across pipelines and every runner on the ledger (counted from its live runs); when places are short, higher --priority first, then the oldest date; repeat for several pools', collectPool)
     .option('--pass-ledger-env', "pass runledger's own credentials (RUNLEDGER_DB, RUNLEDGER_*TOKEN*/SECRET/PASSWORD) to the commands; by default they are removed from the commands' environment")
     .argument('[command...]', 'after --: the command to run for each date, with {date} {start} {end} {runId} filled in');
 }
@@ -167,6 +171,7 @@ async function runJobCommand(ctx: CliContext, request: JobRequest, opts: JobCliO
   if (opts.parallel !== undefined) throw new LedgerError('input.conflictingOptions', '--parallel goes with --all (catchup) or --with-downstream (backfill); one pipeline keeps to --max-active-runs');
   // Parsed before the ledger opens, so a typo writes nothing.
   const control = runControlOf(opts);
+  const poolSizes = parsePoolSizes(opts.pool ?? []);
   if (!opts.dryRun && argv.length === 0) argv = await storedCommand(ctx, request.pipeline);
   if (!opts.dryRun && argv.length === 0) {
     throw new LedgerError('input.missingCommand', `no command to run; put it after --, e.g. runledger ${request.kind} ${request.pipeline} … -- sh -c 'echo {date} >> out.txt' (or use --dry-run)`);
@@ -178,12 +183,12 @@ async function runJobCommand(ctx: CliContext, request: JobRequest, opts: JobCliO
       else ctx.out(withLine(formatDryRun(job), blockedLine(job.pipeline, job.blocked, request.waitUpstreamMs !== undefined)));
       return ExitCode.ok;
     }
-    return execute(ctx, ledger, request, opts, argv, { ...control, ...(maxActiveRuns === undefined ? {} : { maxActiveRuns }), ...(leaseMs === undefined ? {} : { leaseMs }), ...(killGraceMs === undefined ? {} : { killGraceMs }) });
+    return execute(ctx, ledger, request, opts, argv, { ...control, ...(poolSizes.size === 0 ? {} : { pools: poolPlaces(ledger, poolSizes) }), ...(maxActiveRuns === undefined ? {} : { maxActiveRuns }), ...(leaseMs === undefined ? {} : { leaseMs }), ...(killGraceMs === undefined ? {} : { killGraceMs }) });
   });
   if (exitCode !== ExitCode.ok) throw new RunExit(exitCode);
 }
 
-async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opts: JobCliOptions, argv: string[], limits: RunControlOptions & { maxActiveRuns?: number; leaseMs?: number; killGraceMs?: number }): Promise<number> {
+async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opts: JobCliOptions, argv: string[], limits: RunControlOptions & { maxActiveRuns?: number; leaseMs?: number; killGraceMs?: number; pools?: PoolPlaces }): Promise<number> {
   const { deps } = ctx;
   // With --json, stdout carries exactly one document, so the commands' own stdout goes to stderr.
   const childStdout = opts.json ? (line: string) => deps.stderr(`${line}\n`) : (line: string) => deps.stdout(`${line}\n`);
@@ -316,5 +321,3 @@ function rerunHint(request: JobRequest): string {
   if (request.allPending) return 'Fix the cause and rerun the same command.';
   return `Fix the cause and run \`runledger catchup ${request.pipeline} --all-pending -- …\` (the same command): a plain catchup starts after the latest catchup run.`;
 }
-
-

@@ -1,11 +1,12 @@
 import { Command, Option } from 'commander';
+import { timetableHistoryText } from '../../../projections/views/timetable-history-text.js';
 import { canonicalJson } from '../../../events/canonical-json.js';
 import { formatBytes, MAX_RECORDED_TEXT_BYTES } from '../../../events/limits.js';
 import { parseDuration } from '../../duration.js';
 import { isLedgerError, LedgerError } from '../../errors.js';
 import { formatLag } from '../../../projections/views/format-lag.js';
 import type { PipelineCommand, Upstream } from '../../../events/pipeline-definition.js';
-import { buildDefinition, completeDefinitionInput, parseOpenLineageJob, parseUpstream, type DefineChanges } from '../../ledger/build-definition.js';
+import { buildDefinition, checkPoolName, checkPriority, completeDefinitionInput, parseOpenLineageJob, parseUpstream, type DefineChanges } from '../../ledger/build-definition.js';
 import type { CliContext } from '../cli-context.js';
 import { formatTable } from '../../format/format-table.js';
 import { parseByteSize } from '../parse-options.js';
@@ -20,13 +21,19 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
     .description(
       'Define a pipeline and its timetable. On a pipeline that exists, only the options you give change; ' +
         'the rest keep their values (start and end keep their instants). A change is recorded as a ' +
-        'PipelineRedefined event with the diff; options that change nothing record nothing.',
+        'PipelineRedefined event with the diff; options that change nothing record nothing. A change of ' +
+        '--schedule, --tz, --start or --timetable on a pipeline with recorded dates takes effect from an instant ' +
+        '(--effective now, or a date or instant): dates before it keep the timetable they were made under, with ' +
+        'their states, and dates from it on follow the new one. Without --effective such a change applies to the ' +
+        'whole history, and is refused when it would re-key or drop a recorded date. Other options (retries, ' +
+        'timeout, SLA, upstreams, command, …) never need --effective.',
     )
     .argument('<pipeline>', 'pipeline name: lowercase letters, digits, _ . -')
     .option('--schedule <spec>', "@hourly, @daily, @weekly, @monthly, @quarterly, @yearly, a five-field cron ('0 2 * * *', '0 3 L * *', '0 0 * * 5L', '0 0 * * 1#1') or 'every 6h' (needed the first time)")
     .option('--start <date>', 'first slot bound: YYYY-MM-DD (local midnight in --tz) or an RFC 3339 instant (needed the first time)')
     .option('--end <date>', 'last slot bound, inclusive (as in Airflow); none by default')
     .option('--tz <zone>', 'IANA time zone the schedule is evaluated in (default: UTC)')
+    .option('--effective <instant|now>', 'with a change of --schedule, --tz, --start or --timetable: from when it holds (now, a date at midnight in --tz, or an RFC 3339 instant); dates before it keep the old timetable')
     .addOption(new Option('--timetable <kind>', 'interval: slots cover [tick, next tick); trigger: zero-width slots (default: interval)').choices(['interval', 'trigger']))
     .option('--catchup', 'catchup runs every pending due slot (the default)')
     .option('--no-catchup', 'catchup runs only the latest due slot (older gaps still show in pending)')
@@ -56,6 +63,9 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
     .option('--no-depends-on-past', 'run dates whatever the slot before them did (the default)')
     .option('--sla <duration>', 'a date not done by its run-after plus this is late (`notify --on late`), e.g. 2h')
     .option('--no-sla', 'drop the SLA')
+    .option('--pool <name>', 'take a place in this pool: scheduler, catchup --all and backfill given --pool <name>=N start at most N runs of its pipelines at once, counted from the ledger (changes no slot)')
+    .option('--no-pool', 'leave the pool')
+    .option('--priority <n>', 'when places are short (a pool, --parallel), higher starts first, then the oldest date; a whole number, may be negative (default: 1, as Airflow\'s priority_weight)')
     .argument('[command...]', 'after --command --: the command and its arguments; {date} {start} {end} {runId} are filled in per run')
     .option('--reason <text>', 'why, recorded in the event')
     .option('--json', 'print the result as JSON')
@@ -65,12 +75,14 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
         '  runledger define sales_report --schedule @daily --start 2026-11-02 --upstream orders_raw --command -- python report.py --day {date}\n' +
         '  runledger define etl_orders --retries 3 --retry-delay 5m --retry-exponential --timeout 2h\n' +
         '  runledger define etl_orders --depends-on-past --sla 2h\n' +
+        "  runledger define etl_orders --tz Europe/Berlin --schedule '0 6 * * *' --effective now\n" +
+        '  runledger define etl_orders --pool warehouse --priority 10\n' +
         '  runledger define etl_orders --no-catchup --reason "only the latest day matters now"\n' +
         '  runledger define etl_orders --freshness 1d12h\n' +
         '  runledger define etl_orders --max-metrics-bytes 1MB --max-error-bytes 8KB\n' +
         "  runledger define airflow_orders --schedule '0 0 * * *' --start 2026-11-02 --openlineage default/airflow_orders",
     )
-    .action(async (pipeline: string, argv: string[], opts: { upstream?: string[]; upstreams?: boolean; command?: boolean; shell?: boolean; schedule?: string; start?: string; end?: string; tz?: string; timetable?: 'interval' | 'trigger'; catchup?: boolean; maxActiveRuns?: string; lease?: string; freshness?: string | false; tasks?: string | false; openlineage?: string | false; maxMetricsBytes?: string; maxErrorBytes?: string; reason?: string; json?: boolean } & RunControlOpts, command: Command) => {
+    .action(async (pipeline: string, argv: string[], opts: { upstream?: string[]; upstreams?: boolean; command?: boolean; shell?: boolean; schedule?: string; start?: string; end?: string; tz?: string; timetable?: 'interval' | 'trigger'; catchup?: boolean; maxActiveRuns?: string; lease?: string; freshness?: string | false; tasks?: string | false; openlineage?: string | false; maxMetricsBytes?: string; maxErrorBytes?: string; reason?: string; json?: boolean; effective?: string } & RunControlOpts, command: Command) => {
       const given = (name: string) => command.getOptionValueSource(name) === 'cli';
       const input: DefineChanges & { reason?: string } = { pipeline };
       if (opts.schedule !== undefined) input.schedule = opts.schedule;
@@ -97,6 +109,7 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
       Object.assign(input, commandChange(opts, argv, given('command')));
       Object.assign(input, runControlInput(opts, given));
       if (opts.reason !== undefined) input.reason = opts.reason;
+      if (opts.effective !== undefined) input.effective = opts.effective;
       // A complete definition is validated before opening, so bad input never even creates the ledger
       // file; a partial one changes an existing pipeline, so the ledger must already be there.
       const complete = input.schedule !== undefined && input.start !== undefined;
@@ -120,7 +133,13 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
       if (d.upstreams && result.outcome === 'defined') ctx.out(`  upstreams: ${describeUpstreams(d.upstreams)}`);
       if (d.command && result.outcome === 'defined') ctx.out(`  command: ${describeCommand(d.command)}`);
       if (d.tasks && result.outcome === 'defined') ctx.out(`  tasks: ${d.tasks.map((t) => (t.upstream.length > 0 ? `${t.id} (after ${t.upstream.join(', ')})` : t.id)).join(', ')}`);
-      for (const change of result.changes) ctx.out(`  ${change.field}: ${describeChange(change)}`);
+      for (const change of result.changes) if (change.field !== 'earlierTimetables') ctx.out(`  ${change.field}: ${describeChange(change)}`);
+      if (result.effective) {
+        const { at, lastOld, firstNew } = result.effective;
+        ctx.out(`  from ${at}: ${lastOld === null ? 'no date falls under the old timetable' : `${lastOld} is the last date under the old timetable`}, ${firstNew === null ? 'and none under the new one' : `${firstNew} the first under the new one`}`);
+      }
+      const history = timetableHistoryText(d);
+      if (history !== null && result.outcome === 'redefined') ctx.out(`  timetables: ${history}`);
       warnAboutMaskingLeaves(ctx, d);
     });
 
@@ -138,9 +157,11 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
       if (pipelines.length === 0) return ctx.out('no pipelines yet; define one with `runledger define`');
       // The OpenLineage column only when some pipeline is bound, so ledgers without bindings look as before.
       const bound = pipelines.some((p) => p.openlineage);
+      // The history column only when some pipeline changed timetable from an instant.
+      const changed = pipelines.some((p) => timetableHistoryText(p) !== null);
       ctx.out(
         formatTable(
-          ['PIPELINE', 'SCHEDULE', 'TIMETABLE', 'ZONE', 'START', 'END', 'CATCHUP', ...(bound ? ['OPENLINEAGE JOB'] : [])],
+          ['PIPELINE', 'SCHEDULE', 'TIMETABLE', 'ZONE', 'START', 'END', 'CATCHUP', ...(bound ? ['OPENLINEAGE JOB'] : []), ...(changed ? ['TIMETABLES OVER TIME'] : [])],
           pipelines.map((p) => [
             p.pipeline,
             p.schedule,
@@ -150,6 +171,7 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
             p.end ?? '-',
             p.catchup ? 'on' : 'off',
             ...(bound ? [p.openlineage ? `${p.openlineage.namespace}/${p.openlineage.job}` : '-'] : []),
+            ...(changed ? [timetableHistoryText(p) ?? '-'] : []),
           ]),
         ),
       );
@@ -189,6 +211,8 @@ type RunControlOpts = {
   timeout?: string | false;
   dependsOnPast?: boolean;
   sla?: string | false;
+  pool?: string | false;
+  priority?: string;
 };
 
 /** The run-control options given on the command line, as `define` takes them (a `--no-…` drops the setting). */
@@ -203,7 +227,16 @@ function runControlInput(opts: RunControlOpts, given: (name: string) => boolean)
   if (given('dependsOnPast') && opts.dependsOnPast !== undefined) input.dependsOnPast = opts.dependsOnPast ? true : null;
   if (typeof opts.sla === 'string') input.slaMs = parseDuration(opts.sla, '--sla');
   if (opts.sla === false) input.slaMs = null;
+  if (typeof opts.pool === 'string') input.pool = checkPoolName(opts.pool, '--pool');
+  if (opts.pool === false) input.pool = null;
+  if (opts.priority !== undefined) input.priority = parsePriority(opts.priority);
   return input;
+}
+
+/** `--priority`: a whole number, negative allowed. */
+function parsePriority(text: string): number {
+  if (!/^[-+]?\d+$/.test(text.trim())) throw new LedgerError('input.invalidPriority', `--priority must be a whole number (higher starts first), not '${text}'`);
+  return checkPriority(Number(text), '--priority');
 }
 
 /** A pause that may be zero (`0`, `0s`: retry at once), else a duration. */
@@ -212,7 +245,7 @@ export function parseDelay(text: string, what: string): number {
 }
 
 /** `, 3 retries every 5m (exponential, at most 1h), timeout 2h, depends on past, SLA 2h` for what a definition sets. */
-function runControl(d: { retries?: number | undefined; retryDelayMs?: number | undefined; retryExponential?: true | undefined; maxRetryDelayMs?: number | undefined; timeoutMs?: number | undefined; dependsOnPast?: true | undefined; slaMs?: number | undefined }): string {
+function runControl(d: { pool?: string | undefined; priority?: number | undefined; retries?: number | undefined; retryDelayMs?: number | undefined; retryExponential?: true | undefined; maxRetryDelayMs?: number | undefined; timeoutMs?: number | undefined; dependsOnPast?: true | undefined; slaMs?: number | undefined }): string {
   const parts: string[] = [];
   if (d.retries !== undefined) {
     const delay = d.retryDelayMs === undefined ? '5m' : d.retryDelayMs === 0 ? '0s' : formatLag(d.retryDelayMs);
@@ -222,6 +255,8 @@ function runControl(d: { retries?: number | undefined; retryDelayMs?: number | u
   if (d.timeoutMs !== undefined) parts.push(`timeout ${formatLag(d.timeoutMs)}`);
   if (d.dependsOnPast) parts.push('depends on past');
   if (d.slaMs !== undefined) parts.push(`SLA ${formatLag(d.slaMs)}`);
+  if (d.pool !== undefined) parts.push(`pool ${d.pool}`);
+  if (d.priority !== undefined) parts.push(`priority ${d.priority}`);
   return parts.map((p) => `, ${p}`).join('');
 }
 

@@ -11,6 +11,7 @@ import { parseDuration } from '../../duration.js';
 import { checkLogDir, defaultLogDir } from '../run-log-dir.js';
 import type { RunControlOptions } from '../../runner/retry-policy.js';
 import { parseWholeNumber } from '../../ledger/parse-whole-number.js';
+import { parsePoolSizes, poolPlaces } from '../../runner/pool-places.js';
 
 /** How long `--wait-upstream` without a value waits for upstream dates. */
 export const DEFAULT_UPSTREAM_WAIT = '1h';
@@ -33,6 +34,7 @@ type FleetCliOptions = {
   runBackwards?: boolean;
   continueOnFailure?: boolean;
   killGrace?: string;
+  pool?: string[];
 };
 
 /**
@@ -51,6 +53,7 @@ export async function runFleetCommand(ctx: CliContext, request: FleetRequest, op
   if (opts.dryRun) return printFleetPlan(ctx, request, opts.json ?? false);
   const parallel = opts.parallel === undefined ? undefined : parseWholeNumber(opts.parallel, '--parallel', 1);
   const waitMs = waitUpstreamMs(opts.waitUpstream);
+  const poolSizes = parsePoolSizes(opts.pool ?? []);
   const leaseMs = opts.lease === undefined ? undefined : parseDuration(opts.lease, '--lease');
   const killGraceMs = opts.killGrace === undefined ? DEFAULT_KILL_GRACE_MS : parseDuration(opts.killGrace, '--kill-grace');
   const { deps } = ctx;
@@ -93,6 +96,7 @@ export async function runFleetCommand(ctx: CliContext, request: FleetRequest, op
         ...(leaseMs === undefined ? {} : { leaseMs }),
         killGraceMs,
         control,
+        ...(poolSizes.size === 0 ? {} : { pools: poolPlaces(ledger, poolSizes) }),
       }),
     );
   } finally {

@@ -16,6 +16,8 @@ import { printTaskGrid } from './task-commands.js';
 import type { LogOpts } from '../../ledger/log-input.js';
 import { logInput } from '../../ledger/log-input.js';
 import { parseAsOf } from '../../ledger/parse-instant.js';
+import { readPipelinePoolWait } from '../../ops/read-pool-waits.js';
+import { poolWaitText } from '../../../projections/views/pool-wait.js';
 
 type RangeOpts = { from?: string; to?: string; asOf?: string; json?: boolean };
 
@@ -81,8 +83,13 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .option('--wide', "don't cut the DETAIL and ERROR columns to the terminal's width (each error's most telling line; --json has the whole text)")
     .addHelpText('after', '\nExamples:\n  runledger pending etl_orders\n  runledger pending etl_orders --from 2026-11-01 --to 2026-11-30 --json')
     .action(async (pipeline: string, opts: RangeOpts & { wide?: boolean }) => {
-      const view = await ctx.withLedger(false, (ledger) => ledger.pending(range(pipeline, opts)));
-      if (opts.json) return ctx.json(view);
+      const [view, poolWait] = await ctx.withLedger(false, async (ledger) => {
+        const pending = await ledger.pending(range(pipeline, opts));
+        // A full pool is a fact of now: told beside the dates that could start, never as of another time.
+        const startable = pending.pending.some((p) => p.reason !== 'upstream' && p.reason !== 'waitingForPrevious' && p.reason !== 'up_for_retry');
+        return [pending, startable && opts.asOf === undefined ? await readPipelinePoolWait(ledger, pipeline) : null] as const;
+      });
+      if (opts.json) return ctx.json(poolWait ? { ...view, poolWait } : view);
       if (view.pending.length === 0) ctx.out(`nothing pending for ${pipeline}${view.from ? ` from ${view.from} to ${view.to}` : ''}`);
       else {
         const errors = view.pending.some((p) => p.error !== undefined);
@@ -105,6 +112,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
         ctx.out(formatTable(headers, rows, tableFit(ctx.deps.columns, opts.wide, flexible)));
       }
       if (view.inFlight.length > 0) ctx.out(`in flight: ${view.inFlight.map((r) => `${r.date} (run ${r.runId})`).join(', ')}`);
+      if (poolWait) ctx.out(`waiting for a place in ${poolWaitText(poolWait)}`);
     });
 
   program
@@ -252,3 +260,4 @@ function describe(e: RecordedEvent, zone: string): string {
     }
   }
 }
+

@@ -12,11 +12,13 @@ import { fleetCommandTask } from '../fleet-command-task.js';
 import { RunExit } from '../create-program.js';
 import { parseWholeNumber } from '../../ledger/parse-whole-number.js';
 import { checkLogDir, defaultLogDir } from '../run-log-dir.js';
+import { parsePoolSizes } from '../../runner/pool-places.js';
+import { collectPool } from '../parse-options.js';
 
 /** How long a stopped scheduler waits for its runs in flight before it interrupts them. */
 const DEFAULT_DRAIN = '5m';
 
-type SchedulerCliOptions = { once?: boolean; parallel?: string; drain: string; killGrace?: string; lease?: string; json?: boolean; logs?: string | false; passLedgerEnv?: boolean };
+type SchedulerCliOptions = { pool?: string[]; once?: boolean; parallel?: string; drain: string; killGrace?: string; lease?: string; json?: boolean; logs?: string | false; passLedgerEnv?: boolean };
 
 export function registerSchedulerCommand(program: Command, ctx: CliContext): void {
   program
@@ -40,6 +42,7 @@ export function registerSchedulerCommand(program: Command, ctx: CliContext): voi
     .argument('[pipelines...]', 'only these pipelines (default: every pipeline with a command)')
     .option('--once', 'one pass: run everything due now, then exit (for cron, CI and --now)')
     .option('--parallel <n>', 'runs at once across every pipeline, each also within its own --max-active-runs (default: 4)')
+    .option('--pool <name=n>', 'at most n runs at once of the pipelines defined with --pool <name>, across pipelines and every scheduler on the ledger (counted from its live runs); when places are short, higher --priority first, then the oldest date; repeat for several pools', collectPool)
     .option('--drain <duration>', 'on SIGTERM or SIGINT, how long the runs in flight may take to finish before they are stopped', DEFAULT_DRAIN)
     .option('--kill-grace <duration>', "after SIGTERM, how long a command's process group gets before SIGKILL (default: 10s)")
     .option('--lease <duration>', "how long a run may go without a heartbeat (default: the pipeline's lease)")
@@ -59,6 +62,7 @@ async function runSchedulerCommand(ctx: CliContext, pipelines: string[], opts: S
   // Every option is read before the ledger opens, so a typo writes nothing.
   const parallel = opts.parallel === undefined ? undefined : parseWholeNumber(opts.parallel, '--parallel', 1);
   const drainMs = parseDuration(opts.drain, '--drain');
+  const pools = parsePoolSizes(opts.pool ?? []);
   const killGraceMs = opts.killGrace === undefined ? DEFAULT_KILL_GRACE_MS : parseDuration(opts.killGrace, '--kill-grace');
   const leaseMs = opts.lease === undefined ? undefined : parseDuration(opts.lease, '--lease');
   const logDir = opts.logs === false ? undefined : (opts.logs ?? defaultLogDir(ctx.db));
@@ -104,6 +108,7 @@ async function runSchedulerCommand(ctx: CliContext, pipelines: string[], opts: S
         ...(pipelines.length > 0 ? { pipelines } : {}),
         taskFor,
         ...(parallel === undefined ? {} : { parallel }),
+        ...(pools.size === 0 ? {} : { pools }),
         ...(opts.once ? { once: true } : {}),
         drain: drain.signal,
         interrupt: interrupt.signal,
@@ -145,6 +150,8 @@ function eventLine(e: SchedulerEvent): string | null {
       const without = e.withoutCommand.length > 0 ? `; no command (define --command): ${e.withoutCommand.join(', ')}` : '';
       return `${e.at} pass: ${e.started} started, ${e.succeeded} succeeded, ${e.failed} failed${without}`;
     }
+    case 'note':
+      return `${e.at} ${e.text}`;
     case 'sleep':
       return null;
     default: {

@@ -8,6 +8,7 @@ import { runCheck } from '../../ops/run-check.js';
 import type { CliContext } from '../cli-context.js';
 import { RunExit } from '../create-program.js';
 import { tellingLine } from '../../../projections/views/telling-line.js';
+import { poolWaitText } from '../../../projections/views/pool-wait.js';
 import { formatTable, tableFit } from '../../format/format-table.js';
 import { inZone } from '../../format/zoned-instant.js';
 import { parseWholeNumber } from '../../ledger/parse-whole-number.js';
@@ -99,7 +100,8 @@ function pendingText(s: PipelineStatus): string {
   const waiting = s.pending.up_for_retry - overdue;
   if (waiting > 0) parts.push(`${waiting} up for retry`);
   if (overdue > 0) parts.push(`${overdue} retry overdue`);
-  return `${s.pending.total} (${parts.join(', ')})`;
+  const pool = s.poolWait ? `; waiting for a place in ${poolWaitText(s.poolWait)}` : '';
+  return `${s.pending.total} (${parts.join(', ')})${pool}`;
 }
 
 /** The schedulers' health under the pipelines: state, last pass, next wake and runs in flight of each. */

@@ -119,8 +119,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   say(`ledger: ${db}`);
   say('keep exploring (the --now keeps the story\'s clock):');
   for (const command of [`state ${PIPELINE}`, `pending ${PIPELINE}`, `runs ${PIPELINE}`, `log ${PIPELINE}`, 'verify', 'serve', `report --html ${join(dir, 'report.html')}`]) {
-    say(`  runledger --db ${db} --now ${DEMO_LATER} ${command}`);
+    say(`  npx runledger --db ${db} --now ${DEMO_LATER} ${command}`);
   }
+  // What the README's "Outside the clone" says, in one line (tests/demo checks the two agree).
+  say('npx runledger works in the clone; elsewhere it ends in npm\'s E404 until runledger is installed: `npm link`');
+  say('in the clone puts it on your PATH (see "Outside the clone" in the README).');
   return { dir, db };
 }
 
