@@ -50,7 +50,7 @@ describe('the scheduler\'s health', () => {
     await waitForFile(join(dir, 'running'));
     // The row is written as the run starts; the status of another process reads it.
     let mine: Scheduler | undefined;
-    for (let tries = 0; tries < 50 && mine?.inFlight.length !== 1; tries++) {
+    for (const give = Date.now() + 30_000; mine?.inFlight.length !== 1 && Date.now() < give; ) {
       mine = schedulers(dir).find((s) => s.pid === pid);
       if (mine?.inFlight.length !== 1) await new Promise((r) => setTimeout(r, 100));
     }
