@@ -140,8 +140,8 @@ async function schedule(ledger: Ledger, options: SchedulerOptions, parallel: num
         return mine;
       },
       ...(options.interrupt ? { signal: options.interrupt } : {}),
-      ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
-      ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+      ...(options.leaseMs === undefined ? {} : { lease: options.leaseMs }),
+      ...(options.killGraceMs === undefined ? {} : { killGrace: options.killGraceMs }),
       ...(options.control ? { control: options.control } : {}),
       onProgress: (pipeline, progress) => {
         if (progress.kind === 'started') {

@@ -184,14 +184,19 @@ function historyTimetable(spec: TimetableHistorySpec, parts: readonly Part[]): T
       return n;
     },
     lastDue: (nowMs) => {
-      for (let i = parts.length - 1; i >= 0; i--) {
-        const part = parts[i] as Part;
-        if (part.lo >= part.hi) continue;
+      // The due slots are a prefix, as in one timetable (the walks of pending and catchup rely on it): a new slot is due once
+      // every slot before it is, so the old timetable's last interval, which may reach past the change, ends first.
+      let due: Slot | undefined;
+      for (const [index, part] of parts.entries()) {
+        if (firstOf(index) === undefined) continue;
         let slot = part.timetable.lastDue(nowMs);
         if (slot && logical(slot) >= part.hi) slot = part.timetable.slotAtOrBefore(part.hi - 1);
-        if (slot && logical(slot) >= part.lo) return slot;
+        if (!slot || logical(slot) < part.lo) return due;
+        due = slot;
+        const next = part.timetable.next(slot);
+        if (next && logical(next) < part.hi) return due;
       }
-      return undefined;
+      return due;
     },
     intervalFor: (ms) => partAt(ms).timetable.intervalFor(ms),
     parseDate,

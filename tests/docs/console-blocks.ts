@@ -31,15 +31,15 @@ export type ConsoleBlock = {
  * - `one shell`: every block, top to bottom, in one bash in one directory, as a reader following the guide in one
  *   terminal types it.
  * - `fresh directory per block`: each block in a new empty directory, in a bash of its own.
- * A guide whose examples build on each other but need a clean slate now and then runs in one shell and says
- * `cd "$(mktemp -d)"` where it starts over, as the reader would.
+ * A guide whose examples build on each other but need a clean slate now and then runs in one shell and names a new
+ * ledger where it starts over (`export RUNLEDGER_DB=./other.db`), as the reader would.
  */
 export type GuideMode = 'one shell' | 'fresh directory per block';
 const MODES: readonly GuideMode[] = ['one shell', 'fresh directory per block'];
 /** What the paragraph after the declaration must say, so the reader knows what the test does. */
 export const MODE_SENTENCE: Record<GuideMode, RegExp> = {
   'one shell': /top to bottom in one shell/i,
-  'fresh directory per block': /starts in a new empty directory/i,
+  'fresh directory per block': /each example starts (in a new empty directory|on a new ledger)/i,
 };
 
 export type Guide = { file: string; mode?: GuideMode; blocks: ConsoleBlock[] };
@@ -71,7 +71,7 @@ export function guide(file: string, markdown: string): Guide {
       if (mode) throw new Error(`${file}:${i + 1}: the guide already says how its blocks run at line ${mode.line}`);
       if (heading !== undefined || blocks.length > 0) throw new Error(`${file}:${i + 1}: <!-- doc-test: ${declared} --> goes at the top of the guide, before its first \`## \` heading and console block`);
       const paragraph = lines.slice(i + 1).join('\n').replace(/^\n+/, '').split(/\n\s*\n/)[0] ?? '';
-      if (!MODE_SENTENCE[declared].test(paragraph)) throw new Error(`${file}:${i + 1}: the paragraph after <!-- doc-test: ${declared} --> must tell the reader so (${MODE_SENTENCE[declared].source})`);
+      if (!MODE_SENTENCE[declared].test(paragraph.replace(/\s+/g, ' '))) throw new Error(`${file}:${i + 1}: the paragraph after <!-- doc-test: ${declared} --> must tell the reader so (${MODE_SENTENCE[declared].source})`);
       mode = { mode: declared, line: i + 1 };
       continue;
     }
@@ -101,7 +101,7 @@ export function guide(file: string, markdown: string): Guide {
   }
   if (pending) throw new Error(`${file}:${pending.line}: a doc-test comment must come right before a \`\`\`console block`);
   if (blocks.length > 0 && !mode) {
-    throw new Error(`${file}:1: the guide has console blocks but does not say how they run; put <!-- doc-test: one shell --> (and say the guide runs top to bottom in one shell) or <!-- doc-test: fresh directory per block --> (and say each example starts in a new empty directory) at its top`);
+    throw new Error(`${file}:1: the guide has console blocks but does not say how they run; put <!-- doc-test: one shell --> (and say the guide runs top to bottom in one shell) or <!-- doc-test: fresh directory per block --> (and say each example starts on a new ledger, in a new empty directory) at its top`);
   }
   return mode ? { file, mode: mode.mode, blocks } : { file, blocks };
 }

@@ -175,7 +175,7 @@ const adapters: Adapter[] = [];
 {
   const dir = tempDir('runledger-effective-');
   let n = 0;
-  adapters.push({ name: 'sqlite', fresh: async () => join(dir, `ledger-${++n}.db`), cleanup: async () => rmSync(dir, { recursive: true, force: true }), runs: 5 });
+  adapters.push({ name: 'sqlite', fresh: async () => join(dir, `ledger-${++n}.db`), cleanup: async () => rmSync(dir, { recursive: true, force: true }), runs: Number(process.env['EFFECTIVE_RUNS'] ?? 5) });
 }
 if (TEST_PG_URL !== undefined) {
   const schemas = pgSchemas(TEST_PG_URL);
@@ -192,7 +192,8 @@ describe.each(adapters)('definitions over time on $name', (adapter) => {
   test('redefinitions at random instants keep every recorded date, and every answer from the tables equals the fold', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(action, { minLength: 4, maxLength: 9 }), (actions) => runScenario(adapter.fresh, actions)),
-      { numRuns: adapter.runs },
+      // Found by this test: a new trigger slot due before the old timetable's last day ended (due slots must stay a prefix).
+      { numRuns: adapter.runs, examples: [[[{ kind: 'redefine', pipeline: 0, schedule: 2, zone: 1, startDay: 0, trigger: true, effective: 4 }, { kind: 'start', pipeline: 0, back: 0 }, { kind: 'start', pipeline: 0, back: 0 }, { kind: 'catchup', pipeline: 0 }, { kind: 'start', pipeline: 0, back: 0 }]]] },
     );
   }, 120_000);
 });
