@@ -157,6 +157,11 @@ export async function runSharedSchedulers(run: SharedRun): Promise<{ kills: numb
   expect(mostAtOnce(attempts.filter((a) => a.pipeline === 'extract'))).toBeLessThanOrEqual(2);
   expect(mostAtOnce(attempts.filter((a) => a.pipeline === 'transform'))).toBeLessThanOrEqual(1);
   expect(mostAtOnce(attempts.filter((a) => a.pipeline === 'load'))).toBeLessThanOrEqual(1);
+  // Their health rows: a restart removed the row of the scheduler killed before it (same host, pid gone); the last
+  // ones say stopped.
+  const rows = (JSON.parse(cli(dir, [...db, 'status', '--json']).stdout) as { schedulers: Array<{ state: string; pid: number }> }).schedulers;
+  expect(rows.map((r) => r.state)).toEqual(Array.from({ length: run.schedulers }, () => 'stopped'));
+  expect(rows.map((r) => r.pid).sort()).toEqual(running.map(({ child }) => child.pid).sort());
   const verify = cli(dir, [...db, 'verify']);
   expect(verify.code, verify.stderr).toBe(0);
   return { kills, abandoned, attempts: attempts.length };

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { SchedulerHealthStore } from '../event-store.js';
+import { lazyTable } from './lazy-table.js';
 import { quoteIdent } from './postgres-schema.js';
 
 type Query = <R extends pg.QueryResultRow>(sql: string, params: unknown[]) => Promise<R[]>;
@@ -13,32 +14,19 @@ type Query = <R extends pg.QueryResultRow>(sql: string, params: unknown[]) => Pr
  */
 export function postgresSchedulers(query: Query, schema: string, read: Query): SchedulerHealthStore {
   const table = `${quoteIdent(schema)}.runledger_schedulers`;
-  let created = false;
-  const create = async () => {
-    try {
-      await query(`CREATE TABLE IF NOT EXISTS ${table} (id text PRIMARY KEY, updated_at text NOT NULL, body text NOT NULL)`, []);
-    } catch (error) {
-      // Two first saves at once: IF NOT EXISTS is not atomic in PostgreSQL, and the loser sees the winner's table.
-      if ((error as { code?: string }).code !== '23505' && (error as { code?: string }).code !== '42P07') throw error;
-    }
-    created = true;
-  };
-  const known = async () => {
-    if (!created) created = Boolean((await read<{ t: string | null }>('SELECT to_regclass($1) AS t', [table]))[0]?.t);
-    return created;
-  };
+  const lazy = lazyTable(query, read, table, `CREATE TABLE IF NOT EXISTS ${table} (id text PRIMARY KEY, updated_at text NOT NULL, body text NOT NULL)`);
   return {
     async save(row) {
-      if (!created) await create();
+      await lazy.ensure();
       await query(`INSERT INTO ${table} (id, updated_at, body) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, body = excluded.body`, [row.id, row.updatedAt, row.body]);
     },
     async list() {
-      if (!(await known())) return [];
+      if (!(await lazy.exists())) return [];
       const rows = await read<{ id: string; updated_at: string; body: string }>(`SELECT id, updated_at, body FROM ${table} ORDER BY id COLLATE "C"`, []);
       return rows.map((r) => ({ id: r.id, updatedAt: r.updated_at, body: r.body }));
     },
     async remove(ids) {
-      if (ids.length === 0 || !(await known())) return;
+      if (ids.length === 0 || !(await lazy.exists())) return;
       await query(`DELETE FROM ${table} WHERE id = ANY($1::text[])`, [ids]);
     },
   };
