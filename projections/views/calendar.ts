@@ -72,7 +72,7 @@ export type CalendarView = {
 /** What the calendar needs of a `state` row (the `dates[]` of `state --json` fits). */
 export type CalendarInput = {
   date: string;
-  status: 'missing' | 'running' | 'success' | 'skipped' | 'failed' | 'up_for_retry' | 'interrupted' | 'cleared';
+  status: 'missing' | 'not-due' | 'running' | 'success' | 'skipped' | 'failed' | 'up_for_retry' | 'interrupted' | 'cleared';
   stalled: boolean;
   attempts: number;
   error: string | null;
@@ -97,6 +97,8 @@ export type CalendarOptions = {
   completeThrough: string | null;
   /** Keep at most this many rows, the most recent (default: all). */
   maxRows?: number;
+  /** How a tooltip shows an instant (a retry's time): the pipeline's zone with its offset, as tables do (default: as stored). */
+  instant?: (iso: string) => string;
 };
 
 /**
@@ -136,7 +138,7 @@ export function buildCalendar(options: CalendarOptions): CalendarView {
     }
     row.cells.push({ date, status, column, ...marks, attempts, error, note, offSchedule, extras: [], ...(blocked === undefined ? {} : { blocked }) });
   };
-  for (const d of options.dates) add(d.date, cellStatus(d), d.attempts, d.status === 'failed' || d.status === 'up_for_retry' ? d.error : null, d.offSchedule === true, cellNote(d), blockedText(d));
+  for (const d of options.dates) add(d.date, cellStatus(d), d.attempts, d.status === 'failed' || d.status === 'up_for_retry' ? d.error : null, d.offSchedule === true, cellNote(d, options.instant), blockedText(d));
   for (const date of options.notDue ?? []) add(date, 'not-due', 0, null, false, null);
   const keep = options.maxRows === undefined ? rows.length : Math.max(0, options.maxRows);
   const hiddenRows = Math.max(0, rows.length - keep);
@@ -157,9 +159,9 @@ export function buildCalendar(options: CalendarOptions): CalendarView {
  * @example
  * cellNote({ status: 'up_for_retry', retry: { attempt: 2, of: 4, nextAt: '2026-11-03T00:05:00Z' } }) // 'attempt 2 of 4, next at 2026-11-03T00:05:00Z'
  */
-export function cellNote(row: Pick<CalendarInput, 'status' | 'mark' | 'retry'>): string | null {
+export function cellNote(row: Pick<CalendarInput, 'status' | 'mark' | 'retry'>, instant: (iso: string) => string = (iso) => iso): string | null {
   if (row.mark && (row.status === 'success' || row.status === 'skipped')) return `marked ${row.mark.status} by ${row.mark.actor}${row.mark.reason ? `: ${row.mark.reason}` : ''}`;
-  if (row.retry && row.status === 'up_for_retry' && row.retry.nextAt !== null) return `attempt ${row.retry.attempt} of ${row.retry.of}, next at ${row.retry.nextAt}`;
+  if (row.retry && row.status === 'up_for_retry' && row.retry.nextAt !== null) return `attempt ${row.retry.attempt} of ${row.retry.of}, next at ${instant(row.retry.nextAt)}`;
   if (row.retry && row.status !== 'missing' && row.status !== 'cleared') return `attempt ${row.retry.attempt} of ${row.retry.of}`;
   return null;
 }

@@ -10,6 +10,6 @@ export type StripCell = { date: string; status: CellStatus; error: string | null
  * @example
  * statusStrip(state.dates, 30).map((c) => c.status) // ['success', 'success', 'failed', …]
  */
-export function statusStrip(dates: readonly CalendarInput[], length: number): StripCell[] {
-  return dates.slice(-length).map((d) => ({ date: d.date, status: cellStatus(d), error: d.status === 'failed' || d.status === 'up_for_retry' ? d.error : null, note: cellNote(d) }));
+export function statusStrip(dates: readonly CalendarInput[], length: number, instant?: (iso: string) => string): StripCell[] {
+  return dates.slice(-length).map((d) => ({ date: d.date, status: cellStatus(d), error: d.status === 'failed' || d.status === 'up_for_retry' ? d.error : null, note: cellNote(d, instant) }));
 }

@@ -33,7 +33,7 @@ export function fleetCommandTask(setup: FleetCommandSetup, command: PipelineComm
     argv: commandArgv(command),
     spawn,
     kill: (pid, signal) => process.kill(pid, signal),
-    killGraceMs: setup.killGraceMs,
+    killGrace: setup.killGraceMs,
     reaper: setup.reaper,
     env: childEnvironment(env, setup.passLedgerEnv),
     ...(logDir === undefined ? {} : { logDir, secrets: knownSecrets(ctx.db, env) }),

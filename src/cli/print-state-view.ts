@@ -24,6 +24,6 @@ export function printStateView(ctx: CliContext, view: StateView, zone = 'UTC', w
   // DETAIL gets what the other columns leave of the terminal (at least 24 characters), or 100 off a terminal.
   const used = rows.length === 0 ? 0 : ['DATE', 'STATUS', 'ATTEMPT', 'TYPE', 'RUN', 'FINISHED'].reduce((sum, h, i) => sum + Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)) + 2, 0);
   const width = wide ? Number.POSITIVE_INFINITY : ctx.deps.columns === undefined ? 100 : Math.max(24, ctx.deps.columns - used);
-  ctx.out(formatTable(['DATE', 'STATUS', 'ATTEMPT', 'TYPE', 'RUN', 'FINISHED', 'DETAIL'], rows.map((row, i) => [...row, stateDetail(view.dates[i] as (typeof view.dates)[number], width)])));
+  ctx.out(formatTable(['DATE', 'STATUS', 'ATTEMPT', 'TYPE', 'RUN', 'FINISHED', 'DETAIL'], rows.map((row, i) => [...row, stateDetail(view.dates[i] as (typeof view.dates)[number], width, zone)])));
   ctx.out(`watermark: ${view.watermark ?? 'none'}   complete through: ${view.completeThrough ?? 'none'}`);
 }

@@ -16,13 +16,17 @@ export function inZone(iso: string, timeZone: string): string {
       .formatToParts(new Date(ms))
       .map((p) => [p.type, p.value]),
   ) as Record<string, string>;
-  const wall = Date.UTC(Number(parts['year']), Number(parts['month']) - 1, Number(parts['day']), Number(parts['hour']), Number(parts['minute']), Number(parts['second']));
+  // Date.UTC reads years 0-99 as 1900-1999: the year is set apart, so year 1 (a producer's clock gone wrong) is year 1.
+  const wallDate = new Date(Date.UTC(2000, Number(parts['month']) - 1, Number(parts['day']), Number(parts['hour']), Number(parts['minute']), Number(parts['second'])));
+  wallDate.setUTCFullYear(Number(parts['year']));
+  const wall = wallDate.getTime();
+  const year = parts['year'] ?? '';
   const fraction = ms % 1000 === 0 ? '' : `.${String(((ms % 1000) + 1000) % 1000).padStart(3, '0')}`;
   const offsetMinutes = Math.round((wall - (ms - (((ms % 1000) + 1000) % 1000))) / 60_000);
   const sign = offsetMinutes < 0 ? '-' : '+';
   const abs = Math.abs(offsetMinutes);
   const offset = `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
-  return `${parts['year']}-${parts['month']}-${parts['day']}T${parts['hour']}:${parts['minute']}:${parts['second']}${fraction}${offset}`;
+  return `${year.padStart(4, '0')}-${parts['month']}-${parts['day']}T${parts['hour']}:${parts['minute']}:${parts['second']}${fraction}${offset}`;
 }
 
 /**

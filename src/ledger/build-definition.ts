@@ -155,12 +155,12 @@ export function buildDefinition(input: DefineInput): PipelineDefinition {
     ...(input.command == null ? {} : { command: checkCommand(input.command) }),
     // Run control: each left out when not set, so a definition without it hashes as before it existed.
     ...(input.retries == null || input.retries === 0 ? {} : { retries: checkRetries(input.retries, '--retries (retries)') }),
-    ...(input.retryDelayMs == null ? {} : { retryDelayMs: checkDelayMs(input.retryDelayMs, '--retry-delay (retryDelayMs)') }),
+    ...(input.retryDelayMs == null ? {} : { retryDelayMs: checkDelayMs(input.retryDelayMs, '--retry-delay (retryDelay)') }),
     ...(input.retryExponential ? { retryExponential: true as const } : {}),
-    ...(input.maxRetryDelayMs == null ? {} : { maxRetryDelayMs: checkDurationMs(input.maxRetryDelayMs, '--max-retry-delay (maxRetryDelayMs)') }),
-    ...(input.timeoutMs == null ? {} : { timeoutMs: checkDurationMs(input.timeoutMs, '--timeout (timeoutMs)') }),
+    ...(input.maxRetryDelayMs == null ? {} : { maxRetryDelayMs: checkDurationMs(input.maxRetryDelayMs, '--max-retry-delay (maxRetryDelay)') }),
+    ...(input.timeoutMs == null ? {} : { timeoutMs: checkDurationMs(input.timeoutMs, '--timeout (timeout)') }),
     ...(input.dependsOnPast ? { dependsOnPast: true as const } : {}),
-    ...(input.slaMs == null ? {} : { slaMs: checkDurationMs(input.slaMs, '--sla (slaMs)') }),
+    ...(input.slaMs == null ? {} : { slaMs: checkDurationMs(input.slaMs, '--sla (sla)') }),
     // Pool and priority: left out when not set (priority 1 is the default), so older definitions hash as before.
     ...(input.pool == null ? {} : { pool: checkPoolName(input.pool, '--pool (pool)') }),
     ...(input.priority == null || input.priority === DEFAULT_PRIORITY ? {} : { priority: checkPriority(input.priority, '--priority (priority)') }),

@@ -88,8 +88,14 @@ export async function stateView(core: LedgerCore, input: StateInput): Promise<St
   }
   recorded.sort(byInstantSlotFirst(timetable));
   // The slots are walked lazily: a page of a long range builds only its own rows.
+  // A slot after the last due one is not due (an explicit --to past now): shown, never counted as missing.
+  const lastDue = timetable.lastDue(nowMs);
+  const lastTick = lastDue === undefined ? Number.NEGATIVE_INFINITY : Date.parse(lastDue.logicalDate);
   const slots = (function* () {
-    for (const slot of boundedSlots(timetable, fromMs, toMs)) yield { at: Date.parse(slot.logicalDate), key: slot.date, row: missingRow(slot) };
+    for (const slot of boundedSlots(timetable, fromMs, toMs)) {
+      const at = Date.parse(slot.logicalDate);
+      yield { at, key: slot.date, row: slotRow(slot, at > lastTick ? 'not-due' : 'missing') };
+    }
   })();
   const { rows: page, next } = pageOfRows(slots, recorded, input.limit, new Set([...recorded.map((r) => r.key), ...moved]));
   // Upstream blocking is looked up for the page's rows only (a date waiting for an upstream slot that is not done).
@@ -147,7 +153,7 @@ function dateRow(date: DateState, nowMs: number, results = true): DateRow {
 
 /** A row that is not done (not a success, nor a run whose lease is live) with the first upstream slot it waits for, if any. */
 function withBlockedBy(row: DateRow, blocked: (interval: DataInterval) => BlockedBy | null): DateRow {
-  if (row.status === 'success' || (row.status === 'running' && !row.stalled)) return row;
+  if (row.status === 'success' || row.status === 'not-due' || (row.status === 'running' && !row.stalled)) return row;
   const by = blocked(row.dataInterval);
   return by === null ? row : { ...row, blockedBy: by };
 }
@@ -302,10 +308,11 @@ function completeThroughOf(timetable: Timetable, state: PipelineState): string |
   return completeThrough(state, slotsFrom(timetable));
 }
 
-function missingRow(slot: Slot): DateRow {
+/** The row of a slot with no state: `missing` when it is due, `not-due` when its run-after is still ahead. */
+function slotRow(slot: Slot, status: 'missing' | 'not-due'): DateRow {
   return {
     date: slot.date,
-    status: 'missing',
+    status,
     runId: null,
     attempt: null,
     attempts: 0,

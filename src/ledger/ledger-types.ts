@@ -134,7 +134,8 @@ export type ClearResult = {
 
 export type DateRow = {
   date: string;
-  status: 'missing' | DateStatus;
+  /** `missing`: a due slot with no run; `not-due`: a slot whose run-after is still ahead (a range past now), never missing. */
+  status: 'missing' | 'not-due' | DateStatus;
   runId: string | null;
   attempt: number | null;
   attempts: number;

@@ -34,6 +34,7 @@ import type { DateState } from '../../projections/date-state.js';
 import { movesSlots, planTimetableChange, type EffectiveChange } from './timetable-change.js';
 import { evolveTaskRuns, initialTaskRuns, type TaskRuns } from '../../projections/task-runs.js';
 import type { Timetable } from '../timetable/timetable.js';
+import { inZone } from '../format/zoned-instant.js';
 
 /** What `Ledger.define` answers. */
 export type DefineResult = {
@@ -473,8 +474,9 @@ export function checkProducerTime(core: LedgerCore, ms: number, field: string): 
   const nowMs = core.clock();
   const problem = producerTimeProblem(ms, nowMs, core.producerTime);
   if (problem === null) return;
-  const when = new Date(ms).toISOString();
-  const now = new Date(nowMs).toISOString();
+  // Shown with their offset, as every table shows instants (no zone is known here: UTC, +00:00).
+  const when = inZone(new Date(ms).toISOString(), 'UTC');
+  const now = inZone(new Date(nowMs).toISOString(), 'UTC');
   throw new LedgerError(
     'input.eventTimeOutOfRange',
     problem.kind === 'future'

@@ -15,7 +15,7 @@ import type { RebuildProgress, RebuildResult } from '../store/read-models.js';
 import { subscribe, type SubscribeOptions, type Subscription } from './subscribe.js';
 import type { Timetable } from '../timetable/timetable.js';
 import type { DefineChanges } from './build-definition.js';
-import { checkOptionKeys, deprecated, durationMs, leaseOf, optionKeys, type Duration } from './library-options.js';
+import { checkOptionKeys, durationMs, durationOption, leaseOf, optionKeys, type Duration } from './library-options.js';
 import { DEFAULT_MAX_CLOCK_SKEW_MS, DEFAULT_MAX_EVENT_AGE_MS, type ProducerTimeWindow } from '../../projections/producer-time.js';
 import { CHECKPOINT_AFTER, createLedgerCore, type LedgerCore, type LedgerCoreOptions } from './ledger-core.js';
 import { logEventBatches } from './ledger-log.js';
@@ -45,15 +45,31 @@ import type { TaskGridInput, TaskGridView, TaskInput, TaskResult } from './task-
 export { slotsFrom } from './slots.js';
 
 /** What `ledger.define` takes: the definition's fields, with durations as `"1h"` or milliseconds. */
-export type DefineOptions = Omit<DefineChanges, 'leaseMs' | 'freshnessMs'> & {
+export type DefineOptions = Omit<DefineChanges, 'leaseMs' | 'freshnessMs' | 'retryDelayMs' | 'maxRetryDelayMs' | 'timeoutMs' | 'slaMs'> & {
   /** How long a run may go without a heartbeat before another may take it over: `"1h"` or milliseconds (default 1h). */
   lease?: Duration;
   /** How stale the data may get before `check` reports it: `"1d"` or milliseconds; null drops it on a redefinition. */
   freshness?: Duration | null;
+  /** The pause before the first retry: `"5m"` (the default, as Airflow's retry_delay), `"0s"` or milliseconds; null drops it. */
+  retryDelay?: Duration | null;
+  /** The longest pause between exponential retries: `"1d"` (the default) or milliseconds; null drops it. */
+  maxRetryDelay?: Duration | null;
+  /** An attempt running longer is stopped (SIGTERM, then SIGKILL) and fails: `"2h"` or milliseconds; null drops it. */
+  timeout?: Duration | null;
+  /** A date not done by its run-after plus this is late (`notify --on late`): `"2h"` or milliseconds; null drops it. */
+  sla?: Duration | null;
   /** @deprecated Use `lease`; works until the next minor version. */
   leaseMs?: number | undefined;
   /** @deprecated Use `freshness`; works until the next minor version. */
   freshnessMs?: number | null | undefined;
+  /** @deprecated Use `retryDelay`; works until the next minor version. */
+  retryDelayMs?: number | null | undefined;
+  /** @deprecated Use `maxRetryDelay`; works until the next minor version. */
+  maxRetryDelayMs?: number | null | undefined;
+  /** @deprecated Use `timeout`; works until the next minor version. */
+  timeoutMs?: number | null | undefined;
+  /** @deprecated Use `sla`; works until the next minor version. */
+  slaMs?: number | null | undefined;
   reason?: string;
 };
 
@@ -63,7 +79,8 @@ const START_KEYS = optionKeys<StartInput>()({
 const DEFINE_KEYS = optionKeys<DefineOptions>()({
   pipeline: true, schedule: true, start: true, end: true, timezone: true, timetable: true, catchup: true, maxActiveRuns: true, lease: true, leaseMs: true, tasks: true,
   freshness: true, freshnessMs: true, openlineage: true, maxMetricsBytes: true, maxErrorBytes: true, reason: true, upstreams: true, command: true,
-  retries: true, retryDelayMs: true, retryExponential: true, maxRetryDelayMs: true, timeoutMs: true, dependsOnPast: true, slaMs: true, effective: true, pool: true, priority: true,
+  retries: true, retryDelay: true, retryDelayMs: true, retryExponential: true, maxRetryDelay: true, maxRetryDelayMs: true, timeout: true, timeoutMs: true,
+  dependsOnPast: true, sla: true, slaMs: true, effective: true, pool: true, priority: true,
 });
 /** What `ledger.succeed` takes: `{ runId, metrics: { rows: 1200 } }`. */
 export type SucceedInput = { runId: string; metrics?: Record<string, unknown>; outputs?: RunOutput[]; log?: RunLog; at?: string; settleTasks?: Record<string, string>; inputs?: DatasetRef[] };
@@ -85,18 +102,16 @@ const RANGE_KEYS = optionKeys<RangeInput>()({ pipeline: true, from: true, to: tr
 const STATE_KEYS = optionKeys<StateInput>()({ pipeline: true, from: true, to: true, asOf: true, limit: true, metrics: true });
 const LOG_KEYS = optionKeys<LogInput>()({ pipeline: true, date: true, runId: true, types: true, actor: true, since: true, until: true, asOf: true, limit: true });
 
-/** `define`'s options as the definition takes them: durations in milliseconds, the deprecated names noted once. */
+/** `define`'s options as the definition takes them: durations in milliseconds, the deprecated `…Ms` names noted once. */
 function defineChanges(input: DefineOptions): DefineChanges & { reason?: string } {
-  const { lease, leaseMs, freshness, freshnessMs, ...rest } = input;
+  const { lease, leaseMs, freshness, freshnessMs, retryDelay, retryDelayMs, maxRetryDelay, maxRetryDelayMs, timeout, timeoutMs, sla, slaMs, ...rest } = input;
   const out: DefineChanges & { reason?: string } = { ...rest };
   const lease_ = leaseOf({ lease, leaseMs }, 'ledger.define');
   if (lease_ !== undefined) out.leaseMs = lease_;
-  if (freshness !== undefined && freshnessMs !== undefined) throw new LedgerError('input.conflictingOptions', 'ledger.define got both freshness and freshnessMs; pass freshness alone ("1d" or milliseconds)');
-  if (freshnessMs !== undefined) {
-    deprecated('ledger.define({ freshnessMs })', 'ledger.define({ freshness: "1d" }) or { freshness: <milliseconds> }');
-    out.freshnessMs = freshnessMs;
-  } else if (freshness !== undefined) {
-    out.freshnessMs = freshness === null ? null : durationMs(freshness, 'freshness');
+  const durations = { freshness, freshnessMs, retryDelay, retryDelayMs, maxRetryDelay, maxRetryDelayMs, timeout, timeoutMs, sla, slaMs };
+  for (const name of ['freshness', 'retryDelay', 'maxRetryDelay', 'timeout', 'sla'] as const) {
+    const ms = durationOption(durations, name, 'ledger.define', name === 'retryDelay');
+    if (ms !== undefined) out[`${name}Ms`] = ms;
   }
   return out;
 }

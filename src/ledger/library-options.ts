@@ -75,18 +75,36 @@ export function deprecated(old: string, instead: string): void {
 }
 
 /**
+ * The milliseconds of the duration option `name` (`"5m"` or milliseconds), or of its deprecated `<name>Ms` form (said
+ * once per process); undefined when neither is given, null when the one given is null (a redefinition drops it).
+ * `zero`: the option may be 0 (`"0"`, `"0s"`: a retry at once).
+ *
+ * @example
+ * durationOption({ retryDelay: '30s' }, 'retryDelay', 'ledger.define') // 30000
+ */
+export function durationOption(input: object, name: string, call: string, zero = false): number | null | undefined {
+  const record = input as Record<string, unknown>;
+  const value = record[name] as Duration | null | undefined;
+  const old = record[`${name}Ms`] as number | null | undefined;
+  if (value !== undefined && old !== undefined) {
+    throw new LedgerError('input.conflictingOptions', `${call} got both ${name} and ${name}Ms; pass ${name} alone ("5m" or milliseconds)`);
+  }
+  if (old !== undefined) {
+    deprecated(`${call}({ ${name}Ms })`, `${call}({ ${name}: "5m" }) or { ${name}: <milliseconds> }`);
+    if (old === null) return null;
+    return zero && old === 0 ? 0 : checkDurationMs(old, `${name}Ms`);
+  }
+  if (value === undefined || value === null) return value;
+  if (zero && (value === 0 || (typeof value === 'string' && /^\s*0+(ms|s|m|h|d)?\s*$/.test(value)))) return 0;
+  return durationMs(value, name);
+}
+
+/**
  * The lease in milliseconds from `lease` (`"1h"` or ms) or the deprecated `leaseMs`; undefined when neither is given.
  *
  * @example
  * leaseOf({ lease: '2h' }, 'ledger.start') // 7200000
  */
 export function leaseOf(input: { lease?: Duration | undefined; leaseMs?: number | undefined }, call: string): number | undefined {
-  if (input.lease !== undefined && input.leaseMs !== undefined) {
-    throw new LedgerError('input.conflictingOptions', `${call} got both lease and leaseMs; pass lease alone ("1h" or milliseconds)`);
-  }
-  if (input.leaseMs !== undefined) {
-    deprecated(`${call}({ leaseMs })`, `${call}({ lease: "1h" }) or { lease: <milliseconds> }`);
-    return checkDurationMs(input.leaseMs, 'leaseMs');
-  }
-  return input.lease === undefined ? undefined : durationMs(input.lease, 'lease');
+  return durationOption(input, 'lease', call) ?? undefined;
 }

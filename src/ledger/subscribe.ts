@@ -2,6 +2,7 @@ import type { EventType } from '../../events/ledger-event.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import { LedgerError } from '../errors.js';
 import { watchAppends } from './watch-appends.js';
+import { durationOption, type Duration } from './library-options.js';
 import type { EventStore } from '../store/event-store.js';
 
 /** Which events a subscription hands over; the others are passed by (and acknowledged) unseen. */
@@ -18,9 +19,13 @@ export type SubscribeOptions = {
   filter?: SubscriptionFilter;
   /** How many times a failing handler is retried before the subscription stops (default 3). */
   retries?: number;
-  /** The first pause before a retry, doubled after each (default 1000 ms). */
+  /** The first pause before a retry, doubled after each: `"1s"` (the default) or milliseconds. */
+  retryDelay?: Duration;
+  /** How often to look for new events when the store cannot notify: `"250ms"` (the default) or milliseconds. */
+  poll?: Duration;
+  /** @deprecated Use `retryDelay`; works until the next minor version. */
   retryDelayMs?: number;
-  /** How often to look for new events when the store cannot notify (default 250 ms). */
+  /** @deprecated Use `poll`; works until the next minor version. */
   pollMs?: number;
   /** Milliseconds since the epoch, for the stored positions' `updated_at`. */
   clock?: () => number;
@@ -77,7 +82,8 @@ export async function subscribe(store: EventStore, options: SubscribeOptions, ha
   const pipeline = options.filter?.pipeline;
   const matches = (event: RecordedEvent) => (types === null || types.has(event.type)) && (pipeline === undefined || event.data.pipeline === pipeline);
   const retries = options.retries ?? 3;
-  const firstDelay = options.retryDelayMs ?? 1000;
+  const firstDelay = durationOption(options, 'retryDelay', 'ledger.subscribe', true) ?? 1000;
+  const pollMs = durationOption(options, 'poll', 'ledger.subscribe') ?? 250;
 
   let stopped = false;
   let woken = false;
@@ -94,7 +100,7 @@ export async function subscribe(store: EventStore, options: SubscribeOptions, ha
         resolve();
       };
     }).finally(() => (wake = null));
-  const unwatch = await watchAppends(store, rouse, { intervalMs: options.pollMs ?? 250, after: cursor });
+  const unwatch = await watchAppends(store, rouse, { intervalMs: pollMs, after: cursor });
 
   /** True once the handler took the event; false when stopped while it was still failing (nothing is acknowledged then). */
   const deliver = async (event: RecordedEvent): Promise<boolean> => {

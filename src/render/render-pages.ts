@@ -114,11 +114,11 @@ export function pageShellParts(options: ShellOptions): { start: string; end: str
     ? html`<link rel="icon" href="data:,"><link rel="stylesheet" href="/assets/app.css"><script src="/assets/app.js" defer></script>`
     : { html: `<style>${APP_CSS}</style>` };
   const banner = past
-    ? html`<div class="past" role="status"><b>This page shows the past:</b> the ledger as it stood at ${options.asOfText ?? ''} (up to event ${options.time.position}, ${new Date(options.time.nowMs).toISOString()}). Later events are not shown and the page does not update.${options.nowHref ? html` <a href="${options.nowHref}">Show now</a>` : html``}</div>`
+    ? html`<div class="past" role="status"><b>This page shows the past:</b> the ledger as it stood at ${options.asOfText ?? ''} (up to event ${options.time.position}, ${inZone(new Date(options.time.nowMs).toISOString(), 'UTC')}). Later events are not shown and the page does not update.${options.nowHref ? html` <a href="${options.nowHref}">Show now</a>` : html``}</div>`
     : html``;
   const graph = options.links.graph();
   const nav = html`<header><span class="brand">runledger</span><a href="${options.links.overview()}">Overview</a><a href="${options.links.audit()}">Audit</a><a href="${options.links.verify()}">Verify</a>${graph === null ? html`` : html`<a href="${graph}">Graph</a>`}${served ? html`<span id="live">${past ? 'past view' : 'connecting…'}</span><button id="zone" type="button" hidden>Times: pipeline zone</button>` : html``}</header>`;
-  const footer = html`<footer>Ledger position ${options.time.position} · ${past ? 'as of' : 'now'} ${new Date(options.time.nowMs).toISOString()}${options.generatedAt ? ` · report written ${options.generatedAt}` : ''}</footer>`;
+  const footer = html`<footer>Ledger position ${options.time.position} · ${past ? 'as of' : 'now'} ${inZone(new Date(options.time.nowMs).toISOString(), 'UTC')}${options.generatedAt ? ` · report written ${inZone(options.generatedAt, 'UTC')}` : ''}</footer>`;
   return {
     start: `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${html`${options.title}`.html}</title>${head.html}</head>

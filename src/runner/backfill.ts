@@ -1,14 +1,14 @@
 import type { Reprocess } from '../../projections/plan-runs.js';
 import { checkDurationMs, parseDuration } from '../duration.js';
 import type { Ledger } from '../ledger/ledger.js';
-import { leaseOf, optionKeys, type Duration } from '../ledger/library-options.js';
+import { durationOption, optionKeys, type Duration } from '../ledger/library-options.js';
 import { functionTask, type RunFunction } from './function-task.js';
 import { resolveReprocess, type JobRequest } from './plan-job.js';
 import { runJob, type JobOptions } from './run-job.js';
 import { checkPoolSizes, poolPlaces } from './pool-places.js';
 import type { RunSummary } from './run-types.js';
 
-export type CatchupOptions = Omit<JobOptions, 'onPlanned' | 'leaseMs' | 'killGraceMs' | 'pools'> & {
+export type CatchupOptions = Omit<JobOptions, 'onPlanned' | 'leaseMs' | 'killGraceMs' | 'heartbeatMs' | 'placePollMs' | 'pools'> & {
   pipeline: string;
   /**
    * Pool sizes (`{ warehouse: 2 }`, as `--pool warehouse=2`): a run of a pipeline defined with that pool waits
@@ -17,8 +17,16 @@ export type CatchupOptions = Omit<JobOptions, 'onPlanned' | 'leaseMs' | 'killGra
   pools?: Readonly<Record<string, number>>;
   /** How long each run may go without a heartbeat (the runner heartbeats well within it): `"1h"` or milliseconds; default the pipeline's. */
   lease?: Duration;
+  /** How often a running run heartbeats: `"10m"` or milliseconds; default a third of its lease. */
+  heartbeat?: Duration;
+  /** How often to look again for a free place when the pipeline's max-active-runs is reached: `"250ms"` (the default) or milliseconds. */
+  placePoll?: Duration;
   /** @deprecated Use `lease` (`"1h"` or milliseconds); works until the next minor version. */
   leaseMs?: number;
+  /** @deprecated Use `heartbeat`; works until the next minor version. */
+  heartbeatMs?: number;
+  /** @deprecated Use `placePoll`; works until the next minor version. */
+  placePollMs?: number;
   /** Backfill default `none`; catchup default `failed` (catchup reruns what `pending` lists, failed dates included). */
   reprocess?: Reprocess;
   /** Same as `reprocess: 'completed'`. */
@@ -67,17 +75,22 @@ export async function backfill(ledger: Ledger, options: BackfillOptions, fn: Run
   return (await runJob(ledger, request, functionTask(fn), jobOptions(ledger, options, 'ledger.backfill'))).summary;
 }
 
-/** The runner's options from a library call's: the lease in milliseconds. */
+/** The runner's options from a library call's: the lease, heartbeat and place poll in milliseconds, the pools' places. */
 function jobOptions(ledger: Ledger, options: CatchupOptions | BackfillOptions, call: string): JobOptions {
-  const { lease, leaseMs, pools, ...rest } = options;
-  const ms = leaseOf({ lease, leaseMs }, call);
-  return { ...rest, ...(ms === undefined ? {} : { leaseMs: ms }), ...(pools === undefined ? {} : { pools: poolPlaces(ledger, checkPoolSizes(pools, `${call}({ pools })`)) }) };
+  const { lease, leaseMs, heartbeat, heartbeatMs, placePoll, placePollMs, pools, ...rest } = options;
+  const out: JobOptions = { ...rest, ...(pools === undefined ? {} : { pools: poolPlaces(ledger, checkPoolSizes(pools, `${call}({ pools })`)) }) };
+  const durations = { lease, leaseMs, heartbeat, heartbeatMs, placePoll, placePollMs };
+  for (const name of ['lease', 'heartbeat', 'placePoll'] as const) {
+    const ms = durationOption(durations, name, call);
+    if (ms != null) out[`${name}Ms`] = ms;
+  }
+  return out;
 }
 
 /** Every option key of `ledger.catchup`, checked against the type by the compiler. */
 export const CATCHUP_KEYS = optionKeys<CatchupOptions>()({
-  pipeline: true, reprocess: true, force: true, runBackwards: true, allPending: true, waitUpstream: true, lease: true, leaseMs: true, maxActiveRuns: true, placePollMs: true,
-  continueOnFailure: true, heartbeatMs: true, signal: true, onProgress: true, monotonic: true,
+  pipeline: true, reprocess: true, force: true, runBackwards: true, allPending: true, waitUpstream: true, lease: true, leaseMs: true, maxActiveRuns: true, placePoll: true,
+  placePollMs: true, continueOnFailure: true, heartbeat: true, heartbeatMs: true, signal: true, onProgress: true, monotonic: true,
   retries: true, retryDelay: true, retryExponential: true, maxRetryDelay: true, timeout: true, sleep: true, pools: true,
 });
 /** Every option key of `ledger.backfill`. */

@@ -8,6 +8,7 @@ import { formatBytes } from '../../events/limits.js';
 import { LedgerError } from '../errors.js';
 import { checkCommand } from './check-command.js';
 import { metricsProblem } from '../ledger/metrics-problem.js';
+import { durationOption, type Duration } from '../ledger/library-options.js';
 import { cleanStaleRunDirs, RUN_DIR_PREFIX } from './clean-stale-run-dirs.js';
 import type { GroupReaper } from './group-reaper.js';
 import { openRunLogFile, type RunLogFile } from './run-log-file.js';
@@ -50,8 +51,10 @@ export type CommandTaskOptions = {
   onOutput?: (stream: 'stdout' | 'stderr', run: RunContext, line: string) => void;
   /**
    * After a stop signal (a timeout, a drain, the end of the run with members of its group still alive), how
-   * long the command's process group gets before SIGKILL (default 10 s).
+   * long the command's process group gets before SIGKILL: `"10s"` (the default) or milliseconds.
    */
+  killGrace?: Duration;
+  /** @deprecated Use `killGrace`; works until the next minor version. */
   killGraceMs?: number;
   /** The watchdog that kills the commands' groups if this process dies (`kill -9`); see `groupReaper`. */
   reaper?: GroupReaper;
@@ -119,7 +122,7 @@ export function commandTask(options: CommandTaskOptions): CommandTask {
     throw new LedgerError('input.missingCommand', 'no command to run; put it after --, e.g. `-- sh -c \'echo {date} >> out.txt\'`');
   }
   checkCommand(options.argv, options);
-  const graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const graceMs = durationOption(options, 'killGrace', 'commandTask') ?? DEFAULT_KILL_GRACE_MS;
   /** The process groups of the commands running now (a group outlives its leader while a member lives). */
   const live = new Set<number>();
   const signalGroup = (pgid: number, signal: StopSignal) => {

@@ -12,6 +12,7 @@ import { DEFAULT_KILL_GRACE_MS } from './command-task.js';
 import { formatDuration } from './format-summary.js';
 import { STORE_NOTE, type RunProgress, type RunReport, type RunSummary, type RunTask, type SkipReason } from './run-types.js';
 import { waitForPlace } from './wait-for-place.js';
+import { inZone } from '../format/zoned-instant.js';
 import { enqueue, type PlaceOrder, type Waiter } from './place-order.js';
 import type { PoolHolder, PoolPlaces, PoolRun } from './pool-places.js';
 import { DEFAULT_PRIORITY } from '../ledger/build-definition.js';
@@ -370,7 +371,7 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
     const running: Promise<void> = runSlot(next.index, next.slot, waited)
       .then((wait) => {
         if (!wait) return;
-        if (options.retryLater) skip(next.index, next.slot, 'waitingForRetry', `attempt ${wait.attempt} of ${wait.of} is due at ${wait.nextAt}; left for then`);
+        if (options.retryLater) skip(next.index, next.slot, 'waitingForRetry', `attempt ${wait.attempt} of ${wait.of} is due at ${inZone(wait.nextAt, definition.timezone)}; left for then`);
         else delayed.push({ ...next, wait });
       })
       .catch((error: unknown) => {
@@ -412,7 +413,7 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
   await Promise.all(active);
   // A retry still waiting when the runner stopped: its schedule is in the ledger, and the same command resumes the wait.
   for (const { slot, index, wait } of delayed) {
-    skip(index, slot, 'waitingForRetry', `attempt ${wait.attempt} of ${wait.of} is due at ${wait.nextAt}; the runner stopped before it, so run the same command again to resume the wait`);
+    skip(index, slot, 'waitingForRetry', `attempt ${wait.attempt} of ${wait.of} is due at ${inZone(wait.nextAt, definition.timezone)}; the runner stopped before it, so run the same command again to resume the wait`);
   }
   // A store error outside a run's own recording (reading the state, claiming a slot) stops the runner, but
   // the runs in flight have finished and recorded (or retried), so the summary is still owed: only errors

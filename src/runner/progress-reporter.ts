@@ -1,6 +1,7 @@
 import { terminalText } from '../format/terminal-text.js';
 import { formatDuration, isQuietSkip, quietSkipLine } from './format-summary.js';
 import type { RunProgress, RunReport } from './run-types.js';
+import { inZone } from '../format/zoned-instant.js';
 
 export type ProgressReporterOptions = {
   /** Where progress goes (stderr): a bar redrawn in place on a terminal, else one line per slot. */
@@ -14,6 +15,8 @@ export type ProgressReporterOptions = {
   childStdout: (line: string) => void;
   /** Where the commands' stderr lines go (default: `write`). */
   childStderr?: (line: string) => void;
+  /** The pipeline's time zone: a retry's time is shown in it, with its offset (default UTC). */
+  zone?: string;
   monotonic?: () => number;
 };
 
@@ -93,7 +96,7 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
         case 'retry':
           // Not finished: the date waits for its next attempt, and the bar does not count it yet.
           running.delete(progress.date);
-          above(() => options.write(`${options.label} ${progress.date} failed (attempt ${progress.attempt - 1} of ${progress.of}): ${firstLine(progress.error)}; attempt ${progress.attempt} at ${progress.nextAt}\n`));
+          above(() => options.write(`${options.label} ${progress.date} failed (attempt ${progress.attempt - 1} of ${progress.of}): ${firstLine(progress.error)}; attempt ${progress.attempt} at ${inZone(progress.nextAt, options.zone ?? 'UTC')}\n`));
           return;
         case 'finished': {
           const r = progress.report;

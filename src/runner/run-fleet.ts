@@ -10,6 +10,7 @@ import { createLimiter, executeRuns, type Limiter } from './execute-runs.js';
 import { boundedSlots } from '../ledger/slots.js';
 import { planJob, type PlannedJob } from './plan-job.js';
 import type { RunControlOptions } from './retry-policy.js';
+import { durationOption, type Duration } from '../ledger/library-options.js';
 import type { RunProgress, RunSummary, RunTask } from './run-types.js';
 import { upstreamGate } from './upstream-gate.js';
 import type { PoolPlaces } from './pool-places.js';
@@ -24,14 +25,27 @@ export type FleetOptions = {
   taskFor: (definition: PipelineDefinition) => RunTask | null;
   /** Runs at once across every pipeline (`--parallel`); each pipeline also keeps to its own `--max-active-runs`. Default 4. */
   parallel?: number;
-  /** Wait up to this long for upstream slots outside this run that are not done (`--wait-upstream`). */
-  waitUpstreamMs?: number;
-  leaseMs?: number;
+  /** Wait up to this long for upstream slots outside this run that are not done (`--wait-upstream`): `"1h"` or milliseconds. */
+  waitUpstream?: Duration;
+  /** How long each run may go without a heartbeat (`--lease`): `"1h"` or milliseconds; default each pipeline's. */
+  lease?: Duration;
   /** Retries and timeout over each pipeline's own (`--retries … --timeout`). */
   control?: RunControlOptions;
+  /** How often a running run heartbeats: `"10m"` or milliseconds; default a third of its lease. */
+  heartbeat?: Duration;
+  /** How often to look again for a free place when a pipeline's max-active-runs is reached: `"250ms"` (the default) or milliseconds. */
+  placePoll?: Duration;
+  /** The command task's grace between SIGTERM and SIGKILL (`--kill-grace`): `"10s"` (the default) or milliseconds. */
+  killGrace?: Duration;
+  /** @deprecated Use `waitUpstream`; works until the next minor version. */
+  waitUpstreamMs?: number;
+  /** @deprecated Use `lease`; works until the next minor version. */
+  leaseMs?: number;
+  /** @deprecated Use `heartbeat`; works until the next minor version. */
   heartbeatMs?: number;
+  /** @deprecated Use `placePoll`; works until the next minor version. */
   placePollMs?: number;
-  /** The command task's grace between SIGTERM and SIGKILL (`--kill-grace`). */
+  /** @deprecated Use `killGrace`; works until the next minor version. */
   killGraceMs?: number;
   /** Record the runs as this type instead of the plan's (the scheduler records `scheduled` runs). */
   runType?: 'scheduled';
@@ -63,6 +77,20 @@ export type FleetSummary = {
   durationMs: number;
 };
 
+/** The fleet's durations in milliseconds, from their `"1h"` or milliseconds forms or the deprecated `…Ms` names. */
+function fleetDurations(options: FleetOptions): Partial<Record<'waitUpstream' | 'lease' | 'heartbeat' | 'placePoll' | 'killGrace', number>> {
+  const out: Partial<Record<'waitUpstream' | 'lease' | 'heartbeat' | 'placePoll' | 'killGrace', number>> = {};
+  for (const name of ['waitUpstream', 'lease', 'heartbeat', 'placePoll', 'killGrace'] as const) {
+    // An endless wait (the fleet's own planning passes one) is no duration to check.
+    if (name === 'waitUpstream' && options.waitUpstream === Number.POSITIVE_INFINITY) out.waitUpstream = Number.POSITIVE_INFINITY;
+    else {
+      const ms = durationOption(options, name, 'runFleet');
+      if (ms != null) out[name] = ms;
+    }
+  }
+  return out;
+}
+
 /**
  * Runs many pipelines' dates in dependency order (`catchup --all`, `backfill --with-downstream`): a date
  * starts only once every upstream slot it waits for has succeeded, whether this run or another runner
@@ -76,6 +104,7 @@ export type FleetSummary = {
 export async function runFleet(ledger: Ledger, request: FleetRequest, options: FleetOptions): Promise<FleetSummary> {
   const clock = options.monotonic ?? (() => performance.now());
   const began = clock();
+  const ms = fleetDurations(options);
   const parallel = options.parallel ?? 4;
   if (!Number.isSafeInteger(parallel) || parallel < 1) throw new LedgerError('input.invalidNumber', `--parallel must be a whole number of 1 or more, not ${parallel}`);
   const { jobs, definitions } = await planFleet(ledger, request);
@@ -111,7 +140,7 @@ export async function runFleet(ledger: Ledger, request: FleetRequest, options: F
         ? upstreamGate(ledger, {
             definition,
             inProgress: (pipeline, date) => settled.get(keyOf(pipeline, date))?.promise,
-            ...(options.waitUpstreamMs === undefined ? {} : { waitMs: options.waitUpstreamMs }),
+            ...(ms.waitUpstream === undefined ? {} : { waitMs: ms.waitUpstream }),
           })
         : undefined;
       try {
@@ -130,10 +159,10 @@ export async function runFleet(ledger: Ledger, request: FleetRequest, options: F
           ...(options.stopStarting ? { stopStarting: options.stopStarting } : {}),
           startReason: options.startReason !== undefined ? options.startReason : request.kind === 'catchup' ? 'catchup --all (reprocess ' + job.reprocess + ')' : `backfill --with-downstream of ${request.pipeline} ${request.from}..${request.to}`,
           ...(gate ? { gate } : {}),
-          ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
-          ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
-          ...(options.placePollMs === undefined ? {} : { placePollMs: options.placePollMs }),
-          ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+          ...(ms.lease === undefined ? {} : { leaseMs: ms.lease }),
+          ...(ms.heartbeat === undefined ? {} : { heartbeatMs: ms.heartbeat }),
+          ...(ms.placePoll === undefined ? {} : { placePollMs: ms.placePoll }),
+          ...(ms.killGrace === undefined ? {} : { killGraceMs: ms.killGrace }),
           ...(options.signal ? { signal: options.signal } : {}),
           ...(options.monotonic ? { monotonic: options.monotonic } : {}),
           onProgress: (progress) => {

@@ -2,7 +2,7 @@ import type { RunType } from '../../events/common.js';
 import { LedgerError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { StartInput } from '../ledger/ledger-types.js';
-import { durationMs, leaseOf, optionKeys, type Duration } from '../ledger/library-options.js';
+import { durationMs, durationOption, leaseOf, optionKeys, type Duration } from '../ledger/library-options.js';
 import { functionTask, type RunFunction } from './function-task.js';
 import { runOnce } from './run-once.js';
 import type { Metrics, RunContext } from './run-types.js';
@@ -20,6 +20,9 @@ export type WithRunOptions = {
   reason?: string;
   /** Abort to tell `fn` to stop; a failure after that is recorded as `interrupted`. */
   signal?: AbortSignal;
+  /** How often the run heartbeats while `fn` works: `"10m"` or milliseconds; default a third of its lease. */
+  heartbeat?: Duration;
+  /** @deprecated Use `heartbeat`; works until the next minor version. */
   heartbeatMs?: number;
   /**
    * Fail the run when `fn` takes longer (`"2h"` or milliseconds): `fn`'s signal aborts with the reason
@@ -33,7 +36,7 @@ export type WithRunOptions = {
 export type WithRunInput = WithRunOptions & { pipeline: string; date: string };
 
 /** Every option key of `ledger.withRun`, checked against the type by the compiler. */
-export const WITH_RUN_KEYS = optionKeys<WithRunInput>()({ pipeline: true, date: true, runType: true, force: true, lease: true, leaseMs: true, reason: true, signal: true, heartbeatMs: true, timeout: true });
+export const WITH_RUN_KEYS = optionKeys<WithRunInput>()({ pipeline: true, date: true, runType: true, force: true, lease: true, leaseMs: true, reason: true, signal: true, heartbeat: true, heartbeatMs: true, timeout: true });
 
 export type WithRunResult = { run: RunContext; metrics: Metrics };
 
@@ -60,11 +63,12 @@ export async function withRun(ledger: Ledger, pipeline: string, date: string, fn
   if (leaseMs !== undefined) start.lease = leaseMs;
   if (options.reason !== undefined) start.reason = options.reason;
   const timeoutMs = options.timeout === undefined ? undefined : durationMs(options.timeout, 'timeout');
+  const heartbeatMs = durationOption(options, 'heartbeat', 'ledger.withRun');
   const result = await runOnce(ledger, functionTask(fn), {
     start,
     reason: 'requested',
     ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    ...(heartbeatMs == null ? {} : { heartbeatMs }),
     ...(timeoutMs === undefined ? {} : { timeoutMs, abandonAfterTimeoutMs: ABANDON_AFTER_TIMEOUT_MS }),
   });
   if (result.timedOut && result.outcome.status === 'failed') {

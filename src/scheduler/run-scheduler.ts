@@ -83,8 +83,8 @@ export async function runScheduler(ledger: Ledger, options: SchedulerOptions): P
       retryLater: true,
       stopStarting: drain,
       ...(options.interrupt ? { signal: options.interrupt } : {}),
-      ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
-      ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+      ...(options.leaseMs === undefined ? {} : { lease: options.leaseMs }),
+      ...(options.killGraceMs === undefined ? {} : { killGrace: options.killGraceMs }),
       ...(options.control ? { control: options.control } : {}),
       onProgress: (pipeline, progress) => {
         if (progress.kind === 'started') {

@@ -12,6 +12,7 @@ import { asOfOf, queryOf } from './parse-query.js';
 import { RouteMethods } from './route-methods.js';
 import type { RouteScope, ServeDeps, ServeOptions } from './serve-options.js';
 import { serveRoutes } from './serve-routes.js';
+import { inZone } from '../format/zoned-instant.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -259,7 +260,7 @@ function checkRequest(request: FastifyRequest, nowMs: number): void {
   }
   const asOf = asOfOf(query);
   if (asOf && 'instant' in asOf && Date.parse(asOf.instant) > nowMs) {
-    throw new LedgerError('input.asOfInFuture', `as_of ${query.get('as_of') ?? ''} is after now (${new Date(nowMs).toISOString()}); the ledger has no future to show: pass an instant up to now, or leave as_of out`);
+    throw new LedgerError('input.asOfInFuture', `as_of ${query.get('as_of') ?? ''} is after now (${inZone(new Date(nowMs).toISOString(), 'UTC')}); the ledger has no future to show: pass an instant up to now, or leave as_of out`);
   }
 }
 

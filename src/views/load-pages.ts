@@ -20,6 +20,7 @@ import type { Timetable } from '../timetable/timetable.js';
 import { stripRange, tableStrip, type StripRange } from './table-strip.js';
 import { calendarWindow, defaultDayRows, type CalendarWindow, type CalendarWindowInput } from './calendar-window.js';
 import type { AuditPage, OverviewPage, OverviewRow, PageTime, PipelinePage, RunPage, VerifyPage } from './page-models.js';
+import { inZone } from '../format/zoned-instant.js';
 import { addPoolWaits } from '../ops/read-status.js';
 
 export type PageLimits = {
@@ -88,7 +89,7 @@ export async function loadOverview(ledger: Ledger, asOf: AsOf | undefined, defin
       last.push(row);
       if (last.length > 60) last.splice(0, last.length - 30);
     });
-    rows.push({ status: await overviewStatus(ledger, models, definition.pipeline, time), strip: statusStrip(last, 30) });
+    rows.push({ status: await overviewStatus(ledger, models, definition.pipeline, time), strip: statusStrip(last, 30, (iso) => inZone(iso, definition.timezone)) });
   }
   rows.sort((a, b) => compareWorstFirst(a.status, b.status));
   return { kind: 'overview', time, head, rows };
@@ -191,6 +192,7 @@ export function calendarOf(timetable: Timetable, state: StateView, nowMs: number
     dates: state.dates,
     notDue: explicitTo ? [] : notDueKeys(timetable, state, nowMs),
     dailyKeys: timetable.dailyKeys,
+    instant: (iso: string) => timetable.formatInstant(Date.parse(iso)),
     watermark: state.watermark,
     completeThrough: state.completeThrough,
     ...(maxRows === undefined ? {} : { maxRows }),

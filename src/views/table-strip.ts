@@ -61,7 +61,7 @@ export async function tableStrip(models: ReadModels, pipeline: string, timetable
   for (const date of await models.stripDates(pipeline, Math.max(offFrom, Number.MIN_SAFE_INTEGER), offTo)) {
     const at = date.logicalMs;
     if (date.offSchedule ? at < offFrom || at > offTo : at < fromMs || at > toMs) continue;
-    recorded.push({ at, key: date.date, cell: cellOf(date, nowMs) });
+    recorded.push({ at, key: date.date, cell: cellOf(date, nowMs, timetable) });
   }
   recorded.sort(byInstantSlotFirst(timetable));
   // The slots in order, a slot whose key has a row left out for it, each row before the first slot after it (`pageOfRows` without a limit).
@@ -78,7 +78,7 @@ export async function tableStrip(models: ReadModels, pipeline: string, timetable
 }
 
 /** A date row's strip cell, as `statusStrip` draws its `state` row: a running key whose lease ran out is stalled. */
-function cellOf(date: StripDate, nowMs: number): StripCell {
+function cellOf(date: StripDate, nowMs: number, timetable: Timetable): StripCell {
   const stalled = date.leaseExpiresAt !== null && leaseExpired({ status: date.status, leaseExpiresAt: date.leaseExpiresAt }, nowMs);
-  return { date: date.date, status: stalled ? 'stalled' : date.status, error: date.error, note: cellNote(date) };
+  return { date: date.date, status: stalled ? 'stalled' : date.status, error: date.error, note: cellNote(date, (iso) => timetable.formatInstant(Date.parse(iso))) };
 }

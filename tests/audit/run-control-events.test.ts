@@ -19,7 +19,7 @@ describe('run-control events in the audit trail', () => {
     db = join(dir, 'ledger.db');
     const clock = { now: Date.parse(NOW) };
     const ledger = await openLedger({ db, clock: () => clock.now, actor: 'alice' });
-    await ledger.define({ pipeline: 'etl_orders', schedule: '@daily', start: '2026-11-01', timezone: 'Asia/Jakarta', retries: 2, retryDelayMs: 60_000, dependsOnPast: true, slaMs: 7_200_000, timeoutMs: 3_600_000 });
+    await ledger.define({ pipeline: 'etl_orders', schedule: '@daily', start: '2026-11-01', timezone: 'Asia/Jakarta', retries: 2, retryDelay: '1m', dependsOnPast: true, sla: '2h', timeout: '1h' });
     let tries = 0;
     await ledger.backfill(
       { pipeline: 'etl_orders', from: '2026-11-01', to: '2026-11-02', sleep: async (ms) => void (clock.now += ms) },

@@ -60,7 +60,7 @@ describe.skipIf(!haveBrowser)('run-control statuses in Chromium', () => {
     expect(await cell('2026-11-03').getAttribute('class')).toMatch(/\bs-skipped\b/);
     expect(await cell('2026-11-04').getAttribute('class')).toMatch(/\bs-up_for_retry\b/);
     expect(await cell('2026-11-03').getAttribute('title')).toBe('2026-11-03: skipped · complete through · marked skipped by alice: holiday: the shop was closed');
-    expect(await cell('2026-11-04').getAttribute('title')).toBe('2026-11-04: up for retry · attempt 2 of 3, next at 2026-11-07T18:05:00.000Z · source not ready');
+    expect(await cell('2026-11-04').getAttribute('title')).toBe('2026-11-04: up for retry · attempt 2 of 3, next at 2026-11-08T01:05:00+07:00 · source not ready');
     const colour = (date: string) => cell(date).evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(el).backgroundColor);
     // Each status its own colour: skipped pink, up for retry orange, apart from success, failed and missing.
     expect(await colour('2026-11-03')).toBe('rgb(232, 90, 173)');

@@ -93,14 +93,14 @@ describe('the fleet runner on random DAGs', () => {
           if (failing && fails(run.pipeline, run.date)) throw new Error('boom');
           return { rows: 1 };
         });
-        const first = await runFleet(ledger, { kind: 'catchup' }, { taskFor: () => task, parallel, heartbeatMs: 60_000 });
+        const first = await runFleet(ledger, { kind: 'catchup' }, { taskFor: () => task, parallel, heartbeat: 60_000 });
         expect(first.pipelines.every((p) => p.runs.every((r) => r.status !== 'unrecorded'))).toBe(true);
 
         await checkRun(ledger, specs, timetables, true);
 
         // With the failures fixed, one more fleet run brings back every date whose upstream dates are due.
         failing = false;
-        const second = await runFleet(ledger, { kind: 'catchup' }, { taskFor: () => task, parallel, heartbeatMs: 60_000 });
+        const second = await runFleet(ledger, { kind: 'catchup' }, { taskFor: () => task, parallel, heartbeat: 60_000 });
         expect(second.failed).toBe(0);
         await checkRun(ledger, specs, timetables, false);
       }),

@@ -138,7 +138,7 @@ describe('runledger ingest openlineage', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/RunStarted\s+airflow_orders\s+2026-11-04\s+0193a000-0000-7000-8000-000000000010\s+attempt 3/);
     expect(r.stdout).toContain('line 12: START default/airflow_orders → recorded: started airflow_orders 2026-11-06 attempt 1 (scheduled)');
-    expect(r.stdout).toContain('line 16: FAIL default/airflow_orders → duplicate: the FAIL of run 0193a000-0000-7000-8000-00000000000f at 2026-11-07T09:02:00.000Z (airflow_orders 2026-11-04) is already in the ledger');
+    expect(r.stdout).toContain('line 16: FAIL default/airflow_orders → duplicate: the FAIL of run 0193a000-0000-7000-8000-00000000000f at 2026-11-07T09:02:00+00:00 (airflow_orders 2026-11-04) is already in the ledger');
     expect(r.stdout).toContain('dry run, nothing written');
     expect(eventCount(db)).toBe(1);
   });

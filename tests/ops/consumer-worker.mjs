@@ -17,7 +17,7 @@ if (!db || !out || !hold) {
 }
 const ledger = await openLedger({ db, create: false });
 const subscription = await ledger.subscribe(
-  { consumer: 'killer', fromPosition: 1, filter: { types: ['RunFailed'] }, pollMs: 20 },
+  { consumer: 'killer', fromPosition: 1, filter: { types: ['RunFailed'] }, poll: 20 },
   async (event) => {
     appendFileSync(out, `${JSON.stringify({ position: event.position, pid: process.pid })}\n`);
     process.stdout.write(`delivered ${event.position}\n`);

@@ -20,7 +20,7 @@ async function ledgerAt(now: number) {
   const clock = { now };
   const ledger = await openLedger({ db: join(tempDir(), 'l.db'), clock: () => clock.now, actor: 'tester' });
   open.push(ledger);
-  await ledger.define({ pipeline: 'p', schedule: '@daily', start: '2026-11-01', slaMs: 7_200_000, leaseMs: 600_000 });
+  await ledger.define({ pipeline: 'p', schedule: '@daily', start: '2026-11-01', sla: '2h', lease: '10m' });
   return { ledger, clock };
 }
 
@@ -56,7 +56,7 @@ describe('the notifier', () => {
   test('a failure that will be retried is not news; the final one is, once; its clock moves on with the ledger', async () => {
     const { ledger, clock } = await ledgerAt(T0);
     const got: Notification[] = [];
-    const options = { consumer: 'ops', kinds: ['failed', 'late', 'recovered'] as const, deliver: async (n: Notification) => void got.push(n), retries: 0, retryDelayMs: 1, once: true, fromPosition: 1 };
+    const options = { consumer: 'ops', kinds: ['failed', 'late', 'recovered'] as const, deliver: async (n: Notification) => void got.push(n), retries: 0, retryDelay: 1, once: true, fromPosition: 1 };
     await runNotifier(ledger, { ...options });
     expect(got).toEqual([]);
     const a = await ledger.start({ pipeline: 'p', date: '2026-11-01' });
@@ -86,7 +86,7 @@ describe('the notifier', () => {
       fromPosition: 1,
       once: true,
       retries: 2,
-      retryDelayMs: 1,
+      retryDelay: 1,
       sleep: async () => undefined,
       deliver: async () => {
         tries += 1;

@@ -30,7 +30,7 @@ describe('ledger.subscribe', () => {
     const ledger = await ledgerWithPipeline();
     await failDate(ledger, '2026-11-01');
     const seen: RecordedEvent[] = [];
-    const sub = await ledger.subscribe({ filter: { types: ['RunFailed'] }, pollMs: 5 }, (event) => void seen.push(event));
+    const sub = await ledger.subscribe({ filter: { types: ['RunFailed'] }, poll: 5 }, (event) => void seen.push(event));
     await failDate(ledger, '2026-11-02');
     await failDate(ledger, '2026-11-03');
     await until(() => seen.length === 2, 'two failures');
@@ -46,7 +46,7 @@ describe('ledger.subscribe', () => {
     const ledger = await ledgerWithPipeline();
     await ledger.define({ pipeline: 'other', schedule: '@daily', start: '2026-11-01' });
     const seen: string[] = [];
-    const sub = await ledger.subscribe({ fromPosition: 1, filter: { pipeline: 'etl', types: ['RunFailed'] }, pollMs: 5 }, (e) => void seen.push(`${e.data.pipeline} ${'date' in e.data ? e.data.date : ''}`));
+    const sub = await ledger.subscribe({ fromPosition: 1, filter: { pipeline: 'etl', types: ['RunFailed'] }, poll: 5 }, (e) => void seen.push(`${e.data.pipeline} ${'date' in e.data ? e.data.date : ''}`));
     await failDate(ledger, '2026-11-01', 'other');
     await failDate(ledger, '2026-11-01');
     await until(() => seen.length === 1, 'the etl failure');
@@ -58,7 +58,7 @@ describe('ledger.subscribe', () => {
     const ledger = await ledgerWithPipeline();
     await failDate(ledger, '2026-11-01');
     const seen: number[] = [];
-    const sub = await ledger.subscribe({ fromPosition: 1, pollMs: 5 }, (e) => void seen.push(e.position));
+    const sub = await ledger.subscribe({ fromPosition: 1, poll: 5 }, (e) => void seen.push(e.position));
     await until(() => seen.length === 3, 'the three events');
     await sub.stop();
     expect(seen).toEqual([1, 2, 3]);
@@ -66,7 +66,7 @@ describe('ledger.subscribe', () => {
 
   test('a consumer resumes right after the last event it handled; a new one starts from now on and stores that at once', async () => {
     const ledger = await ledgerWithPipeline();
-    const options = { consumer: 'alerts', filter: { types: ['RunFailed' as const] }, pollMs: 5 };
+    const options = { consumer: 'alerts', filter: { types: ['RunFailed' as const] }, poll: 5 };
     const first: string[] = [];
     const sub = await ledger.subscribe(options, (e) => void first.push('date' in e.data ? e.data.date : ''));
     expect(await ledger.store.consumers.get('alerts')).toBe(1);
@@ -91,7 +91,7 @@ describe('ledger.subscribe', () => {
     const attempts: number[] = [];
     const retries: number[] = [];
     const sub = await ledger.subscribe(
-      { consumer: 'flaky', filter: { types: ['RunFailed'] }, retries: 2, retryDelayMs: 1, pollMs: 5, onRetry: (_e, attempt, _err, delay) => retries.push(attempt * 1000 + delay) },
+      { consumer: 'flaky', filter: { types: ['RunFailed'] }, retries: 2, retryDelay: 1, poll: 5, onRetry: (_e, attempt, _err, delay) => retries.push(attempt * 1000 + delay) },
       (e) => {
         attempts.push(e.position);
         throw new Error('webhook answered 503\nwith a body');
@@ -119,7 +119,7 @@ describe('ledger.subscribe', () => {
     const ledger = await ledgerWithPipeline();
     let calls = 0;
     const seen: number[] = [];
-    const sub = await ledger.subscribe({ consumer: 'once', filter: { types: ['RunFailed'] }, retryDelayMs: 1, pollMs: 5 }, (e) => {
+    const sub = await ledger.subscribe({ consumer: 'once', filter: { types: ['RunFailed'] }, retryDelay: 1, poll: 5 }, (e) => {
       calls += 1;
       if (calls === 1) throw new Error('not yet');
       seen.push(e.position);
@@ -134,7 +134,7 @@ describe('ledger.subscribe', () => {
   test('stopped while its handler is failing and waiting to retry, it ends quietly with the position before that event', async () => {
     const ledger = await ledgerWithPipeline();
     let failures = 0;
-    const sub = await ledger.subscribe({ consumer: 'patient', filter: { types: ['RunFailed'] }, retries: 5, retryDelayMs: 60_000, pollMs: 5 }, () => {
+    const sub = await ledger.subscribe({ consumer: 'patient', filter: { types: ['RunFailed'] }, retries: 5, retryDelay: 60_000, poll: 5 }, () => {
       failures += 1;
       throw new Error('down');
     });

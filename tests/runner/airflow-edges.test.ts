@@ -105,7 +105,7 @@ describe("the pipeline's max_active_runs counts live runs across runners", () =>
       alive -= 1;
       return {};
     };
-    const range = { pipeline: 'p', from: '2026-11-01', to: '2026-11-12', placePollMs: 5 };
+    const range = { pipeline: 'p', from: '2026-11-01', to: '2026-11-12', placePoll: 5 };
     const [sa, sb] = await Promise.all([a.backfill({ ...range, maxActiveRuns: 2 }, work), b.backfill({ ...range, maxActiveRuns: 2 }, work)]);
     expect(most).toBeLessThanOrEqual(2);
     expect(most).toBe(2);

@@ -89,7 +89,7 @@ describe('ledger.backfill', () => {
   test('when a date is cleared while it runs then its work is fenced out and its signal aborts', async () => {
     const { ledger } = await ledgerWithOrders();
     let aborted = false;
-    const summary = await ledger.backfill({ pipeline: 'etl_orders', from: '2026-11-02', to: '2026-11-02', heartbeatMs: 10 }, async (_run, signal) => {
+    const summary = await ledger.backfill({ pipeline: 'etl_orders', from: '2026-11-02', to: '2026-11-02', heartbeat: 10 }, async (_run, signal) => {
       await ledger.clear({ pipeline: 'etl_orders', dates: ['2026-11-02'], reason: 'bad upstream data' });
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
       aborted = true;
@@ -102,7 +102,7 @@ describe('ledger.backfill', () => {
 
   test('when the function takes longer than the lease then heartbeats keep it alive', async () => {
     const { ledger, clock } = await ledgerWithOrders();
-    await ledger.backfill({ pipeline: 'etl_orders', from: '2026-11-02', to: '2026-11-02', leaseMs: 1000, heartbeatMs: 5 }, async () => {
+    await ledger.backfill({ pipeline: 'etl_orders', from: '2026-11-02', to: '2026-11-02', lease: 1000, heartbeat: 5 }, async () => {
       for (let i = 0; i < 5; i++) {
         clock.now += 500;
         await new Promise((r) => setTimeout(r, 20));

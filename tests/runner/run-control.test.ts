@@ -31,7 +31,7 @@ const dates = async (ledger: Ledger) => (await ledger.state({ pipeline: 'etl_ord
 
 describe('retries', () => {
   test('a function that fails twice then succeeds ends success at attempt 3, each retry after its delay in ledger time', async () => {
-    const { ledger, clock, sleep } = await ledgerWith({ retries: 3, retryDelayMs: 300_000, retryExponential: true });
+    const { ledger, clock, sleep } = await ledgerWith({ retries: 3, retryDelay: 300_000, retryExponential: true });
     const startedAt: number[] = [];
     const summary = await ledger.backfill({ pipeline: 'etl_orders', from: '2026-11-02', to: '2026-11-02', sleep }, async (run) => {
       startedAt.push(clock.now);
@@ -56,7 +56,7 @@ describe('retries', () => {
   });
 
   test('a date fails only when its retries are spent; while it waits it is up_for_retry with the attempt and the time', async () => {
-    const { ledger, sleep } = await ledgerWith({ retries: 1, retryDelayMs: 60_000 });
+    const { ledger, sleep } = await ledgerWith({ retries: 1, retryDelay: 60_000 });
     const seen: string[] = [];
     const summary = await ledger.backfill({ pipeline: 'etl_orders', from: '2026-11-02', to: '2026-11-02', sleep }, async (run) => {
       const [row] = await dates(ledger);
@@ -70,7 +70,7 @@ describe('retries', () => {
   });
 
   test('a runner stopped while a retry waits leaves it up_for_retry in the ledger; the next runner resumes the wait, not the count', async () => {
-    const { ledger, clock, sleep } = await ledgerWith({ retries: 2, retryDelayMs: 3_600_000 });
+    const { ledger, clock, sleep } = await ledgerWith({ retries: 2, retryDelay: 3_600_000 });
     const controller = new AbortController();
     const first = await ledger.backfill(
       { pipeline: 'etl_orders', from: '2026-11-02', to: '2026-11-02', signal: controller.signal, sleep: async () => controller.abort('SIGTERM') },
@@ -104,7 +104,7 @@ describe('retries', () => {
   });
 
   test('with max active runs 1, a date waiting for its retry does not hold the place: the next date runs meanwhile', async () => {
-    const { ledger, sleep } = await ledgerWith({ retries: 1, retryDelayMs: 600_000, maxActiveRuns: 1 });
+    const { ledger, sleep } = await ledgerWith({ retries: 1, retryDelay: 600_000, maxActiveRuns: 1 });
     const order: string[] = [];
     let failedOnce = false;
     const summary = await ledger.backfill({ pipeline: 'etl_orders', from: '2026-11-02', to: '2026-11-03', sleep, continueOnFailure: true }, async (run) => {
@@ -149,7 +149,7 @@ describe('timeout', () => {
   });
 
   test('a timed-out attempt counts against the retries', async () => {
-    const { ledger, sleep } = await ledgerWith({ retries: 1, retryDelayMs: 0 });
+    const { ledger, sleep } = await ledgerWith({ retries: 1, retryDelay: 0 });
     let calls = 0;
     const summary = await ledger.backfill({ pipeline: 'etl_orders', from: '2026-11-02', to: '2026-11-02', sleep, timeout: 30 }, (_run, signal) => {
       calls += 1;

@@ -200,7 +200,7 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
   const command = commandTask({
     argv,
     spawn,
-    killGraceMs: limits.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
+    killGrace: limits.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
     reaper,
     // A negative pid signals the command's whole process group.
     kill: (pid, signal) => process.kill(pid, signal),
@@ -236,6 +236,7 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
   });
 
   let summary: RunSummary;
+  const zone = (await ledger.pipeline(request.pipeline)).definition.timezone;
   try {
     const result = await runJob(ledger, request, command.task, {
       ...limits,
@@ -249,6 +250,7 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
           total: job.plan.slots.length,
           label: `${job.runType} ${job.pipeline}`,
           childStdout,
+          zone,
         });
       },
       onProgress: (progress) => reporter?.onProgress(progress),

@@ -114,8 +114,10 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
       // file; a partial one changes an existing pipeline, so the ledger must already be there.
       const complete = input.schedule !== undefined && input.start !== undefined;
       if (complete) buildDefinition(completeDefinitionInput(null, input));
-      const { leaseMs, freshnessMs, ...rest } = input;
-      const options = { ...rest, ...(leaseMs === undefined ? {} : { lease: leaseMs }), ...(freshnessMs === undefined ? {} : { freshness: freshnessMs }) };
+      // The library's names: durations as `lease`, `retryDelay`, … (milliseconds are one of their forms).
+      const { leaseMs, freshnessMs, retryDelayMs, maxRetryDelayMs, timeoutMs, slaMs, ...rest } = input;
+      const durations = { lease: leaseMs, freshness: freshnessMs, retryDelay: retryDelayMs, maxRetryDelay: maxRetryDelayMs, timeout: timeoutMs, sla: slaMs };
+      const options = { ...rest, ...Object.fromEntries(Object.entries(durations).filter(([, ms]) => ms !== undefined)) };
       const result = await ctx.withLedger(complete, (ledger) => ledger.define(options)).catch((error: unknown) => {
         // No ledger yet means no pipeline yet: completing the input throws input.missingOption, which says what a first definition needs.
         if (!complete && isLedgerError(error) && error.code === 'notFound.ledger') completeDefinitionInput(null, input);

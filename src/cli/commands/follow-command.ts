@@ -79,7 +79,7 @@ export function registerFollowCommand(program: Command, ctx: CliContext): void {
       if (dash !== -1 && argv.length === 0) throw new LedgerError('input.missingCommand', "no command after --; give one, e.g. -- sh -c 'cat >> events.jsonl'");
       const options: SubscribeOptions = {
         retries: parseWholeNumber(opts.retries, '--retries', 0),
-        retryDelayMs: parseDuration(opts.retryDelay, '--retry-delay'),
+        retryDelay: parseDuration(opts.retryDelay, '--retry-delay'),
         ...(opts.consumer === undefined ? {} : { consumer: opts.consumer }),
         ...(opts.fromPosition === undefined ? {} : { fromPosition: parseWholeNumber(opts.fromPosition, '--from-position', 1) }),
         filter: {

@@ -82,8 +82,8 @@ export function registerNotifyCommand(program: Command, ctx: CliContext): void {
       let deliver: Deliver;
       if (opts.webhook !== undefined) {
         const url = checkWebhookUrl(opts.webhook);
-        deliver = webhookDelivery({ url, timeoutMs, ...(template === undefined ? {} : { template }) });
-      } else deliver = commandDelivery({ argv, env: childEnvironment(ctx.deps.env, opts.passLedgerEnv ?? false), timeoutMs });
+        deliver = webhookDelivery({ url, timeout: timeoutMs, ...(template === undefined ? {} : { template }) });
+      } else deliver = commandDelivery({ argv, env: childEnvironment(ctx.deps.env, opts.passLedgerEnv ?? false), timeout: timeoutMs });
       const where = opts.webhook !== undefined ? redactUrl(opts.webhook) : argv[0];
       const controller = new AbortController();
       const stop = () => controller.abort('stopped');
@@ -97,8 +97,8 @@ export function registerNotifyCommand(program: Command, ctx: CliContext): void {
             kinds,
             deliver,
             retries,
-            retryDelayMs,
-            checkEveryMs,
+            retryDelay: retryDelayMs,
+            checkEvery: checkEveryMs,
             signal: controller.signal,
             ...(opts.once ? { once: true } : {}),
             ...(opts.pipeline === undefined ? {} : { pipeline: opts.pipeline }),

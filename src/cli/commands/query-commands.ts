@@ -83,13 +83,14 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .option('--wide', "don't cut the DETAIL and ERROR columns to the terminal's width (each error's most telling line; --json has the whole text)")
     .addHelpText('after', '\nExamples:\n  runledger pending etl_orders\n  runledger pending etl_orders --from 2026-11-01 --to 2026-11-30 --json')
     .action(async (pipeline: string, opts: RangeOpts & { wide?: boolean }) => {
-      const [view, poolWait] = await ctx.withLedger(false, async (ledger) => {
+      const [view, poolWait, zones] = await ctx.withLedger(false, async (ledger) => {
         const pending = await ledger.pending(range(pipeline, opts));
         // A full pool is a fact of now: told beside the dates that could start, never as of another time.
         const startable = pending.pending.some((p) => p.reason !== 'upstream' && p.reason !== 'waitingForPrevious' && p.reason !== 'up_for_retry');
-        return [pending, startable && opts.asOf === undefined ? await readPipelinePoolWait(ledger, pipeline) : null] as const;
+        return [pending, startable && opts.asOf === undefined ? await readPipelinePoolWait(ledger, pipeline) : null, await pipelineZones(ledger, [pipeline])] as const;
       });
       if (opts.json) return ctx.json(poolWait ? { ...view, poolWait } : view);
+      const zone = zones.get(pipeline) ?? 'UTC';
       if (view.pending.length === 0) ctx.out(`nothing pending for ${pipeline}${view.from ? ` from ${view.from} to ${view.to}` : ''}`);
       else {
         const errors = view.pending.some((p) => p.error !== undefined);
@@ -98,7 +99,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
         const details = view.pending.some((p) => p.retry !== undefined || p.previous !== undefined || p.blockedBy !== undefined || p.cause !== undefined);
         const detail = (p: (typeof view.pending)[number]) =>
           [
-            p.retry ? `attempt ${p.retry.attempt} of ${p.retry.of}${p.retry.nextAt ? `, next at ${p.retry.nextAt}` : ''}` : p.previous ? `after ${p.previous}` : '',
+            p.retry ? `attempt ${p.retry.attempt} of ${p.retry.of}${p.retry.nextAt ? `, next at ${inZone(p.retry.nextAt, zone)}` : ''}` : p.previous ? `after ${p.previous}` : '',
             p.blockedBy ? waitsForText(p.blockedBy) : '',
             p.cause ? clearedBecause(p.cause) : '',
           ]

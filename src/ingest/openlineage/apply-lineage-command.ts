@@ -1,4 +1,5 @@
 import { olderThanCurrentAttempt } from '../../../projections/producer-time.js';
+import { inZone } from '../../format/zoned-instant.js';
 import { fitText, recordedTextLimits } from '../../../events/limits.js';
 import type { OpenLineageJob } from '../../../events/pipeline-definition.js';
 import { ExitCode, isLedgerError, LedgerError } from '../../errors.js';
@@ -162,7 +163,7 @@ async function applyRun(ctx: ApplyContext, pipeline: string, command: RunCommand
   const { ledger } = ctx;
   const type = LEDGER_TYPE_OF[command.action];
   const heldOn = await alreadyHeld(ctx, pipeline, command.runId, (e) => e.type === type && atOf(e) === command.eventTime);
-  if (heldOn !== null) return duplicate(`the ${command.eventType} of run ${command.runId} at ${command.eventTime} (${pipeline} ${heldOn}) is already in the ledger; nothing written`, heldOn);
+  if (heldOn !== null) return duplicate(`the ${command.eventType} of run ${command.runId} at ${inZone(command.eventTime, 'UTC')} (${pipeline} ${heldOn}) is already in the ledger; nothing written`, heldOn);
   let found = await knownRun(ctx, pipeline, command.runId);
   let started: StartResult | null = null;
   if (!found) {
@@ -253,7 +254,7 @@ async function applyTask(ctx: ApplyContext, pipeline: string, command: TaskComma
     };
   }
   const heldOn = await alreadyHeld(ctx, pipeline, command.runId, (e) => e.type === 'TaskStateChanged' && e.data.taskId === command.taskId && e.data.state === command.taskState && e.data.at === command.eventTime);
-  if (heldOn !== null) return duplicate(`task ${command.taskId} ${command.taskState} of run ${command.runId} at ${command.eventTime} is already in the ledger; nothing written`, heldOn);
+  if (heldOn !== null) return duplicate(`task ${command.taskId} ${command.taskState} of run ${command.runId} at ${inZone(command.eventTime, 'UTC')} is already in the ledger; nothing written`, heldOn);
   let found = await knownRun(ctx, pipeline, command.runId);
   let startLine = '';
   if (!found) {

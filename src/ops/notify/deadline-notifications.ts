@@ -2,6 +2,7 @@ import { isDone } from '../../../projections/date-state.js';
 import { overdueRetry } from '../../../projections/overdue-retry.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import { idempotencyKey, type Notification, type NotifyKind } from './notification.js';
+import { inZone } from '../../format/zoned-instant.js';
 
 /** The most slots one check looks at per pipeline: a notifier that was down for years catches up in steps. */
 const MAX_SLOTS_PER_CHECK = 10_000;
@@ -57,7 +58,7 @@ export async function deadlineNotifications(ledger: Ledger, pipelines: readonly 
           runId: date.runId,
           at: overdue.overdueSince,
           position: null,
-          summary: `${name} ${date.date}: retry overdue, attempt ${overdue.attempt} of ${overdue.of} was due at ${overdue.nextAt} and nobody started it (its runner stopped?); run runledger catchup ${name}`,
+          summary: `${name} ${date.date}: retry overdue, attempt ${overdue.attempt} of ${overdue.of} was due at ${inZone(overdue.nextAt, definition.timezone)} and nobody started it (its runner stopped?); run runledger catchup ${name}`,
           error: date.error?.message ?? null,
           code: 'overdue',
           attempt: date.attempt,
@@ -86,7 +87,7 @@ export async function deadlineNotifications(ledger: Ledger, pipelines: readonly 
           runId: date?.runId ?? null,
           at: deadline,
           position: null,
-          summary: `${name} ${slot.date} is late: not done by ${deadline} (run-after ${slot.runAfter} plus its SLA), now ${date?.status ?? 'missing'}`,
+          summary: `${name} ${slot.date} is late: not done by ${inZone(deadline, definition.timezone)} (run-after ${slot.runAfter} plus its SLA), now ${date?.status ?? 'missing'}`,
           error: null,
           code: date?.status ?? 'missing',
           attempt: date?.attempt ?? null,

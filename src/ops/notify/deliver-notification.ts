@@ -1,6 +1,10 @@
 import { spawn } from 'node:child_process';
 import { LedgerError } from '../../errors.js';
 import type { Notification } from './notification.js';
+import { durationOption, type Duration } from '../../ledger/library-options.js';
+
+/** How long one delivery may take when the caller does not say (`notify --timeout`'s default). */
+const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
 
 /** Hands one notification over; throws `DeliveryError` when it did not arrive. */
 export type Deliver = (notification: Notification) => Promise<void>;
@@ -87,13 +91,14 @@ export function checkTemplate(template: string): void {
 /**
  * Delivery by HTTP POST: the notification (or the filled template) as JSON, with an `Idempotency-Key` header
  * that is the notification's own key. 2xx is delivered; 408, 429, 5xx, a network error or no answer within
- * `timeoutMs` are worth another try; any other status is refused for good.
+ * `timeout` (`"10s"`, the default, or milliseconds) are worth another try; any other status is refused for good.
  *
  * @example
- * const deliver = webhookDelivery({ url: 'https://hooks.slack.com/services/…', timeoutMs: 10_000 });
+ * const deliver = webhookDelivery({ url: 'https://hooks.slack.com/services/…', timeout: '10s' });
  */
-export function webhookDelivery(options: { url: string; template?: string; timeoutMs: number; fetch?: typeof fetch }): Deliver {
+export function webhookDelivery(options: { url: string; template?: string; timeout?: Duration; /** @deprecated Use `timeout`; works until the next minor version. */ timeoutMs?: number; fetch?: typeof fetch }): Deliver {
   const post = options.fetch ?? fetch;
+  const timeoutMs = durationOption(options, 'timeout', 'webhookDelivery') ?? DEFAULT_DELIVERY_TIMEOUT_MS;
   return async (notification) => {
     const body = options.template === undefined ? JSON.stringify(notification) : renderTemplate(options.template, notification);
     let response: Response;
@@ -102,12 +107,12 @@ export function webhookDelivery(options: { url: string; template?: string; timeo
         method: 'POST',
         headers: { 'content-type': 'application/json', 'idempotency-key': notification.idempotencyKey, 'user-agent': 'runledger-notify' },
         body,
-        signal: AbortSignal.timeout(options.timeoutMs),
+        signal: AbortSignal.timeout(timeoutMs),
         redirect: 'error',
       });
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause?.code;
-      const why = (error as Error).name === 'TimeoutError' ? `no answer within ${options.timeoutMs} ms` : `${(error as Error).message}${cause ? ` (${cause})` : ''}`;
+      const why = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : `${(error as Error).message}${cause ? ` (${cause})` : ''}`;
       throw new DeliveryError(`POST ${redactUrl(options.url)} failed: ${why}`, false);
     }
     // The body is read (and dropped) so the connection can be reused.
@@ -121,25 +126,27 @@ export function webhookDelivery(options: { url: string; template?: string; timeo
 /**
  * Delivery by running a command (no shell): the notification as JSON on stdin, and its fields in the environment
  * (RUNLEDGER_NOTIFY_KIND, _PIPELINE, _DATE, _RUN_ID, _AT, _SUMMARY, _ERROR, _CODE, _ATTEMPT, _IDEMPOTENCY_KEY).
- * Exit 0 is delivered; anything else, or running past `timeoutMs` (then it is killed), is tried again.
+ * Exit 0 is delivered; anything else, or running past `timeout` (`"10s"`, the default, or milliseconds; then it is
+ * killed), is tried again.
  *
  * @example
- * const deliver = commandDelivery({ argv: ['./page-oncall.sh'], env: process.env, timeoutMs: 30_000 });
+ * const deliver = commandDelivery({ argv: ['./page-oncall.sh'], env: process.env, timeout: '30s' });
  */
-export function commandDelivery(options: { argv: readonly string[]; env: Readonly<Record<string, string | undefined>>; timeoutMs: number }): Deliver {
+export function commandDelivery(options: { argv: readonly string[]; env: Readonly<Record<string, string | undefined>>; timeout?: Duration; /** @deprecated Use `timeout`; works until the next minor version. */ timeoutMs?: number }): Deliver {
   const [file, ...args] = options.argv as [string, ...string[]];
+  const timeoutMs = durationOption(options, 'timeout', 'commandDelivery') ?? DEFAULT_DELIVERY_TIMEOUT_MS;
   return (n) =>
     new Promise<void>((resolve, reject) => {
       const env: Record<string, string> = {};
       for (const [k, v] of Object.entries(options.env)) if (v !== undefined) env[k] = v;
       Object.assign(env, notificationEnvironment(n));
-      const child = spawn(file, args, { stdio: ['pipe', 'inherit', 'inherit'], env, timeout: options.timeoutMs, killSignal: 'SIGKILL' });
+      const child = spawn(file, args, { stdio: ['pipe', 'inherit', 'inherit'], env, timeout: timeoutMs, killSignal: 'SIGKILL' });
       child.stdin.on('error', () => undefined);
       child.stdin.end(`${JSON.stringify(n)}\n`);
       child.on('error', (error: NodeJS.ErrnoException) => reject(new DeliveryError(`cannot run '${file}': ${error.code === 'ENOENT' ? 'no such command' : error.message}`, error.code === 'ENOENT')));
       child.on('close', (code, signal) => {
         if (code === 0) resolve();
-        else reject(new DeliveryError(`'${file}' ${signal ? `was killed by ${signal}${signal === 'SIGKILL' ? ` (over ${options.timeoutMs} ms?)` : ''}` : `exited with code ${code}`}`, false));
+        else reject(new DeliveryError(`'${file}' ${signal ? `was killed by ${signal}${signal === 'SIGKILL' ? ` (over ${timeoutMs} ms?)` : ''}` : `exited with code ${code}`}`, false));
       });
     });
 }

@@ -4,6 +4,7 @@ import { runOutcome } from '../../../projections/views/run-outcome.js';
 import { LedgerError } from '../../errors.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { Subscription } from '../../ledger/subscribe.js';
+import { durationOption, type Duration } from '../../ledger/library-options.js';
 import { deadlineNotifications } from './deadline-notifications.js';
 import { DeliveryError, type Deliver } from './deliver-notification.js';
 import { failedNotification, recoveredNotification, type Notification, type NotifyKind } from './notification.js';
@@ -19,9 +20,13 @@ export type NotifierOptions = {
   fromPosition?: number;
   /** Tries of one notification after the first before the notifier stops (its position stays before it). */
   retries: number;
-  /** The pause before the first retry, doubled after each (at most a minute). */
-  retryDelayMs: number;
-  /** How often to look at the clock for late and stalled dates (default 30 s). */
+  /** The pause before the first retry, doubled after each (at most a minute): `"1s"` (the default) or milliseconds. */
+  retryDelay?: Duration;
+  /** How often to look at the clock for late and stalled dates: `"30s"` (the default) or milliseconds. */
+  checkEvery?: Duration;
+  /** @deprecated Use `retryDelay`; works until the next minor version. */
+  retryDelayMs?: number;
+  /** @deprecated Use `checkEvery`; works until the next minor version. */
   checkEveryMs?: number;
   /** Handle what is there now (events up to the head, deadlines up to now), then stop. */
   once?: boolean;
@@ -43,18 +48,20 @@ const MAX_RETRY_DELAY_MS = 60_000;
  * delivered at least once, with an idempotency key derived from its event: a copy after a crash carries the
  * same key.
  *
- * The clock: every `checkEveryMs`, the deadlines that passed since the last check (`late`: run-after plus
+ * The clock: every `checkEvery`, the deadlines that passed since the last check (`late`: run-after plus
  * the pipeline's SLA of a slot not done; `stalled`: the end of a running date's lease) are reported, then the
  * instant checked up to is stored as the position of `<consumer>.deadlines`. A new consumer starts that clock
  * at now: deadlines that passed before it existed are not reported (`pending` and `check` show them).
  *
  * @example
- * await runNotifier(ledger, { consumer: 'oncall', kinds: ['failed', 'late'], deliver, retries: 5, retryDelayMs: 1000 });
+ * await runNotifier(ledger, { consumer: 'oncall', kinds: ['failed', 'late'], deliver, retries: 5, retryDelay: '1s' });
  */
 export async function runNotifier(ledger: Ledger, options: NotifierOptions): Promise<{ delivered: number }> {
   const sleep = options.sleep ?? ((ms: number, signal?: AbortSignal) => sleepFor(ms, undefined, signal ? { signal } : {}).then(() => undefined));
   const wantEvents = options.kinds.includes('failed') || options.kinds.includes('recovered');
   const wantClock = options.kinds.includes('late') || options.kinds.includes('stalled') || options.kinds.includes('overdue');
+  const retryDelayMs = durationOption(options, 'retryDelay', 'runNotifier', true) ?? 1000;
+  const checkEveryMs = durationOption(options, 'checkEvery', 'runNotifier') ?? 30_000;
   if (options.pipeline !== undefined) await ledger.pipeline(options.pipeline);
   let delivered = 0;
   let sending: Promise<unknown> = Promise.resolve();
@@ -73,7 +80,7 @@ export async function runNotifier(ledger: Ledger, options: NotifierOptions): Pro
           if ((e instanceof DeliveryError && e.permanent) || attempt > options.retries || options.signal?.aborted) {
             throw new LedgerError('consumer.handlerFailed', `the ${n.kind} notification of ${n.pipeline} ${n.date} was not delivered after ${attempt} ${attempt === 1 ? 'try' : 'tries'}: ${e.message}`, { cause: e });
           }
-          const delay = Math.min(options.retryDelayMs * 2 ** (attempt - 1), MAX_RETRY_DELAY_MS);
+          const delay = Math.min(retryDelayMs * 2 ** (attempt - 1), MAX_RETRY_DELAY_MS);
           options.onRetry?.(n, attempt, e, delay);
           await sleep(delay, options.signal).catch(() => undefined);
         }
@@ -117,7 +124,7 @@ export async function runNotifier(ledger: Ledger, options: NotifierOptions): Pro
     if (clock) {
       await clock.check();
       while (!options.once && !stopping) {
-        await sleep(options.checkEveryMs ?? 30_000, options.signal).catch(() => undefined);
+        await sleep(checkEveryMs, options.signal).catch(() => undefined);
         if (stopping || options.signal?.aborted) break;
         await clock.check();
       }
