@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { SlowFilesFirst } from './tests/support/slow-files-first.js';
 
 export default defineConfig({
   test: {
@@ -18,5 +19,7 @@ export default defineConfig({
     // Files side by side are safe: each makes its own mkdtemp dirs and rl_test_<random> PostgreSQL schemas, servers
     // listen on port 0, and no test writes into the checkout. VITEST_MAX_WORKERS=1 brings back one at a time.
     maxWorkers: Math.max(3, availableParallelism()),
+    // The longest files start first, so none of them starts late and holds the run open alone.
+    sequence: { sequencer: SlowFilesFirst },
   },
 });

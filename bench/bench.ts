@@ -1,7 +1,7 @@
 /**
  * `npm run bench` (full: a 1,000,000-event ledger, writes bench/RESULTS.md) and
- * `npm run bench -- --quick --json` (small sizes, under a minute, one JSON
- * document on stdout). Every figure is measured beside its baseline in the
+ * `npm run bench -- --quick --json` (small sizes, no hourly ledger, one serve
+ * round a side, about a minute, one JSON document on stdout). Every figure is measured beside its baseline in the
  * same run, interleaved in rounds, and reported with the ratio; nothing here
  * asserts a threshold.
  */
@@ -49,17 +49,19 @@ const SIZES = {
   libraryRuns: env('BENCH_LIBRARY_RUNS', quick ? 200 : 1000),
   /** serve under load: seconds of each measured run and rounds per side (bench/serve-routes.ts). */
   serveSeconds: env('BENCH_SERVE_SECONDS', quick ? 1 : 5),
-  serveRounds: env('BENCH_SERVE_ROUNDS', 2),
+  serveRounds: env('BENCH_SERVE_ROUNDS', quick ? 1 : 2),
   /** serve's memory soak on the big ledger (bench/serve-soak.ts): seconds, start + succeed pairs per second, readers. */
   soakSeconds: env('BENCH_SOAK_SECONDS', quick ? 5 : 600),
   soakWritesPerSecond: env('BENCH_SOAK_WRITES_PER_S', 5),
   soakReaders: env('BENCH_SOAK_READERS', 2),
 };
-/** `BENCH_ONLY=library,appends` runs only those sections (appends, pending, ledger, hourly, library, serve, postgres; serve needs ledger and hourly); unset runs all. */
+/** `BENCH_ONLY=library,appends` runs only those sections (appends, pending, ledger, hourly, library, serve, postgres; serve needs ledger, and hourly outside --quick); unset runs all (--quick: all but hourly). */
 const ONLY = (process.env['BENCH_ONLY'] ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
 const SECTIONS = ['appends', 'pending', 'ledger', 'hourly', 'library', 'serve', 'postgres'];
 for (const name of ONLY) if (!SECTIONS.includes(name)) throw new Error(`bench: BENCH_ONLY names an unknown section "${name}"; use ${SECTIONS.join(', ')}`);
-const selected = (section: string): boolean => ONLY.length === 0 || ONLY.includes(section);
+/** --quick leaves out the hourly ledger (its build and its queries) unless BENCH_ONLY names it: a minute, not three. */
+const QUICK_SKIPS = ['hourly'];
+const selected = (section: string): boolean => (ONLY.length === 0 ? !(quick && QUICK_SKIPS.includes(section)) : ONLY.includes(section));
 const dir = mkdtempSync(join(tmpdir(), 'runledger-bench-'));
 const benchStart = Date.now();
 const log = (line: string) => process.stderr.write(`[${((Date.now() - benchStart) / 1000).toFixed(1)} s] ${line}\n`);
@@ -576,11 +578,12 @@ async function main(): Promise<void> {
     figures.push(reportMemory({ bin, db: hourly, label: `${hourlyEvents.toLocaleString('en')}-event hourly pipeline`, dir, nowText: NOW_TEXT, runs: quick ? 1 : 3, log }));
   }
   if (selected('library')) await libraryWrites();
-  if (selected('serve') && selected('ledger') && selected('hourly')) {
+  if (selected('serve') && selected('ledger') && (quick || selected('hourly'))) {
     const serveInput = { serveScript: join(here, 'serve-ledger.js'), baselineScript: join(here, 'serve-baseline.js'), dir, seconds: SIZES.serveSeconds, rounds: SIZES.serveRounds, log };
     const bigLabel = `${events.toLocaleString('en')}-event ledger (${SIZES.pipelines} pipelines)`;
     figures.push(...(await serveRouteFigures({ ...serveInput, db: big, label: bigLabel, pipeline: pipelineName(SIZES.pipelines - 1) })));
-    figures.push(...(await serveRouteFigures({ ...serveInput, db: join(dir, 'hourly.db'), label: `${hourlyEvents.toLocaleString('en')}-event hourly pipeline`, pipeline: HOURLY_PIPELINE })));
+    // --quick measures the routes on the one ledger it builds; the hourly ledger's figures come from a full run.
+    if (selected('hourly')) figures.push(...(await serveRouteFigures({ ...serveInput, db: join(dir, 'hourly.db'), label: `${hourlyEvents.toLocaleString('en')}-event hourly pipeline`, pipeline: HOURLY_PIPELINE })));
     // Last on the big ledger: its writes change it.
     const soakPipelines = Array.from({ length: SIZES.pipelines }, (_, i) => pipelineName(i));
     const firstDay = new Date(BENCH_NOW - SIZES.dates * 86_400_000).toISOString().slice(0, 10);

@@ -11,6 +11,7 @@ import { sha256Hex } from '../../src/store/seal-events.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-event-store.js';
 import { tempDir } from './cli-session.js';
 import { sequentialVerify } from './sequential-verify.js';
+import { propertyRuns } from '../support/property-runs.js';
 
 // `verify` checks payloads in a worker thread, loaded from the compiled dist/ (`npm test` builds it first),
 // while it reads and hashes; the in-process tests run from the TypeScript sources, where every check runs
@@ -197,7 +198,7 @@ describe('verify with its payload checks in a worker thread', () => {
         expect(inThread).toBe(sequential);
         expect(inWorker).toBe(sequential);
       }),
-      { numRuns: 60 },
+      propertyRuns(20),
     );
   }, 300_000);
 
@@ -208,7 +209,7 @@ describe('verify with its payload checks in a worker thread', () => {
         const opts = optionsFor(chain, chosen);
         expect(JSON.stringify(await verifyChain(batchesOf(chain, null), { ...opts, worker: null }))).toBe(JSON.stringify(await sequentialVerify(batchesOf(chain, null), opts)));
       }),
-      { numRuns: 300 },
+      propertyRuns(100),
     );
   }, 300_000);
 

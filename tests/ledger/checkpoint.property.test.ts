@@ -10,6 +10,7 @@ import type { EventStore, RawEvent } from '../../src/store/event-store.js';
 import { openStore } from '../../src/store/open-store.js';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { tempDir } from '../support/run-cli.js';
+import { propertyRuns } from '../support/property-runs.js';
 
 // Any interleaving of appends, queries, crashes between an append and the
 // checkpoint write, stale and foreign checkpoints, and imports gives the same
@@ -172,11 +173,11 @@ const adapters: Array<{ name: string; fresh: () => Promise<string>; cleanup: () 
 {
   const dir = tempDir('runledger-checkpoint-');
   let n = 0;
-  adapters.push({ name: 'sqlite', fresh: async () => join(dir, `ledger-${++n}.db`), cleanup: async () => rmSync(dir, { recursive: true, force: true }), runs: 40 });
+  adapters.push({ name: 'sqlite', fresh: async () => join(dir, `ledger-${++n}.db`), cleanup: async () => rmSync(dir, { recursive: true, force: true }), runs: 20 });
 }
 if (TEST_PG_URL !== undefined) {
   const schemas = pgSchemas(TEST_PG_URL);
-  adapters.push({ name: 'postgres', fresh: () => schemas.fresh(), cleanup: () => schemas.dropAll(), runs: 12 });
+  adapters.push({ name: 'postgres', fresh: () => schemas.fresh(), cleanup: () => schemas.dropAll(), runs: 6 });
 } else {
   console.log(pgSkipMessage('checkpoint property test'));
 }
@@ -189,7 +190,7 @@ describe.each(adapters)('projection checkpoints on $name', (adapter) => {
   test('answers through checkpoints equal a full rebuild under any interleaving', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(action, { minLength: 5, maxLength: 40 }), (actions) => runScenario(adapter.fresh, actions)),
-      { numRuns: adapter.runs },
+      propertyRuns(adapter.runs),
     );
   }, 240_000);
 

@@ -1,6 +1,6 @@
-// A durable consumer killed with SIGKILL 50 times, on SQLite and PostgreSQL: every event is
-// handed over at least once, in order, none skipped; a kill between delivery and
-// acknowledgement hands that event over again. Needs the built library (`npm run build`).
+// A durable consumer killed with SIGKILL 20 times (RUNLEDGER_TEST_KILLS=N for more), on SQLite and PostgreSQL: every
+// event is handed over at least once, in order, none skipped; a kill between delivery and acknowledgement hands
+// that event over again. Needs the built library (`npm run build`).
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -10,11 +10,13 @@ import { spawnKillable } from '../support/killable-process.js';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { tempDir } from '../support/run-cli.js';
 
-// A hang guard, not a speed check: 51 process lives per store, beside other test files on a loaded machine.
+// A hang guard, not a speed check: KILLS + 1 process lives per store, beside other test files on a loaded machine.
 vi.setConfig({ testTimeout: 600_000 });
 
 const WORKER = resolve(import.meta.dirname, 'consumer-worker.mjs');
-const KILLS = 50;
+const fromEnv = Number(process.env['RUNLEDGER_TEST_KILLS'] ?? '');
+// Half the lives are killed right on a delivery, half at a random point after a second append.
+const KILLS = Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : 20;
 /** How long the worker holds each event before acknowledging it: long enough for a kill to land in between. */
 const HOLD_MS = 100;
 

@@ -9,6 +9,7 @@ import { openStore } from '../../src/store/open-store.js';
 import { foldOnly } from '../support/fold-only.js';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { tempDir } from '../support/run-cli.js';
+import { propertyRuns } from '../support/property-runs.js';
 
 // Any text a writer sends (lone surrogates, NUL, bidi marks, emoji, 4-byte characters, terminal controls) goes
 // through every text field of every library write on both stores: ill-formed UTF-16 is refused naming its field,
@@ -172,11 +173,11 @@ const adapters: Adapter[] = [];
 {
   const dir = tempDir('runledger-any-text-');
   let n = 0;
-  adapters.push({ name: 'sqlite', fresh: async () => join(dir, `ledger-${++n}.db`), cleanup: async () => undefined, runs: 25 });
+  adapters.push({ name: 'sqlite', fresh: async () => join(dir, `ledger-${++n}.db`), cleanup: async () => undefined, runs: 15 });
 }
 if (TEST_PG_URL !== undefined) {
   const schemas = pgSchemas(TEST_PG_URL);
-  adapters.push({ name: 'postgres', fresh: () => schemas.fresh(), cleanup: () => schemas.dropAll(), runs: 8 });
+  adapters.push({ name: 'postgres', fresh: () => schemas.fresh(), cleanup: () => schemas.dropAll(), runs: 5 });
 } else {
   console.log(pgSkipMessage('any-text property test'));
 }
@@ -189,7 +190,7 @@ describe.each(adapters)('any text on $name', (adapter) => {
   test('ill-formed text is refused naming its field; any other text is recorded and verify --projections stays clean', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), (steps) => scenario(adapter.fresh, steps)),
-      { numRuns: adapter.runs },
+      propertyRuns(adapter.runs),
     );
   }, 300_000);
 });

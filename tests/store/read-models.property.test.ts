@@ -12,6 +12,7 @@ import { openStore } from '../../src/store/open-store.js';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { tempDir } from '../support/run-cli.js';
 import { foldOnly } from '../support/fold-only.js';
+import { propertyRuns } from '../support/property-runs.js';
 
 // The read models are the fold: any sequence of starts, successes, failures, clears, stale completions,
 // redefinitions, task events, interrupts, heartbeats, abandons (takeovers after a lease ran out) and
@@ -226,7 +227,7 @@ const adapters: Adapter[] = [];
     raw.exec(statement);
     raw.close();
   };
-  adapters.push({ name: 'sqlite', fresh: async () => join(dir, `ledger-${++n}.db`), cleanup: async () => rmSync(dir, { recursive: true, force: true }), runs: 60, sql });
+  adapters.push({ name: 'sqlite', fresh: async () => join(dir, `ledger-${++n}.db`), cleanup: async () => rmSync(dir, { recursive: true, force: true }), runs: 25, sql });
 }
 if (TEST_PG_URL !== undefined) {
   const schemas = pgSchemas(TEST_PG_URL);
@@ -239,7 +240,7 @@ if (TEST_PG_URL !== undefined) {
     await client.query(statement);
     await client.end();
   };
-  adapters.push({ name: 'postgres', fresh: () => schemas.fresh(), cleanup: () => schemas.dropAll(), runs: 12, sql });
+  adapters.push({ name: 'postgres', fresh: () => schemas.fresh(), cleanup: () => schemas.dropAll(), runs: 6, sql });
 } else {
   console.log(pgSkipMessage('read-model property test'));
 }
@@ -252,7 +253,7 @@ describe.each(adapters)('read models on $name', (adapter) => {
   test('any sequence of events leaves every table row equal to a fresh fold, and every query equal to the folded answer', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(action, { minLength: 5, maxLength: 40 }), (actions) => runScenario(adapter.fresh, actions)),
-      { numRuns: adapter.runs },
+      propertyRuns(adapter.runs),
     );
   }, 300_000);
 
