@@ -1,7 +1,13 @@
 import { STATUS_SEVERITY, type CellStatus } from './calendar.js';
 
-/** One column of the history strip: a run of consecutive keys, coloured by the worst status inside. */
-export type StripBucket = { from: string; to: string; count: number; status: CellStatus; failed: number };
+/** The calendar period a column of an aggregated strip stands for (a long pipeline's strip has one per period). */
+export type StripPeriod = 'day' | 'month' | 'quarter' | 'year';
+
+/**
+ * One column of the history strip: a run of consecutive keys, coloured by the worst status inside. A column of a
+ * period also names it (`label`: `2026-11`, `2026 Q4`) and the bare local dates that ask the calendar for it (`range`).
+ */
+export type StripBucket = { from: string; to: string; count: number; status: CellStatus; failed: number; period?: { unit: StripPeriod; label: string; range: { from: string; to: string } } };
 
 /**
  * The whole history of a pipeline compressed to at most `maxColumns`

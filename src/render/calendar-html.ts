@@ -44,7 +44,7 @@ function cellTitle(cell: { date: string; status: CellStatus; watermark?: boolean
  */
 function calendarCellHtml(cell: CalendarCell, dateHref: ((date: string) => string | null) | undefined): Html {
   const marks = [cell.watermark || cell.extras.some((e) => e.watermark) ? 'wm' : '', cell.completeThrough || cell.extras.some((e) => e.completeThrough) ? 'ct' : '', cell.offSchedule ? 'off' : '', cell.blocked ? 'blocked' : ''].filter(Boolean).join(' ');
-  const title = [cell.offSchedule ? `${cellTitle(cell)} · off-schedule run` : cellTitle(cell), ...cell.extras.map((e) => `also ${cellTitle(e)} · ${EXTRA_WORDS[e.kind]}`)].join('\n');
+  const title = [cell.offSchedule ? `${cellTitle(cell)} · off-schedule run` : cellTitle(cell), ...extraLines(cell.extras)].join('\n');
   const extra = cell.extras.find((e) => e.kind !== 'same-hour');
   const mark = extra ? html`<b class="x s-${extra.status}" data-extra="${extra.kind}"></b>` : html``;
   const href = dateHref?.(cell.date) ?? null;
@@ -52,6 +52,25 @@ function calendarCellHtml(cell: CalendarCell, dateHref: ((date: string) => strin
   return href
     ? html`<a class="${classes}" data-date="${cell.date}" title="${title}" data-extras="${String(cell.extras.length)}" href="${href}">${mark}</a>`
     : html`<i class="${classes}" data-date="${cell.date}" title="${title}" data-extras="${String(cell.extras.length)}">${mark}</i>`;
+}
+
+/** Slots of one hour a tooltip lists one by one; past it they are counted by status (a minutely hour had 60 lines). */
+const SAME_HOUR_LISTED = 3;
+
+/**
+ * The tooltip lines of the keys that share a cell: each repeated hour and off-schedule run, and the other slots of the
+ * hour one by one while there are few, else as one line counting them by status (their date pages list them).
+ */
+function extraLines(extras: CalendarCell['extras']): string[] {
+  const sameHour = extras.filter((e) => e.kind === 'same-hour');
+  const listed = sameHour.length <= SAME_HOUR_LISTED ? extras : extras.filter((e) => e.kind !== 'same-hour');
+  const lines = listed.map((e) => `also ${cellTitle(e)} · ${EXTRA_WORDS[e.kind]}`);
+  if (listed.length === extras.length) return lines;
+  const byStatus = new Map<CellStatus, number>();
+  for (const e of sameHour) byStatus.set(e.status, (byStatus.get(e.status) ?? 0) + 1);
+  const counts = CELL_STATUSES.filter((s) => byStatus.has(s)).map((s) => `${byStatus.get(s)} ${STATUS_WORDS[s]}`);
+  const marks = [...sameHour.filter((e) => e.watermark).map((e) => `watermark ${e.date}`), ...sameHour.filter((e) => e.completeThrough).map((e) => `complete through ${e.date}`)];
+  return [`also ${sameHour.length} more slots in this hour, ${sameHour[0]?.date} … ${sameHour.at(-1)?.date}: ${[...counts, ...marks].join(', ')}`, ...lines];
 }
 
 /** The legend: a swatch per status, and how the watermark and complete-through are marked. */

@@ -11,12 +11,15 @@ import { html, type Html } from './escape-html.js';
 export function historyStripHtml(strip: readonly StripBucket[], total: number, hrefOf: (from: string, to: string) => string | null): Html {
   if (strip.length === 0) return html``;
   const per = strip[0]?.count ?? 1;
+  const unit = strip[0]?.period?.unit;
   const cells = strip.map((b) => {
-    const title = `${b.from === b.to ? b.from : `${b.from} … ${b.to} (${b.count} dates)`}: ${b.count > 1 ? 'worst ' : ''}${STATUS_WORDS[b.status]}${b.failed > 0 && b.count > 1 ? ` · ${b.failed} failed` : ''}`;
-    const href = hrefOf(b.from, b.to);
+    const span = b.period ? `${b.period.label} (${b.count.toLocaleString('en')} dates)` : b.from === b.to ? b.from : `${b.from} … ${b.to} (${b.count} dates)`;
+    const title = `${span}: ${b.count > 1 ? 'worst ' : ''}${STATUS_WORDS[b.status]}${b.failed > 0 && b.count > 1 ? ` · ${b.failed} failed` : ''}`;
+    // A period's column asks the calendar for its local dates, which page inside it.
+    const href = b.period ? hrefOf(b.period.range.from, b.period.range.to) : hrefOf(b.from, b.to);
     return href ? html`<a class="s-${b.status}" href="${href}" data-from="${b.from}" data-to="${b.to}" title="${title}"></a>` : html`<i class="s-${b.status}" title="${title}"></i>`;
   });
-  return html`<div class="hstrip" role="img" aria-label="whole history, ${String(total)} dates" data-dates="${String(total)}">${cells}</div><p class="muted small">Whole history: ${total.toLocaleString('en')} dates${per > 1 ? `, ${per} a column, each coloured by the worst status inside` : ''}${hrefOf('', '') ? '; click a column to show its dates in the calendar' : ''}.</p>`;
+  return html`<div class="hstrip" role="img" aria-label="whole history, ${String(total)} dates" data-dates="${String(total)}">${cells}</div><p class="muted small">Whole history: ${total.toLocaleString('en')} dates${unit !== undefined ? `, a ${unit} a column, each coloured by the worst status inside` : per > 1 ? `, ${per} a column, each coloured by the worst status inside` : ''}${hrefOf('', '') ? '; click a column to show its dates in the calendar' : ''}.</p>`;
 }
 
 /** Airflow's grid: a row per task, a column per recent date, each cell the task's state in that date's latest run. */

@@ -286,7 +286,15 @@ function auditTable(entries: AuditEntry[], links: Links, withPipeline: boolean, 
 }
 
 function auditBody(page: AuditPage, links: Links): Html {
-  return html`<section id="audit"><h1>Audit timeline</h1><p class="muted">Definitions, redefinitions, clears, forced re-runs, takeovers and abandoned runs of every pipeline, newest first${page.total > page.entries.length ? ` (the ${page.entries.length} most recent of ${page.total})` : ''}.</p>${auditTable(page.entries, links, true, (pipeline) => page.zones[pipeline] ?? 'UTC')}</section>`;
+  const counted = page.total !== null && page.total > page.entries.length ? ` (the ${page.entries.length} most recent of ${page.total})` : '';
+  const pageOf = (before: number | null) => {
+    const base = links.audit();
+    return before === null ? base : `${base}${base.includes('?') ? '&' : '?'}before=${before}`;
+  };
+  const older = page.older ? html`<a href="${pageOf(page.older)}" rel="prev" data-page="older">Older entries</a>` : html``;
+  const newest = page.before ? html`${page.older ? ' · ' : ''}<a href="${pageOf(null)}" data-page="latest">Newest entries</a>` : html``;
+  const pager = page.older || page.before ? html`<p class="pager">${older}${newest}</p>` : html``;
+  return html`<section id="audit"><h1>Audit timeline</h1><p class="muted">Definitions, redefinitions, clears, forced re-runs, takeovers and abandoned runs of every pipeline, newest first${counted}${page.before ? `, recorded before event ${page.before}` : ''}.</p>${auditTable(page.entries, links, true, (pipeline) => page.zones[pipeline] ?? 'UTC')}${pager}</section>`;
 }
 
 function runBody(page: RunPage, links: Links): Html {

@@ -27,8 +27,8 @@ export type CalendarWindow = {
 
 const DAY_MS = 86_400_000;
 
-/** Cells a calendar page shows by default: a minutely pipeline gets the last days that fit, not 31 days of minutes. */
-const CALENDAR_CELL_BUDGET = 6_000;
+/** Cells a calendar page shows by default: a minutely pipeline gets its last day (its hours, each the worst of its minutes), not 31 days of minutes; older days page. */
+const CALENDAR_CELL_BUDGET = 1_500;
 
 /** How many day rows the calendar shows by default: 31, or as many days as `CALENDAR_CELL_BUDGET` cells hold. */
 export function defaultDayRows(timetable: Timetable, nowMs: number): number {

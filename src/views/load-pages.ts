@@ -1,4 +1,5 @@
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
+import type { RecordedEvent } from '../../events/recorded-event.js';
 import { buildCalendar, cellStatus, type CellStatus } from '../../projections/views/calendar.js';
 import { historyStrip } from '../../projections/views/history-strip.js';
 import { compareNames } from '../../projections/views/compare-names.js';
@@ -6,7 +7,7 @@ import { taskDateGrid } from '../../projections/views/task-date-grid.js';
 import { compareWorstFirst, pipelineStatus, type PipelineStatus } from '../../projections/views/pipeline-status.js';
 import type { TaskRuns } from '../../projections/task-runs.js';
 import { statusStrip } from '../../projections/views/status-strip.js';
-import { historyFold, type AuditEntry, type PipelineHistory } from '../../projections/views/pipeline-history.js';
+import { AUDIT_EVENT_TYPES, auditEntriesOf, historyFold, type AuditEntry, type PipelineHistory } from '../../projections/views/pipeline-history.js';
 import { runRows } from '../../projections/views/run-rows.js';
 import { LedgerError } from '../errors.js';
 import { IN_THREAD_BATCH_ROWS, VERIFY_BATCH_ROWS, verifyChain } from '../audit/verify-chain.js';
@@ -56,7 +57,8 @@ export async function pageTime(ledger: Ledger, asOf: AsOf | undefined): Promise<
 /** Every pipeline defined at a position, by name (the definitions as they stood then). */
 export async function definitionsAt(ledger: Ledger, position: number): Promise<PipelineDefinition[]> {
   const byName = new Map<string, PipelineDefinition>();
-  for await (const batch of ledger.store.read({ toPosition: position })) {
+  // Only the definitions' events, by their type: not every run's event of the history.
+  for await (const batch of ledger.store.read({ toPosition: position, types: ['PipelineDefined', 'PipelineRedefined'] })) {
     for (const event of batch) {
       if (event.type === 'PipelineDefined') byName.set(event.data.pipeline, event.data);
       if (event.type === 'PipelineRedefined') byName.set(event.data.pipeline, event.data.definition);
@@ -258,12 +260,7 @@ export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf
   const { strip, withRuns } = await wholeHistoryStrip(ledger, pipeline, time);
   const pending = await ledger.pending({ pipeline, ...asOfInput(time) });
   const folded = await loadHistory(ledger, pipeline, time.position);
-  const runsLimit = limits.runs ?? 100;
-  // One run more than the page tells whether older runs are left.
-  const runsPage = await ledger.runs({ pipeline, limit: runsLimit + 1, ...(input.runsBefore === undefined ? {} : { before: input.runsBefore }), ...asOfInput(time) });
-  const olderRuns = runsPage.runs.length > runsLimit;
-  // runRows lists the runs (oldest first) newest first.
-  const runs = runRows(olderRuns ? runsPage.runs.slice(1) : runsPage.runs, runsLimit, time.nowMs);
+  const runs = await runsPart(ledger, pipeline, time, limits, input);
   const page: PipelinePage = {
     kind: 'pipeline',
     time,
@@ -275,9 +272,7 @@ export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf
     taskGrid: (definition.tasks?.length ?? 0) > 0 ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], withRuns, await tasks()) : null,
     pending,
     pendingTotal: pending.pending.length,
-    runs: runs.rows,
-    olderRuns: olderRuns ? (runs.rows.at(-1)?.runId ?? null) : null,
-    runsBefore: input.runsBefore ?? null,
+    ...runs,
     hasTasks: (definition.tasks?.length ?? 0) > 0,
     points: folded.points,
     chartDates: null,
@@ -285,6 +280,20 @@ export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf
     auditScanned: null,
   };
   return { page, audit: folded.audit };
+}
+
+/**
+ * A pipeline page's runs table: `limits.runs` runs (default 100) newest first, before the run `input.runsBefore` when
+ * given, and the run the older page lists the runs before (null: none left).
+ */
+export async function runsPart(ledger: Ledger, pipeline: string, time: PageTime, limits: PageLimits, input: PipelinePageInput): Promise<Pick<PipelinePage, 'runs' | 'olderRuns' | 'runsBefore'>> {
+  const runsLimit = limits.runs ?? 100;
+  // One run more than the page tells whether older runs are left.
+  const runsPage = await ledger.runs({ pipeline, limit: runsLimit + 1, ...(input.runsBefore === undefined ? {} : { before: input.runsBefore }), ...asOfInput(time) });
+  const olderRuns = runsPage.runs.length > runsLimit;
+  // runRows lists the runs (oldest first) newest first.
+  const runs = runRows(olderRuns ? runsPage.runs.slice(1) : runsPage.runs, runsLimit, time.nowMs);
+  return { runs: runs.rows, olderRuns: olderRuns ? (runs.rows.at(-1)?.runId ?? null) : null, runsBefore: input.runsBefore ?? null };
 }
 
 /** The whole-history strip of a pipeline page and the last dates with a run (for its task grid). */
@@ -331,17 +340,57 @@ export async function loadRunPage(ledger: Ledger, pipeline: string, runId: strin
   return { kind: 'run', time, timeZone: definition.timezone, grid, events };
 }
 
-/** The audit timeline of every pipeline, newest first. */
-export async function loadAuditPage(ledger: Ledger, asOf: AsOf | undefined, limit = 500): Promise<AuditPage> {
+/** Events an audit page reads back at most (of the types that make entries) before it offers the older ones on a page of their own. */
+export const AUDIT_PAGE_SCAN = 10_000;
+
+/**
+ * A page of the audit timeline of every pipeline, newest first: the entries of the events before position `before`
+ * (default: every event the page reflects), read back by index over the event types that make entries, until `limit`
+ * entries or `AUDIT_PAGE_SCAN` such events. `older` is the `before` of the next page (null: none left). Nothing else is
+ * read, so a page costs its own entries, not the ledger's history.
+ */
+export async function loadAuditPage(ledger: Ledger, asOf: AsOf | undefined, options: { limit?: number; before?: number } = {}): Promise<AuditPage> {
+  const limit = options.limit ?? 500;
   const time = await pageTime(ledger, asOf);
   const entries: AuditEntry[] = [];
-  const zones: Record<string, string> = {};
-  for (const definition of await definitionsAt(ledger, time.position)) {
-    zones[definition.pipeline] = definition.timezone;
-    entries.push(...(await loadHistory(ledger, definition.pipeline, time.position)).audit);
+  const upTo = Math.min(time.position, options.before === undefined ? Number.POSITIVE_INFINITY : options.before - 1);
+  let older: number | null = null;
+  let scanned = 0;
+  const filter = { toPosition: upTo, types: AUDIT_EVENT_TYPES, batchSize: 500 };
+  const read = upTo < 1 ? undefined : ledger.store.readBackward?.(filter);
+  if (read === undefined && upTo >= 1) {
+    // A store that reads forward only: the same events, the newest kept.
+    const kept: RecordedEvent[] = [];
+    for await (const batch of ledger.store.read(filter)) {
+      kept.push(...batch);
+      if (kept.length > 2 * AUDIT_PAGE_SCAN) kept.splice(0, kept.length - AUDIT_PAGE_SCAN);
+    }
+    for (let i = kept.length - 1; i >= 0; i--) {
+      const event = kept[i] as RecordedEvent;
+      if (entries.length >= limit || scanned >= AUDIT_PAGE_SCAN) {
+        older = event.position + 1;
+        break;
+      }
+      scanned += 1;
+      entries.push(...auditEntriesOf(event).reverse());
+    }
   }
-  entries.sort((a, b) => b.position - a.position);
-  return { kind: 'audit', time, entries: entries.slice(0, limit), total: entries.length, zones };
+  if (read !== undefined) {
+    scan: for await (const batch of read) {
+      for (const event of batch) {
+        // An event's entries stay on one page: the page ends between events.
+        if (entries.length >= limit || scanned >= AUDIT_PAGE_SCAN) {
+          older = event.position + 1;
+          break scan;
+        }
+        scanned += 1;
+        entries.push(...auditEntriesOf(event).reverse());
+      }
+    }
+  }
+  const zones: Record<string, string> = {};
+  for (const definition of await definitionsAt(ledger, time.position)) zones[definition.pipeline] = definition.timezone;
+  return { kind: 'audit', time, entries, total: null, zones, older, before: options.before ?? null };
 }
 
 /**

@@ -2,7 +2,6 @@ import { cellStatus, STATUS_SEVERITY, type CellStatus } from '../../projections/
 import { historyStrip, type StripBucket } from '../../projections/views/history-strip.js';
 import { auditEntriesOf, type AuditEntry } from '../../projections/views/pipeline-history.js';
 import { pointsFromDates, type Mark } from '../../projections/views/points-from-dates.js';
-import { runRows } from '../../projections/views/run-rows.js';
 import { taskDateGrid } from '../../projections/views/task-date-grid.js';
 import { evolveTaskRuns, initialTaskRuns, type TaskRuns } from '../../projections/task-runs.js';
 import { runStream } from '../../events/recorded-event.js';
@@ -16,7 +15,10 @@ import type { ReadModels } from '../store/read-models.js';
 import type { Timetable } from '../timetable/timetable.js';
 import type { Slot } from '../../projections/slot.js';
 import { calendarWindow, defaultDayRows } from './calendar-window.js';
-import { calendarPart, loadPipelinePage, pageTime, rangeEnd, type PageLimits, type PipelinePageInput } from './load-pages.js';
+import { stripPeriods } from './strip-periods.js';
+import { calendarPart, loadHistory, loadPipelinePage, pageTime, rangeEnd, runsPart, type PageLimits, type PipelinePageInput } from './load-pages.js';
+import { duePending } from '../ledger/slots.js';
+import { leaseExpired } from '../../projections/date-state.js';
 import type { PipelinePage } from './page-models.js';
 import { readPipelinePoolWait } from '../ops/read-pool-waits.js';
 
@@ -24,6 +26,8 @@ import { readPipelinePoolWait } from '../ops/read-pool-waits.js';
 const CALENDAR_CELLS = 50_000;
 /** Columns of the whole-history strip. */
 const STRIP_COLUMNS = 600;
+/** Columns of a long pipeline's strip at most: one per day, month, quarter or year, the finest that fits. */
+const STRIP_PERIODS = 400;
 /** Dates of the task × date grid (the most recent with a run). */
 const TASK_GRID_DATES = 30;
 /** Pending dates the page lists (the oldest); the count covers the rest. */
@@ -49,8 +53,66 @@ export const SLOTS_WALKED = 200_000;
  */
 export async function loadServedPipelinePage(ledger: Ledger, pipeline: string, asOf: AsOf | undefined, limits: PageLimits = {}, input: PipelinePageInput = {}): Promise<PipelinePage> {
   const models = asOf === undefined ? ledger.store.readModels : undefined;
-  const page = models !== undefined && (await models.ensure()) ? await loadTablePipelinePage(ledger, models, pipeline, limits, input) : null;
+  const page = models !== undefined && (await models.ensure()) ? await loadTablePipelinePage(ledger, models, pipeline, limits, input) : asOf === undefined ? null : await loadPastLongPipelinePage(ledger, pipeline, asOf, limits, input);
   return page ?? loadPipelinePage(ledger, pipeline, asOf, limits, input);
+}
+
+/**
+ * The page of a long pipeline (more than `SLOTS_WALKED` due slots) as it stood at an earlier point: its events up to
+ * that point folded once, and from that fold its window of the calendar, the strip a column per period, the oldest
+ * pending slots and their count, the chart and the audit, as the page of now draws them from the tables. Null for a
+ * shorter pipeline: the fold's page (`loadPipelinePage`) then lists every slot, as it always did. Upstream waits are not
+ * marked on this page's pending list.
+ */
+async function loadPastLongPipelinePage(ledger: Ledger, pipeline: string, asOf: AsOf, limits: PageLimits, input: PipelinePageInput): Promise<PipelinePage | null> {
+  const time = await pageTime(ledger, asOf);
+  const folded = await ledger.pipeline(pipeline, time.asOf ?? undefined);
+  const { definition, timetable, state } = folded;
+  const [fromMs, toMs] = rangeOf(timetable, {}, time.nowMs);
+  const slots = toMs >= fromMs ? timetable.countSlots(fromMs - 1, toMs) : 0;
+  if (slots <= SLOTS_WALKED) return null;
+  const rows = [...state.dates.values()].map((date) => {
+    const at = Date.parse(date.logicalDate);
+    const onSlot = at >= fromMs && at <= toMs && timetable.slotKeyAt(at) === date.date;
+    return { date: date.date, status: cellStatus({ status: date.status, stalled: leaseExpired(date, time.nowMs) }), at, onSlot, offSchedule: date.offSchedule && at <= Math.max(toMs, time.nowMs) };
+  });
+  rows.sort((a, b) => a.at - b.at || (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+  const keys: History = { dates: [], statuses: [], at: [], kinds: [] };
+  for (const row of rows) {
+    if (!row.onSlot && !row.offSchedule && (row.at < fromMs || row.at > toMs)) continue;
+    addKey(keys, row.date, row.status, row.at, RECORDED | (row.onSlot ? ON_SLOT : 0) | (row.offSchedule ? OFF_SCHEDULE : 0));
+  }
+  const sparse: Sparse = { ...keys, fromMs, toMs, slots };
+  const window = calendarWindow(timetable, time.nowMs, { ...input, ...rangeEnd(input) }, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? defaultDayRows(timetable, time.nowMs)));
+  const windowState = await ledger.state({ pipeline, ...(window.from === null || window.to === null ? {} : { from: window.from, to: window.to }), limit: CALENDAR_CELLS, asOf });
+  // Pending as `pending` lists it, from the same fold, one stretch of slots at a time; counted as the due slots not done.
+  const pending = await oldestPendingOfSlots(timetable, sparse, async (stretch) => {
+    const [a, b] = rangeOf(timetable, stretch, time.nowMs);
+    return duePending(timetable, a, b, time.nowMs, state, definition.dependsOnPast === true).pending;
+  });
+  let done = 0;
+  for (let i = 0; i < keys.dates.length; i++) if (((keys.kinds[i] as number) & ON_SLOT) !== 0 && ['success', 'skipped', 'running'].includes(keys.statuses[i] as string)) done += 1;
+  const history = await loadHistory(ledger, pipeline, time.position);
+  const runs = await runsPart(ledger, pipeline, time, limits, input);
+  const last = timetable.lastDue(time.nowMs);
+  return {
+    kind: 'pipeline',
+    time,
+    definition,
+    watermark: windowState.watermark,
+    completeThrough: windowState.completeThrough,
+    ...calendarPart(timetable, windowState, time.nowMs, window, input),
+    strip: aggregatedStrip(timetable, sparse, STRIP_PERIODS),
+    taskGrid: null,
+    pending: { pipeline, from: last === undefined ? null : (timetable.first()?.date ?? null), to: last?.date ?? null, pending, inFlight: [...state.dates.values()].filter((d) => d.status === 'running' && !leaseExpired(d, time.nowMs)).map((d) => ({ date: d.date, runId: d.runId, leaseExpiresAt: d.leaseExpiresAt })) },
+    pendingTotal: slots - done,
+    ...runs,
+    hasTasks: (definition.tasks?.length ?? 0) > 0,
+    points: history.points,
+    chartDates: null,
+    audit: history.audit.slice(-(limits.audit ?? 200)).reverse(),
+    auditScanned: null,
+  };
 }
 
 /**
@@ -171,7 +233,7 @@ async function recordedKeys(models: ReadModels, pipeline: string, timetable: Tim
 type Sparse = History & { fromMs: number; toMs: number; slots: number };
 
 /**
- * The strip of a long pipeline, one column per equal stretch of time: each column's worst status among its rows, and
+ * The strip of a long pipeline, one column per period of its zone (`stripSpans`): each column's worst status among its rows, and
  * `missing` when it holds more slots than rows on a slot. A column without rows costs one slot lookup; one with rows
  * one count of its slots.
  */
@@ -179,10 +241,8 @@ function aggregatedStrip(timetable: Timetable, keys: Sparse, columns: number): S
   const out: StripBucket[] = [];
   // Rows of each column on no slot (off-schedule runs), counted beside its slots.
   const offSlot: number[] = [];
-  const width = Math.max(1, Math.ceil((keys.toMs - keys.fromMs + 1) / columns));
   let next = 0;
-  for (let a = keys.fromMs; a <= keys.toMs; a += width) {
-    const b = Math.min(keys.toMs, a + width - 1);
+  for (const { fromMs: a, toMs: b, period } of stripSpans(timetable, keys.fromMs, keys.toMs, columns)) {
     const last = timetable.slotAtOrBefore(b);
     let status: CellStatus = 'success';
     let failed = 0;
@@ -201,13 +261,13 @@ function aggregatedStrip(timetable: Timetable, keys: Sparse, columns: number): S
     }
     const hasSlot = last !== undefined && Date.parse(last.logicalDate) >= a;
     if (!hasSlot && rows === 0) continue;
-    // A column with rows counts its slots; one without has some (its last slot is inside it), counted below.
-    const slots = !hasSlot ? 0 : rows === 0 ? null : timetable.countSlots(a - 1, b);
+    // A column with rows, or of a period, counts its slots; one without has some (its last slot is inside it), counted below.
+    const slots = !hasSlot ? 0 : rows === 0 && period === undefined ? null : timetable.countSlots(a - 1, b);
     if ((slots === null || slots > onSlot) && STATUS_SEVERITY.missing > STATUS_SEVERITY[status]) status = 'missing';
     const firstSlot = hasSlot ? (timetable.slotAtOrBefore(a - 1) ? timetable.next(timetable.slotAtOrBefore(a - 1) as Slot) : timetable.first()) : undefined;
     const from = [firstSlot?.date, first].filter((d): d is string => d !== undefined && d !== null).sort()[0] ?? '';
     const to = [last?.date, lastKey].filter((d): d is string => d !== undefined && d !== null).sort().at(-1) ?? from;
-    out.push({ from, to, count: slots === null ? -(b - a + 1) : Math.max(slots, onSlot) + (rows - onSlot), status, failed });
+    out.push({ from, to, count: slots === null ? -(b - a + 1) : Math.max(slots, onSlot) + (rows - onSlot), status, failed, ...(period === undefined ? {} : { period }) });
     offSlot.push(rows - onSlot);
   }
   // The columns without rows share the slots the others do not hold, by their width (largest remainders first), so the
@@ -226,8 +286,18 @@ function aggregatedStrip(timetable: Timetable, keys: Sparse, columns: number): S
   return out;
 }
 
+/** The stretches of time a long pipeline's strip draws: its zone's days, months, quarters or years, else equal widths. */
+function stripSpans(timetable: Timetable, fromMs: number, toMs: number, columns: number): Array<{ fromMs: number; toMs: number; period?: StripBucket['period'] }> {
+  const periods = stripPeriods(timetable, fromMs, toMs, columns);
+  if (periods !== null) return periods;
+  const width = Math.max(1, Math.ceil((toMs - fromMs + 1) / columns));
+  const spans: Array<{ fromMs: number; toMs: number }> = [];
+  for (let a = fromMs; a <= toMs; a += width) spans.push({ fromMs: a, toMs: Math.min(toMs, a + width - 1) });
+  return spans;
+}
+
 /** The oldest `PENDING_LISTED` pending slots of a long pipeline: its slots walked from the first, only as far as the last one listed. */
-async function oldestPendingOfSlots(ledger: Ledger, pipeline: string, timetable: Timetable, keys: Sparse): Promise<PendingView['pending']> {
+async function oldestPendingOfSlots(timetable: Timetable, keys: Sparse, pendingOf: (stretch: { from: string; to: string }) => Promise<PendingView['pending']>): Promise<PendingView['pending']> {
   const done = new Map<string, CellStatus>();
   for (let i = 0; i < keys.dates.length; i++) done.set(keys.dates[i] as string, keys.statuses[i] as CellStatus);
   let listed = 0;
@@ -247,7 +317,7 @@ async function oldestPendingOfSlots(ledger: Ledger, pipeline: string, timetable:
   }
   if (from !== null && to !== null) stretches.push({ from, to });
   const pending: PendingView['pending'] = [];
-  for (const stretch of stretches) pending.push(...(await ledger.pending({ pipeline, ...stretch })).pending);
+  for (const stretch of stretches) pending.push(...(await pendingOf(stretch)));
   return pending.slice(0, PENDING_LISTED);
 }
 
@@ -370,12 +440,8 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
   const hasTasks = (definition.tasks?.length ?? 0) > 0;
   const recent = await recentDates(models, pipeline, keys, hasTasks, timetable, summary);
   const { status } = await ledger.pipelineStatus({ pipeline, nowMs: time.nowMs });
-  const pending = sparse ? await oldestPendingOfSlots(ledger, pipeline, timetable, sparse) : await oldestPending(ledger, pipeline, keys);
-  const runsLimit = limits.runs ?? 100;
-  // One run more than the page tells whether older runs are left.
-  const runsPage = await ledger.runs({ pipeline, limit: runsLimit + 1, ...(input.runsBefore === undefined ? {} : { before: input.runsBefore }) });
-  const olderRuns = runsPage.runs.length > runsLimit;
-  const runs = runRows(olderRuns ? runsPage.runs.slice(1) : runsPage.runs, runsLimit, time.nowMs);
+  const pending = sparse ? await oldestPendingOfSlots(timetable, sparse, async (stretch) => (await ledger.pending({ pipeline, ...stretch })).pending) : await oldestPending(ledger, pipeline, keys);
+  const runs = await runsPart(ledger, pipeline, time, limits, input);
   const first = timetable.first();
   const last = timetable.lastDue(time.nowMs);
   const poolWait = definition.pool === undefined ? null : await readPipelinePoolWait(ledger, pipeline);
@@ -384,14 +450,12 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
     time,
     definition,
     ...calendar,
-    strip: sparse ? aggregatedStrip(timetable, sparse, STRIP_COLUMNS) : historyStrip(keys, STRIP_COLUMNS),
+    strip: sparse ? aggregatedStrip(timetable, sparse, STRIP_PERIODS) : historyStrip(keys, STRIP_COLUMNS),
     taskGrid: hasTasks ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], recent.gridDates, await tasksOfDates(ledger, pipeline, recent.gridDates.map((d) => d.date))) : null,
     pending: { pipeline, from: last === undefined ? null : (first?.date ?? null), to: last?.date ?? null, pending, inFlight: pendingInFlight(status.inFlight, keys, timetable, time.nowMs) },
     pendingTotal: status.pending.total,
     ...(poolWait && pending.some((p) => p.reason !== 'upstream' && p.reason !== 'waitingForPrevious' && p.reason !== 'up_for_retry') ? { poolWait } : {}),
-    runs: runs.rows,
-    olderRuns: olderRuns ? (runs.rows.at(-1)?.runId ?? null) : null,
-    runsBefore: input.runsBefore ?? null,
+    ...runs,
     hasTasks,
     points: recent.points,
     chartDates: recent.chartDates,

@@ -70,8 +70,12 @@ export type PipelinePage = {
 /** `timeZone`: the pipeline's zone, in which the page shows every instant. */
 export type RunPage = { kind: 'run'; time: PageTime; timeZone: string; grid: TaskGridView; events: RecordedEvent[] };
 
-/** `zones`: each listed pipeline's zone, in which its entries' times are shown. */
-export type AuditPage = { kind: 'audit'; time: PageTime; entries: AuditEntry[]; total: number; zones: Record<string, string> };
+/**
+ * `zones`: each listed pipeline's zone, in which its entries' times are shown. `total`: every entry, when counted (a
+ * report); `older`: the `before` of the page of older entries on a served page (null: none left); `before`: the one
+ * this page was asked with.
+ */
+export type AuditPage = { kind: 'audit'; time: PageTime; entries: AuditEntry[]; total: number | null; zones: Record<string, string>; older?: number | null; before?: number | null };
 
 export type VerifyPage = { kind: 'verify'; time: PageTime; report: VerifyReport };
 

@@ -34,7 +34,7 @@ test('eachSlot visits what slotsBetween yields, slot for slot, with each slot ti
 test('countSlots counts what eachSlot visits after a bound, across transitions, ends and whole-day skips', () => {
   fc.assert(
     fc.property(
-      fc.constantFrom(...schedules, '15,45 */3 * * *'),
+      fc.constantFrom(...schedules, '15,45 */3 * * *', '*/20 9-17 * * *'),
       fc.constantFrom(...zones),
       fc.integer({ min: Date.parse('2005-01-01T00:00:00Z'), max: Date.parse('2030-01-01T00:00:00Z') }),
       fc.integer({ min: -2 * DAY, max: 400 * DAY }),

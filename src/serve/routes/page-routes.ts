@@ -9,7 +9,7 @@ import type { OverviewPage, Page } from '../../views/page-models.js';
 import { filterOverview, HEALTHS, type Health, type OverviewFilter } from '../../../projections/views/overview-filter.js';
 import { LedgerError } from '../../errors.js';
 import { CALENDAR_ROWS, limitOf } from '../page-params.js';
-import { asOfOf, pick, queryOf } from '../parse-query.js';
+import { asOfOf, pick, queryOf, wholeOf } from '../parse-query.js';
 import type { ServeDeps } from '../serve-options.js';
 import { keptBytes, sendKept, type KeptBytes } from '../kept-bytes.js';
 
@@ -150,7 +150,11 @@ export function pageRoutes(app: FastifyInstance, deps: ServeDeps): void {
     render(request, reply, `runledger: ${request.params.pipeline} ${request.params.date}`, (asOf) => loadDatePage(ledger, request.params.pipeline, request.params.date, asOf)),
   );
 
-  app.get('/audit', async (request, reply) => render(request, reply, 'runledger: audit timeline', (asOf) => loadAuditPage(ledger, asOf)));
+  // `?before=<position>`: the page of the entries recorded before that event (the older link of the page before it).
+  app.get('/audit', async (request, reply) => {
+    const before = wholeOf(queryOf(request.url), 'before', 1);
+    return render(request, reply, 'runledger: audit timeline', (asOf) => loadAuditPage(ledger, asOf, before === undefined ? {} : { before }));
+  });
 
   app.get('/verify', async (request, reply) => render(request, reply, 'runledger: verify', () => loadVerifyPage(ledger)));
 
