@@ -25,6 +25,7 @@ import { median, ms, type Figure } from './report.js';
 import { printFigures, resultsMarkdown } from './report.js';
 import { serveRouteFigures } from './serve-routes.js';
 import { serveSoak } from './serve-soak.js';
+import { schedulerCost } from './scheduler-cost.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = join(here, '..', '..');
@@ -54,10 +55,14 @@ const SIZES = {
   soakSeconds: env('BENCH_SOAK_SECONDS', quick ? 5 : 600),
   soakWritesPerSecond: env('BENCH_SOAK_WRITES_PER_S', 5),
   soakReaders: env('BENCH_SOAK_READERS', 2),
+  /** The scheduler's cost (bench/scheduler-cost.ts): pipelines of the idle ledger, seconds watched, dates due at one instant. */
+  schedulerPipelines: env('BENCH_SCHEDULER_PIPELINES', quick ? 200 : 10_000),
+  schedulerIdleSeconds: env('BENCH_SCHEDULER_IDLE_SECONDS', quick ? 5 : 300),
+  schedulerBurst: env('BENCH_SCHEDULER_BURST', quick ? 50 : 1000),
 };
-/** `BENCH_ONLY=library,appends` runs only those sections (appends, pending, ledger, hourly, library, serve, postgres; serve needs ledger, and hourly outside --quick); unset runs all (--quick: all but hourly). */
+/** `BENCH_ONLY=library,appends` runs only those sections (appends, pending, ledger, hourly, library, serve, scheduler, postgres; serve needs ledger, and hourly outside --quick); unset runs all (--quick: all but hourly). */
 const ONLY = (process.env['BENCH_ONLY'] ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
-const SECTIONS = ['appends', 'pending', 'ledger', 'hourly', 'library', 'serve', 'postgres'];
+const SECTIONS = ['appends', 'pending', 'ledger', 'hourly', 'library', 'serve', 'scheduler', 'postgres'];
 for (const name of ONLY) if (!SECTIONS.includes(name)) throw new Error(`bench: BENCH_ONLY names an unknown section "${name}"; use ${SECTIONS.join(', ')}`);
 /** --quick leaves out the hourly ledger (its build and its queries) unless BENCH_ONLY names it: a minute, not three. */
 const QUICK_SKIPS = ['hourly'];
@@ -588,6 +593,9 @@ async function main(): Promise<void> {
     const soakPipelines = Array.from({ length: SIZES.pipelines }, (_, i) => pipelineName(i));
     const firstDay = new Date(BENCH_NOW - SIZES.dates * 86_400_000).toISOString().slice(0, 10);
     figures.push(await serveSoak({ serveScript: serveInput.serveScript, db: big, label: bigLabel, pipelines: soakPipelines, firstDay, seconds: SIZES.soakSeconds, writesPerSecond: SIZES.soakWritesPerSecond, readers: SIZES.soakReaders, log }));
+  }
+  if (selected('scheduler')) {
+    figures.push(...(await schedulerCost({ dir, bin, pipelines: SIZES.schedulerPipelines, idleSeconds: SIZES.schedulerIdleSeconds, burst: SIZES.schedulerBurst, parallel: 64, log })));
   }
   log('done with SQLite');
   const pg: Awaited<ReturnType<typeof benchPostgres>> = selected('postgres')
