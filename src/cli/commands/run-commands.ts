@@ -47,6 +47,8 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
       ctx.out(run.runId);
       const extra = [run.forced ? 'forced reprocess' : '', run.offSchedule ? 'off-schedule' : '', run.takeoverOf ? `took over ${run.takeoverOf}` : ''].filter(Boolean).join(', ');
       ctx.note(`started ${pipeline} ${run.date} attempt ${run.attempt} (${run.runType}${extra ? `, ${extra}` : ''}); data interval ${run.dataInterval.start} .. ${run.dataInterval.end}`);
+      // A date key names a wall time of the pipeline's zone; a date-time without an offset is read there too: say so.
+      if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(date)) ctx.note(`runledger: ${date} has no zone offset, so it was read in ${pipeline}'s time zone: ${run.logicalDate}`);
     });
 
   program
