@@ -17,6 +17,10 @@ export const currentSchemaVersion: Readonly<Record<EventType, number>> = {
   TaskStateChanged: 1,
   RunMarked: 1,
   RetryScheduled: 1,
+  PipelinePaused: 1,
+  PipelineUnpaused: 1,
+  PipelineRetired: 1,
+  PipelineUnretired: 1,
 };
 
 /**

@@ -117,6 +117,10 @@ const isOptionalOpenLineageOrigin = optional(isOpenLineageOrigin);
 
 const dataChecks: Readonly<Record<EventType, (d: Json) => boolean>> = {
   PipelineDefined: isPipelineDefinition,
+  PipelinePaused: (d) => isPipelineName(d['pipeline']),
+  PipelineUnpaused: (d) => isPipelineName(d['pipeline']),
+  PipelineRetired: (d) => isPipelineName(d['pipeline']),
+  PipelineUnretired: (d) => isPipelineName(d['pipeline']),
   PipelineRedefined: (d) => isPipelineName(d['pipeline']) && isPipelineDefinition(d['definition']) && Array.isArray(d['changes']) && d['changes'].every(isChange),
   RunStarted: (d) =>
     isRunRef(d) &&

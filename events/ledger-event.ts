@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { PipelineDefined } from './pipeline-defined.js';
+import { PipelinePaused } from './pipeline-paused.js';
 import { PipelineRedefined } from './pipeline-redefined.js';
+import { PipelineRetired } from './pipeline-retired.js';
+import { PipelineUnpaused } from './pipeline-unpaused.js';
+import { PipelineUnretired } from './pipeline-unretired.js';
 import { RetryScheduled } from './retry-scheduled.js';
 import { RunAbandoned } from './run-abandoned.js';
 import { RunCleared } from './run-cleared.js';
@@ -26,6 +30,10 @@ export const LedgerEvent = z.discriminatedUnion('type', [
   TaskStateChanged,
   RunMarked,
   RetryScheduled,
+  PipelinePaused,
+  PipelineUnpaused,
+  PipelineRetired,
+  PipelineUnretired,
 ]);
 export type LedgerEvent = z.infer<typeof LedgerEvent>;
 export type EventType = LedgerEvent['type'];

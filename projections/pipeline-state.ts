@@ -1,6 +1,7 @@
 import type { PipelineDefinition } from '../events/pipeline-definition.js';
 import type { RecordedEvent } from '../events/recorded-event.js';
 import { isCurrentRun, type DateState } from './date-state.js';
+import type { PipelineControl } from './pipeline-control.js';
 
 /** A date key and its logical date; compared by instant, never as text. */
 export type DateMark = { date: string; logicalDate: string };
@@ -17,10 +18,14 @@ export type PipelineState = {
   watermark: DateMark | null;
   /** Position of the last event folded in (0 before any). */
   position: number;
+  /** Set while the pipeline is paused: fleet runs start none of its dates. */
+  paused: PipelineControl | null;
+  /** Set while the pipeline is retired: it leaves status, check, metrics and fleet runs; its history stays. */
+  retired: PipelineControl | null;
 };
 
 export function initialState(pipeline: string): PipelineState {
-  return { pipeline, definition: null, definedAt: null, version: 0, dates: new Map(), watermark: null, position: 0 };
+  return { pipeline, definition: null, definedAt: null, version: 0, dates: new Map(), watermark: null, position: 0, paused: null, retired: null };
 }
 
 /**
@@ -86,6 +91,22 @@ function foldInto(next: PipelineState, event: RecordedEvent, instant: WatermarkI
       return;
     case 'PipelineRedefined':
       next.definition = event.data.definition;
+      next.version = event.streamVersion;
+      return;
+    case 'PipelinePaused':
+      next.paused = control(event);
+      next.version = event.streamVersion;
+      return;
+    case 'PipelineUnpaused':
+      next.paused = null;
+      next.version = event.streamVersion;
+      return;
+    case 'PipelineRetired':
+      next.retired = control(event);
+      next.version = event.streamVersion;
+      return;
+    case 'PipelineUnretired':
+      next.retired = null;
       next.version = event.streamVersion;
       return;
     case 'RunStarted': {
@@ -236,6 +257,11 @@ function foldInto(next: PipelineState, event: RecordedEvent, instant: WatermarkI
       throw new Error(`evolve: unhandled event ${JSON.stringify((unknown as { type: unknown }).type)}`);
     }
   }
+}
+
+/** A pause or retirement as the fold keeps it: the event's instant, actor and reason. */
+function control(event: RecordedEvent): PipelineControl {
+  return { since: event.recordedAt, by: event.metadata.actor, reason: event.metadata.reason ?? '' };
 }
 
 /** Moves the watermark up to `mark` when it is later (never down, S5). */

@@ -1,6 +1,7 @@
 import type { PipelineDefinition } from '../events/pipeline-definition.js';
 import type { RecordedEvent } from '../events/recorded-event.js';
 import { isDone, type DateState } from './date-state.js';
+import type { PipelineControl } from './pipeline-control.js';
 import type { DateMark, PipelineState } from './pipeline-state.js';
 import type { RunRecord } from './run-history.js';
 import { copyTally, tallyRun, type RunTally } from './views/run-tally.js';
@@ -45,6 +46,10 @@ export type PipelineSummary = {
   running: RunningDate[];
   /** The latest logical date (ms) any date of the pipeline ever had, or null before any. */
   latestMs: number | null;
+  /** Set while the pipeline is paused. */
+  paused: PipelineControl | null;
+  /** Set while the pipeline is retired. */
+  retired: PipelineControl | null;
 };
 
 /** The summary of a pipeline with no event yet. */
@@ -66,6 +71,8 @@ export function emptySummary(pipeline: string): PipelineSummary {
     position: 0,
     running: [],
     latestMs: null,
+    paused: null,
+    retired: null,
   };
 }
 
@@ -111,7 +118,7 @@ export type SummaryFolder = {
    * not any more; `nowDone`: a changed date is done now (complete-through can only move on then).
    */
   finish(
-    state: Pick<PipelineState, 'definition' | 'definedAt' | 'version' | 'watermark' | 'position'>,
+    state: Pick<PipelineState, 'definition' | 'definedAt' | 'version' | 'watermark' | 'position' | 'paused' | 'retired'>,
     dates: Iterable<readonly [first: DateState | undefined, now: DateState]>,
     runs: Iterable<readonly [first: RunRecord | undefined, now: RunRecord]>,
     slotKindOf: SlotKindOf | null,
@@ -194,6 +201,8 @@ export function summaryFolder(before: PipelineSummary): SummaryFolder {
         // By key: one text for the same dates, however they came to run.
         running: [...running.values()].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0)),
         latestMs,
+        paused: state.paused,
+        retired: state.retired,
       };
       return { summary, lostDone, nowDone };
     },

@@ -16,5 +16,7 @@
  * 6: a merge of both 5s (run control and newcomer in one fold), so tables built by either 5 rebuild.
  * 7: a row keeps a text no column holds verbatim (NUL, a lone surrogate of an older event) as an excerpt pointing
  *    to its event, and an excerpt never cuts a surrogate pair in half; a date's key is released by a clear.
+ * 8: a pipeline's pause and retirement (`PipelinePaused`, `PipelineUnpaused`, `PipelineRetired`, `PipelineUnretired`:
+ *    `PipelineState.paused`, `.retired`, the summary row's `control`).
  */
-export const PROJECTION_VERSION = 7;
+export const PROJECTION_VERSION = 8;

@@ -51,6 +51,10 @@ export function evolveRunHistory(history: RunHistory, event: RecordedEvent): Run
   switch (event.type) {
     case 'PipelineDefined':
     case 'PipelineRedefined':
+    case 'PipelinePaused':
+    case 'PipelineUnpaused':
+    case 'PipelineRetired':
+    case 'PipelineUnretired':
     // A mark is no run (nothing ran); it is in the log, and in the date's state.
     case 'RunMarked':
     // Task rows are folded by projections/task-runs.ts; a run's outcome comes from its own RunSucceeded or RunFailed (S12).

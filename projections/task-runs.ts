@@ -40,6 +40,10 @@ export function evolveTaskRuns(tasks: TaskRuns, event: RecordedEvent): TaskRuns 
   switch (event.type) {
     case 'PipelineDefined':
     case 'PipelineRedefined':
+    case 'PipelinePaused':
+    case 'PipelineUnpaused':
+    case 'PipelineRetired':
+    case 'PipelineUnretired':
     case 'RunHeartbeat':
     // The failure that scheduled it already closed the run.
     case 'RetryScheduled':

@@ -1,5 +1,6 @@
 import type { Upstream } from '../events/pipeline-definition.js';
 import type { DateStatus } from './date-state.js';
+import type { PipelineControl } from './pipeline-control.js';
 import type { PipelineState } from './pipeline-state.js';
 import type { DataInterval, Slot } from './slot.js';
 
@@ -13,7 +14,13 @@ export type SlotSource = {
 };
 
 /** An upstream slot a date waits for that is not done yet: the first one found names why the date is blocked. */
-export type BlockedBy = { pipeline: string; date: string; status: DateStatus | 'missing' | 'skipped' };
+export type BlockedBy = {
+  pipeline: string;
+  date: string;
+  status: DateStatus | 'missing' | 'skipped';
+  /** Set when the upstream is paused: the reason its date does not run (no fleet run starts it until it is unpaused). */
+  paused?: PipelineControl;
+};
 
 /** One upstream of a pipeline with what it takes to answer for it: its timetable's slots and its folded state. */
 export type UpstreamView = { upstream: Upstream; source: SlotSource; state: PipelineState };
@@ -87,7 +94,7 @@ export function firstBlocking(interval: DataInterval, upstreams: readonly Upstre
   for (const view of upstreams) {
     for (const slot of upstreamSlots(view.upstream.mapping, interval, view.source)) {
       const status = view.state.dates.get(slot.date)?.status ?? 'missing';
-      if (!upstreamDone(status)) return { pipeline: view.upstream.pipeline, date: slot.date, status };
+      if (!upstreamDone(status)) return { pipeline: view.upstream.pipeline, date: slot.date, status, ...(view.state.paused ? { paused: view.state.paused } : {}) };
     }
   }
   return null;

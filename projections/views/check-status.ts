@@ -17,6 +17,8 @@ export type CheckRules = {
   maxBlocked?: number;
   /** Leave out the rule that holds by default: no date may wait for a retry nobody started (`--allow-overdue-retries`). */
   allowOverdueRetries?: boolean;
+  /** Hold a paused pipeline's lag, pending and blocked dates to the rules too (`--include-paused`); by default a pause leaves them alone. */
+  includePaused?: boolean;
 };
 
 export type CheckRule = 'lag' | 'pending' | 'failed' | 'stalled' | 'blocked' | 'overdue';
@@ -35,7 +37,9 @@ export type Violation = { pipeline: string; rule: CheckRule; actual: number; lim
 export function checkStatus(status: PipelineStatus, rules: CheckRules): Violation[] {
   const violations: Violation[] = [];
   const p = status.pipeline;
-  const lagLimit = rules.maxLagSeconds ?? status.freshnessSeconds ?? undefined;
+  // A paused pipeline falls behind on purpose: its lag, pending and blocked dates are no news unless asked (a failure or a stalled run still is).
+  const held = status.paused !== undefined && rules.includePaused !== true;
+  const lagLimit = held ? undefined : (rules.maxLagSeconds ?? status.freshnessSeconds ?? undefined);
   if (lagLimit !== undefined && status.lagSeconds !== null && status.lagSeconds > lagLimit) {
     const through = status.completeThrough === null ? 'nothing complete yet' : `complete through ${status.completeThrough}`;
     const limit = `${rules.maxLagSeconds === undefined ? 'its freshness ' : ''}${formatLag(lagLimit * 1000)}`;
@@ -47,7 +51,7 @@ export function checkStatus(status: PipelineStatus, rules: CheckRules): Violatio
       message: `${p}: lag ${status.lag} is over ${limit} (${through}, ${status.behind} date${status.behind === 1 ? '' : 's'} behind)`,
     });
   }
-  if (rules.maxPending !== undefined && status.pending.total > rules.maxPending) {
+  if (!held && rules.maxPending !== undefined && status.pending.total > rules.maxPending) {
     const parts = PENDING_REASONS.filter((r) => status.pending[r] > 0).map((r) => `${status.pending[r]} ${reasonWords(r)}`);
     violations.push({
       pipeline: p,
@@ -76,7 +80,7 @@ export function checkStatus(status: PipelineStatus, rules: CheckRules): Violatio
       message: `${p}: ${status.stalled.length} run${status.stalled.length === 1 ? '' : 's'} stalled (${status.stalled.map((s) => `${s.date}, lease expired ${s.leaseExpiresAt}`).join('; ')})`,
     });
   }
-  if (rules.maxBlocked !== undefined && status.blocked > rules.maxBlocked) {
+  if (!held && rules.maxBlocked !== undefined && status.blocked > rules.maxBlocked) {
     const first = status.firstBlocked ? `; first ${status.firstBlocked.date} ${waitsForText(status.firstBlocked.blockedBy)}` : '';
     violations.push({
       pipeline: p,

@@ -1,4 +1,5 @@
 import type { ClearedBecause } from '../date-state.js';
+import { pausedText } from '../pipeline-control.js';
 import type { BlockedBy } from '../upstream-slots.js';
 
 /**
@@ -19,5 +20,5 @@ export function clearedBecause(cause: ClearedBecause): string {
  * waitsForText({ pipeline: 'orders_raw', date: '2026-11-03T05:00:00+07:00', status: 'failed' }) // 'waits for orders_raw 2026-11-03T05:00:00+07:00 (failed)'
  */
 export function waitsForText(by: BlockedBy): string {
-  return `waits for ${by.pipeline} ${by.date} (${by.status})`;
+  return `waits for ${by.pipeline} ${by.date} (${by.status}${by.paused ? `; ${by.pipeline} is ${pausedText(by.paused)}` : ''})`;
 }

@@ -18,7 +18,7 @@ export type HistoryPoint = {
   completeThroughAt: string | null;
 };
 
-export type AuditKind = 'defined' | 'redefined' | 'cleared' | 'forced' | 'takeover' | 'abandoned' | 'marked';
+export type AuditKind = 'defined' | 'redefined' | 'cleared' | 'forced' | 'takeover' | 'abandoned' | 'marked' | 'paused' | 'unpaused' | 'retired' | 'unretired';
 
 /** One entry of the audit timeline: who changed the course of the pipeline's history, and why. */
 export type AuditEntry = {
@@ -118,6 +118,10 @@ const AUDIT_ENTRIES: { [T in EventType]?: (e: RecordedEvent<Extract<LedgerEvent,
     ...(e.data.takeoverOf ? [entry('takeover', e.data.date, e.data.runId, `took over run ${e.data.takeoverOf} of ${e.data.date} after its lease expired`)] : []),
   ],
   RunAbandoned: (e, entry) => [entry('abandoned', e.data.date, e.data.runId, `abandoned run of ${e.data.date}: ${e.data.reason}`)],
+  PipelinePaused: (_e, entry) => [entry('paused', null, null, 'paused: fleet runs leave it alone')],
+  PipelineUnpaused: (_e, entry) => [entry('unpaused', null, null, 'unpaused')],
+  PipelineRetired: (_e, entry) => [entry('retired', null, null, 'retired: history kept')],
+  PipelineUnretired: (_e, entry) => [entry('unretired', null, null, 'brought back (unretired)')],
   RunMarked: (e, entry) => [entry('marked', e.data.date, e.data.runId, `marked ${e.data.date} ${e.data.status} (was ${e.data.previousStatus}); no command ran`)],
 };
 

@@ -3,6 +3,7 @@ import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import { isDone, leaseExpired, type DateState } from '../date-state.js';
 import type { PendingReason } from '../pending.js';
 import type { PipelineState } from '../pipeline-state.js';
+import type { PipelineControl } from '../pipeline-control.js';
 import type { RunHistory } from '../run-history.js';
 import type { Slot } from '../slot.js';
 import type { BlockedBy } from '../upstream-slots.js';
@@ -59,6 +60,8 @@ export type PipelineStatus = {
    * only when there is one (`status` reads the retrying dates only when the counts say there are some).
    */
   overdueRetries?: OverdueRetry[];
+  /** Present while the pipeline is paused: since when, by whom and why (fleet runs start none of its dates). */
+  paused?: PipelineControl;
   /**
    * The pipeline's pool (`define --pool`) has no free place while it has dates that could start: they wait
    * for one. Present only then (`status` reads the pools only when the counts say a date could start).
@@ -285,4 +288,14 @@ export function compareWorstFirst(a: PipelineStatus, b: PipelineStatus): number 
 /** 1 for a pipeline with a failed or stalled date, else 0. */
 function broken(status: PipelineStatus): number {
   return status.stalled.length > 0 || status.pending.failed > 0 ? 1 : 0;
+}
+
+/**
+ * The row with its pipeline's pause, when it has one (a row of a pipeline that is not paused is returned as it is).
+ *
+ * @example
+ * withPause(row, state.paused).paused?.reason // 'vendor outage'
+ */
+export function withPause(row: PipelineStatus, paused: PipelineControl | null): PipelineStatus {
+  return paused === null ? row : { ...row, paused };
 }

@@ -4,6 +4,7 @@ import { ExitCode, isLedgerError } from '../errors.js';
 import { toolVersion } from '../runtime.js';
 import { CliContext, type CliDeps, type GlobalOptions } from './cli-context.js';
 import { registerClearCommand } from './commands/clear-command.js';
+import { registerControlCommands } from './commands/control-commands.js';
 import { registerDefineCommands } from './commands/define-command.js';
 import { registerMarkCommand } from './commands/mark-command.js';
 import { registerQueryCommands } from './commands/query-commands.js';
@@ -50,6 +51,7 @@ export function createProgram(deps: CliDeps, extra: CommandRegistrar[] = []): Co
   registerTaskCommands(program, ctx);
   registerClearCommand(program, ctx);
   registerMarkCommand(program, ctx);
+  registerControlCommands(program, ctx);
   registerQueryCommands(program, ctx);
   for (const register of extra) register(program, ctx);
   oneLineUsageErrors(program);

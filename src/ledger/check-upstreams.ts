@@ -1,7 +1,9 @@
 import { canonicalJson } from '../../events/canonical-json.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import { findCycle } from '../../projections/dependency-graph.js';
+import { retiredText, type PipelineControl } from '../../projections/pipeline-control.js';
 import { LedgerError } from '../errors.js';
+import type { PipelineControls } from './list-controls.js';
 
 /**
  * Refuses a definition whose upstreams name a pipeline the ledger does not have
@@ -34,4 +36,33 @@ export function refuseBadUpstreams(definition: PipelineDefinition, others: reado
 /** True when a (re)definition changes which upstreams a pipeline has. */
 export function upstreamsChanged(before: PipelineDefinition | null, after: PipelineDefinition): boolean {
   return canonicalJson(before?.upstreams ?? []) !== canonicalJson(after.upstreams ?? []);
+}
+
+/**
+ * Refuses a definition whose upstreams name a retired pipeline (`ledger.retired`): its dates will never run, so a
+ * downstream would wait for ever. `controls` are the ledger's paused and retired pipelines (`listControls`).
+ *
+ * @example
+ * refuseRetiredUpstreams(definition, await listControls(core));
+ */
+export function refuseRetiredUpstreams(definition: PipelineDefinition, controls: ReadonlyMap<string, PipelineControls>): void {
+  for (const up of definition.upstreams ?? []) {
+    const retired = controls.get(up.pipeline)?.retired;
+    if (retired) {
+      throw new LedgerError('ledger.retired', `--upstream ${up.pipeline}: ${up.pipeline} is ${retiredText(retired)}, so its dates never run; bring it back first (runledger unretire ${up.pipeline}) or name another upstream`);
+    }
+  }
+}
+
+/**
+ * Refuses to define a name that a retired pipeline holds (`ledger.retired`): its history is still under that name.
+ *
+ * @example
+ * if (state.retired !== null) refuseRetiredName('etl_orders', state.retired);
+ */
+export function refuseRetiredName(pipeline: string, retired: PipelineControl): never {
+  throw new LedgerError(
+    'ledger.retired',
+    `${pipeline} is ${retiredText(retired)}; its history keeps the name. Bring it back with runledger unretire ${pipeline} (then define changes it as usual), or define the new pipeline under a new name`,
+  );
 }

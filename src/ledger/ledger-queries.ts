@@ -13,7 +13,7 @@ import type { AsOf, DateRow, PendingView, RangeInput, RunsView, StateInput, Stat
 import { byInstantSlotFirst, cursorFrom, pageEnd, pageOfRows, type Timed } from './page-rows.js';
 import { nowFor, readPipeline } from './load-pipeline.js';
 import { definedSummary, readModelsFor, statusOfView, tableView, withDates, type TableView } from './read-model-views.js';
-import { pipelineStatus, type PipelineStatus } from '../../projections/views/pipeline-status.js';
+import { pipelineStatus, withPause, type PipelineStatus } from '../../projections/views/pipeline-status.js';
 import { keyOf, rangeOf } from './resolve-keys.js';
 import { parseRangeStart } from '../timetable/parse-range-end.js';
 import { boundedSlots, duePending, previousSlot, slotsFrom } from './slots.js';
@@ -361,9 +361,13 @@ export async function pipelineStatusView(core: LedgerCore, pipeline: string, now
   const rule = await blockingFor(core, { pipeline });
   const blocked: { blocked?: (slot: Slot) => BlockedBy | null } = rule === undefined ? {} : { blocked: (slot: Slot) => rule(slot.dataInterval) };
   const models = await readModelsFor(core, undefined);
-  if (models !== null) return statusViewOfTable(models, await tableView(models, pipeline), nowMs, blocked);
+  if (models !== null) {
+    const view = await tableView(models, pipeline);
+    const found = await statusViewOfTable(models, view, nowMs, blocked);
+    return { ...found, status: withPause(found.status, view.summary.paused) };
+  }
   const { timetable, state, history } = await readPipeline(core, pipeline);
-  const status = pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs, ...blocked });
+  const status = withPause(pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs, ...blocked }), state.paused);
   const through = status.completeThrough === null ? undefined : state.dates.get(status.completeThrough);
   const runTally: RunTally = {};
   for (const run of history.runs.values()) tallyRun(runTally, run, 1);

@@ -1,3 +1,4 @@
+import type { PipelineControl } from '../../projections/pipeline-control.js';
 import type { RunOutput, RunType } from '../../events/common.js';
 import type { EventType } from '../../events/ledger-event.js';
 import type { ClearedBecause, DateStatus, ManualMark, RetryProgress } from '../../projections/date-state.js';
@@ -71,6 +72,8 @@ export type StartResult = {
   offSchedule: boolean;
   forced: boolean;
   takeoverOf: string | null;
+  /** Set when the pipeline is paused: the start went ahead (a direct start always does), and says so. */
+  paused?: PipelineControl;
 };
 
 export type CompletionResult = {

@@ -19,7 +19,9 @@ import { refuseTakenBinding, sameJob } from './job-binding.js';
 import { handleCommand } from './handle-command.js';
 import { buildDefinition, checkPipelineName, completeDefinitionInput, diffDefinitions, type DefineChanges } from './build-definition.js';
 import { checkTaskState, checkTryNumber, requireTask } from './check-tasks.js';
-import { refuseBadUpstreams, upstreamsChanged } from './check-upstreams.js';
+import { refuseBadUpstreams, refuseRetiredName, refuseRetiredUpstreams, upstreamsChanged } from './check-upstreams.js';
+import { listControls } from './list-controls.js';
+import { retiredText } from '../../projections/pipeline-control.js';
 import { clearWithDownstream } from './clear-downstream.js';
 import type { LedgerCore } from './ledger-core.js';
 import type { ClearInput, ClearResult, CompletionResult, MarkInput, MarkResult, StartInput, StartResult } from './ledger-types.js';
@@ -57,7 +59,8 @@ export async function definePipeline(core: LedgerCore, input: DefineChanges & { 
   return handleCommand<DefineResult>(core, async () => {
     const models = await readModelsFor(core, undefined);
     const summary = models === null ? undefined : await models.summary(input.pipeline);
-    const state = summary === undefined ? (await loadPipeline(core, input.pipeline)).state : { definition: summary?.definition ?? null, version: summary?.version ?? 0 };
+    const state = summary === undefined ? (await loadPipeline(core, input.pipeline)).state : { definition: summary?.definition ?? null, version: summary?.version ?? 0, retired: summary?.retired ?? null };
+    if (state.retired !== null) refuseRetiredName(input.pipeline, state.retired);
     const before = state.definition;
     const { reason: _reason, effective, ...requested } = input;
     const built = buildDefinition(completeDefinitionInput(before, requested));
@@ -70,7 +73,10 @@ export async function definePipeline(core: LedgerCore, input: DefineChanges & { 
     const changes = before ? diffDefinitions(before, definition) : [];
     if (before && changes.length === 0) return { result: { pipeline: definition.pipeline, outcome: 'unchanged', definition, changes }, label: definition.pipeline };
     if (definition.openlineage && !sameJob(before?.openlineage, definition.openlineage)) refuseTakenBinding(await listPipelines(core), definition);
-    if (upstreamsChanged(before, definition)) refuseBadUpstreams(definition, await listPipelines(core));
+    if (upstreamsChanged(before, definition)) {
+      refuseBadUpstreams(definition, await listPipelines(core));
+      refuseRetiredUpstreams(definition, await listControls(core));
+    }
     const event: LedgerEvent = before
       ? { type: 'PipelineRedefined', schemaVersion: 1, data: { pipeline: definition.pipeline, definition, changes } }
       : { type: 'PipelineDefined', schemaVersion: 1, data: definition };
@@ -128,6 +134,9 @@ export async function startRun(core: LedgerCore, input: StartInput): Promise<Sta
       return before ? [slot.date, before.date] : [slot.date];
     };
     const { definition, timetable, state } = (await decidingView(core, input.pipeline, keysToRead)) ?? (await readPipeline(core, input.pipeline));
+    if (state.retired !== null) {
+      throw new LedgerError('ledger.retired', `${input.pipeline} is ${retiredText(state.retired)}, so nothing of it runs; bring it back first with runledger unretire ${input.pipeline}`);
+    }
     const { slot, onSchedule } = slotIn(timetable).at;
     // Depends on past holds back every run but a manual one (the explicit "run it anyway", as Airflow's ignore_depends_on_past).
     const waitFor = definition.dependsOnPast && runType !== 'manual' ? previousSlotBlocks(state, slotBefore(timetable)?.date ?? null) : null;
@@ -176,6 +185,7 @@ export async function startRun(core: LedgerCore, input: StartInput): Promise<Sta
       offSchedule: d.offSchedule,
       forced: d.force,
       takeoverOf: d.takeoverOf,
+      ...(state.paused === null ? {} : { paused: state.paused }),
     };
     return { result, requests: [{ stream: runStream(input.pipeline, slot.date), expectedVersion: expected, events: decision.value.events }], reason, label: `${input.pipeline} ${slot.date}` };
   });

@@ -15,6 +15,8 @@ import type { RebuildProgress, RebuildResult } from '../store/read-models.js';
 import { subscribe, type SubscribeOptions, type Subscription } from './subscribe.js';
 import type { Timetable } from '../timetable/timetable.js';
 import type { DefineChanges } from './build-definition.js';
+import { controlPipelines, type ControlResult } from './control-pipelines.js';
+import { listControls, type PipelineControls } from './list-controls.js';
 import { checkOptionKeys, durationMs, durationOption, leaseOf, optionKeys, type Duration } from './library-options.js';
 import { DEFAULT_MAX_CLOCK_SKEW_MS, DEFAULT_MAX_EVENT_AGE_MS, type ProducerTimeWindow } from '../../projections/producer-time.js';
 import { CHECKPOINT_AFTER, createLedgerCore, type LedgerCore, type LedgerCoreOptions } from './ledger-core.js';
@@ -323,6 +325,56 @@ export class Ledger {
   async mark(input: MarkInput): Promise<MarkResult> {
     checkOptionKeys(input, MARK_KEYS, 'ledger.mark');
     return markKeys(this.#core, input);
+  }
+
+  /**
+   * Pauses pipelines (`PipelinePaused`, with the actor and the required reason): nothing that runs a fleet (the
+   * scheduler, `catchup --all`, `backfill --with-downstream`) starts their dates until they are unpaused; a direct
+   * start, backfill or catchup of one still runs. All named pipelines or none; one already paused is left alone.
+   *
+   * @example
+   * await ledger.pause({ pipelines: ['orders_raw'], reason: 'vendor outage until Monday' });
+   */
+  async pause(input: { pipelines: readonly string[]; reason: string }): Promise<ControlResult[]> {
+    checkOptionKeys(input, ['pipelines', 'reason'], 'ledger.pause');
+    return controlPipelines(this.#core, 'pause', input.pipelines, input.reason);
+  }
+
+  /** Unpauses pipelines (`PipelineUnpaused`): fleet runs start their due dates again. One not paused is left alone. */
+  async unpause(input: { pipelines: readonly string[]; reason?: string }): Promise<ControlResult[]> {
+    checkOptionKeys(input, ['pipelines', 'reason'], 'ledger.unpause');
+    return controlPipelines(this.#core, 'unpause', input.pipelines, input.reason);
+  }
+
+  /**
+   * Retires a pipeline (`PipelineRetired`, with the actor and the required reason): its history stays (log, verify,
+   * export, `state` with `includeRetired`), but it leaves `status`, `check`, metrics and fleet runs, and its name
+   * cannot be defined again until it is brought back. Refused (`ledger.hasDownstream`) while a pipeline that is not
+   * retired names it as an upstream.
+   *
+   * @example
+   * await ledger.retire({ pipeline: 'orders_v1', reason: 'replaced by orders_v2' });
+   */
+  async retire(input: { pipeline: string; reason: string }): Promise<ControlResult> {
+    checkOptionKeys(input, ['pipeline', 'reason'], 'ledger.retire');
+    return (await controlPipelines(this.#core, 'retire', [input.pipeline], input.reason))[0] as ControlResult;
+  }
+
+  /** Brings a retired pipeline back (`PipelineUnretired`) with the definition, history and pause it had. */
+  async unretire(input: { pipeline: string; reason?: string }): Promise<ControlResult> {
+    checkOptionKeys(input, ['pipeline', 'reason'], 'ledger.unretire');
+    return (await controlPipelines(this.#core, 'unretire', [input.pipeline], input.reason))[0] as ControlResult;
+  }
+
+  /**
+   * The pipelines paused or retired now (of `pipelines`, when given), by name, each with since when, by whom and why;
+   * any other is neither.
+   *
+   * @example
+   * const paused = (await ledger.controls(['orders_raw'])).get('orders_raw')?.paused ?? null;
+   */
+  async controls(pipelines?: readonly string[]): Promise<Map<string, PipelineControls>> {
+    return listControls(this.#core, pipelines);
   }
 
   /** Makes keys pending again, fencing out their runs; never deletes history. */

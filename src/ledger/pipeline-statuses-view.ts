@@ -1,4 +1,7 @@
-import type { PipelineStatus } from '../../projections/views/pipeline-status.js';
+import { withPause, type PipelineStatus } from '../../projections/views/pipeline-status.js';
+import { retiredText, type PipelineControl } from '../../projections/pipeline-control.js';
+import { LedgerError } from '../errors.js';
+import { listControls } from './list-controls.js';
 import { PIPELINE_NAME_PATTERN } from '../../events/name-patterns.js';
 import type { PipelineSummary } from '../../projections/pipeline-summary.js';
 import type { ReadModels } from '../store/read-models.js';
@@ -25,18 +28,25 @@ export async function pipelineStatusesView(core: LedgerCore, names: readonly str
   const models = await readModelsFor(core, undefined);
   const rows: PipelineStatus[] = [];
   if (models === null) {
-    for (const name of names ?? (await listPipelines(core)).map((d) => d.pipeline)) rows.push((await pipelineStatusView(core, name, nowMs)).status);
+    const controls = await listControls(core);
+    for (const name of names ?? (await listPipelines(core)).map((d) => d.pipeline).filter((name) => !controls.get(name)?.retired)) {
+      const retired = controls.get(name)?.retired;
+      if (retired) refuseRetired(name, retired);
+      rows.push((await pipelineStatusView(core, name, nowMs)).status);
+    }
     return rows;
   }
   // Named pipelines read their own rows (`status etl_orders` on a ledger of 1,000 read all 1,000 before).
   const read = names === undefined ? await models.summaries() : await namedSummaries(models, names);
   const summaries = new Map(read.map((summary) => [summary.pipeline, summary]));
-  const list = names ?? [...summaries.values()].filter((summary) => summary.definition !== null).map((summary) => summary.pipeline).sort(compareNames);
+  // A retired pipeline leaves status (and check, which reads it); named, it is refused with where its history is.
+  const list = names ?? [...summaries.values()].filter((summary) => summary.definition !== null && summary.retired === null).map((summary) => summary.pipeline).sort(compareNames);
   // Pipelines of one timetable (the cache shares it) ask it the same questions at the same "now".
   const memos = new Map<Timetable, Timetable>();
   for (const name of list) {
     checkPipelineName(name);
     const view = viewOfSummary(models, name, summaries.get(name) ?? null);
+    if (view.summary.retired !== null) refuseRetired(name, view.summary.retired);
     if (view.definition.upstreams) {
       rows.push((await pipelineStatusView(core, name, nowMs)).status);
       continue;
@@ -47,9 +57,14 @@ export async function pipelineStatusesView(core: LedgerCore, names: readonly str
       memos.set(view.timetable, timetable);
     }
     view.timetable = timetable;
-    rows.push(await statusOfView(models, view, nowMs));
+    rows.push(withPause(await statusOfView(models, view, nowMs), view.summary.paused));
   }
   return rows;
+}
+
+/** A retired pipeline named to `status` or `check`: refused, with where its history still is. */
+function refuseRetired(pipeline: string, retired: PipelineControl): never {
+  throw new LedgerError('ledger.retired', `${pipeline} is ${retiredText(retired)}, so it has no status; its history is in runledger state ${pipeline} --include-retired and runledger log ${pipeline} (runledger unretire ${pipeline} brings it back)`);
 }
 
 /** The summary rows of the named pipelines that have one (an invalid name reads nothing: the loop reports it). */

@@ -61,7 +61,8 @@ export function decodeLoaded(text: string): Loaded {
   const [stateLine, historyLine, tasksLine] = text.split('\n');
   if (stateLine === undefined || historyLine === undefined || tasksLine === undefined) throw new Error('checkpoint: not three lines');
   const encoded = JSON.parse(stateLine) as EncodedState;
-  const state = { ...encoded, dates: new Map(encoded.dates) } as PipelineState;
+  // A checkpoint written before pauses and retirements has neither field (its projection version differs anyway).
+  const state = { ...encoded, paused: encoded.paused ?? null, retired: encoded.retired ?? null, dates: new Map(encoded.dates) } as PipelineState;
   let history: RunHistory | undefined;
   let tasks: TaskRuns | undefined;
   return {

@@ -100,6 +100,8 @@ export function stateOfSummary(summary: PipelineSummary, dates: readonly DateSta
     version: summary.version,
     watermark: summary.watermark,
     position: summary.position,
+    paused: summary.paused,
+    retired: summary.retired,
   };
   for (const date of dates) state.dates.set(date.date, date);
   return state;

@@ -56,7 +56,9 @@ export function metricsCollector(): {
   // metric): each metric a sample at a time, straight from the rows, never a value, label set or line list of a whole metric.
   const collect = async (ledger: Ledger, options: MetricsInput, print: (text: string) => void): Promise<string> => {
     const ledgerHead = await ledger.store.head();
-    const definitions = await ledger.pipelines();
+    // A retired pipeline leaves the metrics (its series end); a paused one stays, with runledger_pipeline_paused 1.
+    const controls = await ledger.controls();
+    const definitions = (await ledger.pipelines()).filter((d) => !controls.get(d.pipeline)?.retired);
     const statusOf = await statusReader(ledger, options.nowMs);
     // The status and the runs by outcome of each pipeline from its summary row (no run and no event is read).
     const out = metricsText(print);
@@ -122,6 +124,12 @@ export function metricsCollector(): {
         sample(out.labels([['pipeline', pipeline], ['schedule', d.schedule], ['timezone', d.timezone], ['timetable', d.timetable], ['openlineage_job', job]]), 1);
       }
     });
+    perPipeline('runledger_pipeline_paused', '1 while the pipeline is paused (runledger pause): fleet runs start none of its dates; else 0.', ({ pipeline }) => (controls.get(pipeline)?.paused ? 1 : 0));
+    perPipeline(
+      'runledger_pipeline_paused_since_timestamp_seconds',
+      'When the pause of a paused pipeline was recorded, as a Unix timestamp; absent while it is not paused.',
+      ({ pipeline }) => seconds(controls.get(pipeline)?.paused?.since),
+    );
     gauge('runledger_build_info', 'The runledger version and Node.js version that answer, always 1.', (sample) => sample(out.labels([['version', toolVersion], ['node_version', process.version]]), 1));
     gauge('runledger_ledger_head_position', 'Position of the last event in the ledger.', (sample) => sample('', ledgerHead.position));
     gauge('runledger_consumer_position', 'The last position a durable consumer (follow --consumer) acknowledged.', (sample) => {

@@ -6,6 +6,7 @@ import { PENDING_REASONS, reasonWords } from '../../projections/pending.js';
 import type { StripCell } from '../../projections/views/status-strip.js';
 import { tellingLine } from '../../projections/views/telling-line.js';
 import { clearedBecause, waitsForText } from '../../projections/views/cleared-because.js';
+import { pausedText, retiredText } from '../../projections/pipeline-control.js';
 import { formatMetrics } from '../format/format-table.js';
 import { inZone } from '../format/zoned-instant.js';
 import type { AuditPage, OverviewPage, Page, PageTime, PipelinePage, RunPage, VerifyPage } from '../views/page-models.js';
@@ -128,6 +129,12 @@ export function pageShellParts(options: ShellOptions): { start: string; end: str
   };
 }
 
+/** A pipeline page's line for its pause or retirement (empty when it has neither). */
+function controlHtml(page: PipelinePage): Html {
+  const parts = [page.retired ? html`<p class="retired" data-fact="retired">${retiredText(page.retired)}</p>` : html``, page.paused ? html`<p class="paused" data-fact="paused">${pausedText(page.paused)}</p>` : html``];
+  return html`<div data-part="control">${parts}</div>`;
+}
+
 /** What a pending row adds to its reason: the attempt a retry waits for, the slot a depends-on-past date waits for, the upstream slot a blocked date waits for, a cascade's cause. */
 function pendingDetail(p: PipelinePage['pending']['pending'][number], zone: string): string {
   // The error has a column of its own, as in the CLI's pending table; the detail says why the date waits.
@@ -175,7 +182,7 @@ function overviewParts(page: OverviewPage, links: Links): { head: string; row: (
     const reasons = PENDING_REASONS.filter((r) => s.pending[r] > 0).map((r) => `${s.pending[r]} ${reasonWords(r)}`);
     const health = healthOf(s);
     return html`<tr data-pipeline="${s.pipeline}" data-health="${health}">
-<td class="name"><a href="${links.pipeline(s.pipeline)}">${s.pipeline}</a><div class="muted">${s.schedule} · ${s.timezone}</div></td>
+<td class="name"><a href="${links.pipeline(s.pipeline)}">${s.pipeline}</a><div class="muted">${s.schedule} · ${s.timezone}</div>${s.paused ? html`<div class="paused" data-fact="paused">${pausedText(s.paused)}</div>` : html``}</td>
 <td><span class="badge h-${health}">${health}</span></td>
 <td class="wide"><span class="strip">${stripCellsHtml(strip)}</span></td>
 <td class="mono wide" data-fact="watermark">${s.watermark ?? '—'}</td><td class="mono wide" data-fact="complete-through">${s.completeThrough ?? '—'}</td>
@@ -235,7 +242,7 @@ function* pipelineParts(page: PipelinePage, links: Links): Generator<string> {
       })}</tbody></table>${runsNav(page, links)}`
     : html`<p>No runs yet.</p>`;
   // Each data-part is a unit the live page replaces on its own when its markup changed.
-  yield html`<section class="pipeline" id="pipeline-${d.pipeline}"><h1>${d.pipeline}</h1>
+  yield html`<section class="pipeline" id="pipeline-${d.pipeline}"><h1>${d.pipeline}</h1>${controlHtml(page)}
 <div data-part="definition" class="facts"><span><b>Schedule</b> ${d.schedule} (${d.timetable})</span>${timetableHistoryText(d) === null ? html`` : html`<span data-part="timetable-history"><b>Timetables</b> ${timetableHistoryText(d)}</span>`}<span><b>Zone</b> ${d.timezone}</span><span><b>Start</b> ${d.start}</span>${d.end ? html`<span><b>End</b> ${d.end}</span>` : html``}<span><b>Catchup</b> ${d.catchup ? 'on' : 'off'}</span>${d.pool ? html`<span><b>Pool</b> ${d.pool}</span>` : html``}${d.priority === undefined ? html`` : html`<span><b>Priority</b> ${String(d.priority)}</span>`}</div>
 <div data-part="summary" class="facts"><span><b>Watermark</b> <span class="mono" data-fact="watermark">${page.watermark ?? 'none'}</span></span><span><b>Complete through</b> <span class="mono" data-fact="complete-through">${page.completeThrough ?? 'none'}</span></span><span><b>Pending</b> ${page.pendingTotal}</span><span><b>In flight</b> ${page.pending.inFlight.length}</span>${page.poolWait ? html`<span data-fact="pool-wait"><b>Waiting</b> for a place in ${poolWaitText(page.poolWait)}</span>` : html``}</div>
 <h2>Calendar</h2>`.html;

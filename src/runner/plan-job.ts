@@ -1,6 +1,7 @@
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import { earliestLeftByRunner, latestScheduledRun, planBackfill, planCatchup, type Reprocess, type RunPlan } from '../../projections/plan-runs.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
+import { retiredText } from '../../projections/pipeline-control.js';
 import type { Slot } from '../../projections/slot.js';
 import { firstBlocking, type BlockedBy } from '../../projections/upstream-slots.js';
 import { loadUpstreams } from '../ledger/load-upstreams.js';
@@ -62,6 +63,9 @@ export const REPROCESS_MODES: readonly Reprocess[] = ['none', 'failed', 'complet
  */
 export async function planJob(ledger: Ledger, request: JobRequest): Promise<PlannedJob> {
   const { definition, timetable, state, history } = await ledger.pipeline(request.pipeline);
+  if (state.retired !== null) {
+    throw new LedgerError('ledger.retired', `${request.pipeline} is ${retiredText(state.retired)}, so nothing of it runs; bring it back first with runledger unretire ${request.pipeline}`);
+  }
   const nowMs = ledger.now();
   let job: PlannedJob;
   if (request.kind === 'backfill') {

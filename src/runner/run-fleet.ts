@@ -1,6 +1,7 @@
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import { dependencyOrder, withDownstreams, type DependencyGraph } from '../../projections/dependency-graph.js';
 import { planBackfill, type Reprocess } from '../../projections/plan-runs.js';
+import type { PipelineControl } from '../../projections/pipeline-control.js';
 import type { Slot } from '../../projections/slot.js';
 import { dependentSlots } from '../../projections/upstream-slots.js';
 import { LedgerError } from '../errors.js';
@@ -71,6 +72,8 @@ export type FleetSummary = {
   pipelines: RunSummary[];
   /** Pipelines with pending dates but no stored command (`define --command`), left alone. */
   withoutCommand: string[];
+  /** Paused pipelines, left alone (their downstream dates wait for them). */
+  paused: PausedPipeline[];
   succeeded: number;
   failed: number;
   skipped: number;
@@ -107,7 +110,7 @@ export async function runFleet(ledger: Ledger, request: FleetRequest, options: F
   const ms = fleetDurations(options);
   const parallel = options.parallel ?? 4;
   if (!Number.isSafeInteger(parallel) || parallel < 1) throw new LedgerError('input.invalidNumber', `--parallel must be a whole number of 1 or more, not ${parallel}`);
-  const { jobs, definitions } = await planFleet(ledger, request);
+  const { jobs, definitions, paused } = await planFleet(ledger, request);
   const withoutCommand: string[] = [];
   const runnable: Array<{ job: PlannedJob; task: RunTask; definition: PipelineDefinition }> = [];
   for (const job of jobs) {
@@ -181,6 +184,7 @@ export async function runFleet(ledger: Ledger, request: FleetRequest, options: F
     runType: options.runType ?? request.kind,
     pipelines: summaries,
     withoutCommand,
+    paused,
     succeeded: total('succeeded'),
     failed: total('failed'),
     skipped: total('skipped'),
@@ -196,15 +200,29 @@ export async function runFleet(ledger: Ledger, request: FleetRequest, options: F
  * @example
  * const { jobs } = await planFleet(ledger, { kind: 'catchup' });
  */
-export async function planFleet(ledger: Ledger, request: FleetRequest): Promise<{ jobs: PlannedJob[]; definitions: Map<string, PipelineDefinition> }> {
-  const definitions = new Map((await ledger.pipelines()).map((d) => [d.pipeline, d]));
+export async function planFleet(ledger: Ledger, request: FleetRequest): Promise<{ jobs: PlannedJob[]; definitions: Map<string, PipelineDefinition>; paused: PausedPipeline[] }> {
+  const controls = await ledger.controls();
+  // A retired pipeline is out of every fleet run; no active pipeline names it as an upstream (retire refuses that).
+  const all = await ledger.pipelines();
+  const definitions = new Map(all.filter((d) => !controls.get(d.pipeline)?.retired).map((d) => [d.pipeline, d]));
   const graph = new Map([...definitions.values()].map((d) => [d.pipeline, d.upstreams ?? []]));
-  const all = request.kind === 'catchup' ? await planCatchups(ledger, graph, request.reprocess) : await planWithDownstream(ledger, graph, request);
   const only = request.kind === 'catchup' && request.pipelines && request.pipelines.length > 0 ? new Set(request.pipelines) : null;
-  if (only) for (const name of only) if (!definitions.has(name)) await ledger.pipeline(name);
-  const jobs = only ? all.filter((j) => only.has(j.pipeline)) : all;
-  return { jobs, definitions };
+  if (only) for (const name of only) if (!all.some((d) => d.pipeline === name)) await ledger.pipeline(name);
+  // A paused pipeline's dates are started by no fleet run; the pipeline a backfill names is run as asked (a direct run).
+  const paused: PausedPipeline[] = [];
+  for (const name of definitions.keys()) {
+    const pause = controls.get(name)?.paused;
+    if (!pause || (request.kind === 'backfill' && name === request.pipeline) || (only !== null && !only.has(name))) continue;
+    paused.push({ pipeline: name, paused: pause });
+  }
+  const held = new Set(paused.map((p) => p.pipeline));
+  const planned = request.kind === 'catchup' ? await planCatchups(ledger, graph, request.reprocess, held) : await planWithDownstream(ledger, graph, request);
+  const jobs = planned.filter((j) => !held.has(j.pipeline) && (only === null || only.has(j.pipeline)));
+  return { jobs, definitions, paused };
 }
+
+/** A pipeline a fleet run left alone because it is paused, with since when, by whom and why. */
+export type PausedPipeline = { pipeline: string; paused: PipelineControl };
 
 /**
  * Every pipeline's pending due dates, in dependency order: for a fleet, "catch up" means every date
@@ -213,10 +231,10 @@ export async function planFleet(ledger: Ledger, request: FleetRequest): Promise<
  * what its own `catchup` would (the latest due date). Dates that wait for upstream stay in the plan:
  * the gate decides at claim time, once the upstream dates of this run have finished.
  */
-async function planCatchups(ledger: Ledger, graph: DependencyGraph, reprocess: Reprocess | undefined): Promise<PlannedJob[]> {
+async function planCatchups(ledger: Ledger, graph: DependencyGraph, reprocess: Reprocess | undefined, held: ReadonlySet<string>): Promise<PlannedJob[]> {
   const jobs: PlannedJob[] = [];
   for (const pipeline of dependencyOrder(graph)) {
-    if (!graph.has(pipeline)) continue;
+    if (!graph.has(pipeline) || held.has(pipeline)) continue;
     const { definition, timetable, state } = await ledger.pipeline(pipeline);
     if (!definition.catchup) {
       jobs.push(await planJob(ledger, { kind: 'catchup', pipeline, waitUpstreamMs: Number.POSITIVE_INFINITY, ...(reprocess ? { reprocess } : {}) }));

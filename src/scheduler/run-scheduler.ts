@@ -177,7 +177,9 @@ export async function runScheduler(ledger: Ledger, options: SchedulerOptions): P
 
 /** The pipelines the scheduler runs: those named (each must exist), else every one with a command. */
 async function withCommand(ledger: Ledger, options: SchedulerOptions): Promise<PipelineDefinition[]> {
-  const all = await ledger.pipelines();
+  // Paused and retired pipelines give it no reason to wake (an unpause is an append: the scheduler looks again then).
+  const controls = await ledger.controls();
+  const all = (await ledger.pipelines()).filter((d) => !controls.get(d.pipeline)?.paused && !controls.get(d.pipeline)?.retired);
   const named = options.pipelines && options.pipelines.length > 0 ? new Set(options.pipelines) : null;
   return all.filter((d) => (named === null || named.has(d.pipeline)) && options.taskFor(d) !== null);
 }

@@ -44,6 +44,9 @@ export const HeartbeatBody = z.strictObject({
   lease: z.string().min(1).optional(),
 });
 
+/** The body of a pause or a retirement: the reason is required; of an unpause or unretire, optional. */
+export const ControlBody = z.strictObject({ reason: z.string().optional() });
+
 export const ClearBody = z.strictObject({
   dates: z.array(z.string().min(1, { abort: true })).max(MAX_CLEAR_DATES, `at most ${MAX_CLEAR_DATES} dates are cleared in one request; clear a range with from and to, or send the dates in several requests`).optional(),
   from: z.string().min(1).optional(),

@@ -120,6 +120,8 @@ export function rowFolder(pipeline: string, touched: TouchedRows, timetables: Ti
     version: before.version,
     watermark: before.watermark,
     position: before.position,
+    paused: before.paused,
+    retired: before.retired,
   };
   for (const [key, { state: date }] of touched.dates) state.dates.set(key, date);
   const instant: WatermarkInstant = { mark: null, ms: Number.NaN };

@@ -1,6 +1,7 @@
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { DateState } from '../../projections/date-state.js';
+import type { PipelineControl } from '../../projections/pipeline-control.js';
 import type { LastOutcome, PipelineSummary, RunningDate } from '../../projections/pipeline-summary.js';
 import type { RunRecord } from '../../projections/run-history.js';
 import { sortedTally, type RunTally } from '../../projections/views/run-tally.js';
@@ -314,6 +315,7 @@ export function summaryOfRow(row: PipelineRow, definition?: PipelineDefinition |
     position: row.position,
     running: JSON.parse(row.running) as RunningDate[],
     latestMs: row.latest_ms,
+    ...controlOfText(row.control),
   };
 }
 
@@ -340,7 +342,24 @@ export function pipelineRow(summary: PipelineSummary, definitionText?: string | 
     position: summary.position,
     running: JSON.stringify(summary.running),
     latest_ms: summary.latestMs,
+    control: controlText(summary),
   };
+}
+
+/** A pipeline's pause and retirement as the row's `control` holds them: the set ones, in one key order, or null for neither. */
+function controlText(summary: Pick<PipelineSummary, 'paused' | 'retired'>): string | null {
+  if (summary.paused === null && summary.retired === null) return null;
+  const control: { paused?: PipelineControl; retired?: PipelineControl } = {};
+  if (summary.paused !== null) control.paused = { since: summary.paused.since, by: summary.paused.by, reason: summary.paused.reason };
+  if (summary.retired !== null) control.retired = { since: summary.retired.since, by: summary.retired.by, reason: summary.retired.reason };
+  return JSON.stringify(control);
+}
+
+/** The row's `control`, decoded. */
+function controlOfText(text: string | null): Pick<PipelineSummary, 'paused' | 'retired'> {
+  if (text === null) return { paused: null, retired: null };
+  const control = JSON.parse(text) as { paused?: PipelineControl; retired?: PipelineControl };
+  return { paused: control.paused ?? null, retired: control.retired ?? null };
 }
 
 /** Counts without the zero ones, in name order: one text for equal counts, however they were reached. */

@@ -21,8 +21,9 @@ import { PROJECTION_VERSION } from '../../projections/projection-version.js';
  * 5: PostgreSQL's `rm_runs` keyed by pipeline and run id, not run id alone (two pipelines' runs can share an id).
  * 6: one declaration for both stores: PostgreSQL's `rm_runs` keyed by pipeline and start position as SQLite's are
  *    (a run is found by id through the events' index of runs), one index fewer for every run start to write.
+ * 7: `rm_pipelines` keeps the pipeline's pause and retirement (`control`).
  */
-export const READ_MODEL_VERSION = 6;
+export const READ_MODEL_VERSION = 7;
 
 /** What `rm_meta`'s `stamp` holds for tables this build wrote: the folds' version and the tables'. */
 export const READ_MODEL_STAMP = `${PROJECTION_VERSION}.${READ_MODEL_VERSION}`;
@@ -100,6 +101,8 @@ export const RM_PIPELINES = {
     column('running', 'text'),
     // The latest logical date (ms) any date row of the pipeline ever had, or null before any.
     nullable('latest_ms', 'bigint'),
+    // The pipeline's pause and retirement as JSON `{ "paused": { since, by, reason }, "retired": … }` (set ones only), or null for neither.
+    nullable('control', 'text'),
   ],
   primaryKey: ['pipeline'],
   indexes: [],

@@ -1,10 +1,11 @@
+import type { PipelineState } from '../../projections/pipeline-state.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import { buildCalendar, cellStatus, type CellStatus } from '../../projections/views/calendar.js';
 import { historyStrip } from '../../projections/views/history-strip.js';
 import { compareNames } from '../../projections/views/compare-names.js';
 import { taskDateGrid } from '../../projections/views/task-date-grid.js';
-import { compareWorstFirst, pipelineStatus, type PipelineStatus } from '../../projections/views/pipeline-status.js';
+import { compareWorstFirst, pipelineStatus, withPause, type PipelineStatus } from '../../projections/views/pipeline-status.js';
 import type { TaskRuns } from '../../projections/task-runs.js';
 import { statusStrip } from '../../projections/views/status-strip.js';
 import { AUDIT_EVENT_TYPES, auditEntriesOf, historyFold, type AuditEntry, type PipelineHistory } from '../../projections/views/pipeline-history.js';
@@ -85,13 +86,15 @@ export async function loadOverview(ledger: Ledger, asOf: AsOf | undefined, defin
   const rows: OverviewRow[] = [];
   const models = await tablesOf(ledger, time);
   for (const definition of definitions ?? (await definitionsAt(ledger, time.position))) {
+    const status = await overviewStatus(ledger, models, definition.pipeline, time);
+    if (status === null) continue;
     // The strip is the last 30 rows of the whole state, read a page at a time without metrics.
     const last: DateRow[] = [];
     await eachStateRow(ledger, definition.pipeline, time, (row) => {
       last.push(row);
       if (last.length > 60) last.splice(0, last.length - 30);
     });
-    rows.push({ status: await overviewStatus(ledger, models, definition.pipeline, time), strip: statusStrip(last, 30, (iso) => inZone(iso, definition.timezone)) });
+    rows.push({ status, strip: statusStrip(last, 30, (iso) => inZone(iso, definition.timezone)) });
   }
   rows.sort((a, b) => compareWorstFirst(a.status, b.status));
   return { kind: 'overview', time, head, rows };
@@ -106,11 +109,16 @@ async function tablesOf(ledger: Ledger, time: PageTime): Promise<ReadModels | nu
   return models !== undefined && (await models.ensure()) ? models : null;
 }
 
-/** An overview row's status: from the pipeline's summary row and the dates after its complete-through, or from its fold. */
-async function overviewStatus(ledger: Ledger, models: ReadModels | null, pipeline: string, time: PageTime): Promise<PipelineStatus> {
-  if (models !== null) return (await statusFromTables(models, pipeline, time.nowMs)).status;
+/** An overview row's status (with its pause): from the pipeline's summary row and the dates after its complete-through, or from its fold; null for a pipeline retired then. */
+async function overviewStatus(ledger: Ledger, models: ReadModels | null, pipeline: string, time: PageTime): Promise<PipelineStatus | null> {
+  if (models !== null) {
+    const summary = await models.summary(pipeline);
+    if (summary?.retired) return null;
+    return withPause((await statusFromTables(models, pipeline, time.nowMs)).status, summary?.paused ?? null);
+  }
   const { timetable, state, history } = await ledger.pipeline(pipeline, time.asOf ?? undefined);
-  return pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs: time.nowMs });
+  if (state.retired !== null) return null;
+  return withPause(pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs: time.nowMs }), state.paused);
 }
 
 /**
@@ -119,15 +127,15 @@ async function overviewStatus(ledger: Ledger, models: ReadModels | null, pipelin
  * from the fold. A fold holds every date and run of the pipeline: a report of three hourly pipelines
  * over two years peaked at 550 MB folding them.
  */
-async function pageDefinition(ledger: Ledger, pipeline: string, time: PageTime): Promise<{ definition: PipelineDefinition; timetable: Timetable; tasks: () => Promise<TaskRuns> }> {
+async function pageDefinition(ledger: Ledger, pipeline: string, time: PageTime): Promise<{ definition: PipelineDefinition; timetable: Timetable; tasks: () => Promise<TaskRuns>; control: Pick<PipelineState, 'paused' | 'retired'> }> {
   const models = await tablesOf(ledger, time);
   const folded = async () => ledger.pipeline(pipeline, time.asOf ?? undefined);
   if (models === null) {
-    const { definition, timetable, tasks } = await folded();
-    return { definition, timetable, tasks: async () => tasks };
+    const { definition, timetable, tasks, state } = await folded();
+    return { definition, timetable, tasks: async () => tasks, control: { paused: state.paused, retired: state.retired } };
   }
-  const { definition, timetable } = await tableView(models, pipeline);
-  return { definition, timetable, tasks: async () => (await folded()).tasks };
+  const { definition, timetable, summary } = await tableView(models, pipeline);
+  return { definition, timetable, tasks: async () => (await folded()).tasks, control: { paused: summary.paused, retired: summary.retired } };
 }
 
 /** Slots of the overview's strip. */
@@ -143,7 +151,8 @@ async function loadTableOverview(ledger: Ledger, models: ReadModels, only?: read
   const head = await ledger.store.head();
   const rows: OverviewRow[] = [];
   const chosen = only === undefined ? null : new Set(only);
-  const summaries = (await models.summaries()).filter((s) => s.definition !== null && (chosen === null || chosen.has(s.pipeline))).sort((a, b) => compareNames(a.pipeline, b.pipeline));
+  // A retired pipeline leaves the overview (its pages and history stay, by its name).
+  const summaries = (await models.summaries()).filter((s) => s.definition !== null && s.retired === null && (chosen === null || chosen.has(s.pipeline))).sort((a, b) => compareNames(a.pipeline, b.pipeline));
   // Every status row in one read of the summary rows (as `status` reads them), not two reads of a pipeline's row each.
   const statuses = await ledger.pipelineStatuses({ pipelines: summaries.map((s) => s.pipeline), nowMs: time.nowMs });
   // The timetable of a summary's definition is shared by the pipelines of one schedule, and so are the strip's slots.
@@ -252,7 +261,7 @@ export async function loadPipelinePage(ledger: Ledger, pipeline: string, asOf: A
  */
 export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf: AsOf | undefined, limits: PageLimits = {}, input: PipelinePageInput = {}): Promise<{ page: PipelinePage; audit: AuditEntry[] }> {
   const time = await pageTime(ledger, asOf);
-  const { definition, timetable, tasks } = await pageDefinition(ledger, pipeline, time);
+  const { definition, timetable, tasks, control } = await pageDefinition(ledger, pipeline, time);
   const window = calendarWindow(timetable, time.nowMs, { ...input, ...rangeEnd(input) }, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? defaultDayRows(timetable, time.nowMs)));
   const state = await ledger.state({ pipeline, ...(window.from === null || window.to === null ? {} : { from: window.from, to: window.to }), limit: CALENDAR_CELLS, ...asOfInput(time) });
   // The strip and the task grid span the whole history: one status per date, whatever window the calendar shows.
@@ -272,6 +281,8 @@ export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf
     taskGrid: (definition.tasks?.length ?? 0) > 0 ? taskDateGrid(definition.tasks?.map((t) => t.id) ?? [], withRuns, await tasks()) : null,
     pending,
     pendingTotal: pending.pending.length,
+    paused: control.paused,
+    retired: control.retired,
     ...runs,
     hasTasks: (definition.tasks?.length ?? 0) > 0,
     points: folded.points,

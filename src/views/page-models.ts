@@ -1,3 +1,4 @@
+import type { PipelineControl } from '../../projections/pipeline-control.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { CalendarView, CellStatus } from '../../projections/views/calendar.js';
@@ -50,6 +51,9 @@ export type PipelinePage = {
   pending: PendingView;
   /** Every pending date, listed or not. */
   pendingTotal: number;
+  /** The pipeline's pause and retirement as they stood at the page's instant (null: not paused, not retired). */
+  paused: PipelineControl | null;
+  retired: PipelineControl | null;
   /** On a page of now: the pipeline's pool is full while it has dates that could start (they wait for a place). */
   poolWait?: PoolWait;
   /** A page of runs, newest first. */

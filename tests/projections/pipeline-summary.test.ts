@@ -6,7 +6,7 @@ import type { RunRecord } from '../../projections/run-history.js';
 // The summary row is a fold: given the summary as stored and what the pure folds changed (each date's and run's
 // state before and after), it gives the next summary, and leaves the one it was handed as it was.
 
-const STATE = { definition: null, definedAt: null, version: 3, watermark: null, position: 12 };
+const STATE = { definition: null, definedAt: null, version: 3, watermark: null, position: 12, paused: null, retired: null };
 
 function date(key: string, status: DateState['status'], extra: Partial<DateState> = {}): DateState {
   return {

@@ -16,6 +16,7 @@ import { parseDelay } from './define-command.js';
 import type { RunSummary } from '../../runner/run-types.js';
 import { childEnvironment, knownSecrets } from '../../secrets.js';
 import type { CliContext } from '../cli-context.js';
+import { pausedNote } from '../../../projections/decide-control.js';
 import { DEFAULT_UPSTREAM_WAIT, runFleetCommand, waitUpstreamMs } from './fleet-command.js';
 import { checkLogDir, defaultLogDir } from '../run-log-dir.js';
 import { commandArgv } from '../../runner/command-argv.js';
@@ -177,6 +178,8 @@ async function runJobCommand(ctx: CliContext, request: JobRequest, opts: JobCliO
     throw new LedgerError('input.missingCommand', `no command to run; put it after --, e.g. runledger ${request.kind} ${request.pipeline} … -- sh -c 'echo {date} >> out.txt' (or use --dry-run)`);
   }
   const exitCode = await ctx.withLedger(false, async (ledger) => {
+    const paused = (await ledger.controls([request.pipeline])).get(request.pipeline)?.paused;
+    if (paused) ctx.note(pausedNote(request.pipeline, paused));
     if (opts.dryRun) {
       const job = await planJob(ledger, request);
       if (opts.json) ctx.json(dryRunJson(job));

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { pausedText, retiredText } from '../../../projections/pipeline-control.js';
 import { timetableHistoryText } from '../../../projections/views/timetable-history-text.js';
 import { canonicalJson } from '../../../events/canonical-json.js';
 import { formatBytes, MAX_RECORDED_TEXT_BYTES } from '../../../events/limits.js';
@@ -152,7 +153,7 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
     .option('--json', 'print the result as JSON')
     .addHelpText('after', '\nExamples:\n  runledger pipelines\n  runledger pipelines --lint --json')
     .action(async (opts: { lint?: boolean; json?: boolean }) => {
-      const pipelines = await ctx.withLedger(false, (ledger) => ledger.pipelines());
+      const [pipelines, controls] = await ctx.withLedger(false, async (ledger) => [await ledger.pipelines(), await ledger.controls()] as const);
       const warnings = opts.lint ? pipelines.flatMap((p) => warnAboutMaskingLeaves(ctx, p).map((w) => ({ pipeline: p.pipeline, ...w }))) : [];
       if (opts.lint && warnings.length === 0) ctx.note('runledger: lint: no leaf task can hide an upstream failure');
       if (opts.json) return ctx.json(opts.lint ? { pipelines, warnings } : { pipelines });
@@ -161,9 +162,15 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
       const bound = pipelines.some((p) => p.openlineage);
       // The history column only when some pipeline changed timetable from an instant.
       const changed = pipelines.some((p) => timetableHistoryText(p) !== null);
+      // The run-control column only when some pipeline is paused or retired.
+      const controlled = controls.size > 0;
+      const controlOf = (name: string) => {
+        const c = controls.get(name);
+        return c?.retired ? retiredText(c.retired) : c?.paused ? pausedText(c.paused) : 'active';
+      };
       ctx.out(
         formatTable(
-          ['PIPELINE', 'SCHEDULE', 'TIMETABLE', 'ZONE', 'START', 'END', 'CATCHUP', ...(bound ? ['OPENLINEAGE JOB'] : []), ...(changed ? ['TIMETABLES OVER TIME'] : [])],
+          ['PIPELINE', 'SCHEDULE', 'TIMETABLE', 'ZONE', 'START', 'END', 'CATCHUP', ...(bound ? ['OPENLINEAGE JOB'] : []), ...(changed ? ['TIMETABLES OVER TIME'] : []), ...(controlled ? ['RUN CONTROL'] : [])],
           pipelines.map((p) => [
             p.pipeline,
             p.schedule,
@@ -174,6 +181,7 @@ export function registerDefineCommands(program: Command, ctx: CliContext): void 
             p.catchup ? 'on' : 'off',
             ...(bound ? [p.openlineage ? `${p.openlineage.namespace}/${p.openlineage.job}` : '-'] : []),
             ...(changed ? [timetableHistoryText(p) ?? '-'] : []),
+            ...(controlled ? [controlOf(p.pipeline)] : []),
           ]),
         ),
       );

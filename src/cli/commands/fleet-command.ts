@@ -2,7 +2,8 @@ import { ExitCode, LedgerError } from '../../errors.js';
 import { DEFAULT_KILL_GRACE_MS, type CommandTask } from '../../runner/command-task.js';
 import { groupReaper } from '../../runner/group-reaper.js';
 import { dryRunJson, formatDuration, summaryJson } from '../../runner/format-summary.js';
-import { planFleet, runFleet, type FleetRequest, type FleetSummary } from '../../runner/run-fleet.js';
+import { planFleet, runFleet, type FleetRequest, type FleetSummary, type PausedPipeline } from '../../runner/run-fleet.js';
+import { pausedText } from '../../../projections/pipeline-control.js';
 import type { CliContext } from '../cli-context.js';
 import { fleetCommandTask } from '../fleet-command-task.js';
 import { RunExit } from '../create-program.js';
@@ -103,7 +104,7 @@ export async function runFleetCommand(ctx: CliContext, request: FleetRequest, op
     reaper.close();
     for (const { name, handler } of handlers) deps.signals?.off(name, handler);
   }
-  if (opts.json) ctx.json({ runType: summary.runType, pipelines: summary.pipelines.map(summaryJson), withoutCommand: summary.withoutCommand, succeeded: summary.succeeded, failed: summary.failed, skipped: summary.skipped, durationMs: summary.durationMs });
+  if (opts.json) ctx.json({ runType: summary.runType, pipelines: summary.pipelines.map(summaryJson), withoutCommand: summary.withoutCommand, paused: summary.paused, succeeded: summary.succeeded, failed: summary.failed, skipped: summary.skipped, durationMs: summary.durationMs });
   else ctx.out(formatFleetSummary(summary));
   if (controller.signal.aborted) throw new RunExit(controller.signal.reason === 'SIGINT' ? 130 : 143);
   if (summary.failed > 0) {
@@ -114,16 +115,16 @@ export async function runFleetCommand(ctx: CliContext, request: FleetRequest, op
 
 /** `--dry-run`: every date each pipeline would run, in dependency order, and the pipelines left without a command. */
 async function printFleetPlan(ctx: CliContext, request: FleetRequest, json: boolean): Promise<void> {
-  const { jobs, definitions } = await ctx.withLedger(false, (ledger) => planFleet(ledger, request));
+  const { jobs, definitions, paused } = await ctx.withLedger(false, (ledger) => planFleet(ledger, request));
   const planned = jobs.filter((j) => j.plan.slots.length > 0);
   const withoutCommand = planned.filter((j) => !definitions.get(j.pipeline)?.command).map((j) => j.pipeline);
   const runnable = planned.filter((j) => definitions.get(j.pipeline)?.command);
-  if (json) return ctx.json({ runType: request.kind, pipelines: runnable.map(dryRunJson), withoutCommand });
+  if (json) return ctx.json({ runType: request.kind, pipelines: runnable.map(dryRunJson), withoutCommand, paused });
   const rows = runnable.flatMap((j) => j.plan.slots.map((s) => [j.pipeline, s.date, s.reason, s.runAfter]));
   const what = request.kind === 'catchup' ? 'catchup --all' : 'backfill --with-downstream';
   const table = rows.length > 0 ? formatTable(['PIPELINE', 'DATE', 'REASON', 'RUN AFTER'], rows) : '';
   const without = withoutCommand.length > 0 ? `left alone (no stored command; runledger define <pipeline> --command -- …): ${withoutCommand.join(', ')}\n` : '';
-  ctx.out(`${table}${without}${what} would run ${rows.length} ${rows.length === 1 ? 'date' : 'dates'} of ${runnable.length} ${runnable.length === 1 ? 'pipeline' : 'pipelines'}, each after the upstream dates it waits for\n`);
+  ctx.out(`${table}${without}${pausedLines(paused)}${what} would run ${rows.length} ${rows.length === 1 ? 'date' : 'dates'} of ${runnable.length} ${runnable.length === 1 ? 'pipeline' : 'pipelines'}, each after the upstream dates it waits for\n`);
 }
 
 /** One table of every run across the pipelines (PIPELINE first), the pipelines left without a command, and a totals line. */
@@ -142,9 +143,14 @@ export function formatFleetSummary(summary: FleetSummary): string {
   const table = rows.length > 0 ? formatTable(['PIPELINE', 'DATE', 'REASON', 'STATUS', 'EXIT', 'DURATION', 'DETAIL'], rows) : '';
   const without = summary.withoutCommand.length > 0 ? `left alone (no stored command; runledger define <pipeline> --command -- …): ${summary.withoutCommand.join(', ')}\n` : '';
   const what = summary.runType === 'catchup' ? 'catchup --all' : 'backfill --with-downstream';
-  const nothing = rows.length === 0 && summary.withoutCommand.length === 0 ? `nothing pending in any pipeline\n` : '';
+  const nothing = rows.length === 0 && summary.withoutCommand.length === 0 && summary.paused.length === 0 ? `nothing pending in any pipeline\n` : '';
   const totals = `${what}: ${summary.pipelines.length} ${summary.pipelines.length === 1 ? 'pipeline' : 'pipelines'}, ${summary.succeeded} succeeded, ${summary.failed} failed, ${summary.skipped} skipped in ${formatDuration(summary.durationMs)}`;
-  return `${table}${without}${nothing}${totals}\n`;
+  return `${table}${without}${pausedLines(summary.paused)}${nothing}${totals}\n`;
+}
+
+/** One line per paused pipeline a fleet run left alone, with its pause, or '' for none. */
+function pausedLines(paused: readonly PausedPipeline[]): string {
+  return paused.map((p) => `left alone: ${p.pipeline} is ${pausedText(p.paused)} (runledger unpause ${p.pipeline})\n`).join('');
 }
 
 function oneLine(text: string): string {

@@ -5,6 +5,7 @@ import { clearedBecause, waitsForText } from '../../../projections/views/cleared
 import { reasonWords } from '../../../projections/pending.js';
 import { LedgerError } from '../../errors.js';
 import type { CliContext } from '../cli-context.js';
+import { retiredText, type PipelineControl } from '../../../projections/pipeline-control.js';
 import { tellingLine } from '../../../projections/views/telling-line.js';
 import { formatMetrics, formatTable, StreamingTable, tableFit } from '../../format/format-table.js';
 import { logEntry } from '../../ops/log-document.js';
@@ -26,6 +27,12 @@ function range(pipeline: string, opts: RangeOpts) {
   return { pipeline, ...(opts.from === undefined ? {} : { from: opts.from }), ...(opts.to === undefined ? {} : { to: opts.to }), ...(asOf ? { asOf } : {}) };
 }
 
+/** `state` of a retired pipeline without --include-retired: refused, saying how to see it. */
+function refuseRetiredState(pipeline: string, retired: PipelineControl | null): void {
+  if (retired === null) return;
+  throw new LedgerError('ledger.retired', `${pipeline} is ${retiredText(retired)}; its history stays: add --include-retired to see its dates (runledger unretire ${pipeline} brings it back)`);
+}
+
 const AS_OF = ['--as-of <instant|position>', 'answer as the ledger stood at that instant or event position'] as const;
 
 export function registerQueryCommands(program: Command, ctx: CliContext): void {
@@ -40,6 +47,7 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
     .option('--table', 'print the table even on a terminal')
     .option('--wide', "with the table: don't cut DETAIL to the terminal's width (an error shows its most telling line; --json has the whole text)")
     .option('--json', 'print one JSON document')
+    .option('--include-retired', 'show a retired pipeline too (its history stays; without this, state refuses it and says so)')
     .addHelpText(
       'after',
       '\nOn a terminal, state draws a calendar: a month per row (a local day per row for hourly pipelines), one\n' +
@@ -48,7 +56,8 @@ export function registerQueryCommands(program: Command, ctx: CliContext): void {
         'unless NO_COLOR is set; older months fold away (choose them with --from/--to).\n' +
         '\nExamples:\n  runledger state etl_orders\n  runledger state etl_orders --calendar --from 2026-01-01\n  runledger state etl_orders --from 2026-11-01 --to 2026-11-30 --json\n  runledger state etl_orders --as-of 2026-11-04T09:00:00+07:00',
     )
-    .action(async (pipeline: string, opts: RangeOpts & { calendar?: boolean; table?: boolean; wide?: boolean }) => {
+    .action(async (pipeline: string, opts: RangeOpts & { calendar?: boolean; table?: boolean; wide?: boolean; includeRetired?: boolean }) => {
+      if (!opts.includeRetired) await ctx.withLedger(false, async (ledger) => refuseRetiredState(pipeline, (await ledger.controls([pipeline])).get(pipeline)?.retired ?? null));
       const calendar = !opts.json && (opts.calendar || (ctx.deps.stdoutIsTTY === true && !opts.table));
       // The calendar's renderer and page views load only for it.
       if (calendar) return (await import('../print-state-calendar.js')).printStateCalendar(ctx, range(pipeline, opts));
@@ -250,6 +259,14 @@ function describe(e: RecordedEvent, zone: string): string {
       return `abandoned ${e.data.pipeline} ${e.data.date} run ${e.data.runId} (${e.data.reason}${e.data.supersededBy ? `, superseded by ${e.data.supersededBy}` : ''})`;
     case 'RunMarked':
       return `marked ${e.data.pipeline} ${e.data.date} ${e.data.status} (was ${e.data.previousStatus}; no command ran) mark ${e.data.runId}`;
+    case 'PipelinePaused':
+      return `paused ${e.data.pipeline}: fleet runs leave it alone until unpaused`;
+    case 'PipelineUnpaused':
+      return `unpaused ${e.data.pipeline}`;
+    case 'PipelineRetired':
+      return `retired ${e.data.pipeline}: out of status, check, metrics and fleet runs; history kept`;
+    case 'PipelineUnretired':
+      return `brought ${e.data.pipeline} back (unretired)`;
     case 'RetryScheduled':
       return `retry of ${e.data.pipeline} ${e.data.date} after run ${e.data.runId}: attempt ${e.data.attempt} of ${e.data.maxAttempts} at ${inZone(e.data.nextAt, zone)}`;
     default: {

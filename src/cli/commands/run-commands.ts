@@ -3,6 +3,7 @@ import { parseDuration } from '../../duration.js';
 import { LedgerError } from '../../errors.js';
 import type { StartInput } from '../../ledger/ledger-types.js';
 import type { CliContext } from '../cli-context.js';
+import { pausedNote } from '../../../projections/decide-control.js';
 import { parseMetrics } from '../parse-options.js';
 import { inZone, pipelineZones } from '../../format/zoned-instant.js';
 
@@ -43,6 +44,7 @@ export function registerRunCommands(program: Command, ctx: CliContext): void {
       }
       if (opts.intervalStart !== undefined && opts.intervalEnd !== undefined) input.dataInterval = { start: opts.intervalStart, end: opts.intervalEnd };
       const run = await ctx.withLedger(false, (ledger) => ledger.start(input));
+      if (run.paused) ctx.note(pausedNote(pipeline, run.paused));
       if (opts.json) return ctx.json(run);
       ctx.out(run.runId);
       const extra = [run.forced ? 'forced reprocess' : '', run.offSchedule ? 'off-schedule' : '', run.takeoverOf ? `took over ${run.takeoverOf}` : ''].filter(Boolean).join(', ');

@@ -8,12 +8,13 @@ import { runCheck } from '../../ops/run-check.js';
 import type { CliContext } from '../cli-context.js';
 import { RunExit } from '../create-program.js';
 import { tellingLine } from '../../../projections/views/telling-line.js';
+import { pausedText } from '../../../projections/pipeline-control.js';
 import { poolWaitText } from '../../../projections/views/pool-wait.js';
 import { formatTable, tableFit } from '../../format/format-table.js';
 import { inZone } from '../../format/zoned-instant.js';
 import { parseWholeNumber } from '../../ledger/parse-whole-number.js';
 
-type CheckOpts = { maxLag?: string; maxPending?: string; maxBlocked?: string; failed?: boolean; stalled?: boolean; allowOverdueRetries?: boolean; json?: boolean };
+type CheckOpts = { maxLag?: string; maxPending?: string; maxBlocked?: string; failed?: boolean; stalled?: boolean; allowOverdueRetries?: boolean; includePaused?: boolean; json?: boolean };
 
 export function registerStatusCommands(program: Command, ctx: CliContext): void {
   program
@@ -36,7 +37,7 @@ export function registerStatusCommands(program: Command, ctx: CliContext): void 
         formatTable(
           ['PIPELINE', 'SCHEDULE', 'WATERMARK', 'COMPLETE THROUGH', 'LAG', 'PENDING', 'RUNNING', 'STALLED', 'LAST FAILURE'],
           view.pipelines.map((s) => [
-            s.pipeline,
+            s.paused ? `${s.pipeline} (paused)` : s.pipeline,
             s.schedule,
             s.watermark ?? '-',
             s.completeThrough ?? '-',
@@ -49,6 +50,8 @@ export function registerStatusCommands(program: Command, ctx: CliContext): void 
           tableFit(ctx.deps.columns, opts.wide, [4, 5, 8]),
         ),
       );
+      const notes = view.pipelines.flatMap((s) => pauseNotes(s));
+      if (notes.length > 0) ctx.out(notes.join('\n'));
     });
 
   program
@@ -66,6 +69,7 @@ export function registerStatusCommands(program: Command, ctx: CliContext): void 
     .option('--no-failed', 'no date may be failed')
     .option('--no-stalled', 'no run may be stalled (running with its lease expired)')
     .option('--allow-overdue-retries', "leave out the rule that holds by default beside the others: no date may wait for a retry past its time plus the pipeline's lease (nobody is running it)")
+    .option('--include-paused', "hold paused pipelines' lag, pending and blocked dates to the rules too (by default a pause leaves them alone; failed and stalled still count)")
     .option('--json', 'print one JSON document: { ok, checked, violations }')
     .addHelpText(
       'after',
@@ -80,6 +84,7 @@ export function registerStatusCommands(program: Command, ctx: CliContext): void 
         ...(opts.failed === false ? { noFailed: true } : {}),
         ...(opts.stalled === false ? { noStalled: true } : {}),
         ...(opts.allowOverdueRetries ? { allowOverdueRetries: true } : {}),
+        ...(opts.includePaused ? { includePaused: true } : {}),
       };
       const report = await ctx.withLedger(false, (ledger) => runCheck(ledger, rules, { pipelines }));
       const { checked, violations } = report;
@@ -88,6 +93,15 @@ export function registerStatusCommands(program: Command, ctx: CliContext): void 
       else ctx.out(violations.map((v) => v.message).join('\n'));
       if (violations.length > 0) throw new RunExit(ExitCode.checkFailed);
     });
+}
+
+/** The lines under the table for a paused pipeline, and for one whose first blocked date waits for a paused upstream. */
+function pauseNotes(s: PipelineStatus): string[] {
+  const notes: string[] = [];
+  if (s.paused) notes.push(`${s.pipeline}: ${pausedText(s.paused)}`);
+  const by = s.firstBlocked?.blockedBy;
+  if (by?.paused) notes.push(`${s.pipeline}: ${s.blocked} date${s.blocked === 1 ? '' : 's'} wait${s.blocked === 1 ? 's' : ''} for ${by.pipeline}, ${pausedText(by.paused)}`);
+  return notes;
 }
 
 function pendingText(s: PipelineStatus): string {

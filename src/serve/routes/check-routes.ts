@@ -13,6 +13,7 @@ const CheckQuery = z.object({
   maxPending: z.string().regex(/^\d+$/, 'a whole number of 0 or more').optional(),
   noFailed: Flag.optional(),
   noStalled: Flag.optional(),
+  includePaused: Flag.optional(),
 });
 
 /**
@@ -34,6 +35,7 @@ export function checkRoutes(app: FastifyInstance, deps: ServeDeps): void {
       ...(q.maxPending === undefined ? {} : { maxPending: Number(q.maxPending) }),
       ...(q.noFailed ? { noFailed: true } : {}),
       ...(q.noStalled ? { noStalled: true } : {}),
+      ...(q.includePaused ? { includePaused: true } : {}),
     };
     const pipelines = q.pipeline === undefined ? [] : Array.isArray(q.pipeline) ? q.pipeline : [q.pipeline];
     const report = await runCheck(deps.ledger, rules, { pipelines, nowMs: deps.clock() });

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parseDuration } from '../../duration.js';
 import { writerLedger } from '../writer-ledger.js';
-import { ClearBody, clearInput, FailBody, HeartbeatBody, parseBody, StartBody, startInput, SucceedBody } from '../write-bodies.js';
+import { ClearBody, clearInput, ControlBody, FailBody, HeartbeatBody, parseBody, StartBody, startInput, SucceedBody } from '../write-bodies.js';
 import type { ServeDeps } from '../serve-options.js';
 
 type PipelineParams = { Params: { pipeline: string } };
@@ -45,5 +45,23 @@ export function writeRoutes(app: FastifyInstance, deps: ServeDeps): void {
 
   app.post<PipelineParams>('/api/pipelines/:pipeline/clear', write, async (request) => {
     return writerLedger(request, deps.ledger).clear(clearInput(request.params.pipeline, parseBody(ClearBody, request.body)));
+  });
+
+  // Run control: the CLI's pause, unpause, retire and unretire of one pipeline, answering `{ results }` as their --json does.
+  app.post<PipelineParams>('/api/pipelines/:pipeline/pause', write, async (request) => {
+    const body = parseBody(ControlBody, request.body ?? {});
+    return { results: await writerLedger(request, deps.ledger).pause({ pipelines: [request.params.pipeline], reason: body.reason ?? '' }) };
+  });
+  app.post<PipelineParams>('/api/pipelines/:pipeline/unpause', write, async (request) => {
+    const body = parseBody(ControlBody, request.body ?? {});
+    return { results: await writerLedger(request, deps.ledger).unpause({ pipelines: [request.params.pipeline], ...(body.reason === undefined ? {} : { reason: body.reason }) }) };
+  });
+  app.post<PipelineParams>('/api/pipelines/:pipeline/retire', write, async (request) => {
+    const body = parseBody(ControlBody, request.body ?? {});
+    return { results: [await writerLedger(request, deps.ledger).retire({ pipeline: request.params.pipeline, reason: body.reason ?? '' })] };
+  });
+  app.post<PipelineParams>('/api/pipelines/:pipeline/unretire', write, async (request) => {
+    const body = parseBody(ControlBody, request.body ?? {});
+    return { results: [await writerLedger(request, deps.ledger).unretire({ pipeline: request.params.pipeline, ...(body.reason === undefined ? {} : { reason: body.reason }) })] };
   });
 }

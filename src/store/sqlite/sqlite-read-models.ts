@@ -501,7 +501,9 @@ function onlyPositionMoved(folded: FoldedRows, before: PipelineSummary): boolean
     after.lastSuccess === before.lastSuccess &&
     after.lastFailure === before.lastFailure &&
     after.latestMs === before.latestMs &&
-    after.misaligned === before.misaligned
+    after.misaligned === before.misaligned &&
+    after.paused === before.paused &&
+    after.retired === before.retired
   );
 }
 
@@ -533,6 +535,8 @@ function summaryAt(summary: PipelineSummary, position: number): PipelineSummary 
     position,
     running: summary.running,
     latestMs: summary.latestMs,
+    paused: summary.paused,
+    retired: summary.retired,
   };
 }
 

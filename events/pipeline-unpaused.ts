@@ -1,0 +1,13 @@
+import { z } from 'zod';
+import { PipelineName } from './common.js';
+
+/**
+ * A paused pipeline was unpaused (`runledger unpause`): fleet runs start its dates again. The actor, and the reason when given, are in metadata.
+ * It goes on the pipeline's own stream, after its definitions; it changes what runs, never what was recorded.
+ */
+export const PipelineUnpaused = z.object({
+  type: z.literal('PipelineUnpaused'),
+  schemaVersion: z.literal(1),
+  data: z.object({ pipeline: PipelineName }),
+});
+export type PipelineUnpaused = z.infer<typeof PipelineUnpaused>;

@@ -1,0 +1,13 @@
+import { z } from 'zod';
+import { PipelineName } from './common.js';
+
+/**
+ * A retired pipeline was brought back (`runledger unretire`) with the definition it had. The actor, and the reason when given, are in metadata.
+ * It goes on the pipeline's own stream, after its definitions; it changes what runs, never what was recorded.
+ */
+export const PipelineUnretired = z.object({
+  type: z.literal('PipelineUnretired'),
+  schemaVersion: z.literal(1),
+  data: z.object({ pipeline: PipelineName }),
+});
+export type PipelineUnretired = z.infer<typeof PipelineUnretired>;
