@@ -39,3 +39,16 @@ export function processMetadata(): { host: string; pid: number } {
   host ??= hostname();
   return { host, pid: process.pid };
 }
+
+/**
+ * Whether a process of this host with this pid exists (signal 0 asks without sending); one of another user
+ * (EPERM) exists too. A pid says nothing about which program it is now: pids are reused.
+ */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

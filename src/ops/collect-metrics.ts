@@ -8,6 +8,8 @@ import { viewOfSummary } from '../ledger/read-model-views.js';
 import { toolVersion } from '../runtime.js';
 import type { VerifyResult } from './chain-verifier.js';
 import { metricsText } from './metrics-text.js';
+import { readSchedulers } from './read-schedulers.js';
+import type { SchedulerHealthView } from '../../projections/views/scheduler-health.js';
 
 /** The content type of Prometheus text format 0.0.4 (prom-client's `Registry.PROMETHEUS_CONTENT_TYPE`). */
 const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -138,6 +140,23 @@ export function metricsCollector(): {
     gauge('runledger_consumer_behind_events', 'Events between the head and what a durable consumer acknowledged.', (sample) => {
       for (const consumer of consumers) sample(out.labels([['consumer', consumer.name]]), Math.max(0, ledgerHead.position - consumer.position));
     });
+    const schedulers = await readSchedulers(ledger, options.nowMs);
+    const perScheduler = (name: string, help: string, value: (s: SchedulerHealthView) => number | null) =>
+      gauge(name, help, (sample) => {
+        for (const s of schedulers) {
+          const v = value(s);
+          if (v !== null) sample(out.labels([['host', s.host], ['pid', String(s.pid)]]), v);
+        }
+      });
+    gauge('runledger_scheduler_info', 'A scheduler that recorded its health (runledger scheduler), always 1: its state (running, draining, stopped) and version as labels.', (sample) => {
+      for (const s of schedulers) sample(out.labels([['host', s.host], ['pid', String(s.pid)], ['state', s.state], ['version', s.version]]), 1);
+    });
+    perScheduler('runledger_scheduler_stale', '1 when a scheduler that is not stopped has been silent for more than three heartbeats (killed, hung or cut off from the ledger), else 0.', (s) => (s.stale ? 1 : 0));
+    perScheduler('runledger_scheduler_heartbeat_age_seconds', 'Seconds since the scheduler last wrote its health row.', (s) => s.silentSeconds);
+    perScheduler('runledger_scheduler_last_pass_timestamp_seconds', "When the scheduler's last pass began, as a Unix timestamp; absent before its first.", (s) => seconds(s.lastPassAt));
+    perScheduler('runledger_scheduler_next_wake_timestamp_seconds', 'When the scheduler will next wake (a slot due, a retry, a lease running out), as a Unix timestamp; absent when stopped or with nothing ahead.', (s) => (s.state === 'stopped' ? null : seconds(s.nextWake?.at)));
+    perScheduler('runledger_scheduler_runs_in_flight', 'Runs the scheduler has started that have not ended.', (s) => s.inFlight.length);
+    perScheduler('runledger_scheduler_parallel', 'Runs the scheduler may have in flight at once (--parallel).', (s) => s.parallel);
     // Before the first verification, 0 (as a gauge without labels starts).
     const verify = options.verify;
     gauge('runledger_ledger_verify_ok', '1 when the last verification found the hash chain intact, 0 when it found it broken.', (sample) => sample('', verify?.ok ? 1 : 0));

@@ -2,9 +2,11 @@ import { compareWorstFirst, type PipelineStatus } from '../../projections/views/
 import { readPoolWaits } from './read-pool-waits.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { overdueRetry } from '../../projections/overdue-retry.js';
+import type { SchedulerHealthView } from '../../projections/views/scheduler-health.js';
+import { readSchedulers } from './read-schedulers.js';
 
-/** `status --json` and `GET /api/status`: every pipeline, worst first. */
-export type StatusView = { now: string; pipelines: PipelineStatus[] };
+/** `status --json` and `GET /api/status`: every pipeline, worst first, and the schedulers that recorded their health. */
+export type StatusView = { now: string; pipelines: PipelineStatus[]; schedulers: SchedulerHealthView[] };
 
 /**
  * The status of every pipeline (or of the named ones) at the ledger's "now",
@@ -25,7 +27,7 @@ export async function readStatus(ledger: Ledger, options: { pipelines?: readonly
     if (overdue.length > 0) row.overdueRetries = overdue;
   }
   await addPoolWaits(ledger, rows, nowMs);
-  return { now: new Date(nowMs).toISOString(), pipelines: rows.sort(compareWorstFirst) };
+  return { now: new Date(nowMs).toISOString(), pipelines: rows.sort(compareWorstFirst), schedulers: await readSchedulers(ledger, nowMs) };
 }
 
 /**

@@ -4,6 +4,7 @@ import { healthOf, HEALTHS } from '../../projections/views/overview-filter.js';
 import { formatDuration, shownRunStatus } from '../../projections/views/run-rows.js';
 import { PENDING_REASONS, reasonWords } from '../../projections/pending.js';
 import type { StripCell } from '../../projections/views/status-strip.js';
+import type { SchedulerHealthView } from '../../projections/views/scheduler-health.js';
 import { tellingLine } from '../../projections/views/telling-line.js';
 import { clearedBecause, waitsForText } from '../../projections/views/cleared-because.js';
 import { pausedText, retiredText } from '../../projections/pipeline-control.js';
@@ -196,7 +197,29 @@ function overviewParts(page: OverviewPage, links: Links): { head: string; row: (
   const shown = page.total !== undefined && page.total !== page.rows.length ? html`<p class="muted">${page.rows.length} of ${page.total} pipelines match.</p>` : html``;
   const head = html`<h1>Pipelines</h1>${links.asOf(0) === null ? html`` : form}${shown}
 <table class="overview" data-part="overview"><thead><tr><th>Pipeline</th><th>Status</th><th class="wide">Last slots</th><th class="wide">Watermark</th><th class="wide">Complete through</th><th>Lag</th><th>Pending</th><th class="wide">In flight</th><th class="wide">Last failure</th></tr></thead><tbody>`.html;
-  return { head, row, tail: '</tbody></table>' };
+  return { head, row, tail: `</tbody></table>${schedulersHtml(page.schedulers ?? [], page.time.nowMs).html}` };
+}
+
+/**
+ * The schedulers' health under the overview (`runledger scheduler` records it): each one's state, last pass, next
+ * wake and runs in flight. A scheduler silent for more than three heartbeats shows as stale, how long it has been
+ * silent beside it.
+ */
+function schedulersHtml(schedulers: readonly SchedulerHealthView[], nowMs: number): Html {
+  if (schedulers.length === 0) return html``;
+  const ago = (iso: string | null) => (iso === null ? html`<span class="muted">none yet</span>` : html`${timeHtml(iso, 'UTC')} <span class="muted">(${formatDuration(Math.max(0, nowMs - Date.parse(iso)))} ago)</span>`);
+  const rows = schedulers.map((s) => {
+    const state = s.stale ? 'stale' : s.state;
+    const badgeOf = s.stale ? 'stalled' : s.state === 'stopped' ? 'other' : 'running';
+    const live = s.state !== 'stopped';
+    return html`<tr data-scheduler="${s.host} ${s.pid}" data-state="${state}"><td class="mono">${s.host} pid ${s.pid}</td>
+<td><span class="badge b-${badgeOf}">${state}</span>${s.stale ? html` <span class="muted">silent for ${formatDuration(s.silentSeconds * 1000)}</span>` : html``}</td>
+<td data-fact="last-pass">${ago(s.lastPassAt)}</td>
+<td data-fact="next-wake">${live && s.nextWake ? html`${timeHtml(s.nextWake.at, 'UTC')} <span class="muted">${s.nextWake.why} ${s.nextWake.pipeline} ${s.nextWake.date}</span>` : html`<span class="muted">—</span>`}</td>
+<td class="num" data-fact="in-flight">${live ? `${s.inFlight.length} of ${s.parallel}` : '—'}${live && s.inFlight.length > 0 ? html`<div class="muted">${s.inFlight.map((r) => `${r.pipeline} ${r.date}`).join(', ')}</div>` : html``}</td></tr>`;
+  });
+  return html`<h2>Schedulers</h2>
+<table class="schedulers" data-part="schedulers"><thead><tr><th>Scheduler</th><th>State</th><th>Last pass</th><th>Next wake</th><th>In flight</th></tr></thead><tbody>${join(rows, '')}</tbody></table>`;
 }
 
 /**

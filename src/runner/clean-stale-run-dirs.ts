@@ -1,5 +1,6 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { processAlive } from '../runtime.js';
 
 /** Per-run directories are named `runledger-run-<pid>-<random>`, so a later runner can tell whose they are. */
 export const RUN_DIR_PREFIX = 'runledger-run-';
@@ -23,7 +24,7 @@ export async function cleanStaleRunDirs(dir: string): Promise<number> {
   let removed = 0;
   for (const name of names) {
     const pid = new RegExp(`^${RUN_DIR_PREFIX}(\\d+)-`).exec(name)?.[1];
-    if (pid === undefined || Number(pid) === process.pid || alive(Number(pid))) continue;
+    if (pid === undefined || Number(pid) === process.pid || processAlive(Number(pid))) continue;
     const path = join(dir, name);
     try {
       const info = await stat(path);
@@ -35,14 +36,4 @@ export async function cleanStaleRunDirs(dir: string): Promise<number> {
     }
   }
   return removed;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -12,6 +12,7 @@ import { DEFAULT_KILL_GRACE_MS } from './command-task.js';
 import { formatDuration } from './format-summary.js';
 import { STORE_NOTE, type RunProgress, type RunReport, type RunSummary, type RunTask, type SkipReason } from './run-types.js';
 import { waitForPlace } from './wait-for-place.js';
+import { oldRunProcesses } from './old-run-processes.js';
 import { inZone } from '../format/zoned-instant.js';
 import { enqueue, type PlaceOrder, type Waiter } from './place-order.js';
 import type { PoolHolder, PoolPlaces, PoolRun } from './pool-places.js';
@@ -274,6 +275,14 @@ export async function executeRuns(ledger: Ledger, options: ExecuteOptions): Prom
       if ('inFlight' in selection) skip(index, slot, 'inFlight', `in flight as run ${selection.inFlight.runId} (another runner?)`);
       else skip(index, slot, 'changed', `now ${selection.excluded.status} (run ${selection.excluded.runId}) since planned`);
       return undefined;
+    }
+    // A takeover on the host that started the run first makes sure nothing of that run still works here.
+    if (selection.reason === 'stalled' && date !== undefined) {
+      const alive = await oldRunProcesses(ledger, date.runId);
+      if (alive !== null) {
+        skip(index, slot, 'oldRunAlive', alive);
+        return undefined;
+      }
     }
     // Where the date stands in its retry policy: the attempt a scheduled retry waits for, else the first.
     const policyAttempt = date?.status === 'up_for_retry' && date.retry ? date.retry.attempt : 1;

@@ -1,3 +1,4 @@
+import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import { earliestLeftByRunner, latestScheduledRun, planBackfill, planCatchup, type Reprocess, type RunPlan } from '../../projections/plan-runs.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
 import { retiredText } from '../../projections/pipeline-control.js';
@@ -6,7 +7,7 @@ import { firstBlocking, type BlockedBy } from '../../projections/upstream-slots.
 import { loadUpstreams } from '../ledger/load-upstreams.js';
 import { LedgerError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
-import { createTimetable } from '../timetable/create-timetable.js';
+import { createTimetableHistory } from '../timetable/timetable-history.js';
 import { parseRangeEnd, parseRangeStart } from '../timetable/parse-range-end.js';
 import type { Timetable } from '../timetable/timetable.js';
 
@@ -92,7 +93,7 @@ export async function planJob(ledger: Ledger, request: JobRequest): Promise<Plan
     const reprocess = checkReprocess(request.reprocess ?? 'failed');
     const after = latestScheduledRun(history);
     const lastDue = timetable.lastDue(nowMs);
-    const pastEnd = definition.catchup ? undefined : latestPastEnd(timetable, nowMs);
+    const pastEnd = definition.catchup ? undefined : latestPastEnd(definition, timetable, nowMs);
     let slots: Iterable<Slot> = [];
     // What a stopped or killed runner left (interrupted, a retry whose time came, a stalled run) is taken over wherever it lies.
     const resume = earliestLeftByRunner(state, nowMs);
@@ -143,10 +144,11 @@ function olderPendingDates(timetable: Timetable, state: PipelineState, nowMs: nu
  * schedules nothing when it starts past the end date. Returns that interval's
  * key and the end when so, else undefined.
  */
-function latestPastEnd(timetable: Timetable, nowMs: number): { latest: string; end: string } | undefined {
+function latestPastEnd(definition: PipelineDefinition, timetable: Timetable, nowMs: number): { latest: string; end: string } | undefined {
   const { end } = timetable.spec;
   if (end === null) return undefined;
-  const latest = createTimetable({ ...timetable.spec, end: null }).lastDue(nowMs);
+  // The pipeline's timetables over time, without the end.
+  const latest = createTimetableHistory({ ...definition, end: null }).lastDue(nowMs);
   if (!latest || Date.parse(latest.logicalDate) <= Date.parse(end)) return undefined;
   return { latest: latest.date, end: timetable.formatInstant(Date.parse(end)) };
 }

@@ -3,6 +3,7 @@ import { dependencyOrder, withDownstreams, type DependencyGraph } from '../../pr
 import { planBackfill, type Reprocess } from '../../projections/plan-runs.js';
 import type { PipelineControl } from '../../projections/pipeline-control.js';
 import type { Slot } from '../../projections/slot.js';
+import type { PlannedSlot } from '../../projections/plan-runs.js';
 import { dependentSlots } from '../../projections/upstream-slots.js';
 import { LedgerError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
@@ -60,6 +61,11 @@ export type FleetOptions = {
   pools?: PoolPlaces;
   /** Leave a retry that is not due yet for later instead of waiting for it (the scheduler comes back then). */
   retryLater?: boolean;
+  /**
+   * Of a pipeline's planned slots, the ones this run takes: the scheduler's overlapping passes leave a date to the
+   * pass that already holds it (else every pass would wait for the same places). Default: all of them.
+   */
+  takeSlots?: (pipeline: string, slots: PlannedSlot[]) => PlannedSlot[];
   signal?: AbortSignal;
   onPlanned?: (jobs: PlannedJob[]) => void;
   onProgress?: (pipeline: string, progress: RunProgress) => void;
@@ -113,7 +119,8 @@ export async function runFleet(ledger: Ledger, request: FleetRequest, options: F
   const { jobs, definitions, paused } = await planFleet(ledger, request);
   const withoutCommand: string[] = [];
   const runnable: Array<{ job: PlannedJob; task: RunTask; definition: PipelineDefinition }> = [];
-  for (const job of jobs) {
+  for (const planned of jobs) {
+    const job = options.takeSlots ? { ...planned, plan: { ...planned.plan, slots: options.takeSlots(planned.pipeline, planned.plan.slots) } } : planned;
     const definition = definitions.get(job.pipeline) as PipelineDefinition;
     const task = options.taskFor(definition);
     if (task === null) {

@@ -45,7 +45,8 @@ export const STORE_NOTE = 'not started: the ledger could not be read or written'
  * `waitingForPrevious`: the pipeline depends on past and the slot before it is not done;
  * `waitingForRetry`: its retry was scheduled and the runner stopped before its time.
  */
-export type SkipReason = 'inFlight' | 'changed' | 'stopped' | 'interrupted' | 'upstream' | 'waitingForPrevious' | 'waitingForRetry';
+/** `oldRunAlive`: a stalled run started on this host still has a process here; its takeover waits for it. */
+export type SkipReason = 'inFlight' | 'changed' | 'stopped' | 'interrupted' | 'upstream' | 'waitingForPrevious' | 'waitingForRetry' | 'oldRunAlive';
 
 /** One line of a backfill or catchup summary (the `runs[]` of `--json`). */
 export type RunReport = {

@@ -7,6 +7,7 @@ import { poolPlaces } from '../runner/pool-places.js';
 import type { RunControlOptions } from '../runner/retry-policy.js';
 import type { RunReport, RunTask } from '../runner/run-types.js';
 import { nextWake, type NextWake, type WakeReason } from './next-wake.js';
+import { recordHealth, type HealthRecorder } from './scheduler-health.js';
 
 /** One line of the scheduler's output: a run started, ended or will be retried, a date left alone, a pass, a sleep. */
 export type SchedulerEvent =
@@ -41,10 +42,15 @@ export type SchedulerOptions = {
   watchIntervalMs?: number;
   /** After a change by another process wakes it, the least time between two passes (default 1 s): a burst of appends makes one pass. */
   minPassGapMs?: number;
+  /** How often the scheduler's health row is written while nothing else changes it (default 10 s). */
+  healthBeatMs?: number;
 };
 
 /** What the scheduler did in all: its passes' totals. */
 export type SchedulerSummary = { passes: number; started: number; succeeded: number; failed: number; skipped: number };
+
+/** How soon a stalled date is looked at again when its old run still had a process on this host. */
+const OLD_RUN_RECHECK_MS = 1000;
 
 /** Skips that are not news: another pass or runner has the date, a retry waits for its time, or the scheduler is draining. */
 const QUIET_SKIPS = new Set(['inFlight', 'changed', 'waitingForRetry', 'interrupted']);
@@ -63,6 +69,32 @@ const QUIET_SKIPS = new Set(['inFlight', 'changed', 'waitingForRetry', 'interrup
 export async function runScheduler(ledger: Ledger, options: SchedulerOptions): Promise<SchedulerSummary> {
   const parallel = options.parallel ?? 4;
   const drain = options.drain ?? new AbortController().signal;
+  const health = await recordHealth(ledger, { parallel, once: options.once === true, pipelines: options.pipelines && options.pipelines.length > 0 ? [...options.pipelines] : null }, options.healthBeatMs);
+  try {
+    return await schedule(ledger, { ...options, onEvent: healthOf(health, options.onEvent) }, parallel, drain, health);
+  } finally {
+    await health.close();
+  }
+}
+
+/** The scheduler's events, also kept in its health row: the runs in flight, the last pass, the next wake. */
+function healthOf(health: HealthRecorder, onEvent: (event: SchedulerEvent) => void): (event: SchedulerEvent) => void {
+  return (event) => {
+    if (event.event === 'started') {
+      const run = { pipeline: event.pipeline, date: event.date, runId: event.runId, attempt: event.attempt, startedAt: event.at };
+      health.update((row) => ({ ...row, inFlight: [...row.inFlight, run] }));
+    } else if ((event.event === 'ended' && event.runId !== null) || event.event === 'retry') {
+      health.update((row) => ({ ...row, inFlight: row.inFlight.filter((r) => r.runId !== event.runId) }));
+    } else if (event.event === 'sleep') {
+      const nextWake = event.until !== null && event.pipeline !== null && event.date !== null && event.why !== null ? { at: event.until, pipeline: event.pipeline, date: event.date, why: event.why } : null;
+      health.update((row) => ({ ...row, nextWake }));
+    }
+    onEvent(event);
+  };
+}
+
+async function schedule(ledger: Ledger, options: SchedulerOptions, parallel: number, drain: AbortSignal, health: HealthRecorder): Promise<SchedulerSummary> {
+  drain.addEventListener('abort', () => health.update((row) => ({ ...row, state: 'draining' })), { once: true });
   const limiter = drainable(createLimiter(parallel), drain);
   // One set of pool places for every pass: overlapping passes wait in one queue, by priority.
   const pools = poolPlaces(ledger, options.pools ?? new Map());
@@ -70,8 +102,24 @@ export async function runScheduler(ledger: Ledger, options: SchedulerOptions): P
   const iso = () => new Date(ledger.now()).toISOString();
   const passes = new Set<Promise<void>>();
 
+  /** The dates a pass of this process holds (queued, waiting for a place or running): a later pass leaves them to it. */
+  const inHand = new Map<string, number>();
+  const keyOf = (pipeline: string, date: string) => `${pipeline}\u0000${date}`;
+  const release = (key: string, passNo: number) => {
+    if (inHand.get(key) === passNo) inHand.delete(key);
+  };
   const pass = async (): Promise<void> => {
+    const passNo = total.passes + 1;
+    const held: string[] = [];
+    try {
+      await onePass(passNo, held);
+    } finally {
+      for (const key of held) release(key, passNo);
+    }
+  };
+  const onePass = async (passNo: number, held: string[]): Promise<void> => {
     total.passes += 1;
+    health.update((row) => ({ ...row, passes: row.passes + 1, lastPassAt: iso() }));
     let started = 0;
     const summary: FleetSummary = await runFleet(ledger, { kind: 'catchup', ...(options.pipelines ? { pipelines: options.pipelines } : {}) }, {
       taskFor: options.taskFor,
@@ -82,6 +130,15 @@ export async function runScheduler(ledger: Ledger, options: SchedulerOptions): P
       startReason: 'scheduler',
       retryLater: true,
       stopStarting: drain,
+      takeSlots: (pipeline, slots) => {
+        const mine = slots.filter((slot) => !inHand.has(keyOf(pipeline, slot.date)));
+        for (const slot of mine) {
+          const key = keyOf(pipeline, slot.date);
+          inHand.set(key, passNo);
+          held.push(key);
+        }
+        return mine;
+      },
       ...(options.interrupt ? { signal: options.interrupt } : {}),
       ...(options.leaseMs === undefined ? {} : { lease: options.leaseMs }),
       ...(options.killGraceMs === undefined ? {} : { killGrace: options.killGraceMs }),
@@ -93,6 +150,7 @@ export async function runScheduler(ledger: Ledger, options: SchedulerOptions): P
         } else if (progress.kind === 'retry') {
           options.onEvent({ event: 'retry', at: iso(), pipeline, date: progress.date, runId: progress.runId, attempt: progress.attempt, of: progress.of, nextAt: progress.nextAt, error: progress.error });
         } else if (progress.kind === 'finished') {
+          release(keyOf(pipeline, progress.report.date), passNo);
           report(pipeline, progress.report);
         } else if (progress.kind === 'note') {
           options.onEvent({ event: 'note', at: iso(), pipeline, text: progress.text });
@@ -108,8 +166,17 @@ export async function runScheduler(ledger: Ledger, options: SchedulerOptions): P
     }
   };
 
+  /** Stalled dates whose old run still has a process on this host, said once each: looked at again in a second. */
+  const toldAlive = new Set<string>();
+  let recheckAt: number | null = null;
+  let recheck: (() => void) | undefined;
   const report = (pipeline: string, r: RunReport) => {
-    if (r.status !== 'skipped') {
+    if (r.skipReason === 'oldRunAlive') {
+      recheckAt = Date.now() + OLD_RUN_RECHECK_MS;
+      recheck?.();
+      if (!toldAlive.has(r.note ?? '')) options.onEvent({ event: 'skipped', at: iso(), pipeline, date: r.date, reason: r.skipReason, note: r.note ?? '' });
+      toldAlive.add(r.note ?? '');
+    } else if (r.status !== 'skipped') {
       options.onEvent({ event: 'ended', at: iso(), pipeline, date: r.date, runId: r.runId, attempt: r.attempt, status: r.status, exitCode: r.exitCode, durationMs: r.durationMs, error: r.error });
     } else if (!QUIET_SKIPS.has(r.skipReason ?? '') && (options.once || r.skipReason !== 'upstream')) {
       options.onEvent({ event: 'skipped', at: iso(), pipeline, date: r.date, reason: r.skipReason ?? 'skipped', note: r.note ?? '' });
@@ -148,15 +215,28 @@ export async function runScheduler(ledger: Ledger, options: SchedulerOptions): P
       options.onEvent({ event: 'sleep', at: iso(), until: wake ? new Date(wake.atMs).toISOString() : null, pipeline: wake?.pipeline ?? null, date: wake?.date ?? null, why: wake?.why ?? null });
       const seenChange = changedAt;
       await new Promise<void>((resolve) => {
+        let finished = false;
         const done = () => {
+          if (finished) return;
+          finished = true;
           clearTimeout(timer);
+          clearTimeout(again);
           drain.removeEventListener('abort', done);
           poke = undefined;
+          recheck = undefined;
           resolve();
         };
         // The timetable's instant by the ledger's clock; timers hold at most ~24 days, so a far wake is re-planned then.
-        const ms = wake === null ? 2_000_000_000 : Math.min(Math.max(0, wake.atMs - ledger.now()), 2_000_000_000);
+        const planned = wake === null ? 2_000_000_000 : Math.min(Math.max(0, wake.atMs - ledger.now()), 2_000_000_000);
+        const ms = recheckAt === null ? planned : Math.min(planned, Math.max(0, recheckAt - Date.now()));
+        recheckAt = null;
         const timer = setTimeout(done, ms);
+        let again: NodeJS.Timeout | undefined;
+        // A pass still going may find an old run alive after this sleep began: look again in a second then.
+        recheck = () => {
+          recheckAt = null;
+          again ??= setTimeout(done, OLD_RUN_RECHECK_MS);
+        };
         drain.addEventListener('abort', done, { once: true });
         poke = () => {
           // Our own starts and ends move the head too: wait for a quiet gap, so a burst makes one pass.

@@ -102,6 +102,8 @@ export interface EventStore {
    * of the tables' actual shape, so `verify` can tell an edited row; absent for stores without one.
    */
   readMeta?(): Promise<LedgerMeta>;
+  /** Each scheduler's own health (`runledger scheduler`), kept beside the events and outside the hash chain; absent where a store cannot keep it (a replayed file). */
+  readonly schedulers?: SchedulerHealthStore;
   /** Persisted projection checkpoints, when the store keeps them (SQLite and PostgreSQL do). */
   readonly checkpoints?: CheckpointStore;
   /** The read models kept in the append's own transaction (see read-models.ts); absent where the store keeps none. */
@@ -184,3 +186,21 @@ export interface ConsumerPositions {
 }
 
 export type ConsumerRow = { name: string; position: number; updatedAt: string };
+
+/**
+ * What a scheduler process says about itself, written by it as it works and on a heartbeat, read by `status`,
+ * the web view and `/metrics`. `body` is the scheduler's own JSON document (see `scheduler-health.ts`).
+ */
+export type SchedulerHealthRow = { id: string; updatedAt: string; body: string };
+
+/**
+ * The schedulers' health rows, in a table of their own (`runledger_schedulers`), created on the first save, so
+ * `verify`, `export` and the chain never see them.
+ */
+export interface SchedulerHealthStore {
+  /** Writes the row of `id`, replacing the one there. */
+  save(row: SchedulerHealthRow): Promise<void>;
+  /** Every row, by id. */
+  list(): Promise<SchedulerHealthRow[]>;
+  remove(ids: readonly string[]): Promise<void>;
+}

@@ -2,7 +2,7 @@ import { decodeEvent } from '../../events/decode-event.js';
 import { GENESIS_HASH } from '../../events/hash-chain.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import { LedgerError } from '../errors.js';
-import type { AppendRequest, AppendResult, ChainHead, ConsumerPositions, EventStore, NewEvent, RawEvent, ReadFilter } from './event-store.js';
+import type { AppendRequest, AppendResult, ChainHead, ConsumerPositions, EventStore, NewEvent, RawEvent, ReadFilter, SchedulerHealthRow, SchedulerHealthStore } from './event-store.js';
 import { sealEvents } from './seal-events.js';
 import { batchesOf, ChainUnsealer } from './unseal-chain.js';
 
@@ -30,6 +30,14 @@ export class MemoryEventStore implements EventStore {
     get: async (name) => this.#positions.get(name)?.position ?? null,
     save: async (name, position, at) => void this.#positions.set(name, { position: Math.max(position, this.#positions.get(name)?.position ?? 0), updatedAt: at }),
     list: async () => [...this.#positions].map(([name, p]) => ({ name, ...p })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+  };
+  readonly #schedulers = new Map<string, SchedulerHealthRow>();
+  readonly schedulers: SchedulerHealthStore = {
+    save: async (row) => void this.#schedulers.set(row.id, row),
+    list: async () => [...this.#schedulers.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
+    remove: async (ids) => {
+      for (const id of ids) this.#schedulers.delete(id);
+    },
   };
   #rows: Stored[] = [];
 

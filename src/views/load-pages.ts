@@ -1,3 +1,4 @@
+import { readSchedulers } from '../ops/read-schedulers.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
@@ -97,7 +98,7 @@ export async function loadOverview(ledger: Ledger, asOf: AsOf | undefined, defin
     rows.push({ status, strip: statusStrip(last, 30, (iso) => inZone(iso, definition.timezone)) });
   }
   rows.sort((a, b) => compareWorstFirst(a.status, b.status));
-  return { kind: 'overview', time, head, rows };
+  return { kind: 'overview', time, head, rows, ...(time.asOf === null ? { schedulers: await readSchedulers(ledger, time.nowMs) } : {}) };
 }
 
 /**
@@ -167,7 +168,7 @@ async function loadTableOverview(ledger: Ledger, models: ReadModels, only?: read
   // Pools are a fact of now: a full pool's pipelines say their dates wait for a place.
   await addPoolWaits(ledger, rows.map((r) => r.status), time.nowMs);
   rows.sort((a, b) => compareWorstFirst(a.status, b.status));
-  return { kind: 'overview', time, head, rows };
+  return { kind: 'overview', time, head, rows, ...(time.asOf === null ? { schedulers: await readSchedulers(ledger, time.nowMs) } : {}) };
 }
 
 /** A pipeline's history folded from its events: watermark and complete-through over time, and its audit timeline. */

@@ -4,6 +4,7 @@ import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { CalendarView, CellStatus } from '../../projections/views/calendar.js';
 import type { OverviewFilter } from '../../projections/views/overview-filter.js';
 import type { PipelineStatus } from '../../projections/views/pipeline-status.js';
+import type { SchedulerHealthView } from '../../projections/views/scheduler-health.js';
 import type { PoolWait } from '../../projections/views/pool-wait.js';
 import type { StripCell } from '../../projections/views/status-strip.js';
 import type { StripBucket } from '../../projections/views/history-strip.js';
@@ -27,7 +28,8 @@ export type PageTime = {
 export type OverviewRow = { status: PipelineStatus; strip: StripCell[] };
 
 /** `filter`: what the rows were narrowed to (`?status=&q=`); `total`: rows before it. */
-export type OverviewPage = { kind: 'overview'; time: PageTime; head: ChainHead; rows: OverviewRow[]; filter?: OverviewFilter; total?: number };
+/** `schedulers`: the health of each scheduler, on a page of the present only (health has no history). */
+export type OverviewPage = { kind: 'overview'; time: PageTime; head: ChainHead; rows: OverviewRow[]; filter?: OverviewFilter; total?: number; schedulers?: SchedulerHealthView[] };
 
 export type PipelinePage = {
   kind: 'pipeline';

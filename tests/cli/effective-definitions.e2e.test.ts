@@ -145,6 +145,9 @@ describe("a schedule change on a @daily pipeline with history (define --schedule
     const tooEarly = s.run(T0, 'define', 'etl', '--tz', 'Europe/Berlin', '--effective', '2026-10-01');
     expect(tooEarly.code).toBe(2);
     expect(tooEarly.stderr).toMatch(/is not after 2026-11-01T00:00:00\+00:00/);
+    const fresh = s.run(T0, 'define', 'fresh', '--schedule', '@daily', '--start', '2026-11-01', '--effective', 'now');
+    expect(fresh.code).toBe(2);
+    expect(fresh.stderr).toMatch(/fresh is new, so its --start says where it begins/);
     // Options that move no slot need no --effective, on a pipeline with history too.
     const run = s.ok(T0, 'start', 'etl', '2026-11-02').trim();
     s.ok(T0, 'succeed', run);

@@ -7,6 +7,7 @@ import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import { tempDir } from '../support/run-cli.js';
 import { createServer } from '../../src/serve/create-server.js';
 import { openMemoryLedger } from '../../src/testing/open-memory-ledger.js';
+import { redefineAsBefore } from '../support/redefine-as-before.js';
 
 /**
  * Long answers of `serve` come a page at a time: the state and runs of the
@@ -83,7 +84,7 @@ describe('GET /api/pipelines/:p/state, page by page', () => {
       await moved.succeed({ runId: run.runId });
     }
     // The same keys now name UTC midnights, four or five hours before the recorded ones.
-    await moved.define({ pipeline: 'moved', schedule: '@daily', start: '2026-10-20', timezone: 'UTC' });
+    await redefineAsBefore(moved, { pipeline: 'moved', schedule: '@daily', start: '2026-10-20', timezone: 'UTC' }, NOW);
     const whole = (await moved.state({ pipeline: 'moved' })).dates.map((d) => d.date);
     for (let limit = 1; limit <= whole.length + 1; limit += 1) {
       const listed: string[] = [];

@@ -13,6 +13,8 @@ import { poolWaitText } from '../../../projections/views/pool-wait.js';
 import { formatTable, tableFit } from '../../format/format-table.js';
 import { inZone } from '../../format/zoned-instant.js';
 import { parseWholeNumber } from '../../ledger/parse-whole-number.js';
+import { formatDuration } from '../../runner/format-summary.js';
+import type { SchedulerHealthView } from '../../../projections/views/scheduler-health.js';
 
 type CheckOpts = { maxLag?: string; maxPending?: string; maxBlocked?: string; failed?: boolean; stalled?: boolean; allowOverdueRetries?: boolean; includePaused?: boolean; json?: boolean };
 
@@ -32,7 +34,7 @@ export function registerStatusCommands(program: Command, ctx: CliContext): void 
     .action(async (pipelines: string[], opts: { json?: boolean; wide?: boolean }) => {
       const view = await ctx.withLedger(false, (ledger) => readStatus(ledger, { pipelines }));
       if (opts.json) return ctx.json(view);
-      if (view.pipelines.length === 0) return ctx.out('no pipelines yet; define one with `runledger define`');
+      if (view.pipelines.length === 0 && view.schedulers.length === 0) return ctx.out('no pipelines yet; define one with `runledger define`');
       ctx.out(
         formatTable(
           ['PIPELINE', 'SCHEDULE', 'WATERMARK', 'COMPLETE THROUGH', 'LAG', 'PENDING', 'RUNNING', 'STALLED', 'LAST FAILURE'],
@@ -52,6 +54,7 @@ export function registerStatusCommands(program: Command, ctx: CliContext): void 
       );
       const notes = view.pipelines.flatMap((s) => pauseNotes(s));
       if (notes.length > 0) ctx.out(notes.join('\n'));
+      if (view.schedulers.length > 0) ctx.out(`\n${schedulersTable(view.schedulers, Date.parse(view.now))}`);
     });
 
   program
@@ -113,4 +116,19 @@ function pendingText(s: PipelineStatus): string {
   if (overdue > 0) parts.push(`${overdue} retry overdue`);
   const pool = s.poolWait ? `; waiting for a place in ${poolWaitText(s.poolWait)}` : '';
   return `${s.pending.total} (${parts.join(', ')})${pool}`;
+}
+
+/** The schedulers' health under the pipelines: state, last pass, next wake and runs in flight of each. */
+function schedulersTable(schedulers: readonly SchedulerHealthView[], nowMs: number): string {
+  const ago = (iso: string | null) => (iso === null ? '-' : `${formatDuration(Math.max(0, nowMs - Date.parse(iso)))} ago`);
+  return formatTable(
+    ['SCHEDULER', 'STATE', 'LAST PASS', 'NEXT WAKE', 'IN FLIGHT'],
+    schedulers.map((s) => [
+      `${s.host} pid ${s.pid}`,
+      s.stale ? `stale: silent for ${formatDuration(s.silentSeconds * 1000)}` : s.state === 'stopped' ? `stopped ${ago(s.updatedAt)}` : s.state,
+      ago(s.lastPassAt),
+      s.nextWake === null || s.state === 'stopped' ? '-' : `${s.nextWake.at} (${s.nextWake.why} ${s.nextWake.pipeline} ${s.nextWake.date})`,
+      s.state === 'stopped' ? '-' : `${s.inFlight.length} of ${s.parallel}`,
+    ]),
+  );
 }

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { ConsumerPositions } from '../event-store.js';
+import { lazyTable } from './lazy-table.js';
 import { quoteIdent } from './postgres-schema.js';
 
 type Query = <R extends pg.QueryResultRow>(sql: string, params: unknown[]) => Promise<R[]>;
@@ -14,33 +15,20 @@ type Query = <R extends pg.QueryResultRow>(sql: string, params: unknown[]) => Pr
  */
 export function postgresConsumers(query: Query, schema: string, read: Query): ConsumerPositions {
   const table = `${quoteIdent(schema)}.runledger_consumers`;
-  let created = false;
-  const create = async () => {
-    try {
-      await query(`CREATE TABLE IF NOT EXISTS ${table} (name text PRIMARY KEY, position bigint NOT NULL CHECK (position >= 0), updated_at text NOT NULL)`, []);
-    } catch (error) {
-      // Two first saves at once: IF NOT EXISTS is not atomic in PostgreSQL, and the loser sees the winner's table.
-      if ((error as { code?: string }).code !== '23505' && (error as { code?: string }).code !== '42P07') throw error;
-    }
-    created = true;
-  };
-  const known = async () => {
-    if (!created) created = Boolean((await read<{ t: string | null }>('SELECT to_regclass($1) AS t', [table]))[0]?.t);
-    return created;
-  };
+  const lazy = lazyTable(query, read, table, `CREATE TABLE IF NOT EXISTS ${table} (name text PRIMARY KEY, position bigint NOT NULL CHECK (position >= 0), updated_at text NOT NULL)`);
   return {
     async list() {
-      if (!(await known())) return [];
+      if (!(await lazy.exists())) return [];
       const rows = await read<{ name: string; position: string; updated_at: string }>(`SELECT name, position, updated_at FROM ${table} ORDER BY name COLLATE "C"`, []);
       return rows.map((r) => ({ name: r.name, position: Number(r.position), updatedAt: r.updated_at }));
     },
     async get(name) {
-      if (!(await known())) return null;
+      if (!(await lazy.exists())) return null;
       const rows = await read<{ position: string }>(`SELECT position FROM ${table} WHERE name = $1`, [name]);
       return rows[0] ? Number(rows[0].position) : null;
     },
     async save(name, position, at) {
-      if (!created) await create();
+      await lazy.ensure();
       await query(
         `INSERT INTO ${table} (name, position, updated_at) VALUES ($1, $2, $3)
          ON CONFLICT (name) DO UPDATE SET position = GREATEST(${table}.position, excluded.position), updated_at = excluded.updated_at`,

@@ -3,7 +3,7 @@ import { GENESIS_HASH } from '../../../events/hash-chain.js';
 import type { EventCheck } from '../../../events/decode-trusted-event.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
-import type { AppendRequest, AppendResult, ChainHead, CheckpointStore, ConsumerPositions, EventStore, LedgerMeta, MetaRow, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
+import type { AppendRequest, AppendResult, ChainHead, CheckpointStore, ConsumerPositions, EventStore, LedgerMeta, MetaRow, NewEvent, RawEvent, ReadFilter, SchedulerHealthStore } from '../event-store.js';
 import { postgresCheckpoints } from './postgres-checkpoints.js';
 import { postgresReadModels, type PostgresReadModels, type TouchedHashes, type TouchedRead } from './postgres-read-models.js';
 import { decodeStoredRow, rawEventOf, readCheck } from '../decode-stored-row.js';
@@ -11,6 +11,7 @@ import { sealEvents, type SealedEvent } from '../seal-events.js';
 import { batchesOf, ChainUnsealer } from '../unseal-chain.js';
 import { asPostgresLedgerError, isConnectionLost, parsePostgresUrl, type PostgresTarget } from './postgres-connection.js';
 import { appendChannel, listenForAppends, postgresConsumers } from './postgres-consumers.js';
+import { postgresSchedulers } from './postgres-schedulers.js';
 import { APPEND_FUNCTION, appendFunctionArgs, appendFunctionCallSql, appendFunctionSignature, appendFunctionSql, type AppendFunctionReply, type VersionCheck } from './postgres-append-function.js';
 import { appendLockName, createLockName, POSTGRES_SCHEMA_VERSION, postgresMigrationSql, postgresSchemaSql, quoteIdent } from './postgres-schema.js';
 import type { EventSigner } from '../event-signer.js';
@@ -239,6 +240,7 @@ class PostgresEventStore implements EventStore {
   readonly kind = 'postgres' as const;
   readonly capabilities = { concurrentWriters: 'machines' as const };
   readonly consumers: ConsumerPositions;
+  readonly schedulers: SchedulerHealthStore;
   readonly #pool: pg.Pool;
   readonly #target: PostgresTarget;
   readonly #schema: string;
@@ -273,6 +275,7 @@ class PostgresEventStore implements EventStore {
       });
     }
     this.consumers = postgresConsumers((sql, params) => this.#query(this.#pool, sql, params), schema, (sql, params) => this.#read(sql, params));
+    this.schedulers = postgresSchedulers((sql, params) => this.#query(this.#pool, sql, params), schema, (sql, params) => this.#read(sql, params));
   }
 
   listenForAppends(onAppend: () => void): Promise<() => Promise<void>> {

@@ -5,11 +5,12 @@ import { GENESIS_HASH } from '../../../events/hash-chain.js';
 import type { EventCheck } from '../../../events/decode-trusted-event.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
-import type { AppendRequest, AppendResult, ChainHead, CheckpointStore, ConsumerPositions, EventStore, LedgerMeta, MetaRow, NewEvent, RawEvent, ReadFilter } from '../event-store.js';
+import type { AppendRequest, AppendResult, ChainHead, CheckpointStore, ConsumerPositions, EventStore, LedgerMeta, MetaRow, NewEvent, RawEvent, ReadFilter, SchedulerHealthStore } from '../event-store.js';
 import { sqliteCheckpoints } from './sqlite-checkpoints.js';
 import { decodeStoredRow, readCheck } from '../decode-stored-row.js';
 import { sealEvent, type SealedEvent } from '../seal-events.js';
 import { sqliteConsumers } from './sqlite-consumers.js';
+import { sqliteSchedulers } from './sqlite-schedulers.js';
 import type { EventSigner } from '../event-signer.js';
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA, SQLITE_SCHEMA_VERSION } from './sqlite-schema.js';
 import { openSqliteFile, shareSidecarFiles } from './open-sqlite-file.js';
@@ -183,6 +184,7 @@ class SqliteEventStore implements EventStore {
   readonly kind = 'sqlite' as const;
   readonly capabilities = { concurrentWriters: 'processes' as const, importsCheckedColumns: true as const };
   readonly consumers: ConsumerPositions;
+  readonly schedulers: SchedulerHealthStore;
   readonly #db: Database.Database;
   readonly #path: string;
   readonly #statements: Statements | null;
@@ -209,6 +211,7 @@ class SqliteEventStore implements EventStore {
     if (hasSchema) this.checkpoints = sqliteCheckpoints(db);
     if (this.#statements) this.readModels = this.#statements.readModels;
     this.consumers = sqliteConsumers(db);
+    this.schedulers = sqliteSchedulers(db);
   }
 
   #prepare(): Statements {
