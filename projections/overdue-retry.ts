@@ -13,7 +13,18 @@ export type OverdueRetry = { date: string; runId: string; attempt: number; of: n
  */
 export function overdueRetry(date: DateState | undefined, leaseMs: number, nowMs: number): OverdueRetry | null {
   if (date?.status !== 'up_for_retry' || !date.retry?.nextAt) return null;
-  const since = Date.parse(date.retry.nextAt) + leaseMs;
-  if (!(since < nowMs)) return null;
-  return { date: date.date, runId: date.runId, attempt: date.retry.attempt, of: date.retry.of, nextAt: date.retry.nextAt, overdueSince: new Date(since).toISOString() };
+  const since = retryOverdueSince(date.retry.nextAt, leaseMs, nowMs);
+  if (since === null) return null;
+  return { date: date.date, runId: date.runId, attempt: date.retry.attempt, of: date.retry.of, nextAt: date.retry.nextAt, overdueSince: since };
+}
+
+/**
+ * When a retry due at `nextAt` became overdue (its time plus the lease, before `nowMs`), else null.
+ *
+ * @example
+ * retryOverdueSince('2026-11-05T00:00:00.000Z', 3_600_000, Date.parse('2026-11-05T02:00:00Z')) // '2026-11-05T01:00:00.000Z'
+ */
+export function retryOverdueSince(nextAt: string, leaseMs: number, nowMs: number): string | null {
+  const since = Date.parse(nextAt) + leaseMs;
+  return since < nowMs ? new Date(since).toISOString() : null;
 }

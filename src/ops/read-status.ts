@@ -19,15 +19,22 @@ export async function readStatus(ledger: Ledger, options: { pipelines?: readonly
   const nowMs = options.nowMs ?? ledger.now();
   const names = options.pipelines && options.pipelines.length > 0 ? [...new Set(options.pipelines)] : undefined;
   const rows = await ledger.pipelineStatuses({ ...(names === undefined ? {} : { pipelines: names }), nowMs });
-  // Only a pipeline whose counts show a date waiting for a retry has its dates read, to find the overdue ones.
+  await addOverdueRetries(ledger, rows, nowMs);
+  await addPoolWaits(ledger, rows, nowMs);
+  return { now: new Date(nowMs).toISOString(), pipelines: rows.sort(compareWorstFirst), schedulers: await readSchedulers(ledger, nowMs) };
+}
+
+/**
+ * Retries nobody started by their time plus the pipeline's lease (the runner that waited for them is gone), on each
+ * row as `overdueRetries`. Only a pipeline whose counts show a date waiting for a retry has its dates read.
+ */
+export async function addOverdueRetries(ledger: Ledger, rows: PipelineStatus[], nowMs: number): Promise<void> {
   for (const row of rows) {
     if (row.pending.up_for_retry === 0) continue;
     const { definition, state } = await ledger.pipeline(row.pipeline);
     const overdue = [...state.dates.values()].flatMap((d) => overdueRetry(d, definition.leaseMs, nowMs) ?? []);
     if (overdue.length > 0) row.overdueRetries = overdue;
   }
-  await addPoolWaits(ledger, rows, nowMs);
-  return { now: new Date(nowMs).toISOString(), pipelines: rows.sort(compareWorstFirst), schedulers: await readSchedulers(ledger, nowMs) };
 }
 
 /**

@@ -21,6 +21,7 @@ import { APP_CSS } from './page-assets.js';
 import { timeHtml } from './time-html.js';
 import { watermarkChart } from './watermark-chart.js';
 import { poolWaitText } from '../../projections/views/pool-wait.js';
+import { retryOverdueSince, type OverdueRetry } from '../../projections/overdue-retry.js';
 
 
 export type { Links } from './links.js';
@@ -137,10 +138,18 @@ function controlHtml(page: PipelinePage): Html {
 }
 
 /** What a pending row adds to its reason: the attempt a retry waits for, the slot a depends-on-past date waits for, the upstream slot a blocked date waits for, a cascade's cause. */
-function pendingDetail(p: PipelinePage['pending']['pending'][number], zone: string): string {
+function pendingDetail(p: PipelinePage['pending']['pending'][number], zone: string, overdue: (nextAt: string) => string | null): string {
   // The error has a column of its own, as in the CLI's pending table; the detail says why the date waits.
-  const own = p.retry ? `attempt ${p.retry.attempt} of ${p.retry.of}${p.retry.nextAt ? `, next at ${inZone(p.retry.nextAt, zone)}` : ''}` : p.previous ? `waits for ${p.previous}` : '';
+  const since = p.retry?.nextAt ? overdue(p.retry.nextAt) : null;
+  const late = since === null ? '' : `; overdue since ${inZone(since, zone)}: nobody started it (the runner that waited for it is gone)`;
+  const own = p.retry ? `attempt ${p.retry.attempt} of ${p.retry.of}${p.retry.nextAt ? `, next at ${inZone(p.retry.nextAt, zone)}` : ''}${late}` : p.previous ? `waits for ${p.previous}` : '';
   return [own, p.blockedBy ? waitsForText(p.blockedBy) : '', p.cause ? clearedBecause(p.cause) : ''].filter(Boolean).join('; ');
+}
+
+/** "2 retries overdue since …" for the overview's pending cell (the oldest first). */
+function overdueText(overdue: readonly OverdueRetry[], zone: string): string {
+  const oldest = overdue.reduce((a, b) => (a.overdueSince <= b.overdueSince ? a : b));
+  return `${overdue.length} ${overdue.length === 1 ? 'retry' : 'retries'} overdue since ${inZone(oldest.overdueSince, zone)} (${oldest.date} first): nobody started ${overdue.length === 1 ? 'it' : 'them'}`;
 }
 
 function overviewBody(page: OverviewPage, links: Links): Html {
@@ -188,7 +197,7 @@ function overviewParts(page: OverviewPage, links: Links): { head: string; row: (
 <td class="wide"><span class="strip">${stripCellsHtml(strip)}</span></td>
 <td class="mono wide" data-fact="watermark">${s.watermark ?? '—'}</td><td class="mono wide" data-fact="complete-through">${s.completeThrough ?? '—'}</td>
 <td data-fact="lag">${s.lagSeconds === null ? html`<span class="muted">nothing due yet</span>` : s.lagSeconds === 0 ? 'up to date' : `${s.lag} behind`}</td>
-<td class="num" data-fact="pending">${s.pending.total}${reasons.length ? html`<div class="muted">${reasons.join(', ')}</div>` : html``}${s.poolWait ? html`<div class="muted" data-fact="pool-wait">waiting for a place in ${poolWaitText(s.poolWait)}</div>` : html``}</td><td class="num wide">${s.inFlight.length}</td>
+<td class="num" data-fact="pending">${s.pending.total}${reasons.length ? html`<div class="muted">${reasons.join(', ')}</div>` : html``}${s.poolWait ? html`<div class="muted" data-fact="pool-wait">waiting for a place in ${poolWaitText(s.poolWait)}</div>` : html``}${s.overdueRetries?.length ? html`<div class="err" data-fact="overdue">${overdueText(s.overdueRetries, s.timezone)}</div>` : html``}</td><td class="num wide">${s.inFlight.length}</td>
 <td class="wide last-failure">${s.lastFailure ? html`<span class="mono">${s.lastFailure.date}</span> <span class="err">${s.lastFailure.error}</span>` : html`<span class="muted">none</span>`}</td></tr>`.html;
   };
   const filter = page.filter ?? { health: null, name: '' };
@@ -250,9 +259,11 @@ function* pipelineParts(page: PipelinePage, links: Links): Generator<string> {
   const d = page.definition;
   // An hourly pipeline down for a month has 720 pending dates: the oldest are listed, the count says the rest.
   const listed = page.pending.pending.slice(0, MAX_PENDING_ROWS);
+  // Overdue is a fact of now: a page of the past shows the retry as it waited then.
+  const overdue = (nextAt: string) => (page.time.asOf === null ? retryOverdueSince(nextAt, d.leaseMs, page.time.nowMs) : null);
   const pending = () => page.pendingTotal > 0 && listed.length > 0
     ? html`${page.pendingTotal > listed.length ? html`<p class="muted">The oldest ${listed.length} of ${page.pendingTotal} pending dates.</p>` : html``}<table class="pending"><thead><tr><th>Date</th><th>Reason</th><th>Due since</th><th>Data interval</th><th>Error</th><th>Detail</th></tr></thead><tbody>${listed.map(
-        (p) => html`<tr><td class="mono">${links.date(d.pipeline, p.date) ? html`<a href="${links.date(d.pipeline, p.date) ?? ''}">${p.date}</a>` : p.date}</td><td>${badge(p.reason)}</td><td class="mono">${timeHtml(p.runAfter, d.timezone)}</td><td class="mono">${p.dataInterval.start} → ${p.dataInterval.end}</td><td>${p.error ? html`<span class="err" title="${p.error}">${tellingLine(p.error)}</span>` : html``}</td><td data-detail="${p.reason}">${pendingDetail(p, d.timezone)}</td></tr>`,
+        (p) => html`<tr><td class="mono">${links.date(d.pipeline, p.date) ? html`<a href="${links.date(d.pipeline, p.date) ?? ''}">${p.date}</a>` : p.date}</td><td>${badge(p.reason)}</td><td class="mono">${timeHtml(p.runAfter, d.timezone)}</td><td class="mono">${p.dataInterval.start} → ${p.dataInterval.end}</td><td>${p.error ? html`<span class="err" title="${p.error}">${tellingLine(p.error)}</span>` : html``}</td><td data-detail="${p.reason}">${pendingDetail(p, d.timezone, overdue)}</td></tr>`,
       )}</tbody></table>`
     : html`<p>Nothing pending${page.pending.from ? html` from ${page.pending.from} to ${page.pending.to}` : html``}.</p>`;
   const inFlight = page.pending.inFlight.length

@@ -24,7 +24,7 @@ import { stripRange, tableStrip, type StripRange } from './table-strip.js';
 import { calendarWindow, defaultDayRows, type CalendarWindow, type CalendarWindowInput } from './calendar-window.js';
 import type { AuditPage, OverviewPage, OverviewRow, PageTime, PipelinePage, RunPage, VerifyPage } from './page-models.js';
 import { inZone } from '../format/zoned-instant.js';
-import { addPoolWaits } from '../ops/read-status.js';
+import { addOverdueRetries, addPoolWaits } from '../ops/read-status.js';
 
 export type PageLimits = {
   /** Calendar rows kept (most recent); default 120 months for daily pipelines, 31 days for the rest. */
@@ -167,6 +167,8 @@ async function loadTableOverview(ledger: Ledger, models: ReadModels, only?: read
   }
   // Pools are a fact of now: a full pool's pipelines say their dates wait for a place.
   await addPoolWaits(ledger, rows.map((r) => r.status), time.nowMs);
+  // A retry overdue (nobody started it by its time plus the lease) is named in the row, as `status` names it.
+  await addOverdueRetries(ledger, rows.map((r) => r.status), time.nowMs);
   rows.sort((a, b) => compareWorstFirst(a.status, b.status));
   return { kind: 'overview', time, head, rows, ...(time.asOf === null ? { schedulers: await readSchedulers(ledger, time.nowMs) } : {}) };
 }

@@ -5,6 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import { cliAsync, inProcess, tempDir, waitForFile } from './cli-helpers.js';
+import { openLedger } from '../../src/open-ledger.js';
+import { createServer } from '../../src/serve/create-server.js';
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -56,6 +58,27 @@ describe('a runner killed while dates wait for their retry', () => {
       ['2026-11-02', 2, 3],
     ]);
     expect((await inProcess(dir, ['--now', late, 'status', 'etl'])).stdout).toContain('2 retry overdue');
+    // The web view says it too, over a real socket: the overview's pending cell and the pipeline page's pending rows;
+    // before the lease has passed, neither does.
+    for (const [now, shown] of [[early, false], [late, true]] as const) {
+      const ledger = await openLedger({ db: join(dir, 'runledger.db'), clock: () => Date.parse(now) });
+      const app = await createServer({ ledger, clock: () => Date.parse(now) });
+      try {
+        const address = await app.listen({ host: '127.0.0.1', port: 0 });
+        const overview = await (await fetch(`${address}/`)).text();
+        const page = await (await fetch(`${address}/pipelines/etl`)).text();
+        if (shown) {
+          expect(overview).toMatch(/data-fact="overdue">2 retries overdue since 2026-11-03T02:01:00\+00:00 \(2026-11-01 first\): nobody started them/);
+          expect(page.match(/overdue since 2026-11-03T02:01:00\+00:00: nobody started it/g)).toHaveLength(2);
+        } else {
+          expect(overview).not.toContain('data-fact="overdue"');
+          expect(page).not.toContain('overdue since');
+        }
+      } finally {
+        await app.close();
+        await ledger.close();
+      }
+    }
     const check = await inProcess(dir, ['--now', late, 'check', '--max-lag', '30d']);
     expect(check.code).toBe(7);
     expect(check.stdout).toContain('etl: 2 retries overdue, nobody started them');
