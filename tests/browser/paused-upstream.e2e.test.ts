@@ -16,7 +16,7 @@ import { haveBrowser, launchChromium } from '../support/chromium.js';
 
 const SHOTS = resolve(import.meta.dirname, '../../test-output/screenshots');
 const NOW = '2026-11-04T01:00:00Z';
-const PAUSED = 'paused since 2026-11-04T01:00:00.000Z by ana — vendor outage';
+const PAUSED = 'paused since 2026-11-04T01:00:00+00:00 by ana — vendor outage';
 
 describe.skipIf(!haveBrowser)('a paused upstream in Chromium', () => {
   let browser: Browser;

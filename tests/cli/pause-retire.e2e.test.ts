@@ -23,11 +23,11 @@ describe('pause and unpause', () => {
     const { dir, run } = fleet();
     const paused = run(['pause', 'raw', '--reason', 'vendor outage']);
     expect(paused.code).toBe(0);
-    expect(paused.stdout).toBe('raw: paused since 2026-11-04T01:00:00.000Z by ana — vendor outage\n');
+    expect(paused.stdout).toBe('raw: paused since 2026-11-04T01:00:00+00:00 by ana — vendor outage\n');
 
     const held = run(['catchup', '--all']);
     expect(held.code).toBe(0);
-    expect(held.stdout).toContain('left alone: raw is paused since 2026-11-04T01:00:00.000Z by ana — vendor outage (runledger unpause raw)');
+    expect(held.stdout).toContain('left alone: raw is paused since 2026-11-04T01:00:00+00:00 by ana — vendor outage (runledger unpause raw)');
     expect(held.stdout).toMatch(/daily\s+2026-11-02\s+missing\s+skipped/);
 
     const pending = JSON.parse(run(['pending', 'daily', '--json']).stdout) as { pending: Array<{ date: string; reason: string; blockedBy?: { pipeline: string; paused?: { by: string; reason: string } } }> };
@@ -35,12 +35,12 @@ describe('pause and unpause', () => {
       ['2026-11-02', 'upstream', 'raw', 'vendor outage'],
       ['2026-11-03', 'upstream', 'raw', 'vendor outage'],
     ]);
-    expect(run(['pending', 'daily']).stdout).toContain('raw is paused since 2026-11-04T01:00:00.000Z by ana');
+    expect(run(['pending', 'daily']).stdout).toContain('raw is paused since 2026-11-04T01:00:00+00:00 by ana');
 
     const status = run(['status']);
     expect(status.stdout).toContain('raw (paused)');
-    expect(status.stdout).toContain('raw: paused since 2026-11-04T01:00:00.000Z by ana — vendor outage');
-    expect(status.stdout).toContain('daily: 2 dates wait for raw, paused since 2026-11-04T01:00:00.000Z by ana — vendor outage');
+    expect(status.stdout).toContain('raw: paused since 2026-11-04T01:00:00+00:00 by ana — vendor outage');
+    expect(status.stdout).toContain('daily: 2 dates wait for raw, paused since 2026-11-04T01:00:00+00:00 by ana — vendor outage');
     const statusJson = JSON.parse(run(['status', '--json']).stdout) as { pipelines: Array<{ pipeline: string; paused?: { by: string } }> };
     expect(statusJson.pipelines.find((p) => p.pipeline === 'raw')?.paused?.by).toBe('ana');
     expect(statusJson.pipelines.find((p) => p.pipeline === 'daily')?.paused).toBeUndefined();
@@ -64,7 +64,7 @@ describe('pause and unpause', () => {
     run(['pause', 'raw', '--reason', 'vendor outage']);
     const started = run(['start', 'raw', '2026-11-02']);
     expect(started.code).toBe(0);
-    expect(started.stderr).toContain('note: raw is paused since 2026-11-04T01:00:00.000Z by ana — vendor outage; this run goes ahead');
+    expect(started.stderr).toContain('note: raw is paused since 2026-11-04T01:00:00+00:00 by ana — vendor outage; this run goes ahead');
     // The clock is fixed, so the run's lease never runs out: finish it, or the backfill would wait for a place.
     expect(run(['succeed', started.stdout.trim()]).code).toBe(0);
     const caught = run(['catchup', 'raw', '--dry-run']);
@@ -100,7 +100,7 @@ describe('pause and unpause', () => {
     expect(run(['log', '--json']).stdout).toBe(before);
     run(['pause', 'raw', '--reason', 'first']);
     const again = run(['pause', 'raw', '--reason', 'second']);
-    expect(again.stdout).toBe('raw: unchanged, paused since 2026-11-04T01:00:00.000Z by ana — first\n');
+    expect(again.stdout).toBe('raw: unchanged, paused since 2026-11-04T01:00:00+00:00 by ana — first\n');
     expect((JSON.parse(run(['log', '--json', '--type', 'PipelinePaused']).stdout) as LogDoc).events).toHaveLength(1);
   });
 });
@@ -111,7 +111,7 @@ describe('retire and unretire', () => {
     const refused = run(['retire', 'raw', '--reason', 'replaced']);
     expect([refused.code, refused.stderr]).toEqual([3, 'runledger: raw is an upstream of daily, which is not retired; retire it first, or redefine it without --upstream raw\n']);
     expect(run(['retire', 'daily']).code).toBe(2);
-    expect(run(['retire', 'daily', '--reason', 'replaced by daily_v2']).stdout).toBe('daily: retired since 2026-11-04T01:00:00.000Z by ana — replaced by daily_v2\n');
+    expect(run(['retire', 'daily', '--reason', 'replaced by daily_v2']).stdout).toBe('daily: retired since 2026-11-04T01:00:00+00:00 by ana — replaced by daily_v2\n');
     expect(run(['retire', 'raw', '--reason', 'replaced']).code).toBe(0);
   });
 
@@ -122,7 +122,7 @@ describe('retire and unretire', () => {
     expect(status.pipelines.map((p) => p.pipeline)).toEqual(['raw']);
     const named = run(['status', 'daily']);
     expect(named.code).toBe(3);
-    expect(named.stderr).toContain('daily is retired since 2026-11-04T01:00:00.000Z by ana — replaced by daily_v2, so it has no status');
+    expect(named.stderr).toContain('daily is retired since 2026-11-04T01:00:00+00:00 by ana — replaced by daily_v2, so it has no status');
     expect(run(['check', '--max-pending', '0', '--json']).stdout).not.toContain('"daily"');
     expect(run(['metrics']).stdout).not.toContain('pipeline="daily"');
     run(['catchup', '--all']);
@@ -133,7 +133,7 @@ describe('retire and unretire', () => {
     expect(run(['state', 'daily', '--include-retired', '--json']).code).toBe(0);
     expect(run(['start', 'daily', '2026-11-02']).code).toBe(3);
     expect(run(['verify', '--projections']).code).toBe(0);
-    expect(run(['pipelines']).stdout).toContain('retired since 2026-11-04T01:00:00.000Z by ana — replaced by daily_v2');
+    expect(run(['pipelines']).stdout).toContain('retired since 2026-11-04T01:00:00+00:00 by ana — replaced by daily_v2');
   });
 
   test('define of a retired name is refused with how to bring it back; unretire brings back definition and history', () => {
