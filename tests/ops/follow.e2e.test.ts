@@ -101,6 +101,8 @@ describe.each(backends)('follow on $name', (backend) => {
     expect(exported.stdout).not.toContain('alerts');
     const consumers = JSON.parse(cli(['--db', db, 'consumers', '--json']).stdout) as { head: number; consumers: Array<{ name: string; position: number; behind: number }> };
     expect(consumers.consumers).toMatchObject([{ name: 'alerts', position: consumers.head, behind: 0 }]);
+    // The table shows when it last moved as other tables show instants: with the offset, no milliseconds.
+    expect(cli(['--db', db, 'consumers']).stdout).toMatch(/^alerts\s+\d+\s+0\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?\+00:00$/m);
   });
 
   test('without a command, events are JSON Lines on stdout with the fields of log --json; the RUNLEDGER_EVENT_* variables reach a command', async () => {

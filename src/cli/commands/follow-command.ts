@@ -7,6 +7,7 @@ import { LedgerError } from '../../errors.js';
 import type { SubscribeOptions } from '../../ledger/subscribe.js';
 import type { CliContext } from '../cli-context.js';
 import { formatTable } from '../../format/format-table.js';
+import { inZone } from '../../format/zoned-instant.js';
 import { parseWholeNumber } from '../../ledger/parse-whole-number.js';
 import { eventType } from '../../ledger/log-input.js';
 
@@ -129,7 +130,7 @@ function registerConsumersCommand(program: Command, ctx: CliContext): void {
       const rows = consumers.map((c) => ({ ...c, behind: Math.max(0, head.position - c.position) }));
       if (opts.json) return ctx.json({ head: head.position, consumers: rows });
       if (rows.length === 0) return ctx.out('no consumers yet; start one with `runledger follow --consumer <name>`');
-      ctx.out(formatTable(['CONSUMER', 'POSITION', 'BEHIND', 'UPDATED'], rows.map((c) => [c.name, String(c.position), String(c.behind), c.updatedAt])));
+      ctx.out(formatTable(['CONSUMER', 'POSITION', 'BEHIND', 'UPDATED'], rows.map((c) => [c.name, String(c.position), String(c.behind), inZone(c.updatedAt, 'UTC')])));
     });
 }
 
