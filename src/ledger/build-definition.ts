@@ -288,6 +288,10 @@ function checkUpstreams(pipeline: string, upstreams: readonly Upstream[]): Upstr
   const seen = new Set<string>();
   const kept: Upstream[] = [];
   for (const up of upstreams) {
+    // The library takes objects; a string ('raw', the CLI's form) or a half object says what to pass instead.
+    if (typeof up !== 'object' || up === null || typeof up.pipeline !== 'string' || typeof up.mapping !== 'string') {
+      throw new LedgerError('input.invalidUpstream', `upstreams takes { pipeline, mapping } objects, e.g. upstreams: [{ pipeline: 'raw', mapping: 'overlap' }] (mapping 'overlap' or 'previous'); got ${JSON.stringify(up)}`);
+    }
     const checked = parseUpstream(`${up.pipeline}:${up.mapping}`);
     if (checked.pipeline === pipeline) {
       throw new LedgerError('input.dependencyCycle', `--upstream ${up.pipeline} would make a cycle: ${pipeline} -> ${pipeline}; a pipeline cannot wait for its own dates (drop that --upstream)`);

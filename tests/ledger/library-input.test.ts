@@ -22,6 +22,7 @@ describe('library input is checked like CLI input', () => {
     { label: 'metrics that are an array', call: (l: Ledger, runId: string) => l.succeed({ runId, metrics: [1] as unknown as Record<string, unknown> }), code: 'input.invalidMetrics' },
     { label: 'a failure without a message', call: (l: Ledger, runId: string) => l.fail({ runId, error: '  ' }), code: 'input.emptyError' },
     { label: 'a log whose sha256 is not 64 hex digits', call: (l: Ledger, runId: string) => l.succeed({ runId, log: { path: '/tmp/run.log', sha256: 'abc' } }), code: 'input.invalidRunLog' },
+    { label: "an upstream given as the CLI's string", call: (l: Ledger) => l.define({ pipeline: 'daily', schedule: '@daily', start: '2026-11-02', upstreams: ['etl'] as never }), code: 'input.invalidUpstream' },
     { label: 'a log without a path', call: (l: Ledger, runId: string) => l.fail({ runId, error: 'boom', log: { path: '', sha256: 'a'.repeat(64) } }), code: 'input.invalidRunLog' },
   ])('$label is refused with exit 2 and nothing written', async ({ call, code }) => {
     const { ledger, runId, events } = await ledgerWithRun();
