@@ -12,7 +12,7 @@ export type ControlOutcome = 'paused' | 'unpaused' | 'retired' | 'unretired' | '
 export type ControlState = { pipeline: string; paused: PipelineControl | null; retired: PipelineControl | null };
 
 /**
- * The run-control rule (S17: pause, unpause and retire change what runs, never what was recorded). Pausing a paused
+ * The run-control rule (pause, unpause and retire change what runs, never what was recorded). Pausing a paused
  * pipeline, unpausing one that is not paused, retiring a retired one or bringing back one that is not retired changes
  * nothing and records nothing (as `define` with nothing new). A retired pipeline is neither paused nor unpaused (bring
  * it back first: its pause, if it had one, comes back with it). A pipeline is not retired while an active pipeline

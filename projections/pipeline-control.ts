@@ -1,6 +1,6 @@
 /**
  * A pause or a retirement of a pipeline, as the fold keeps it: when it was recorded, by whom, and why. A pause and a
- * retirement change what runs from then on, never what was recorded (S17).
+ * retirement change what runs from then on, never what was recorded.
  */
 export type PipelineControl = { since: string; by: string; reason: string };
 

@@ -7,9 +7,9 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { GENESIS_HASH } from '../../dist/events/hash-chain.js';
 import { eventLine, headerLine, trailerLine } from '../../dist/src/audit/export-format.js';
-import { buildDefinition, timetableSpec } from '../../dist/src/ledger/build-definition.js';
+import { buildDefinition } from '../../dist/src/ledger/build-definition.js';
 import { sealEvents } from '../../dist/src/store/seal-events.js';
-import { createTimetable } from '../../dist/src/timetable/create-timetable.js';
+import { createTimetableHistory } from '../../dist/src/timetable/timetable-history.js';
 
 const [out, eventsArg = '1000000', pipelinesArg = '40'] = process.argv.slice(2);
 if (!out) {
@@ -23,7 +23,7 @@ const recordedAt = (ms) => new Date(ms).toISOString();
 
 const pipelines = Array.from({ length: pipelineCount }, (_, i) => {
   const definition = buildDefinition({ pipeline: `scale_${String(i).padStart(3, '0')}`, schedule: '@hourly', start: '2020-01-01', leaseMs: 3_600_000 });
-  const timetable = createTimetable(timetableSpec(definition));
+  const timetable = createTimetableHistory(definition);
   return { definition, timetable, slot: null };
 });
 

@@ -23,6 +23,15 @@ async function datesOf(dir: string, now: string): Promise<Map<string, Row>> {
 }
 
 
+/** Running, not a zombie waiting to be reaped (as the takeover's own check reads /proc). */
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
 async function until(check: () => Promise<boolean>): Promise<void> {
   const give = Date.now() + 30_000;
   while (!(await check())) {
@@ -122,6 +131,9 @@ describe('a runner killed mid-run', () => {
       expect(early.code).toBe(0);
       expect((await datesOf(dir, at(5 * MINUTE))).get('2026-11-02')?.status).toBe('running');
 
+      // A takeover on this host waits while the old run's command lives; the watchdog kills it after the runner's
+      // death (process-groups.e2e.test.ts times that), so the takeover below waits for it to be gone.
+      await until(async () => !alive(pid));
       const later = at(HOUR);
       const r = await cliAsync(dir, ['--now', later, 'catchup', 'etl', '--no-logs', '--json', '--', 'true']).done;
       expect(r.code).toBe(0);
