@@ -126,6 +126,14 @@ export async function runSharedSchedulers(run: SharedRun): Promise<{ kills: numb
     }
     await new Promise((r) => setTimeout(r, 500));
   }
+  // Every scheduler started last has written its health row before any is stopped: a scheduler forgets this
+  // host's stopped rows when it starts, so one still starting would forget the rows of those stopped before it.
+  const wrote = Date.now() + 30_000;
+  const live = () => new Set((JSON.parse(cli(dir, [...db, 'status', '--json']).stdout) as { schedulers: Array<{ state: string; pid: number }> }).schedulers.filter((r) => r.state !== 'stopped').map((r) => r.pid));
+  while (!running.every(({ child }) => live().has(child.pid as number))) {
+    if (Date.now() > wrote) throw new Error(`a scheduler wrote no health row within 30 s of its start (seed ${run.seed})`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
   for (const { child } of running) child.kill('SIGTERM');
   for (const { done: exited } of running) outputs.push(await exited);
   for (const out of outputs.slice(-run.schedulers)) expect(out.code).toBe(0);
