@@ -280,23 +280,47 @@ export function completeThroughAfter(
 ): { date: string | null; slots: number } {
   if (timetable === null) return { date: null, slots: 0 };
   if (mode === 'keep') return { date: summary.completeThrough, slots: summary.throughSlots };
-  let through: Slot | undefined;
-  let next: Slot | undefined;
-  let slots = 0;
-  if (mode === 'advance' && summary.completeThrough !== null) {
-    through = timetable.slotAt(timetable.parseDate(summary.completeThrough));
-    slots = summary.throughSlots;
-  }
+  const walk = startWalk(summary, mode, timetable);
+  walkOn(walk, isSuccess, timetable);
+  return { date: walk.through?.date ?? null, slots: walk.slots };
+}
+
+/** A complete-through walk under way: the last done slot passed, the slot to look at next, and how many slots were passed. */
+export type ThroughWalk = { through: Slot | undefined; next: Slot | undefined; slots: number };
+
+/**
+ * Where a complete-through walk starts: on from where complete-through stood (`advance`), or at the first slot
+ * (`recompute`, and when the key it stood at is no longer a slot).
+ *
+ * @example
+ * const walk = startWalk(summary, 'advance', timetable);
+ */
+export function startWalk(summary: Pick<PipelineSummary, 'completeThrough' | 'throughSlots'>, mode: 'advance' | 'recompute', timetable: Timetable): ThroughWalk {
+  const through = mode === 'advance' && summary.completeThrough !== null ? timetable.slotAt(timetable.parseDate(summary.completeThrough)) : undefined;
   // A key the timetable no longer gives (never after a redefinition, which recomputes): walk again.
-  if (through === undefined) {
-    next = timetable.first();
-    slots = 0;
-  } else next = timetable.next(through);
-  for (; next !== undefined && isSuccess(next.date); next = timetable.next(next)) {
-    through = next;
-    slots += 1;
+  if (through === undefined) return { through: undefined, next: timetable.first(), slots: 0 };
+  return { through, next: timetable.next(through), slots: summary.throughSlots };
+}
+
+/**
+ * Walks on past every slot `isSuccess` says is done. True when the walk is over (at a slot not done, or past the
+ * last); false when it stopped at a slot `isSuccess` cannot tell (undefined), which `walk.next` then is: the caller
+ * learns it and walks on.
+ *
+ * @example
+ * while (!walkOn(walk, (key) => known.get(key), timetable)) learn(walk.next);
+ */
+export function walkOn(walk: ThroughWalk, isSuccess: (key: string) => boolean | undefined, timetable: Timetable): boolean {
+  for (let next = walk.next; next !== undefined; next = timetable.next(next)) {
+    walk.next = next;
+    const done = isSuccess(next.date);
+    if (done === undefined) return false;
+    if (!done) return true;
+    walk.through = next;
+    walk.slots += 1;
   }
-  return { date: through?.date ?? null, slots };
+  walk.next = undefined;
+  return true;
 }
 
 /**

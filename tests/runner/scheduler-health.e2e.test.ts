@@ -2,17 +2,17 @@
 // `/metrics` of other processes, from the row it keeps in the ledger's database; a scheduler killed with SIGKILL
 // shows as stale once it has been silent for more than three heartbeats (by the reader's clock: `--now`).
 import { spawn } from 'node:child_process';
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format';
-import { describe, expect, test, vi } from 'vitest';
+import { describe, expect, onTestFinished, test, vi } from 'vitest';
 import { BIN, servingAddress } from '../support/run-cli.js';
 import { cli, cliAsync, tempDir, waitForFile } from './cli-helpers.js';
 
 vi.setConfig({ testTimeout: 60_000 });
 
-type Scheduler = { host: string; pid: number; state: string; stale: boolean; silentSeconds: number; passes: number; lastPassAt: string | null; nextWake: { at: string; why: string; pipeline: string } | null; inFlight: Array<{ pipeline: string; attempt: number }>; parallel: number };
+type Scheduler = { host: string; pid: number; state: string; stale: boolean; silentSeconds: number; passes: number; lastPassAt: string | null; nextWake: { at: string; why: string; pipeline: string; date: string } | null; inFlight: Array<{ pipeline: string; attempt: number }>; parallel: number };
 
 function schedulers(dir: string, now?: string): Scheduler[] {
   const r = cli(dir, [...(now ? ['--now', now] : []), 'status', '--json']);
@@ -47,6 +47,13 @@ describe('the scheduler\'s health', () => {
     expect(cli(dir, ['define', 'slow', '--schedule', '@daily', '--start', start, '--command', '--', 'sh', '-c', 'touch running; while [ ! -e go ]; do sleep 0.1; done']).code).toBe(0);
     const scheduler = cliAsync(dir, ['scheduler', '--no-logs', '--parallel', '3']);
     const pid = scheduler.child.pid as number;
+    // Whatever the assertions below do: no scheduler, command or per-run directory outlives the test.
+    onTestFinished(async () => {
+      writeFileSync(join(dir, 'go'), '');
+      if (scheduler.child.exitCode === null && scheduler.child.signalCode === null) scheduler.child.kill('SIGKILL');
+      await scheduler.done;
+      for (const name of readdirSync(tmpdir())) if (name.startsWith(`runledger-run-${pid}-`)) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    });
     await waitForFile(join(dir, 'running'));
     // The row is written as the run starts; the status of another process reads it.
     let mine: Scheduler | undefined;
@@ -57,9 +64,18 @@ describe('the scheduler\'s health', () => {
     expect(mine).toMatchObject({ state: 'running', stale: false, parallel: 3, inFlight: [{ pipeline: 'slow', attempt: 1 }] });
     expect(mine?.passes).toBeGreaterThan(0);
     expect(Date.parse(mine?.lastPassAt ?? '')).toBeGreaterThan(Date.now() - 60_000);
-    expect(mine?.nextWake?.why).toBe('due');
+    // The next wake is the pass's soonest work: the pass that started the run read nothing in flight and names
+    // tomorrow's slot; a later pass (its own appends wake it) names the run's lease end, which comes sooner.
+    const wake = mine?.nextWake;
+    if (wake?.why === 'lease') {
+      expect(wake).toMatchObject({ pipeline: 'slow', date: start });
+      expect(Date.parse(wake.at) - Date.now()).toBeGreaterThan(30 * 60_000);
+    } else {
+      expect(wake).toMatchObject({ why: 'due', pipeline: 'slow' });
+      expect(wake?.date).not.toBe(start);
+    }
     const text = cli(dir, ['status']).stdout;
-    expect(text).toMatch(new RegExp(`SCHEDULER +STATE +LAST PASS +NEXT WAKE +IN FLIGHT\\n\\S+ pid ${pid} +running +\\S+ ago +\\S+ \\(due slow \\S+\\) +1 of 3`));
+    expect(text).toMatch(new RegExp(`SCHEDULER +STATE +LAST PASS +NEXT WAKE +IN FLIGHT\\n\\S+ pid ${pid} +running +\\S+ ago +\\S+ \\((due|lease) slow \\S+\\) +1 of 3`));
 
     const live = await served(dir, undefined);
     expect(sample(live.metrics, 'runledger_scheduler_runs_in_flight', pid)).toBe('1');
@@ -72,8 +88,6 @@ describe('the scheduler\'s health', () => {
 
     scheduler.child.kill('SIGKILL');
     await scheduler.done;
-    // The killed runner's per-run directory (a later runner would remove it).
-    for (const name of readdirSync(tmpdir())) if (name.startsWith(`runledger-run-${pid}-`)) rmSync(join(tmpdir(), name), { recursive: true, force: true });
     // A minute later by the reader's clock: silent for more than three heartbeats of 10 s.
     const later = new Date(Date.now() + 60_000).toISOString();
     const dead = schedulers(dir, later).find((s) => s.pid === pid);

@@ -3,9 +3,11 @@ import { canonicalJson } from '../../../events/canonical-json.js';
 import type { PipelineDefinition } from '../../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { hashedPart } from '../../../events/recorded-event.js';
-import { isDone, type DateState } from '../../../projections/date-state.js';
+import type { DateState, DateStatus } from '../../../projections/date-state.js';
+import type { PipelineSummary } from '../../../projections/pipeline-summary.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
-import { completeThroughAfter, eventsByPipeline, finishAll, foldRows, noRows, rowFolder, slotTallyOf, timetableCache, touchedKeys, touchedOfRows, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
+import { eventsByPipeline, finishAll, noRows, rowFolder, timetableCache, touchedKeys } from '../read-model-fold.js';
+import { writeRows, type RowWrites, type WriterPort } from '../read-model-writer.js';
 import { dateOfRow, LIGHT_PAYLOADS, payloadsOfEvents, pipelineRow, runOfRow, STRIP_DATE_SELECT, stripDateOfRow, summaryOfRow, withoutResults, type DateRow, type Payloads, type PipelineRow, type RunRow, type StripDateRow } from '../read-model-rows.js';
 import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
 import { appendRowsFunctionName, appendRowsFunctionSignature, appendRowsFunctionSql, rowHashSql, runOfEventJoin, summaryHashSql } from './postgres-append-rows-function.js';
@@ -145,18 +147,45 @@ export function postgresReadModels(deps: {
   /** The positions of the events holding the whole errors of a set of rows (the writer needs no results). */
   const errorPositions = (rows: ReadonlyArray<{ error_position: number | null }>): number[] => [...new Set(rows.flatMap((row) => (row.error_position === null ? [] : [row.error_position])))];
 
-  /** The touched rows of one pipeline as the fold's state, long errors whole from `events`. */
-  const touchedFrom = (summaryRow: Record<string, unknown> | undefined, dateRows: DateRow[], runRows: RunRow[], events: Map<number, RecordedEvent>): TouchedRows =>
-    touchedOfRows(summaryRow ? summaryOfRow(pipelineRowOf(summaryRow)) : null, dateRows, runRows, withoutResults(payloadsFrom(events)));
+  /** The writer's loads as queries on `client` (under the append lock). */
+  const queriedRows = (client: pg.PoolClient): Pick<WriterPort<'async'>, 'summary' | 'rows'> => ({
+    async summary(pipeline) {
+      const rows = await q<Record<string, unknown>>(client, `SELECT * FROM ${s}.rm_pipelines WHERE pipeline = $1`, [pipeline]);
+      return rows[0] ? summaryOfRow(pipelineRowOf(rows[0])) : null;
+    },
+    async rows(pipeline, dates, runs) {
+      const dateRows = (await q<Record<string, unknown>>(client, `SELECT * FROM ${s}.rm_dates WHERE pipeline = $1 AND date = ANY($2)`, [pipeline, [...dates]])).map(dateRowOf);
+      // By id through the events' index of runs: a run's row is keyed by its start's position (see `RM_RUNS`).
+      const runRows = (await q<Record<string, unknown>>(client, `SELECT r.* FROM ${s}.events e ${RUN_OF_EVENT} WHERE e.run_id = ANY($1) AND e.pipeline = $2`, [[...runs], pipeline])).map(runRowOf);
+      return { dates: dateRows, runs: runRows, payloads: payloadsFrom(await eventsAt(client, errorPositions([...dateRows, ...runRows]))) };
+    },
+  });
 
-  const loadTouched = async (client: pg.PoolClient, pipeline: string, events: readonly RecordedEvent[]): Promise<TouchedRows> => {
-    const { dates, runs } = touchedKeys(events);
-    const summaryRows = await q<Record<string, unknown>>(client, `SELECT * FROM ${s}.rm_pipelines WHERE pipeline = $1`, [pipeline]);
-    const dateRows = (await q<Record<string, unknown>>(client, `SELECT * FROM ${s}.rm_dates WHERE pipeline = $1 AND date = ANY($2)`, [pipeline, [...dates]])).map(dateRowOf);
-    // By id through the events' index of runs: a run's row is keyed by its start's position (see `RM_RUNS`).
-    const runRows = (await q<Record<string, unknown>>(client, `SELECT r.* FROM ${s}.events e ${RUN_OF_EVENT} WHERE e.run_id = ANY($1) AND e.pipeline = $2`, [[...runs], pipeline])).map(runRowOf);
-    return touchedFrom(summaryRows[0], dateRows, runRows, await eventsAt(client, errorPositions([...dateRows, ...runRows])));
+  /** The writer's loads answered from a `touchedSql` read (taken with the append, or ahead of its lock). */
+  const readRows = (read: TouchedRead): Pick<WriterPort<'async'>, 'summary' | 'rows'> => {
+    const payloads = payloadsFrom(new Map((read.events ?? []).map((row) => [Number(row.position), decode(row)])));
+    const dateRows = (read.dates ?? []).map(dateRowOf);
+    const runRows = (read.runs ?? []).map(runRowOf);
+    return {
+      summary(pipeline) {
+        const row = (read.summaries ?? []).find((r) => r['pipeline'] === pipeline);
+        return row ? summaryOfRow(pipelineRowOf(row)) : null;
+      },
+      rows: (pipeline) => ({ dates: dateRows.filter((row) => row.pipeline === pipeline), runs: runRows.filter((row) => row.pipeline === pipeline), payloads }),
+    };
   };
+
+  /** The writer's reads of stored statuses (the complete-through walk, a slot recount), on `db`. */
+  const statusReads = (db: Db): Pick<WriterPort<'async'>, 'done' | 'slots'> => ({
+    async done(pipeline, keys) {
+      const rows = await q<{ date: string }>(db, `SELECT date FROM ${s}.rm_dates WHERE pipeline = $1 AND date = ANY($2) AND status IN ('success', 'skipped')`, [pipeline, keys]);
+      return new Set(rows.map((r) => r.date));
+    },
+    async slots(pipeline) {
+      const rows = await q<{ date: string; status: DateStatus; logical_date: string }>(db, `SELECT date, status, logical_date FROM ${s}.rm_dates WHERE pipeline = $1`, [pipeline]);
+      return rows.map((r) => ({ date: r.date, status: r.status, logicalDate: r.logical_date }));
+    },
+  });
 
   /** The upsert of `rows` (one JSON array of records, `json` a parameter or a literal) into `table`. */
   const upsertSql = (table: string, key: string, columns: string[], json: string): string =>
@@ -169,63 +198,23 @@ export function postgresReadModels(deps: {
     }
   };
 
-  /**
-   * A fold's complete-through, the slots up to it and (after a redefinition) its slot tally, from the
-   * stored date rows as the fold's rows will leave them: the rows are read before the writes and the
-   * fold's own rows laid over them, so the writes can follow as one statement.
-   */
-  const settleSummary = async (client: Db, folded: FoldedRows): Promise<boolean> => {
-    const summary = folded.summary;
-    const timetable = timetables(summary.definition);
-    let readRows = false;
-    // Every write leaves complete-through where the walk over the stored done rows ends, so a walk on from it
-    // moves only past a row this fold made done: with none, it stays (and so do its slots), read or not.
-    const walk = folded.completeThrough === 'recompute' || (folded.completeThrough === 'advance' && folded.dates.some((row) => isDone(row.status as DateState['status'])));
-    if (walk && timetable !== null) {
-      readRows = true;
-      const fromMs = folded.completeThrough === 'advance' && summary.completeThrough !== null ? timetable.parseDate(summary.completeThrough) : Number.MIN_SAFE_INTEGER;
-      const keys = await q<{ date: string }>(client, `SELECT date FROM ${s}.rm_dates WHERE pipeline = $1 AND status IN ('success', 'skipped') AND logical_ms >= $2`, [summary.pipeline, fromMs]);
-      const successes = new Set(keys.map((k) => k.date));
-      for (const row of folded.dates) {
-        successes.delete(row.date);
-        if ((row.status === 'success' || row.status === 'skipped') && row.logical_ms >= fromMs) successes.add(row.date);
-      }
-      const through = completeThroughAfter(summary, folded.completeThrough, (key) => successes.has(key), timetable);
-      summary.completeThrough = through.date;
-      summary.throughSlots = through.slots;
-    } else if (timetable === null) {
-      summary.completeThrough = null;
-      summary.throughSlots = 0;
-    }
-    if (folded.recountSlots) {
-      readRows = true;
-      const rows = await q<{ date: string; status: DateState['status']; logical_date: string }>(client, `SELECT date, status, logical_date FROM ${s}.rm_dates WHERE pipeline = $1`, [summary.pipeline]);
-      const dates = new Map(rows.map((r) => [r.date, { date: r.date, status: r.status, logicalDate: r.logical_date }]));
-      for (const row of folded.dates) dates.set(row.date, { date: row.date, status: row.status as DateState['status'], logicalDate: row.logical_date });
-      Object.assign(summary, slotTallyOf(timetable, dates.values()));
-    }
-    return readRows;
+  /** Writes a pipeline's rows and its summary. */
+  const writeRowsOn = async (client: pg.PoolClient, rows: { dates: readonly DateRow[]; runs: readonly RunRow[]; summary: PipelineSummary }): Promise<void> => {
+    await upsert(client, 'rm_dates', KEYS.rm_dates, rows.dates);
+    await upsert(client, 'rm_runs', KEYS.rm_runs, rows.runs);
+    await upsert(client, 'rm_pipelines', KEYS.rm_pipelines, [pipelineRow(rows.summary)]);
   };
 
-  /** Writes a fold's rows and its summary. */
-  const write = async (client: pg.PoolClient, folded: FoldedRows): Promise<void> => {
-    await settleSummary(client, folded);
-    await upsert(client, 'rm_dates', KEYS.rm_dates, folded.dates);
-    await upsert(client, 'rm_runs', KEYS.rm_runs, folded.runs);
-    await upsert(client, 'rm_pipelines', KEYS.rm_pipelines, [pipelineRow(folded.summary)]);
+  /** `writeRowsOn` as SQL text, its rows written in as literals: to go with the append's COMMIT. */
+  const writeRowsSql = (rows: RowWrites): string[] => {
+    const literal = (table: string, key: string, list: readonly object[]) =>
+      list.length === 0 ? [] : [upsertSql(table, key, Object.keys(list[0] as object), pg.escapeLiteral(JSON.stringify(list)))];
+    return [...literal('rm_dates', KEYS.rm_dates, rows.dates), ...literal('rm_runs', KEYS.rm_runs, rows.runs), ...literal('rm_pipelines', KEYS.rm_pipelines, [pipelineRow(rows.summary)])];
   };
 
-  /** `write` as SQL text, its rows written in as literals: to go with the append's COMMIT. */
-  const writeSql = async (client: pg.PoolClient, folded: FoldedRows): Promise<string[]> => {
-    await settleSummary(client, folded);
-    const literal = (table: string, key: string, rows: readonly object[]) =>
-      rows.length === 0 ? [] : [upsertSql(table, key, Object.keys(rows[0] as object), pg.escapeLiteral(JSON.stringify(rows)))];
-    return [...literal('rm_dates', KEYS.rm_dates, folded.dates), ...literal('rm_runs', KEYS.rm_runs, folded.runs), ...literal('rm_pipelines', KEYS.rm_pipelines, [pipelineRow(folded.summary)])];
-  };
-
-  const applyEvents = async (client: pg.PoolClient, events: readonly RecordedEvent[]): Promise<void> => {
-    for (const [pipeline, list] of eventsByPipeline(events)) await write(client, foldRows(pipeline, await loadTouched(client, pipeline, list), list, timetables));
-  };
+  /** Folds `events` into the rows under the append lock on `client`: every row read and written there. */
+  const applyEvents = (client: pg.PoolClient, events: readonly RecordedEvent[]): Promise<void> =>
+    writeRows({ ...queriedRows(client), ...statusReads(client), write: (rows) => writeRowsOn(client, rows) }, events, timetables);
   /** Events as they were stored, folded as every reader decodes them (from their canonical payload), so the rows equal a refold's exactly. */
   const canonicalOf = (events: readonly RecordedEvent[]) =>
     events.map((e) => decodeStoredRow({ position: e.position, payload: canonicalJson(hashedPart(e)), prevHash: e.prevHash, hash: e.hash }));
@@ -262,9 +251,7 @@ export function postgresReadModels(deps: {
         progress?.(result.events, total);
       }
       const folded = finishAll(folder);
-      await upsert(client, 'rm_dates', KEYS.rm_dates, folded.dates);
-      await upsert(client, 'rm_runs', KEYS.rm_runs, folded.runs);
-      await upsert(client, 'rm_pipelines', KEYS.rm_pipelines, [pipelineRow(folded.summary)]);
+      await writeRowsOn(client, folded);
       result.pipelines += 1;
       result.dates += folded.dates.length;
       result.runs += folded.runs.length;
@@ -346,20 +333,7 @@ SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
         // Behind (an append that committed without the tables): the rows read are not the ones to fold onto.
         await catchUp(client, headBefore);
         await applyEvents(client, canonical);
-      } else {
-        const payloads = new Map((read.events ?? []).map((row) => [Number(row.position), decode(row)]));
-        const dateRows = (read.dates ?? []).map(dateRowOf);
-        const runRows = (read.runs ?? []).map(runRowOf);
-        for (const [pipeline, list] of eventsByPipeline(canonical)) {
-          const touched = touchedFrom(
-            (read.summaries ?? []).find((row) => row['pipeline'] === pipeline),
-            dateRows.filter((row) => row.pipeline === pipeline),
-            runRows.filter((row) => row.pipeline === pipeline),
-            payloads,
-          );
-          writes.push(...(await writeSql(client, foldRows(pipeline, touched, list, timetables))));
-        }
-      }
+      } else await writeRows({ ...readRows(read), ...statusReads(client), write: (rows) => void writes.push(...writeRowsSql(rows)) }, canonical, timetables);
       writes.push(positionSql((events.at(-1) as RecordedEvent).position));
       return writes.join(';\n');
     },
@@ -381,35 +355,27 @@ SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
     async foldAhead(read, events, headBefore) {
       if (events.length === 0 || Number(read.meta ?? 0) !== headBefore) return null;
       const first = (events[0] as RecordedEvent).position;
-      const payloads = new Map((read.events ?? []).map((row) => [Number(row.position), decode(row)]));
-      const dateRows = (read.dates ?? []).map(dateRowOf);
-      const runRows = (read.runs ?? []).map(runRowOf);
       const summaryHashes = new Map((read.summary_hashes ?? []).map(([pipeline, hash, position]) => [pipeline, { hash, position }]));
       const dateHashes = new Map((read.date_hashes ?? []).map(([pipeline, date, hash]) => [JSON.stringify([pipeline, date]), hash]));
       const runHashes = new Map((read.run_hashes ?? []).map(([pipeline, runId, hash]) => [JSON.stringify([pipeline, runId]), hash]));
       const ahead: FoldedAhead = { summaries: [], dates: [], runs: [], write: { dates: [], runs: [], summaries: [] } };
-      for (const [pipeline, list] of eventsByPipeline(canonicalOf(events))) {
-        const touched = touchedFrom(
-          (read.summaries ?? []).find((row) => row['pipeline'] === pipeline),
-          dateRows.filter((row) => row.pipeline === pipeline),
-          runRows.filter((row) => row.pipeline === pipeline),
-          payloads,
-        );
-        const folded = foldRows(pipeline, touched, list, timetables);
-        // Settled from date rows other than the touched ones: then no event of the pipeline may come between.
-        const readOthers = await settleSummary(poolDb(), folded);
+      let movable = true;
+      const write = (rows: RowWrites): void => {
+        const pipeline = rows.pipeline;
         // The last success and failure keep their run's start position inside a JSON text, which the function does not move.
-        if ([folded.summary.lastSuccess, folded.summary.lastFailure].some((outcome) => outcome !== null && outcome.seq >= first)) return null;
+        if ([rows.summary.lastSuccess, rows.summary.lastFailure].some((outcome) => outcome !== null && outcome.seq >= first)) movable = false;
         const stored = summaryHashes.get(pipeline);
-        ahead.summaries.push([pipeline, stored?.hash ?? null, readOthers && stored !== undefined ? stored.position : null]);
-        const keys = touchedKeys(list);
-        for (const date of keys.dates) ahead.dates.push([pipeline, date, dateHashes.get(JSON.stringify([pipeline, date])) ?? null]);
-        for (const runId of keys.runs) ahead.runs.push([pipeline, runId, runHashes.get(JSON.stringify([pipeline, runId])) ?? null]);
-        ahead.write.dates.push(...folded.dates);
-        ahead.write.runs.push(...folded.runs);
-        ahead.write.summaries.push(pipelineRow(folded.summary));
-      }
-      return ahead;
+        // Settled from date rows other than the touched ones: then no event of the pipeline may come between.
+        ahead.summaries.push([pipeline, stored?.hash ?? null, rows.readOthers && stored !== undefined ? stored.position : null]);
+        for (const date of rows.touched.dates) ahead.dates.push([pipeline, date, dateHashes.get(JSON.stringify([pipeline, date])) ?? null]);
+        for (const runId of rows.touched.runs) ahead.runs.push([pipeline, runId, runHashes.get(JSON.stringify([pipeline, runId])) ?? null]);
+        ahead.write.dates.push(...rows.dates);
+        ahead.write.runs.push(...rows.runs);
+        ahead.write.summaries.push(pipelineRow(rows.summary));
+      };
+      // Statuses besides the touched rows are read from the pool: no transaction is open ahead of the lock.
+      await writeRows({ ...readRows(read), ...statusReads(poolDb()), write }, canonicalOf(events), timetables);
+      return movable ? ahead : null;
     },
     rebuildIn,
     rebuild,

@@ -4,7 +4,8 @@ import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { isDone, type DateState, type DateStatus } from '../../../projections/date-state.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
 import { bulkInsert } from './bulk-insert.js';
-import { completeThroughAfter, eventsByPipeline, finishAll, foldRows, noRows, rowFolder, slotTallyOf, timetableCache, touchedKeys, touchedOfRows, type FoldedRows, type TouchedRows } from '../read-model-fold.js';
+import { finishAll, noRows, rowFolder, timetableCache } from '../read-model-fold.js';
+import { writeRowsSync, type WriterPort } from '../read-model-writer.js';
 import { dateOfRow, LIGHT_PAYLOADS, payloadsOfEvents, pipelineRow, runOfRow, STRIP_DATE_SELECT, stripDateOfRow, summaryOfRow, withoutResults, type DateRow, type Payloads, type PipelineRow, type RunRow } from '../read-model-rows.js';
 import type { PipelineSummary, RunningDate } from '../../../projections/pipeline-summary.js';
 import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
@@ -132,112 +133,86 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       return row === undefined ? undefined : decodeStoredRow({ position: row.position, payload: row.payload, prevHash: row.prev_hash, hash: row.hash });
     });
 
-  /** The rows the events touch, as the fold's state; metrics kept as stand-ins, long errors read in full. */
-  const loadTouched = (s: ReturnType<typeof prepare>, pipeline: string, events: readonly RecordedEvent[], stored: WrittenSummary | undefined, storedLogical: Map<string, number>, known: Written): TouchedRows => {
-    const summary = stored === undefined ? null : (stored.summary ?? summaryOfRow(stored.row, stored.definition));
-    // The counts are of every date row the pipeline has: none counted, none to read. Nor a run row: only a RunStarted
-    // makes one, and it makes a date row of the same pipeline in the same fold.
-    const hasRows = summary !== null && hasAny(summary.counts);
-    if (!hasRows) return { summary, dates: new Map(), runs: new Map() };
-    const { dates, runs } = touchedKeys(events);
-    const dateRows: DateRow[] = [];
-    const runRows: RunRow[] = [];
-    for (const key of dates) {
-      let row = known.dates.get(rowKey(pipeline, key));
-      if (row === undefined) {
-        const cells = s.date.get(pipeline, key) as unknown[] | undefined;
-        if (cells === undefined) continue;
-        row = dateRowOfValues(cells);
-      }
-      storedLogical.set(key, row.logical_ms);
-      dateRows.push(row);
-    }
-    for (const runId of runs) {
-      let row = known.runs.get(rowKey(pipeline, runId));
-      if (row === undefined) {
-        const cells = s.runOfPipeline.get(runId, pipeline) as unknown[] | undefined;
-        row = cells === undefined ? undefined : runRowOfValues(cells);
-      }
-      if (row !== undefined) runRows.push(row);
-    }
-    // Made only when there are rows to read back (not for a pipeline without any, as the single appends' is).
-    return touchedOfRows(summary, dateRows, runRows, withoutResults(payloadsOf(s)));
-  };
-
-  /** The pipeline's row as stored: the one this connection wrote last when it is kept, else read from the table. */
-  const storedSummary = (s: ReturnType<typeof prepare>, pipeline: string, kept: WrittenSummary | undefined): WrittenSummary | undefined => {
-    if (kept !== undefined) return kept;
-    const cells = s.summary.get(pipeline) as unknown[] | undefined;
-    if (cells === undefined) return undefined;
-    const row = pipelineRowOfValues(cells);
-    return { row, definition: row.definition === null ? null : (JSON.parse(row.definition) as PipelineDefinition) };
-  };
-
-  const write = (
-    s: ReturnType<typeof prepare>,
-    folded: FoldedRows,
-    storedLogical: Map<string, number>,
-    kept: WrittenSummary | undefined,
-    before: PipelineSummary | null,
-    known: Written,
-  ): void => {
-    const summaries = known.summaries;
-    const pipeline = folded.summary.pipeline;
-    if (kept !== undefined && before !== null && onlyPositionMoved(folded, before)) {
-      // Events that changed no date, run, definition or watermark (a heartbeat of a run the ledger does not hold): the
-      // stored row is right but for its position, and only that column is set, with no row encoded or bound again.
-      const row = rowAt(kept.row, folded.summary.position);
-      s.putPosition.run(row.position, pipeline);
-      summaries.set(pipeline, { row, definition: kept.definition, summary: summaryAt(before, row.position) });
-      return;
-    }
-    // A stored row whose logical date stays is updated without setting it, so its index entry is left alone (a WAL page).
-    if (known.dates.size + folded.dates.length > KEPT_ROWS) known.dates.clear();
-    if (known.runs.size + folded.runs.length > KEPT_ROWS) known.runs.clear();
-    for (const row of folded.dates) {
-      (storedLogical.get(row.date) === row.logical_ms ? s.putDateSameLogical : s.putDate).run(dateRowValues(row));
-      known.dates.set(rowKey(pipeline, row.date), row);
-    }
-    for (const row of folded.runs) {
-      s.putRun.run(runRowValues(row));
-      known.runs.set(rowKey(pipeline, row.run_id), row);
-    }
-    const timetable = timetables(folded.summary.definition);
-    const through = completeThroughAfter(
-      folded.summary,
-      folded.completeThrough,
-      (key) => {
-        const date = folded.state.dates.get(key);
-        return date !== undefined ? isDone(date.status) : isDone(s.status.get(pipeline, key) as DateStatus | undefined);
+  /**
+   * The writer's dialect: rows read by key with prepared statements (the ones `known` holds as stored are not
+   * read again), written with upserts, synchronously inside the append's transaction; `known` takes the rows written.
+   */
+  const writerPort = (s: ReturnType<typeof prepare>, known: Written): WriterPort<'sync'> => {
+    /** The summary row the writer was last handed: the write encodes its definition's JSON again only when the fold replaced it. */
+    let stored: WrittenSummary | undefined;
+    return {
+      summary(pipeline) {
+        stored = known.summaries.get(pipeline);
+        if (stored === undefined) {
+          const cells = s.summary.get(pipeline) as unknown[] | undefined;
+          if (cells === undefined) return null;
+          const row = pipelineRowOfValues(cells);
+          stored = { row, definition: row.definition === null ? null : (JSON.parse(row.definition) as PipelineDefinition) };
+        }
+        return stored.summary ?? summaryOfRow(stored.row, stored.definition);
       },
-      timetable,
-    );
-    folded.summary.completeThrough = through.date;
-    folded.summary.throughSlots = through.slots;
-    if (folded.recountSlots) {
-      const rows = s.slotKeys.all(pipeline) as Array<[date: string, status: string, logicalDate: string]>;
-      Object.assign(folded.summary, slotTallyOf(timetable, rows.map(([date, status, logicalDate]) => ({ date, status: status as DateStatus, logicalDate }))));
-    }
-    // The definition's JSON is the row's own while the fold kept the definition it was handed.
-    const definition = folded.summary.definition;
-    const row = pipelineRow(folded.summary, kept !== undefined && definition === kept.definition ? kept.row.definition : undefined);
-    s.putPipeline.run(pipelineRowValues(row));
-    if (summaries.size >= KEPT_SUMMARIES && !summaries.has(pipeline)) summaries.clear();
-    summaries.set(pipeline, { row, definition, summary: folded.summary });
+      rows(pipeline, dates, runs) {
+        const dateRows: DateRow[] = [];
+        const runRows: RunRow[] = [];
+        for (const key of dates) {
+          const row = known.dates.get(rowKey(pipeline, key));
+          const cells = row === undefined ? (s.date.get(pipeline, key) as unknown[] | undefined) : undefined;
+          if (row !== undefined) dateRows.push(row);
+          else if (cells !== undefined) dateRows.push(dateRowOfValues(cells));
+        }
+        for (const runId of runs) {
+          const row = known.runs.get(rowKey(pipeline, runId));
+          const cells = row === undefined ? (s.runOfPipeline.get(runId, pipeline) as unknown[] | undefined) : undefined;
+          if (row !== undefined) runRows.push(row);
+          else if (cells !== undefined) runRows.push(runRowOfValues(cells));
+        }
+        return { dates: dateRows, runs: runRows, payloads: payloadsOf(s) };
+      },
+      done(pipeline, keys) {
+        const done = new Set<string>();
+        for (const key of keys) if (isDone(s.status.get(pipeline, key) as DateStatus | undefined)) done.add(key);
+        return done;
+      },
+      slots(pipeline) {
+        return (s.slotKeys.all(pipeline) as Array<[date: string, status: DateStatus, logicalDate: string]>).map(([date, status, logicalDate]) => ({ date, status, logicalDate }));
+      },
+      write(w) {
+        const summaries = known.summaries;
+        const pipeline = w.pipeline;
+        if (w.positionOnly && stored !== undefined && w.before !== null) {
+          // Events that changed no date, run, definition or watermark (a heartbeat of a run the ledger does not hold): the
+          // stored row is right but for its position, and only that column is set, with no row encoded or bound again.
+          const row = rowAt(stored.row, w.summary.position);
+          s.putPosition.run(row.position, pipeline);
+          summaries.set(pipeline, { row, definition: stored.definition, summary: summaryAt(w.before, row.position) });
+          return;
+        }
+        // A stored row whose logical date stays is updated without setting it, so its index entry is left alone (a WAL page).
+        if (known.dates.size + w.dates.length > KEPT_ROWS) known.dates.clear();
+        if (known.runs.size + w.runs.length > KEPT_ROWS) known.runs.clear();
+        for (const row of w.dates) {
+          (w.storedLogical.get(row.date) === row.logical_ms ? s.putDateSameLogical : s.putDate).run(dateRowValues(row));
+          known.dates.set(rowKey(pipeline, row.date), row);
+        }
+        for (const row of w.runs) {
+          s.putRun.run(runRowValues(row));
+          known.runs.set(rowKey(pipeline, row.run_id), row);
+        }
+        // The definition's JSON is the row's own while the fold kept the definition it was handed.
+        const definition = w.summary.definition;
+        const row = pipelineRow(w.summary, stored !== undefined && definition === stored.definition ? stored.row.definition : undefined);
+        s.putPipeline.run(pipelineRowValues(row));
+        if (summaries.size >= KEPT_SUMMARIES && !summaries.has(pipeline)) summaries.clear();
+        summaries.set(pipeline, { row, definition, summary: w.summary });
+      },
+    };
   };
 
   const decodeRows = (rows: Array<{ position: number; payload: string; prev_hash: string; hash: string }>): RecordedEvent[] =>
     rows.map((r) => decodeStoredRow({ position: r.position, payload: r.payload, prevHash: r.prev_hash, hash: r.hash }));
 
   /** Folds `events` (in position order, any pipelines) into the rows; `known` are rows known as stored, and take the ones written. */
-  const applyEvents = (s: ReturnType<typeof prepare>, events: readonly RecordedEvent[], known: Written): void => {
-    for (const [pipeline, list] of eventsByPipeline(events)) {
-      const stored = storedSummary(s, pipeline, known.summaries.get(pipeline));
-      const storedLogical = new Map<string, number>();
-      const touched = loadTouched(s, pipeline, list, stored, storedLogical, known);
-      write(s, foldRows(pipeline, touched, list, timetables), storedLogical, stored, touched.summary, known);
-    }
-  };
+  const applyEvents = (s: ReturnType<typeof prepare>, events: readonly RecordedEvent[], known: Written): void => writeRowsSync(writerPort(s, known), events, timetables);
 
   /**
    * True when every event up to `head` is folded. Every append that keeps the tables first folds whatever is not
@@ -474,37 +449,6 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
       };
     },
   };
-}
-
-/** True when some count is not zero. */
-function hasAny(counts: Record<string, number>): boolean {
-  for (const key in counts) if (counts[key] !== 0) return true;
-  return false;
-}
-
-/**
- * True when folding the events into `before` changed nothing of the pipeline's row but its position: no date
- * or run row changed (so no count, tally, running date, last outcome or latest logical date did), and the
- * definition and watermark are the ones it was handed (compared by identity: the fold replaces them when they change).
- */
-function onlyPositionMoved(folded: FoldedRows, before: PipelineSummary): boolean {
-  const after = folded.summary;
-  return (
-    folded.dates.length === 0 &&
-    folded.runs.length === 0 &&
-    !folded.recountSlots &&
-    folded.completeThrough === 'keep' &&
-    after.definition === before.definition &&
-    after.definedAt === before.definedAt &&
-    after.version === before.version &&
-    after.watermark === before.watermark &&
-    after.lastSuccess === before.lastSuccess &&
-    after.lastFailure === before.lastFailure &&
-    after.latestMs === before.latestMs &&
-    after.misaligned === before.misaligned &&
-    after.paused === before.paused &&
-    after.retired === before.retired
-  );
 }
 
 const copyPipelineRow = rowCopy(RM_PIPELINES);
