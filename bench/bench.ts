@@ -22,7 +22,7 @@ import { appendEvents } from './append-events.js';
 import { rawInsertEach } from './raw-baselines.js';
 import { reportMemory } from './report-memory.js';
 import { median, ms, type Figure } from './report.js';
-import { printFigures, resultsMarkdown } from './report.js';
+import { printFigures, resultsMarkdown, withSectionRun } from './report.js';
 import { serveRouteFigures } from './serve-routes.js';
 import { serveSoak } from './serve-soak.js';
 import { schedulerCost } from './scheduler-cost.js';
@@ -604,7 +604,7 @@ async function main(): Promise<void> {
   if ('missing' in pg) {
     if (pg.missing !== '') notes.push(pg.missing);
   } else figures.push(pg.figure);
-  if (ONLY.length > 0) notes.push(`Only these sections ran (BENCH_ONLY): ${ONLY.join(', ')}; bench/RESULTS.md is written by a full run of every section.`);
+  if (ONLY.length > 0) notes.push(`Only these sections ran (BENCH_ONLY): ${ONLY.join(', ')}; a full-size run writes their own section of bench/RESULTS.md, a full run of every section its main table.`);
   const doc = {
     mode: quick ? 'quick' : 'full',
     date: new Date(started).toISOString(),
@@ -617,9 +617,14 @@ async function main(): Promise<void> {
   };
   if (asJson) process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
   else printFigures(doc, (line) => process.stdout.write(`${line}\n`));
+  const results = join(root, 'bench', 'RESULTS.md');
   if (!quick && ONLY.length === 0) {
-    writeFileSync(join(root, 'bench', 'RESULTS.md'), resultsMarkdown(doc));
+    writeFileSync(results, resultsMarkdown(doc));
     log('wrote bench/RESULTS.md');
+  } else if (!quick) {
+    // A section run alone at full sizes keeps its own table in RESULTS.md, below the full run's.
+    writeFileSync(results, withSectionRun(readFileSync(results, 'utf8'), ONLY, doc));
+    log(`wrote the BENCH_ONLY=${ONLY.join(',')} section of bench/RESULTS.md`);
   }
   if (process.env['BENCH_KEEP']) log(`kept ${dir} (BENCH_KEEP)`);
   else rmSync(dir, { recursive: true, force: true });
