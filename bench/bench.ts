@@ -60,10 +60,19 @@ const SIZES = {
   schedulerIdleSeconds: env('BENCH_SCHEDULER_IDLE_SECONDS', quick ? 5 : 300),
   schedulerBurst: env('BENCH_SCHEDULER_BURST', quick ? 50 : 1000),
 };
-/** `BENCH_ONLY=library,appends` runs only those sections (appends, pending, ledger, hourly, library, serve, scheduler, postgres; serve needs ledger, and hourly outside --quick); unset runs all (--quick: all but hourly). */
+/**
+ * `BENCH_ONLY=library,appends` runs only those sections (appends, pending, ledger, start, hourly, library, serve, scheduler,
+ * postgres; serve needs ledger, and hourly outside --quick); unset runs all (--quick: all but hourly). `start` is the CLI's
+ * start beside `node -e 0` (part of `ledger`, or alone on the big ledger).
+ */
 const ONLY = (process.env['BENCH_ONLY'] ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
-const SECTIONS = ['appends', 'pending', 'ledger', 'hourly', 'library', 'serve', 'scheduler', 'postgres'];
+const SECTIONS = ['appends', 'pending', 'ledger', 'start', 'hourly', 'library', 'serve', 'scheduler', 'postgres'];
 for (const name of ONLY) if (!SECTIONS.includes(name)) throw new Error(`bench: BENCH_ONLY names an unknown section "${name}"; use ${SECTIONS.join(', ')}`);
+/**
+ * `BENCH_LEDGER=path`: the big ledger built by an earlier run (`BENCH_KEEP=1` keeps it as big.db), used instead of
+ * building one (five minutes at full size); it must be of this run's sizes. Only sections that read it may use it.
+ */
+const KEPT_LEDGER = process.env['BENCH_LEDGER'];
 /** --quick leaves out the hourly ledger (its build and its queries) unless BENCH_ONLY names it: a minute, not three. */
 const QUICK_SKIPS = ['hourly'];
 const selected = (section: string): boolean => (ONLY.length === 0 ? !(quick && QUICK_SKIPS.includes(section)) : ONLY.includes(section));
@@ -536,6 +545,15 @@ async function libraryWrites(): Promise<void> {
   }
 }
 
+/** The events of a ledger kept from an earlier run (`BENCH_LEDGER`), which must hold this run's sizes. */
+function keptLedgerEvents(path: string): number {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  const { events, pipelines } = db.prepare("SELECT count(*) AS events, count(DISTINCT CASE WHEN type = 'PipelineDefined' THEN stream END) AS pipelines FROM events").get() as { events: number; pipelines: number };
+  db.close();
+  if (pipelines !== SIZES.pipelines) throw new Error(`bench: BENCH_LEDGER ${path} has ${pipelines} pipelines, this run's size is ${SIZES.pipelines}; set BENCH_PIPELINES or build it again`);
+  return events;
+}
+
 function versions(): Record<string, string> {
   const pkg = (name: string) => (JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
   const db = new Database(':memory:');
@@ -556,21 +574,31 @@ async function main(): Promise<void> {
   log(`runledger bench (${quick ? 'quick' : 'full'}), temp dir ${dir}`);
   if (selected('appends')) await appends();
   if (selected('pending')) startup(await pendingFigures());
-  const big = join(dir, 'big.db');
+  const big = KEPT_LEDGER ?? join(dir, 'big.db');
   let events = 0;
   let buildMs = 0;
-  if (selected('ledger')) {
-    log(`building the ledger: ${SIZES.pipelines} pipelines × ${SIZES.dates} daily dates, ${SIZES.eventsPerPipeline} events each`);
-    const tBuild = process.hrtime.bigint();
-    const store = openSqliteStore({ path: big, create: true });
-    events = await buildFixture(store, SIZES);
-    await store.close();
-    buildMs = ms(tBuild);
-    scans(big, events);
-    await coldState(big, SIZES.pipelines);
-    startFigures(big, `${events.toLocaleString('en')}-event ledger (${SIZES.pipelines} pipelines)`);
-    cliQueries(big, `${events.toLocaleString('en')}-event ledger (${SIZES.pipelines} pipelines)`, pipelineName(SIZES.pipelines - 1), new Date(BENCH_NOW - 86_400_000).toISOString().slice(0, 10));
-    figures.push(reportMemory({ bin, db: big, label: `${events.toLocaleString('en')}-event ledger (${SIZES.pipelines} pipelines)`, dir, nowText: NOW_TEXT, runs: quick ? 1 : 3, log }));
+  if (selected('ledger') || selected('start')) {
+    if (KEPT_LEDGER === undefined) {
+      log(`building the ledger: ${SIZES.pipelines} pipelines × ${SIZES.dates} daily dates, ${SIZES.eventsPerPipeline} events each`);
+      const tBuild = process.hrtime.bigint();
+      const store = openSqliteStore({ path: big, create: true });
+      events = await buildFixture(store, SIZES);
+      await store.close();
+      buildMs = ms(tBuild);
+    } else {
+      events = keptLedgerEvents(KEPT_LEDGER);
+      notes.push(`The ${events.toLocaleString('en')}-event ledger was one built by an earlier run (BENCH_LEDGER), not built by this one.`);
+    }
+    const label = `${events.toLocaleString('en')}-event ledger (${SIZES.pipelines} pipelines)`;
+    if (selected('ledger')) {
+      scans(big, events);
+      await coldState(big, SIZES.pipelines);
+    } else wall(process.execPath, [bin, '--db', big, 'watermark', pipelineName(0)]); // its read models caught up, as the scans leave them
+    startFigures(big, label);
+    if (selected('ledger')) {
+      cliQueries(big, label, pipelineName(SIZES.pipelines - 1), new Date(BENCH_NOW - 86_400_000).toISOString().slice(0, 10));
+      figures.push(reportMemory({ bin, db: big, label, dir, nowText: NOW_TEXT, runs: quick ? 1 : 3, log }));
+    }
   }
   let hourlyEvents = 0;
   if (selected('hourly')) {
@@ -584,6 +612,7 @@ async function main(): Promise<void> {
   }
   if (selected('library')) await libraryWrites();
   if (selected('serve') && selected('ledger') && (quick || selected('hourly'))) {
+    if (KEPT_LEDGER !== undefined) throw new Error('bench: the serve section writes to the big ledger; leave BENCH_LEDGER unset when it runs');
     const serveInput = { serveScript: join(here, 'serve-ledger.js'), baselineScript: join(here, 'serve-baseline.js'), dir, seconds: SIZES.serveSeconds, rounds: SIZES.serveRounds, log };
     const bigLabel = `${events.toLocaleString('en')}-event ledger (${SIZES.pipelines} pipelines)`;
     figures.push(...(await serveRouteFigures({ ...serveInput, db: big, label: bigLabel, pipeline: pipelineName(SIZES.pipelines - 1) })));
