@@ -213,15 +213,17 @@ export function driftOf(block: ConsoleBlock, outputs: string[]): Drift | undefin
 }
 
 /**
- * Runs a chain of blocks in one fresh directory, its `runledger` commands in a doc CLI server (or, with `processes`,
- * each in a process of its own): the drift of every block that printed something else, and the deprecations.
+ * Runs a chain of blocks in one fresh directory, its `runledger` commands in a doc CLI server on Linux (or, with
+ * `processes` or elsewhere, each in a process of its own): the drift of every block that printed something else,
+ * and the deprecations.
  */
 export async function driftsOfChain(chain: BlockChain, { processes = false } = {}): Promise<{ drifts: Drift[]; deprecations: string[] }> {
   const root = mkdtempSync(join(tmpdir(), 'runledger-doc-'));
   try {
     const dir = join(root, 'work');
     mkdirSync(dir);
-    const server = processes ? undefined : await takeServer();
+    // The server writes to the shell's streams through Linux's /proc: elsewhere, a process per command.
+    const server = processes || process.platform !== 'linux' ? undefined : await takeServer();
     const { outputs, deprecations } = await runChain(chain, dir, root, BIN, server).finally(() => {
       if (server && liveServers.has(server)) idleServers.push(server);
     });
