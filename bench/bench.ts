@@ -22,7 +22,7 @@ import { appendEvents } from './append-events.js';
 import { rawInsertEach } from './raw-baselines.js';
 import { reportMemory } from './report-memory.js';
 import { median, ms, type Figure } from './report.js';
-import { printFigures, resultsMarkdown } from './report.js';
+import { printFigures, resultsMarkdown, withSectionRun } from './report.js';
 import { serveRouteFigures } from './serve-routes.js';
 import { serveSoak } from './serve-soak.js';
 import { schedulerCost } from './scheduler-cost.js';
@@ -63,10 +63,19 @@ const SIZES = {
    * it waits 30–90 s; --quick leaves it out unless BENCH_SCHEDULER_BURST names a size. */
   schedulerBurst: env('BENCH_SCHEDULER_BURST', quick ? 0 : 1000),
 };
-/** `BENCH_ONLY=library,appends` runs only those sections (appends, pending, ledger, hourly, library, serve, scheduler, postgres; serve needs ledger, and hourly outside --quick); unset runs all (--quick: all but hourly). */
+/**
+ * `BENCH_ONLY=library,appends` runs only those sections (appends, pending, ledger, start, hourly, library, serve, scheduler,
+ * postgres; serve needs ledger, and hourly outside --quick); unset runs all (--quick: all but hourly). `start` is the CLI's
+ * start beside `node -e 0` (part of `ledger`, or alone on the big ledger).
+ */
 const ONLY = (process.env['BENCH_ONLY'] ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
-const SECTIONS = ['appends', 'pending', 'ledger', 'hourly', 'library', 'serve', 'scheduler', 'postgres'];
+const SECTIONS = ['appends', 'pending', 'ledger', 'start', 'hourly', 'library', 'serve', 'scheduler', 'postgres'];
 for (const name of ONLY) if (!SECTIONS.includes(name)) throw new Error(`bench: BENCH_ONLY names an unknown section "${name}"; use ${SECTIONS.join(', ')}`);
+/**
+ * `BENCH_LEDGER=path`: the big ledger built by an earlier run (`BENCH_KEEP=1` keeps it as big.db), used instead of
+ * building one (five minutes at full size); it must be of this run's sizes. Only sections that read it may use it.
+ */
+const KEPT_LEDGER = process.env['BENCH_LEDGER'];
 /**
  * --quick leaves out the hourly ledger (its build and its queries) unless BENCH_ONLY names it, the scheduler burst
  * (BENCH_SCHEDULER_BURST=50 brings it back), and the two scan figures without a target (the rebuild beside a floor
@@ -546,6 +555,15 @@ async function libraryWrites(): Promise<void> {
   }
 }
 
+/** The events of a ledger kept from an earlier run (`BENCH_LEDGER`), which must hold this run's sizes. */
+function keptLedgerEvents(path: string): number {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  const { events, pipelines } = db.prepare("SELECT count(*) AS events, count(DISTINCT CASE WHEN type = 'PipelineDefined' THEN stream END) AS pipelines FROM events").get() as { events: number; pipelines: number };
+  db.close();
+  if (pipelines !== SIZES.pipelines) throw new Error(`bench: BENCH_LEDGER ${path} has ${pipelines} pipelines, this run's size is ${SIZES.pipelines}; set BENCH_PIPELINES or build it again`);
+  return events;
+}
+
 function versions(): Record<string, string> {
   const pkg = (name: string) => (JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
   const db = new Database(':memory:');
@@ -566,21 +584,31 @@ async function main(): Promise<void> {
   log(`runledger bench (${quick ? 'quick' : 'full'}), temp dir ${dir}`);
   if (selected('appends')) await appends();
   if (selected('pending')) startup(await pendingFigures());
-  const big = join(dir, 'big.db');
+  const big = KEPT_LEDGER ?? join(dir, 'big.db');
   let events = 0;
   let buildMs = 0;
-  if (selected('ledger')) {
-    log(`building the ledger: ${SIZES.pipelines} pipelines × ${SIZES.dates} daily dates, ${SIZES.eventsPerPipeline} events each`);
-    const tBuild = process.hrtime.bigint();
-    const store = openSqliteStore({ path: big, create: true });
-    events = await buildFixture(store, SIZES);
-    await store.close();
-    buildMs = ms(tBuild);
-    scans(big, events);
-    await coldState(big, SIZES.pipelines);
-    startFigures(big, `${events.toLocaleString('en')}-event ledger (${SIZES.pipelines} pipelines)`);
-    cliQueries(big, `${events.toLocaleString('en')}-event ledger (${SIZES.pipelines} pipelines)`, pipelineName(SIZES.pipelines - 1), new Date(BENCH_NOW - 86_400_000).toISOString().slice(0, 10));
-    figures.push(reportMemory({ bin, db: big, label: `${events.toLocaleString('en')}-event ledger (${SIZES.pipelines} pipelines)`, dir, nowText: NOW_TEXT, runs: quick ? 1 : 3, log }));
+  if (selected('ledger') || selected('start')) {
+    if (KEPT_LEDGER === undefined) {
+      log(`building the ledger: ${SIZES.pipelines} pipelines × ${SIZES.dates} daily dates, ${SIZES.eventsPerPipeline} events each`);
+      const tBuild = process.hrtime.bigint();
+      const store = openSqliteStore({ path: big, create: true });
+      events = await buildFixture(store, SIZES);
+      await store.close();
+      buildMs = ms(tBuild);
+    } else {
+      events = keptLedgerEvents(KEPT_LEDGER);
+      notes.push(`The ${events.toLocaleString('en')}-event ledger was one built by an earlier run (BENCH_LEDGER), not built by this one.`);
+    }
+    const label = `${events.toLocaleString('en')}-event ledger (${SIZES.pipelines} pipelines)`;
+    if (selected('ledger')) {
+      scans(big, events);
+      await coldState(big, SIZES.pipelines);
+    } else wall(process.execPath, [bin, '--db', big, 'watermark', pipelineName(0)]); // its read models caught up, as the scans leave them
+    startFigures(big, label);
+    if (selected('ledger')) {
+      cliQueries(big, label, pipelineName(SIZES.pipelines - 1), new Date(BENCH_NOW - 86_400_000).toISOString().slice(0, 10));
+      figures.push(reportMemory({ bin, db: big, label, dir, nowText: NOW_TEXT, runs: quick ? 1 : 3, log }));
+    }
   }
   let hourlyEvents = 0;
   if (selected('hourly')) {
@@ -594,6 +622,7 @@ async function main(): Promise<void> {
   }
   if (selected('library')) await libraryWrites();
   if (selected('serve') && selected('ledger') && (quick || selected('hourly'))) {
+    if (KEPT_LEDGER !== undefined) throw new Error('bench: the serve section writes to the big ledger; leave BENCH_LEDGER unset when it runs');
     const serveInput = { serveScript: join(here, 'serve-ledger.js'), baselineScript: join(here, 'serve-baseline.js'), dir, seconds: SIZES.serveSeconds, rounds: SIZES.serveRounds, log };
     const bigLabel = `${events.toLocaleString('en')}-event ledger (${SIZES.pipelines} pipelines)`;
     figures.push(...(await serveRouteFigures({ ...serveInput, db: big, label: bigLabel, pipeline: pipelineName(SIZES.pipelines - 1) })));
@@ -615,7 +644,7 @@ async function main(): Promise<void> {
     if (pg.missing !== '') notes.push(pg.missing);
   } else figures.push(pg.figure);
   if (quick) notes.push(`--quick: ${SIZES.samples} samples a figure (a full run: 21); left out: the hourly ledger, the rebuild beside a floor that writes, import's bulk insert alone${SIZES.schedulerBurst > 0 ? '' : ', the scheduler burst (it waits for a whole minute; BENCH_SCHEDULER_BURST=50 runs it)'}.`);
-  if (ONLY.length > 0) notes.push(`Only these sections ran (BENCH_ONLY): ${ONLY.join(', ')}; bench/RESULTS.md is written by a full run of every section.`);
+  if (ONLY.length > 0) notes.push(`Only these sections ran (BENCH_ONLY): ${ONLY.join(', ')}; a full-size run writes their own section of bench/RESULTS.md, a full run of every section its main table.`);
   const doc = {
     mode: quick ? 'quick' : 'full',
     date: new Date(started).toISOString(),
@@ -628,9 +657,14 @@ async function main(): Promise<void> {
   };
   if (asJson) process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
   else printFigures(doc, (line) => process.stdout.write(`${line}\n`));
+  const results = join(root, 'bench', 'RESULTS.md');
   if (!quick && ONLY.length === 0) {
-    writeFileSync(join(root, 'bench', 'RESULTS.md'), resultsMarkdown(doc));
+    writeFileSync(results, resultsMarkdown(doc));
     log('wrote bench/RESULTS.md');
+  } else if (!quick) {
+    // A section run alone at full sizes keeps its own table in RESULTS.md, below the full run's.
+    writeFileSync(results, withSectionRun(readFileSync(results, 'utf8'), ONLY, doc));
+    log(`wrote the BENCH_ONLY=${ONLY.join(',')} section of bench/RESULTS.md`);
   }
   if (process.env['BENCH_KEEP']) log(`kept ${dir} (BENCH_KEEP)`);
   else rmSync(dir, { recursive: true, force: true });

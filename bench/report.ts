@@ -86,3 +86,19 @@ export function resultsMarkdown(doc: BenchDoc): string {
     '',
   ].join('\n');
 }
+
+/**
+ * RESULTS.md with one section's figures from a run of that section alone (`BENCH_ONLY`, full sizes) put in place of
+ * the same section from an earlier such run, below the full run's table, which stays as it was.
+ */
+export function withSectionRun(existing: string, sections: readonly string[], doc: BenchDoc): string {
+  const title = `## BENCH_ONLY=${sections.join(',')}`;
+  // Only the sizes of the sections that ran (schedulerPipelines for scheduler), where their names say so.
+  const own = Object.entries(doc.sizes).filter(([key]) => sections.some((name) => key.startsWith(name)));
+  if (own.length > 0) doc = { ...doc, sizes: Object.fromEntries(own) };
+  const section = [title, '', `Written by \`BENCH_ONLY=${sections.join(',')} npm run bench\` (full sizes, only ${sections.length === 1 ? 'this section' : 'these sections'}); the table above is the last full run.`, '', ...header(doc), '', ...tableRows(doc), ''].join('\n');
+  const start = existing.indexOf(`\n${title}\n`);
+  if (start < 0) return `${existing.trimEnd()}\n\n${section}`;
+  const next = existing.indexOf('\n## ', start + 1);
+  return `${existing.slice(0, start + 1)}${section}${next < 0 ? '' : existing.slice(next)}`;
+}

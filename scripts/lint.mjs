@@ -49,7 +49,7 @@ for (const dir of ['events', 'projections', 'src']) {
 // Layers: src/ imports point down this list (a file may import its own layer and any layer below it, never one
 // above). A new folder or top-level file of src/ takes its place here; docs/architecture.md says what each holds.
 const LAYERS = [
-  ['errors.ts', 'duration.ts', 'runtime.ts', 'secrets.ts', 'stdout-writer.ts', 'first-issue-only.ts'],
+  ['errors.ts', 'duration.ts', 'runtime.ts', 'secrets.ts', 'stdout-writer.ts', 'first-issue-only.ts', 'node-crypto.ts'],
   ['timetable'],
   ['store'],
   ['format'],

@@ -247,7 +247,7 @@ export function pendingReason(status: DateState['status'] | undefined, leaseExpi
 }
 
 /** The run that failed last (by when its failure was recorded); a later clear or retry does not hide it. */
-function lastFailure(history: RunHistory): LastFailure | null {
+export function lastFailure(history: RunHistory): LastFailure | null {
   let last: LastFailure | null = null;
   for (const run of history.runs.values()) {
     if (run.error === null || run.finishedAt === null) continue;
@@ -258,7 +258,7 @@ function lastFailure(history: RunHistory): LastFailure | null {
 }
 
 /** The run that succeeded last (by when its success was recorded); a later clear does not hide it. */
-function lastSuccess(history: RunHistory): LastSuccess | null {
+export function lastSuccess(history: RunHistory): LastSuccess | null {
   let last: LastSuccess | null = null;
   for (const run of history.runs.values()) {
     if (run.finishedAt === null || runOutcome(run) !== 'success') continue;

@@ -1,5 +1,10 @@
 import type { EventStore } from '../store/event-store.js';
 
+/** Names the tz database defines as UTC itself; years 1 to 9999, where the ISO text has four digits. */
+const UTC_ZONES: ReadonlySet<string> = new Set(['UTC', 'Etc/UTC']);
+const YEAR_1 = Date.parse('0001-01-01T00:00:00Z');
+const YEAR_10000 = Date.parse('+010000-01-01T00:00:00Z');
+
 /**
  * An instant as the pipeline's people read it: wall time in its zone with the offset, as date keys and data
  * intervals are already shown (`2026-11-05T01:00:00+07:00`). Milliseconds are kept only when there are any.
@@ -11,6 +16,12 @@ import type { EventStore } from '../store/event-store.js';
 export function inZone(iso: string, timeZone: string): string {
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) return iso;
+  // UTC is its own wall time: the ISO text itself, without asking `Intl` (its first formatter loads the zone data,
+  // most of a cold `status` over a thousand UTC pipelines, and each instant formatted by it costs more than the row).
+  if (UTC_ZONES.has(timeZone) && ms >= YEAR_1 && ms < YEAR_10000) {
+    const text = new Date(ms).toISOString();
+    return `${text.slice(0, 19)}${text.endsWith('.000Z') ? '' : text.slice(19, 23)}+00:00`;
+  }
   const parts = Object.fromEntries(
     wallFormat(timeZone)
       .formatToParts(new Date(ms))

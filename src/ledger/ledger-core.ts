@@ -1,4 +1,4 @@
-import { monotonicFactory } from 'ulid';
+import { createRequire } from 'node:module';
 import { DEFAULT_PRODUCER_TIME_WINDOW, type ProducerTimeWindow } from '../../projections/producer-time.js';
 import type { EventStore } from '../store/event-store.js';
 import type { RebuildProgress } from '../store/read-models.js';
@@ -44,12 +44,12 @@ export type LedgerCore = {
 
 /** A fresh core: an empty cache, and ids from a monotonic ULID factory on the ledger's clock. */
 export function createLedgerCore(store: EventStore, clock: () => number, actor: string, options: LedgerCoreOptions = {}): LedgerCore {
-  const ids = monotonicFactory();
+  let ids: ((seedTime?: number) => string) | undefined;
   return {
     store,
     clock,
     actor,
-    newId: () => ids(clock()),
+    newId: () => (ids ??= ulidFactory())(clock()),
     checkpointAfter: options.checkpointAfter ?? CHECKPOINT_AFTER,
     secrets: options.secrets ?? [],
     cache: new Map(),
@@ -62,3 +62,11 @@ export function createLedgerCore(store: EventStore, clock: () => number, actor: 
 
 /** The settings a core takes beyond its store, clock and actor. */
 export type LedgerCoreOptions = { checkpointAfter?: number; secrets?: readonly string[]; rebuildProgress?: RebuildProgress; producerTime?: ProducerTimeWindow };
+
+/**
+ * A monotonic ULID factory, `ulid` loaded when the first id is made: it loads `node:crypto` (for its random part),
+ * which a query that appends nothing need not load.
+ */
+function ulidFactory(): (seedTime?: number) => string {
+  return (createRequire(import.meta.url)('ulid') as typeof import('ulid')).monotonicFactory();
+}

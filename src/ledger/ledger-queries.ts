@@ -13,7 +13,8 @@ import type { AsOf, DateRow, PendingView, RangeInput, RunsView, StateInput, Stat
 import { byInstantSlotFirst, cursorFrom, pageEnd, pageOfRows, type Timed } from './page-rows.js';
 import { nowFor, readPipeline } from './load-pipeline.js';
 import { definedSummary, readModelsFor, statusOfView, tableView, withDates, type TableView } from './read-model-views.js';
-import { pipelineStatus, withPause, type PipelineStatus } from '../../projections/views/pipeline-status.js';
+import { withPause, type PipelineStatus } from '../../projections/views/pipeline-status.js';
+import { statusOfFold } from './status-of-fold.js';
 import { keyOf, rangeOf } from './resolve-keys.js';
 import { parseRangeStart } from '../timetable/parse-range-end.js';
 import { boundedSlots, duePending, previousSlot, slotsFrom } from './slots.js';
@@ -367,7 +368,7 @@ export async function pipelineStatusView(core: LedgerCore, pipeline: string, now
     return { ...found, status: withPause(found.status, view.summary.paused) };
   }
   const { timetable, state, history } = await readPipeline(core, pipeline);
-  const status = withPause(pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs, ...blocked }), state.paused);
+  const status = withPause(statusOfFold({ timetable, state, history, nowMs, ...blocked }), state.paused);
   const through = status.completeThrough === null ? undefined : state.dates.get(status.completeThrough);
   const runTally: RunTally = {};
   for (const run of history.runs.values()) tallyRun(runTally, run, 1);

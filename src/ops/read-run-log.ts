@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../node-crypto.js';
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { RunLog } from '../../events/common.js';
@@ -35,7 +35,7 @@ export async function recordedRunLog(ledger: Ledger, input: { pipeline: string; 
  * const stream = await openVerifiedRunLog(log, runId);
  */
 export async function openVerifiedRunLog(log: RunLog, runId: string): Promise<Readable> {
-  const hash = createHash('sha256');
+  const hash = nodeCrypto().createHash('sha256');
   try {
     for await (const chunk of createReadStream(log.path)) hash.update(chunk as Buffer);
   } catch (error) {

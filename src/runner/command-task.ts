@@ -167,9 +167,16 @@ export function commandTask(options: CommandTaskOptions): CommandTask {
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(options.env)) if (value !== undefined) env[key] = value;
     Object.assign(env, runEnvironment(run, metricsPath));
-    // The watchdog is up before the command exists; from the spawn to its `watch`, nothing else runs in this process.
+    // The watchdog is up before the command exists and knows the run's id, so a runner killed between the spawn and
+    // the group's `watch` still has its command stopped.
     await options.reaper?.ready();
-    const ended = await runChild(command ?? '', args, env, run, signal, log);
+    options.reaper?.watchRun(run.runId);
+    let ended: Ended;
+    try {
+      ended = await runChild(command ?? '', args, env, run, signal, log);
+    } finally {
+      options.reaper?.unwatchRun(run.runId);
+    }
     if (ended.spawnError) {
       const e = ended.spawnError;
       const why = e.code === 'ENOENT' ? 'not found (check the name and PATH)' : e.code === 'EACCES' ? 'not executable' : e.message;

@@ -9,6 +9,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
  *
  * One watchdog per runner process, not one per command: it costs one small process however many commands
  * run, and the commands stay the runner's own children, so their exit status and signal are exact.
+ *
+ * A command's group is known only once `spawn` has returned, and a runner killed between the command's start
+ * and its `watch` (a few milliseconds, longer on a loaded machine) would leave it running. So the runner also
+ * names each run before spawning its command (`watchRun`): at the end of file the watchdog finds, in `/proc`, the
+ * processes whose environment carries `RUNLEDGER_RUN_ID=<that run>` (every command gets it) and stops their
+ * groups too. Without `/proc` (not Linux) only the watched groups are stopped.
  */
 export type GroupReaper = {
   /**
@@ -20,6 +26,9 @@ export type GroupReaper = {
   /** Watch a command's process group (its leader's pid) from now until `unwatch`. */
   watch(pgid: number): void;
   unwatch(pgid: number): void;
+  /** Before spawning a run's command: stop, at the end, any process carrying this run id, until `unwatchRun`. */
+  watchRun(runId: string): void;
+  unwatchRun(runId: string): void;
   /** Close the pipe: the watchdog kills what it still watches (nothing, after a clean end) and exits. */
   close(): void;
 };
@@ -34,12 +43,31 @@ export type GroupReaperOptions = {
 /**
  * The watchdog itself, run with `node -e` so it needs no file of its own beside the compiled code. It ignores
  * SIGINT, SIGTERM and SIGHUP (a Ctrl-C or a terminal's hangup reaches the runner, which stops its commands
- * itself); only the end of its stdin makes it act. Protocol: lines `+ <pgid>` and `- <pgid>`. It ends by itself
- * once its stdin is closed and no group is left to wait for.
+ * itself); only the end of its stdin makes it act. Protocol: lines `+ <pgid>`, `- <pgid>`, `r+ <run id>` and
+ * `r- <run id>`. It ends by itself once its stdin is closed and no group is left to wait for.
  */
 const WATCHDOG = `
+const fs = require('node:fs');
 const grace = Number(process.env.RUNLEDGER_WATCHDOG_GRACE_MS);
 const groups = new Set();
+const runs = new Set();
+// The process groups of the processes whose environment names a watched run (a command spawned, not yet watched).
+function groupsOfRuns() {
+  if (runs.size === 0) return;
+  let names;
+  try { names = fs.readdirSync('/proc'); } catch { return; }
+  const needles = [...runs].map((id) => Buffer.from('RUNLEDGER_RUN_ID=' + id + '\\0'));
+  for (const name of names) {
+    if (!/^[0-9]+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const env = fs.readFileSync('/proc/' + name + '/environ');
+      if (!needles.some((n) => env.indexOf(n) === 0 || env.includes(Buffer.concat([Buffer.from([0]), n])))) continue;
+      const stat = fs.readFileSync('/proc/' + name + '/stat', 'utf8');
+      const pgid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+      if (Number.isSafeInteger(pgid) && pgid > 1 && pgid !== process.pid) groups.add(pgid);
+    } catch {}
+  }
+}
 for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(s, () => {});
 const alive = (g) => { try { process.kill(-g, 0); return true; } catch (e) { return e.code === 'EPERM'; } };
 const send = (g, s) => { try { process.kill(-g, s); } catch {} };
@@ -48,6 +76,7 @@ let reaping = false;
 function reap() {
   if (reaping) return;
   reaping = true;
+  groupsOfRuns();
   for (const g of groups) send(g, 'SIGTERM');
   const until = Date.now() + grace;
   const tick = () => {
@@ -64,8 +93,12 @@ process.stdin.on('data', (chunk) => {
   buffer += chunk;
   let at;
   while ((at = buffer.indexOf('\\n')) >= 0) {
-    const [op, id] = buffer.slice(0, at).split(' ');
+    const line = buffer.slice(0, at);
     buffer = buffer.slice(at + 1);
+    const op = line.slice(0, line.indexOf(' '));
+    const id = line.slice(line.indexOf(' ') + 1);
+    if (op === 'r+') { runs.add(id); continue; }
+    if (op === 'r-') { runs.delete(id); continue; }
     const g = Number(id);
     if (!Number.isSafeInteger(g) || g <= 1) continue;
     if (op === '+') groups.add(g); else groups.delete(g);
@@ -120,6 +153,10 @@ export function groupReaper(options: GroupReaperOptions): GroupReaper {
     watch: (pgid) => write(`+ ${pgid}\n`),
     unwatch: (pgid) => {
       if (child) write(`- ${pgid}\n`);
+    },
+    watchRun: (runId) => write(`r+ ${runId}\n`),
+    unwatchRun: (runId) => {
+      if (child) write(`r- ${runId}\n`);
     },
     close: () => {
       child?.stdin?.end();

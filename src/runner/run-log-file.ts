@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../node-crypto.js';
 import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -31,7 +31,7 @@ const UNSAFE = /[^A-Za-z0-9._-]/g;
  */
 export function openRunLogFile(dir: string, run: RunContext, secrets: readonly string[], onError: (error: Error) => void): RunLogFile {
   const path = resolve(join(dir, run.pipeline, `${run.date.replace(UNSAFE, '-')}_${run.runId.replace(UNSAFE, '-')}.log`));
-  const hash = createHash('sha256');
+  const hash = nodeCrypto().createHash('sha256');
   let failed: Error | null = null;
   const fail = (error: Error) => {
     if (failed) return;

@@ -1,4 +1,5 @@
-import { createHmac, createPrivateKey, createPublicKey, sign, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { nodeCrypto } from '../node-crypto.js';
 import { readFileSync } from 'node:fs';
 import { LedgerError } from '../errors.js';
 
@@ -38,7 +39,7 @@ export function eventSigner(spec: string): EventSigner {
     return { scheme: 'hmac-sha256', sign: (hash) => `hmac-sha256:${hmac(secret, hash)}` };
   }
   const key = keyFromFile(spec, 'private');
-  return { scheme: 'ed25519', sign: (hash) => `ed25519:${sign(null, message(hash), key).toString('base64')}` };
+  return { scheme: 'ed25519', sign: (hash) => `ed25519:${nodeCrypto().sign(null, message(hash), key).toString('base64')}` };
 }
 
 /**
@@ -52,7 +53,7 @@ export function ed25519Checker(path: string): SignatureChecker {
   const key = keyFromFile(path, 'public');
   return schemeChecker('ed25519', 'an Ed25519', 'this public key', (hash, body) => {
     const bytes = Buffer.from(body, 'base64');
-    return bytes.length === 64 && verify(null, message(hash), key, bytes);
+    return bytes.length === 64 && nodeCrypto().verify(null, message(hash), key, bytes);
   });
 }
 
@@ -67,7 +68,7 @@ export function hmacChecker(secretText: string): SignatureChecker {
   return schemeChecker('hmac-sha256', 'an HMAC-SHA256', 'this secret', (hash, body) => {
     const given = Buffer.from(body);
     const wanted = Buffer.from(hmac(secret, hash));
-    return given.length === wanted.length && timingSafeEqual(given, wanted);
+    return given.length === wanted.length && nodeCrypto().timingSafeEqual(given, wanted);
   });
 }
 
@@ -98,7 +99,7 @@ export function hmacSecretOf(spec: string | undefined): string | null {
 }
 
 function hmac(secret: string, hash: string): string {
-  return createHmac('sha256', secret).update(message(hash)).digest('base64');
+  return nodeCrypto().createHmac('sha256', secret).update(message(hash)).digest('base64');
 }
 
 /** Shorter secrets are guessable; a signature under one proves little. */
@@ -129,7 +130,7 @@ function keyFromFile(path: string, want: 'private' | 'public'): KeyObject {
   }
   let key: KeyObject;
   try {
-    key = want === 'private' ? createPrivateKey(pem) : createPublicKey(pem);
+    key = want === 'private' ? nodeCrypto().createPrivateKey(pem) : nodeCrypto().createPublicKey(pem);
   } catch {
     throw new LedgerError('input.badSigningKey', `the file ${path} named by ${what} holds no ${want} key in PEM form; create one with \`openssl genpkey -algorithm ed25519\``);
   }
@@ -142,7 +143,7 @@ function keyFromFile(path: string, want: 'private' | 'public'): KeyObject {
 /** True when the PEM text parses as a private key (which `createPublicKey` would silently accept). */
 function holdsPrivateKey(pem: string): boolean {
   try {
-    createPrivateKey(pem);
+    nodeCrypto().createPrivateKey(pem);
     return true;
   } catch {
     return false;

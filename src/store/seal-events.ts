@@ -1,4 +1,4 @@
-import { hash as oneShotHash } from 'node:crypto';
+import { nodeCrypto } from '../node-crypto.js';
 import { canonicalJson } from '../../events/canonical-json.js';
 import { chainHash } from '../../events/hash-chain.js';
 import type { HashedEvent, RecordedEvent } from '../../events/recorded-event.js';
@@ -7,7 +7,7 @@ import type { EventSigner } from './event-signer.js';
 
 /** SHA-256 of the UTF-8 text, as hex. The one-shot `crypto.hash` is about three times faster than a `createHash` object per event. */
 export function sha256Hex(text: string): string {
-  return oneShotHash('sha256', text, 'hex');
+  return nodeCrypto().hash('sha256', text, 'hex');
 }
 
 /** `signature`: the signer's signature of `event.hash`, stored beside it; null when the ledger is not signing. */

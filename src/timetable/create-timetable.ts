@@ -1,6 +1,7 @@
 import type { DataInterval, Slot } from '../../projections/slot.js';
 import { LedgerError } from '../errors.js';
-import { createCronMatcher } from './cron-matcher.js';
+import { createCronMatcher, type CronMatcher } from './cron-matcher.js';
+import { countCronTicks } from './count-cron-ticks.js';
 import { parseDateText } from './parse-date.js';
 import { parseSchedule, type Schedule } from './parse-schedule.js';
 import { cronTicks, fixedTicks, type TickSource } from './tick-source.js';
@@ -117,9 +118,7 @@ export function createTimetable(spec: TimetableSpec): Timetable {
     const first = ticks.after(Math.max(afterMs, startMs - 1));
     if (first > last) return 0;
     if (schedule.kind !== 'cron') return Math.floor((ticks.atOrBefore(last) - first) / schedule.stepMs) + 1;
-    const cursor = new SlotCursor(matcher, ticks, clock, formatter);
-    cursor.tick = first;
-    return cursor.countThrough(last);
+    return countCronTicks(matcher as CronMatcher, clock, schedule.everyHour, first - 1, last);
   }
 
   function lastDue(nowMs: number): Slot | undefined {

@@ -4,7 +4,6 @@ import type { InstantFormatter, ZoneClock } from './zoned-time.js';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
-const DAY_MINUTES = 1440;
 /** Away from a transition by more than this, a wall maps to exactly one instant (a zone's offsets differ by under a day). */
 const MARGIN = 2 * DAY;
 
@@ -65,71 +64,6 @@ export class SlotCursor {
   advance(): void {
     this.step();
     this.write(this.tick);
-  }
-
-  /**
-   * Counts the ticks from the current one through `last` (inclusive), leaving the cursor past `last` (on the first
-   * tick after it, or, when the count ended by arithmetic, at `last + 1`) with its text not written. Nothing is formatted: where the zone's offset holds and
-   * the cron fires at the same times every day, whole days are counted by arithmetic.
-   */
-  countThrough(last: number): number {
-    let count = 0;
-    const perDay = this.matcher?.everyDay === true ? this.matcher.times.length : 0;
-    while (this.tick <= last) {
-      count += 1;
-      if (perDay > 0 && this.tick >= this.stableFrom) {
-        // A window that ends at `constantUntil`'s look-ahead horizon, not at a transition (the offset after it is the
-        // same on both sides of it), goes on: without this, UTC's 400-day windows each ended in two days of slow steps
-        // (30 ms for 57 years of minutes, counted on every page view).
-        while (
-          this.stableUntil - MARGIN <= last &&
-          this.stableUntil > this.stableFrom &&
-          Number.isFinite(this.stableUntil) &&
-          this.clock.offsetAt(this.stableUntil - 1) === this.offset &&
-          this.clock.offsetAt(this.stableUntil) === this.offset
-        ) {
-          this.stableUntil = this.clock.constantUntil(this.stableUntil);
-        }
-        // Every day of a constant offset holds the same `perDay` ticks: skip whole days that stay inside it.
-        const days = Math.min(Math.floor((last - this.tick) / DAY), Math.floor((this.stableUntil - MARGIN - 1 - this.tick) / DAY));
-        if (days >= 1) {
-          count += days * perDay;
-          this.tick += days * DAY;
-        }
-        if (last + MARGIN < this.stableUntil) {
-          // The rest (under a day, inside the window): the day's times after this tick's wall through `last`'s, by two
-          // searches instead of a step each (a column of a strip ending at 23:59 stepped 1,439 minutes).
-          const { times } = this.matcher as CronMatcher;
-          const dayStart = Math.floor((this.tick + this.offset) / DAY) * DAY;
-          const from = (this.tick + this.offset - dayStart) / MINUTE;
-          const through = (last + this.offset - dayStart) / MINUTE;
-          count += indexAfter(times, Math.min(through, DAY_MINUTES - 0.5)) - indexAfter(times, from);
-          if (through >= DAY_MINUTES) count += indexAfter(times, through - DAY_MINUTES);
-          this.tick = last + 1;
-          return count;
-        }
-      }
-      if (this.ticks.countBetween !== undefined && this.matcher !== null && !(this.tick >= this.stableFrom && this.tick + MARGIN < this.stableUntil)) {
-        // Within two days of a transition each step resolves an hour of walls: count the stretch up to two days past
-        // it by resolving each of its walls once instead (57 years of Berlin's minutes took 25 s a step at a time).
-        const transition = this.clock.constantUntil(this.tick - MARGIN);
-        if (transition <= this.tick + MARGIN && this.clock.offsetAt(transition - 1) !== this.clock.offsetAt(transition)) {
-          const end = Math.min(last, transition + MARGIN);
-          count += this.ticks.countBetween(this.tick, end);
-          if (end >= last) {
-            this.tick = last + 1;
-            return count;
-          }
-          // The next tick, two days past the transition (a plain step there), and a window to be found from it.
-          this.tick = this.ticks.after(end);
-          this.stableFrom = Number.POSITIVE_INFINITY;
-          this.stableUntil = Number.NEGATIVE_INFINITY;
-          continue;
-        }
-      }
-      this.step();
-    }
-    return count;
   }
 
   /** Moves `tick` to the next tick without writing its text. */

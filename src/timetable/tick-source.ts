@@ -17,11 +17,6 @@ export type TickSource = {
   after(ms: number): number;
   /** The latest tick at or before `ms`. */
   atOrBefore(ms: number): number;
-  /**
-   * How many ticks lie in `(afterMs, lastMs]`, for a short range (days): each wall of the range resolved once, where
-   * `after` resolves an hour of walls per tick near a transition. Absent: count with `after`.
-   */
-  countBetween?(afterMs: number, lastMs: number): number;
 };
 
 /**
@@ -89,25 +84,7 @@ export function cronTicks(schedule: CronSchedule, clock: ZoneClock): TickSource 
     return best;
   }
 
-  // The ticks are the instants of the matching walls (a set): a tick's wall is the tick plus one of the zone's offsets
-  // in the range, so the range's walls padded by the spread of those offsets hold every tick of it.
-  function countBetween(afterMs: number, lastMs: number): number {
-    let low = Math.min(clock.offsetAt(afterMs), clock.offsetAt(lastMs));
-    let high = Math.max(clock.offsetAt(afterMs), clock.offsetAt(lastMs));
-    for (let at = clock.constantUntil(afterMs); at <= lastMs; at = clock.constantUntil(at)) {
-      low = Math.min(low, clock.offsetAt(at));
-      high = Math.max(high, clock.offsetAt(at));
-    }
-    const pad = high - low + 60 * MINUTE;
-    const seen = new Set<number>();
-    const lastWall = clock.wallOf(lastMs) + pad;
-    for (let wall = matcher.nextAtOrAfter(clock.wallOf(afterMs) - pad); wall <= lastWall; wall = matcher.nextAtOrAfter(wall + MINUTE)) {
-      for (const tick of ticksOfWall(wall)) if (tick > afterMs && tick <= lastMs) seen.add(tick);
-    }
-    return seen.size;
-  }
-
-  return { after, atOrBefore, countBetween };
+  return { after, atOrBefore };
 }
 
 /**

@@ -6,14 +6,15 @@ import { buildCalendar, cellStatus, type CellStatus } from '../../projections/vi
 import { historyStrip } from '../../projections/views/history-strip.js';
 import { compareNames } from '../../projections/views/compare-names.js';
 import { taskDateGrid } from '../../projections/views/task-date-grid.js';
-import { compareWorstFirst, pipelineStatus, withPause, type PipelineStatus } from '../../projections/views/pipeline-status.js';
+import { compareWorstFirst, withPause, type PipelineStatus } from '../../projections/views/pipeline-status.js';
+import { statusOfFold } from '../ledger/status-of-fold.js';
 import type { TaskRuns } from '../../projections/task-runs.js';
 import { statusStrip } from '../../projections/views/status-strip.js';
 import { AUDIT_EVENT_TYPES, auditEntriesOf, historyFold, type AuditEntry, type PipelineHistory } from '../../projections/views/pipeline-history.js';
 import { runRows } from '../../projections/views/run-rows.js';
 import { LedgerError } from '../errors.js';
 import { IN_THREAD_BATCH_ROWS, VERIFY_BATCH_ROWS, verifyChain } from '../audit/verify-chain.js';
-import { slotsFrom, type Ledger } from '../ledger/ledger.js';
+import type { Ledger } from '../ledger/ledger.js';
 import type { AsOf, DateRow, StateView } from '../ledger/ledger-types.js';
 import { statusFromTables, tableView, viewOfSummary } from '../ledger/read-model-views.js';
 import type { ReadModels } from '../store/read-models.js';
@@ -89,12 +90,15 @@ export async function loadOverview(ledger: Ledger, asOf: AsOf | undefined, defin
   for (const definition of definitions ?? (await definitionsAt(ledger, time.position))) {
     const status = await overviewStatus(ledger, models, definition.pipeline, time);
     if (status === null) continue;
-    // The strip is the last 30 rows of the whole state, read a page at a time without metrics.
-    const last: DateRow[] = [];
-    await eachStateRow(ledger, definition.pipeline, time, (row) => {
-      last.push(row);
-      if (last.length > 60) last.splice(0, last.length - 30);
-    });
+    // The strip is the last 30 rows of the whole state: of the present read a page at a time without metrics; of the
+    // past, the state from 30 slots before the last due one (57 years of minutes would be refused as too many slots).
+    const last: DateRow[] = time.asOf === null ? [] : await lastRowsOfPast(ledger, definition.pipeline, time.asOf, time.nowMs, 30);
+    if (time.asOf === null) {
+      await eachStateRow(ledger, definition.pipeline, time, (row) => {
+        last.push(row);
+        if (last.length > 60) last.splice(0, last.length - 30);
+      });
+    }
     rows.push({ status, strip: statusStrip(last, 30, (iso) => inZone(iso, definition.timezone)) });
   }
   rows.sort((a, b) => compareWorstFirst(a.status, b.status));
@@ -119,7 +123,7 @@ async function overviewStatus(ledger: Ledger, models: ReadModels | null, pipelin
   }
   const { timetable, state, history } = await ledger.pipeline(pipeline, time.asOf ?? undefined);
   if (state.retired !== null) return null;
-  return withPause(pipelineStatus({ state, history, slots: slotsFrom(timetable), nowMs: time.nowMs }), state.paused);
+  return withPause(statusOfFold({ timetable, state, history, nowMs: time.nowMs }), state.paused);
 }
 
 /**
@@ -322,6 +326,19 @@ async function wholeHistoryStrip(ledger: Ledger, pipeline: string, time: PageTim
     if (withRuns.length > 2 * TASK_GRID_DATES) withRuns.splice(0, withRuns.length - TASK_GRID_DATES);
   });
   return { strip: historyStrip(cells, STRIP_COLUMNS), withRuns: withRuns.slice(-TASK_GRID_DATES) };
+}
+
+/**
+ * The last `count` rows of a pipeline's whole state as it stood at `asOf`: the state from the slot `count - 1` before the
+ * last due one, which ends as the whole state does (its slots, and the off-schedule rows after them); the whole state
+ * when the pipeline has fewer slots (its off-schedule rows before the first slot show then too).
+ */
+async function lastRowsOfPast(ledger: Ledger, pipeline: string, asOf: AsOf, nowMs: number, count: number): Promise<DateRow[]> {
+  const { timetable } = await ledger.pipeline(pipeline, asOf);
+  let slot = timetable.lastDue(nowMs);
+  for (let i = 1; slot !== undefined && i < count; i++) slot = timetable.slotAtOrBefore(Date.parse(slot.logicalDate) - 1);
+  const view = await ledger.state({ pipeline, metrics: false, asOf, ...(slot === undefined ? {} : { from: slot.date }) });
+  return view.dates.slice(-count);
 }
 
 /** Rows of a state page read to walk a whole history (a page of the present; one of the past is folded once, whole). */

@@ -129,6 +129,41 @@ describe('running blocks', () => {
     expect(await driftsOfChain(chain!)).toEqual({ drifts: [], deprecations: [] });
   });
 
+  test('a runledger command prints what its own process would: the shell\'s directory, variables, terminal, redirections and exit code', async () => {
+    const now = '--now 2026-11-05T00:00:00Z';
+    const [chain] = chains(
+      md(
+        ...ONE_SHELL,
+        '```console',
+        '$ mkdir sub && cd sub && export RUNLEDGER_DB=./here.db',
+        `$ runledger ${now} define p --schedule @daily --start 2026-11-03 > /dev/null; echo "exit $?"; ls`,
+        'runledger: the clock is fixed at 2026-11-05T00:00:00Z by --now',
+        'exit 0',
+        'here.db',
+        '$ RUN=$(RUNLEDGER_NOW=2026-11-05T00:00:00Z npx runledger start p 2026-11-03); echo "${#RUN} characters"',
+        'runledger: the clock is fixed at 2026-11-05T00:00:00Z by RUNLEDGER_NOW (unset it for the real time)',
+        'started p 2026-11-03 attempt 1 (scheduled); data interval 2026-11-03T00:00:00+00:00 .. 2026-11-04T00:00:00+00:00',
+        '26 characters',
+        '$ runledger succeed nope 2> err.txt; echo "exit $?"; cat err.txt',
+        'exit 4',
+        'runledger: no run nope in this ledger; list runs with `runledger runs <pipeline>`',
+        `$ runledger ${now} state p 2>/dev/null | head -n 2`,
+        'DATE        STATUS   ATTEMPT  TYPE       RUN                         FINISHED  DETAIL',
+        '2026-11-03  running  1        scheduled  01M6KVFG80GBHFVAXB9VY34HVY  -',
+        `$ runledger ${now} state p 2>/dev/null`,
+        'day     1       5         10        15        20        25        30',
+        '2026-11     ▶ □ · · · · · · · · · · · · · · · · · · · · · · · · · ·',
+        '',
+        '■ success  – skipped  ✗ failed  ↻ up for retry  ▶ running  ! stalled (lease expired)  ‖ interrupted  ○ cleared  □ missing  · not yet due',
+        'p: watermark none, complete through none (1 running, 1 missing)',
+        '```',
+      ),
+    );
+    // The doc CLI server (the default), and a process per command (as a package's bin runs): the same transcript.
+    expect(await driftsOfChain(chain!)).toEqual({ drifts: [], deprecations: [] });
+    expect(await driftsOfChain(chain!, { processes: true })).toEqual({ drifts: [], deprecations: [] });
+  });
+
   test('in a guide of fresh directories each block starts in a new empty directory and a new shell', async () => {
     const found = chains(md('```console', '$ ls; touch made-here; X=set', '```', '```console', '$ ls; echo "[$X]"', '[]', '```'));
     expect(found).toHaveLength(2);

@@ -1,11 +1,12 @@
 // Runs a console block as a reader would type it into a terminal, and says how its output differs from the doc.
 // See docs/contributing.md, "Console blocks are tests", for the convention this implements.
-import { spawn } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
+import { afterAll } from 'vitest';
 import { BIN } from '../support/run-cli.js';
 import { trimLines, type ConsoleBlock, type ConsoleStep } from './console-blocks.js';
 import type { BlockChain } from './doc-files.js';
@@ -44,13 +45,13 @@ export type ChainRun = { outputs: string[][]; deprecations: string[] };
 /**
  * Runs every `$ ` command of the chain's blocks, in order, in one bash in a pseudo-terminal (stdout and stderr merged,
  * as on a screen), in `dir`, as a reader types them into one terminal: files, the working directory and shell
- * variables carry from block to block. `npx runledger` and `runledger` are `bin`, by default this checkout's built
- * CLI. Every Node.js
- * process the commands start reports a DeprecationWarning it emits (even with stderr sent to /dev/null) into
- * `deprecations`, as `<file>:<line>: <warning>`, `<line>` being the command's. `work` is a directory for the
- * harness's own files.
+ * variables carry from block to block. `npx runledger` and `runledger` are `bin` (a package's, say), each in a process
+ * of its own; or, with `server`, this checkout's built CLI run by that doc CLI server (see DOC_CLI_CLIENT). Every
+ * Node.js process the commands start, and the server, reports a DeprecationWarning it emits (even with stderr sent
+ * to /dev/null) into `deprecations`, as `<file>:<line>: <warning>`, `<line>` being the command's. `work` is a
+ * directory for the harness's own files.
  */
-export async function runChain(chain: BlockChain, dir: string, work: string, bin = BIN): Promise<ChainRun> {
+export async function runChain(chain: BlockChain, dir: string, work: string, bin = BIN, server?: DocCliServer): Promise<ChainRun> {
   const marker = `@@doc-test-${randomBytes(8).toString('hex')}@@`;
   const script = join(work, 'chain.sh');
   const preload = join(work, 'record-deprecations.cjs');
@@ -62,8 +63,10 @@ export async function runChain(chain: BlockChain, dir: string, work: string, bin
     script,
     [
       `stty cols ${TERMINAL_COLUMNS} rows 50 2>/dev/null`,
-      `npx() { if [ "$1" = runledger ]; then shift; ${shellQuote(process.execPath)} ${shellQuote(bin)} "$@"; else command npx "$@"; fi; }`,
-      `runledger() { ${shellQuote(process.execPath)} ${shellQuote(bin)} "$@"; }`,
+      `__runledger_process() { ${shellQuote(process.execPath)} ${shellQuote(bin)} "$@"; }`,
+      ...(server ? [docCliClient(server.port)] : ['__runledger() { __runledger_process "$@"; }']),
+      `npx() { if [ "$1" = runledger ]; then shift; __runledger "$@"; else command npx "$@"; fi; }`,
+      `runledger() { __runledger "$@"; }`,
       // After each command, the warnings it caused are moved aside under its number.
       ...steps.flatMap(({ step }, i) => [step.command, `{ [ -s ${shellQuote(log)} ] && mv ${shellQuote(log)} ${shellQuote(`${log}.${i}`)}; printf '\\n%s\\n' '${marker}'; }`]),
     ].join('\n') + '\n',
@@ -113,6 +116,68 @@ export async function runChain(chain: BlockChain, dir: string, work: string, bin
 }
 
 /**
+ * The shell function that runs a `runledger` command line in the doc CLI server listening on `port`
+ * (tests/docs/doc-cli-server.mjs, which loaded the built CLI once), with the shell's directory, exported variables,
+ * stdout and stderr, and returns its exit code: what a process of its own would do, without a Node.js start per
+ * command. Where the process is the subject, or a stream the server cannot take over, the command runs as a
+ * process of its own: `notify` and `follow` (their commands write straight to the terminal), `serve` and
+ * `scheduler` (they run until stopped), and a `-` argument (the shell's stdin). An argument that only looks like one
+ * of these words costs a process start, nothing else. So does a stdout or stderr the server cannot open (a socket).
+ */
+function docCliClient(port: number): string {
+  return `__runledger() {
+  case " $* " in *" notify "* | *" follow "* | *" serve "* | *" scheduler "* | *" - "*) __runledger_process "$@"; return ;; esac
+  local __rl_fd __rl_out= __rl_err= __rl_name __rl_code
+  [ -t 1 ] && __rl_out=1
+  [ -t 2 ] && __rl_err=1
+  exec {__rl_fd}<>/dev/tcp/127.0.0.1/${port} || return 70
+  {
+    printf '%s\\0' ${DOC_CLI_PROTOCOL} "$BASHPID" "$PWD" "$__rl_out" "$__rl_err" ${TERMINAL_COLUMNS} "$#" "$@"
+    for __rl_name in $(compgen -e); do printf '%s=%s\\0' "$__rl_name" "\${!__rl_name}"; done
+    printf '\\0'
+  } >&"$__rl_fd"
+  read -r -u "$__rl_fd" __rl_code
+  exec {__rl_fd}>&-
+  [ "$__rl_code" = process ] && { __runledger_process "$@"; return; }
+  return "\${__rl_code:-70}"
+}`;
+}
+
+/** What the client's first field says, so a stray connection is refused (doc-cli-server.mjs says the same). */
+const DOC_CLI_PROTOCOL = 'runledger-doc-cli-1';
+
+/** A doc CLI server: its port, and the process. */
+export type DocCliServer = { port: number; child: ChildProcess };
+
+const idleServers: DocCliServer[] = [];
+const liveServers = new Set<DocCliServer>();
+
+/** A doc CLI server nobody uses: an idle one, or a new one (chains run side by side, a shell each). */
+async function takeServer(): Promise<DocCliServer> {
+  const idle = idleServers.pop();
+  if (idle) return idle;
+  // Node's own options, not the test runner's (vitest's would hide warnings).
+  const child = fork(new URL('./doc-cli-server.mjs', import.meta.url), [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const port = await new Promise<number>((resolvePort, reject) => {
+    child.once('message', (message: { port: number }) => resolvePort(message.port));
+    child.once('exit', (code, signal) => reject(new Error(`the doc CLI server exited (${signal ?? code}) before listening`)));
+  });
+  const server = { port, child };
+  liveServers.add(server);
+  child.once('exit', () => {
+    liveServers.delete(server);
+    const at = idleServers.indexOf(server);
+    if (at !== -1) idleServers.splice(at, 1);
+  });
+  return server;
+}
+
+afterAll(() => {
+  idleServers.length = 0;
+  for (const server of liveServers) server.child.kill();
+});
+
+/**
  * Loaded into every Node.js process a block starts (NODE_OPTIONS): appends each DeprecationWarning to the file named
  * by RUNLEDGER_DOC_TEST_DEPRECATIONS. Node still prints it as usual.
  */
@@ -147,13 +212,19 @@ export function driftOf(block: ConsoleBlock, outputs: string[]): Drift | undefin
   return { block, outputs, where, expected, actual };
 }
 
-/** Runs a chain of blocks in one fresh directory: the drift of every block that printed something else, and the deprecations. */
-export async function driftsOfChain(chain: BlockChain): Promise<{ drifts: Drift[]; deprecations: string[] }> {
+/**
+ * Runs a chain of blocks in one fresh directory, its `runledger` commands in a doc CLI server (or, with `processes`,
+ * each in a process of its own): the drift of every block that printed something else, and the deprecations.
+ */
+export async function driftsOfChain(chain: BlockChain, { processes = false } = {}): Promise<{ drifts: Drift[]; deprecations: string[] }> {
   const root = mkdtempSync(join(tmpdir(), 'runledger-doc-'));
   try {
     const dir = join(root, 'work');
     mkdirSync(dir);
-    const { outputs, deprecations } = await runChain(chain, dir, root);
+    const server = processes ? undefined : await takeServer();
+    const { outputs, deprecations } = await runChain(chain, dir, root, BIN, server).finally(() => {
+      if (server && liveServers.has(server)) idleServers.push(server);
+    });
     const drifts = chain.blocks.flatMap((block, i) => driftOf(block, outputs[i] ?? []) ?? []);
     return { drifts, deprecations };
   } finally {

@@ -347,4 +347,24 @@ describe('redefinition', () => {
     expect(state.dates.find((d) => d.date === '2026-11-02')).toMatchObject({ status: 'success' });
     expect(state.watermark).toBe('2026-11-02');
   });
+
+  test('with depends-on-past, the first date under the new timetable waits for the last date under the old one', async () => {
+    const { ledger } = await ledgerAt('2026-11-05T12:00:00Z');
+    await ledger.define({ ...JAKARTA_DAILY, dependsOnPast: true });
+    for (const date of ['2026-11-01', '2026-11-02']) await ledger.succeed({ runId: (await ledger.start({ pipeline: 'etl_orders', date })).runId });
+    await ledger.fail({ runId: (await ledger.start({ pipeline: 'etl_orders', date: '2026-11-03' })).runId, error: 'source late' });
+    await ledger.define({ ...JAKARTA_DAILY, dependsOnPast: true, schedule: '0 12 * * *', effective: '2026-11-04' });
+    const first = '2026-11-04T12:00:00+07:00';
+    expect((await ledger.pending({ pipeline: 'etl_orders' })).pending.map((p) => `${p.date} ${p.reason} ${p.previous ?? ''}`.trim())).toEqual([
+      '2026-11-03 failed',
+      `${first} waitingForPrevious 2026-11-03`,
+    ]);
+    const refused = await ledger.start({ pipeline: 'etl_orders', date: first }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'ledger.waitingForPrevious' });
+    // Once the old timetable's last date succeeds, the new one's first may run.
+    await ledger.succeed({ runId: (await ledger.start({ pipeline: 'etl_orders', date: '2026-11-03' })).runId });
+    await ledger.succeed({ runId: (await ledger.start({ pipeline: 'etl_orders', date: first })).runId });
+    const state = await ledger.state({ pipeline: 'etl_orders' });
+    expect(state.completeThrough).toBe(first);
+  });
 });

@@ -3,12 +3,11 @@
 // with SIGKILL; the ledger's clock is fixed with --now so the retry's time and the lease pass without waiting.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, test, vi } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { cliAsync, inProcess, tempDir, waitForFile } from './cli-helpers.js';
 import { openLedger } from '../../src/open-ledger.js';
 import { createServer } from '../../src/serve/create-server.js';
 
-vi.setConfig({ testTimeout: 60_000 });
 
 const T = '2026-11-03T01:00:00Z';
 const at = (ms: number) => new Date(Date.parse(T) + ms).toISOString();

@@ -55,6 +55,28 @@ test('countSlots counts what eachSlot visits after a bound, across transitions, 
   );
 }, 60_000);
 
+test('countSlots counts what eachSlot visits around a transition: gaps, repeated walls, crons that fire every hour', () => {
+  // Short ranges that start and end near a zone's offset change, for crons whose walls fall in its gap or its repeat.
+  const transitions = ['2026-03-08T07:00:00Z', '2026-11-01T06:00:00Z', '2026-03-29T01:00:00Z', '2026-10-25T01:00:00Z', '2026-04-04T15:00:00Z', '2026-10-03T15:30:00Z', '2011-12-30T10:00:00Z', '2021-09-26T14:00:00Z'];
+  fc.assert(
+    fc.property(
+      fc.constantFrom('* * * * *', '*/7 * * * *', '30 * * * *', '30 1-3 * * *', '0,30 2 * * *', '15 2 * * 0', '*/20 0-4 * * MON-FRI', '0 3 * * *', '@daily'),
+      fc.constantFrom(...zones),
+      fc.constantFrom(...transitions),
+      fc.integer({ min: -3 * DAY, max: DAY }),
+      fc.integer({ min: 0, max: 4 * DAY }),
+      (schedule, timezone, transition, before, span) => {
+        const tt = createTimetable({ schedule, timezone, timetable: 'interval', start: '2000-01-01T00:00:00Z', end: null });
+        const afterMs = Date.parse(transition) + before;
+        let visited = 0;
+        tt.eachSlot(afterMs + 1, afterMs + span, () => (visited += 1));
+        expect(tt.countSlots(afterMs, afterMs + span)).toBe(visited);
+      },
+    ),
+    { numRuns: 300 },
+  );
+}, 60_000);
+
 test('slotKeyAt is the key of slotAt, on ticks, between them and outside start/end', () => {
   fc.assert(
     fc.property(

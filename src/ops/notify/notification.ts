@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../node-crypto.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { LedgerError } from '../../errors.js';
 
@@ -60,7 +60,7 @@ export function parseNotifyKinds(text: string): NotifyKind[] {
  * idempotencyKey('failed', event.eventId) // 'runledger-failed-3f1c…'
  */
 export function idempotencyKey(kind: NotifyKind, ...parts: string[]): string {
-  return `runledger-${kind}-${createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 32)}`;
+  return `runledger-${kind}-${nodeCrypto().createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 32)}`;
 }
 
 /**
