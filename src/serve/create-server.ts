@@ -12,6 +12,7 @@ import { asOfOf, queryOf } from './parse-query.js';
 import { RouteMethods } from './route-methods.js';
 import type { RouteScope, ServeDeps, ServeOptions } from './serve-options.js';
 import { serveRoutes } from './serve-routes.js';
+import { checkQueryParameters } from './query-parameters.js';
 import { inZone } from '../format/zoned-instant.js';
 
 declare module 'fastify' {
@@ -244,7 +245,7 @@ function authorize(request: FastifyRequest, reply: FastifyReply, deps: ServeDeps
   return undefined;
 }
 
-/** Refuses, before any work, a path or `?pipeline=` that is no pipeline name, and an `as_of` after now. */
+/** Refuses, before any work, a query parameter the route does not read, a path or `?pipeline=` that is no pipeline name, and an `as_of` after now. */
 function checkRequest(request: FastifyRequest, nowMs: number): void {
   const params = (request.params ?? {}) as Record<string, unknown>;
   // Most requests carry no query: only the path's name is checked, and no URL is parsed.
@@ -254,6 +255,8 @@ function checkRequest(request: FastifyRequest, nowMs: number): void {
     return;
   }
   const query = queryOf(request.url);
+  const route = request.routeOptions.url;
+  if (route !== undefined) checkQueryParameters(request.method, route, query.keys());
   const named = request.url.includes('?') ? new URL(request.url, 'http://localhost').searchParams.getAll('pipeline') : [];
   for (const name of [params['pipeline'], ...named]) {
     if (typeof name === 'string' && name !== '') checkPipelineName(name);

@@ -2,7 +2,8 @@ import type { RecordedEvent } from '../../events/recorded-event.js';
 import { isDone, type DateStatus } from '../../projections/date-state.js';
 import type { PipelineSummary } from '../../projections/pipeline-summary.js';
 import type { Timetable } from '../timetable/timetable.js';
-import { eventsByPipeline, foldRows, slotTallyOf, startWalk, touchedKeys, touchedOfRows, walkOn, type FoldedRows, type TimetableOf, type TouchedRows } from './read-model-fold.js';
+import { eventsByPipeline, finishAll, foldRows, noRows, rowFolder, slotTallyOf, startWalk, touchedKeys, touchedOfRows, walkOn, type FoldedRows, type TimetableOf, type TouchedRows } from './read-model-fold.js';
+import type { RebuildProgress, RebuildResult } from './read-models.js';
 import { withoutResults, type DateRow, type Payloads, type RunRow } from './read-model-rows.js';
 
 /**
@@ -10,8 +11,9 @@ import { withoutResults, type DateRow, type Payloads, type RunRow } from './read
  * fold the events into them (the pure `foldRows`), settle complete-through and the slot tally, and write what
  * changed. It decides which rows to load and what to write; a dialect (`WriterPort`) only answers "load these
  * rows" and "write these rows", in its own SQL and transaction: SQLite synchronously inside the append's
- * transaction (`writeRowsSync`), PostgreSQL with awaits (`writeRows`). The writer is a generator of those
- * requests, so the one logic serves both without making the SQLite append wait on promises.
+ * transaction (`runSync`), PostgreSQL with awaits (`run`). The writer is a generator of those requests
+ * (`writeSteps`; `catchUpSteps` and `rebuildSteps` for events the tables have not taken in and for a rebuild),
+ * so the one logic serves both without making the SQLite append wait on promises.
  */
 
 /** A stored date row's key, status and logical date: what a slot recount reads of every row of a pipeline. */
@@ -43,8 +45,11 @@ export type RowWrites = {
   readOthers: boolean;
 };
 
-/** The requests the writer makes, each with its arguments and the answer it takes. */
-type Requests = {
+/** Requests, each with its arguments and the answer it takes. */
+type RequestMap = Record<string, { args: unknown[]; answer: unknown }>;
+
+/** The requests of the table writer. */
+type RowRequests = {
   /** The pipeline's stored summary, or null when it has no row. */
   summary: { args: [pipeline: string]; answer: PipelineSummary | null };
   /** The pipeline's stored rows of these date keys and run ids (asked only when the pipeline has date rows). */
@@ -57,53 +62,124 @@ type Requests = {
   write: { args: [writes: RowWrites]; answer: void };
 };
 
-/**
- * A dialect: answers the writer's requests in its own SQL. `WriterPort<'sync'>` answers at once (SQLite inside its
- * transaction); `WriterPort<'async'>` may answer with a promise (PostgreSQL).
- */
-export type WriterPort<Mode extends 'sync' | 'async'> = {
-  [K in keyof Requests]: (...args: Requests[K]['args']) => Mode extends 'sync' ? Requests[K]['answer'] : Requests[K]['answer'] | Promise<Requests[K]['answer']>;
+/** The table writer's requests, and the events the tables have not taken in yet (a catch-up). */
+type CatchUpRequests = RowRequests & {
+  /** The stored events from position `from` up to `to`, in position order: the first batch of them, none when there are none. */
+  events: { args: [from: number, to: number]; answer: readonly RecordedEvent[] };
 };
 
-type Request = { [K in keyof Requests]: { kind: K; args: Requests[K]['args'] } }[keyof Requests];
-type Steps<T> = Generator<Request, T, unknown>;
+/** The requests of a rebuild, into tables just made empty. */
+type RebuildRequests = {
+  /** The pipeline's stored events from position `from` on, in position order: the first batch of them, none when there are none. */
+  pipelineEvents: { args: [pipeline: string, from: number]; answer: readonly RecordedEvent[] };
+  /** Store every row of a pipeline (the tables hold none of it yet). */
+  insert: { args: [rows: FoldedRows]; answer: void };
+};
 
-function* ask<K extends keyof Requests>(kind: K, ...args: Requests[K]['args']): Steps<Requests[K]['answer']> {
-  return (yield { kind, args } as Request) as Requests[K]['answer'];
+/** A dialect's answers to requests `R`: at once (`sync`, SQLite inside its transaction), or possibly with a promise (`async`, PostgreSQL). */
+type Port<R extends RequestMap, Mode extends 'sync' | 'async'> = {
+  [K in keyof R]: (...args: R[K]['args']) => Mode extends 'sync' ? R[K]['answer'] : R[K]['answer'] | Promise<R[K]['answer']>;
+};
+/** The table writer's dialect: loads the rows asked for and writes the rows given, in its own SQL. */
+export type WriterPort<Mode extends 'sync' | 'async'> = Port<RowRequests, Mode>;
+
+type Request<R extends RequestMap> = { [K in keyof R]: { kind: K; args: R[K]['args'] } }[keyof R];
+/** Steps of the writer: each yields a request and takes its answer; the last returns `T`. */
+type Steps<R extends RequestMap, T> = Generator<Request<R>, T, unknown>;
+
+function* ask<R extends RequestMap, K extends keyof R & string>(kind: K, ...args: R[K]['args']): Steps<R, R[K]['answer']> {
+  return (yield { kind, args } as Request<R>) as R[K]['answer'];
 }
+const asker =
+  <R extends RequestMap>() =>
+  <K extends keyof R & string>(kind: K, ...args: R[K]['args']): Steps<R, R[K]['answer']> =>
+    ask<R, K>(kind, ...args);
+const askRows = asker<RowRequests>();
 
-function answerOf(port: WriterPort<'sync' | 'async'>, request: Request): unknown {
+function answerOf(port: Record<string, (...args: never[]) => unknown>, request: { kind: string; args: unknown[] }): unknown {
   return (port[request.kind] as (...args: unknown[]) => unknown)(...request.args);
 }
 
 /**
- * Folds `events` (in position order, any pipelines) into the rows, the port answering at once.
+ * Runs the writer's steps, the port answering each request at once.
  *
  * @example
- * writeRowsSync(sqlitePort, events, timetables); // inside the append transaction
+ * runSync(sqlitePort, writeSteps(events, timetables)); // inside the append transaction
  */
-export function writeRowsSync(port: WriterPort<'sync'>, events: readonly RecordedEvent[], timetables: TimetableOf): void {
-  const steps = writeEvents(events, timetables);
-  for (let step = steps.next(); !step.done; step = steps.next(answerOf(port, step.value)));
+export function runSync<R extends RequestMap, T>(port: Port<R, 'sync'>, steps: Steps<R, T>): T {
+  let step = steps.next();
+  while (!step.done) step = steps.next(answerOf(port, step.value as { kind: string; args: unknown[] }));
+  return step.value;
 }
 
 /**
- * Folds `events` (in position order, any pipelines) into the rows, awaiting the port's answers.
+ * Runs the writer's steps, awaiting each of the port's answers.
  *
  * @example
- * await writeRows(postgresPort(client), events, timetables);
+ * await run(postgresPort(client), writeSteps(events, timetables));
  */
-export async function writeRows(port: WriterPort<'async'>, events: readonly RecordedEvent[], timetables: TimetableOf): Promise<void> {
-  const steps = writeEvents(events, timetables);
-  for (let step = steps.next(); !step.done; step = steps.next(await answerOf(port, step.value)));
+export async function run<R extends RequestMap, T>(port: Port<R, 'async'>, steps: Steps<R, T>): Promise<T> {
+  let step = steps.next();
+  while (!step.done) step = steps.next(await answerOf(port, step.value as { kind: string; args: unknown[] }));
+  return step.value;
 }
 
-function* writeEvents(events: readonly RecordedEvent[], timetables: TimetableOf): Steps<void> {
+/**
+ * Folds `events` (in position order, any pipelines) into the rows.
+ *
+ * @example
+ * runSync(port, writeSteps(events, timetables));
+ */
+export function* writeSteps(events: readonly RecordedEvent[], timetables: TimetableOf): Steps<RowRequests, void> {
   for (const [pipeline, list] of eventsByPipeline(events)) yield* writePipeline(pipeline, list, timetables);
 }
 
-function* writePipeline(pipeline: string, events: readonly RecordedEvent[], timetables: TimetableOf): Steps<void> {
-  const before = yield* ask('summary', pipeline);
+/**
+ * Folds the stored events from position `from` up to `head` (ones another release appended without keeping the tables), a batch at a time.
+ *
+ * @example
+ * runSync(port, catchUpSteps(foldedThrough + 1, head, timetables));
+ */
+export function* catchUpSteps(from: number, head: number, timetables: TimetableOf): Steps<CatchUpRequests, void> {
+  while (from <= head) {
+    const events = yield* ask<CatchUpRequests, 'events'>('events', from, head);
+    if (events.length === 0) break;
+    yield* writeSteps(events, timetables);
+    from = (events.at(-1) as RecordedEvent).position + 1;
+  }
+}
+
+/**
+ * Every row of each pipeline from a full fold of its events, a batch of events at a time (a pipeline's state is held,
+ * never its events), inserted one pipeline at a time into tables just made empty; `progress` hears of every batch.
+ *
+ * @example
+ * const result = runSync(port, rebuildSteps(pipelines, head, progress));
+ */
+export function* rebuildSteps(pipelines: readonly string[], total: number, progress?: RebuildProgress): Steps<RebuildRequests, RebuildResult> {
+  const result: RebuildResult = { pipelines: 0, events: 0, dates: 0, runs: 0 };
+  progress?.(0, total);
+  for (const pipeline of pipelines) {
+    const folder = rowFolder(pipeline, noRows());
+    for (let from = 1; ; ) {
+      const events = yield* ask<RebuildRequests, 'pipelineEvents'>('pipelineEvents', pipeline, from);
+      if (events.length === 0) break;
+      folder.add(events);
+      result.events += events.length;
+      from = (events.at(-1) as RecordedEvent).position + 1;
+      progress?.(result.events, total);
+    }
+    const folded = finishAll(folder);
+    yield* ask<RebuildRequests, 'insert'>('insert', folded);
+    result.pipelines += 1;
+    result.dates += folded.dates.length;
+    result.runs += folded.runs.length;
+  }
+  return result;
+}
+
+function* writePipeline(pipeline: string, events: readonly RecordedEvent[], timetables: TimetableOf): Steps<RowRequests, void> {
+  const before = yield* askRows('summary', pipeline);
   const touched = touchedKeys(events);
   const storedLogical = new Map<string, number>();
   let rows: TouchedRows;
@@ -111,7 +187,7 @@ function* writePipeline(pipeline: string, events: readonly RecordedEvent[], time
   // makes one, and it makes a date row of the same pipeline in the same fold.
   if (before === null || !hasAny(before.counts)) rows = { summary: before, dates: new Map(), runs: new Map() };
   else {
-    const loaded = yield* ask('rows', pipeline, touched.dates, touched.runs);
+    const loaded = yield* askRows('rows', pipeline, touched.dates, touched.runs);
     for (const row of loaded.dates) storedLogical.set(row.date, row.logical_ms);
     // Metrics kept as stand-ins (the fold only carries them along), long errors read in full.
     rows = touchedOfRows(before, loaded.dates, loaded.runs, withoutResults(loaded.payloads));
@@ -120,7 +196,7 @@ function* writePipeline(pipeline: string, events: readonly RecordedEvent[], time
   const positionOnly = before !== null && onlyPositionMoved(folded, before);
   // With only the position moved, complete-through and the slot tally stand as they were.
   const readOthers = positionOnly ? false : yield* settle(folded, timetables(folded.summary.definition));
-  yield* ask('write', { pipeline, before, summary: folded.summary, dates: folded.dates, runs: folded.runs, positionOnly, storedLogical, touched, readOthers });
+  yield* askRows('write', { pipeline, before, summary: folded.summary, dates: folded.dates, runs: folded.runs, positionOnly, storedLogical, touched, readOthers });
 }
 
 /** Slot keys asked at most at once by a walk (the first ask is of one key: most walks stop at the next slot). */
@@ -131,7 +207,7 @@ const MOST_ASKED = 4096;
  * rows as the fold's rows will leave them: the fold's own dates first, then the stored rows' statuses, asked a
  * batch of slots at a time. True when it asked for rows besides the touched ones.
  */
-function* settle(folded: FoldedRows, timetable: Timetable | null): Steps<boolean> {
+function* settle(folded: FoldedRows, timetable: Timetable | null): Steps<RowRequests, boolean> {
   const summary = folded.summary;
   let readOthers = false;
   if (timetable === null) {
@@ -151,7 +227,7 @@ function* settle(folded: FoldedRows, timetable: Timetable | null): Steps<boolean
       const keys: string[] = [];
       for (let slot = walk.next; slot !== undefined && keys.length < batch; slot = timetable.next(slot)) if (!dates.has(slot.date)) keys.push(slot.date);
       readOthers = true;
-      const done = yield* ask('done', summary.pipeline, keys);
+      const done = yield* askRows('done', summary.pipeline, keys);
       for (const key of keys) known.set(key, done.has(key));
     }
     summary.completeThrough = walk.through?.date ?? null;
@@ -159,7 +235,7 @@ function* settle(folded: FoldedRows, timetable: Timetable | null): Steps<boolean
   }
   if (folded.recountSlots) {
     readOthers = true;
-    const stored = yield* ask('slots', summary.pipeline);
+    const stored = yield* askRows('slots', summary.pipeline);
     const dates = new Map<string, SlotRow>(stored.map((row) => [row.date, row]));
     for (const row of folded.dates) dates.set(row.date, { date: row.date, status: row.status as DateStatus, logicalDate: row.logical_date });
     Object.assign(summary, slotTallyOf(timetable, dates.values()));

@@ -1,22 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openLedger } from '../../src/open-ledger.js';
 import { BIN, cli, tempDir, servingAddress } from '../support/run-cli.js';
-import { haveBrowser, launchChromium } from '../support/chromium.js';
+import { haveBrowser, launchChromium, screenshot } from '../support/chromium.js';
 
 /**
  * Headless Chromium (Debian's `chromium`, driven by playwright-core) against
  * a real `runledger serve`: the demo's three green dates and watermark, a
  * clear and a failure made by other processes showing on the open page
  * without a reload, the XSS string as text, and `report --html` opened with
- * the network off. Screenshots go to test-output/screenshots/ for a person to
+ * the network off. Screenshots (RUNLEDGER_TEST_SCREENSHOTS=1) go to test-output/screenshots/ for a person to
  * look at.
  */
 
-const SHOTS = resolve(import.meta.dirname, '../../test-output/screenshots');
 const XSS = '<img src=x onerror=alert(1)>';
 const NOW = '2026-11-05T01:00:00+07:00';
 const env = { RUNLEDGER_NOW: NOW, RUNLEDGER_ACTOR: 'bob@other-shell' };
@@ -29,7 +27,6 @@ describe.skipIf(!haveBrowser)('the web view in Chromium', () => {
   let dir = '';
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     dir = tempDir('runledger-browser-');
     db = join(dir, 'runledger.db');
     // The demo's story up to its first backfill: three days of etl_orders, all green.
@@ -68,7 +65,7 @@ describe.skipIf(!haveBrowser)('the web view in Chromium', () => {
     expect(await page.locator('[data-fact="complete-through"]').textContent()).toBe('2026-11-04');
     expect(await page.locator('.cal .wm').getAttribute('data-date')).toBe('2026-11-04');
     await page.waitForSelector('#live.on');
-    await page.screenshot({ path: join(SHOTS, 'pipeline-before.png'), fullPage: true });
+    await screenshot(page, 'pipeline-before.png', { fullPage: true });
     await page.evaluate(() => {
       (globalThis as unknown as { notReloaded: boolean }).notReloaded = true;
     });
@@ -92,7 +89,7 @@ describe.skipIf(!haveBrowser)('the web view in Chromium', () => {
     expect(await page.locator('main img').count()).toBe(0);
     expect(await page.locator('table.runs .err').first().textContent()).toBe(XSS);
     expect(dialogs).toEqual([]);
-    await page.screenshot({ path: join(SHOTS, 'pipeline-after.png'), fullPage: true });
+    await screenshot(page, 'pipeline-after.png', { fullPage: true });
 
     const runHref = await page.locator('table.runs a').first().getAttribute('href');
     for (const [name, url] of [
@@ -103,7 +100,7 @@ describe.skipIf(!haveBrowser)('the web view in Chromium', () => {
       ['pipeline-as-of', '/pipelines/etl_orders?as_of=4'],
     ] as const) {
       await page.goto(`${base}${url}`);
-      await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+      await screenshot(page, `${name}.png`, { fullPage: true });
     }
     expect(await page.locator('.past').textContent()).toContain('This page shows the past');
     expect(dialogs).toEqual([]);
@@ -129,7 +126,7 @@ describe.skipIf(!haveBrowser)('the web view in Chromium', () => {
     const colour = await page.locator('#pipeline-etl_orders .cal [data-date="2026-11-03"]').evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(el).backgroundColor);
     expect(colour).toBe('rgb(45, 164, 78)');
     expect(requests).toEqual([]);
-    await page.screenshot({ path: join(SHOTS, 'report.png'), fullPage: true });
+    await screenshot(page, 'report.png', { fullPage: true });
     await context.close();
   });
 });

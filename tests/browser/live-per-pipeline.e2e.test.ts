@@ -1,21 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import { BIN, servingAddress, tempDir } from '../support/run-cli.js';
-import { haveBrowser, launchChromium } from '../support/chromium.js';
+import { haveBrowser, launchChromium, screenshot } from '../support/chromium.js';
 
 /**
  * Live pages follow their own pipeline only. Three tabs on pipeline A while
  * another process appends to pipeline B ten times a second for ten seconds:
  * A's tabs neither reload nor even fetch their page again. Then one success
  * on A: its cell turns green in every tab within a second, in place. Also
- * the paged calendar, screenshotted for a person to look at.
+ * the paged calendar, screenshotted for a person to look at (RUNLEDGER_TEST_SCREENSHOTS=1).
  */
 
-const SHOTS = resolve(import.meta.dirname, '../../test-output/screenshots');
 const NOW = '2026-11-05T01:00:00+07:00';
 
 describe.skipIf(!haveBrowser)('live pages per pipeline, in Chromium', () => {
@@ -27,7 +26,6 @@ describe.skipIf(!haveBrowser)('live pages per pipeline, in Chromium', () => {
   let dir = '';
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     dir = tempDir('runledger-live-');
     const db = join(dir, 'runledger.db');
     writer = await openLedger({ db, clock: () => Date.parse(NOW), actor: 'other-process' });
@@ -142,7 +140,7 @@ describe.skipIf(!haveBrowser)('live pages per pipeline, in Chromium', () => {
       expect(await tab.page.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
       expect(await tab.page.locator('[data-fact="complete-through"]').textContent()).toBe('2026-11-03');
     }
-    await tabs[0]?.page.screenshot({ path: join(SHOTS, 'live-per-pipeline.png'), fullPage: true });
+    if (tabs[0]) await screenshot(tabs[0].page, 'live-per-pipeline.png', { fullPage: true });
     for (const { page } of [...tabs, overview]) await page.close();
   });
 
@@ -152,7 +150,7 @@ describe.skipIf(!haveBrowser)('live pages per pipeline, in Chromium', () => {
     const labels = () => page.locator('.cal .cal-row:not(.cal-head) .lbl').allTextContents();
     expect(await labels()).toEqual(['2025-12', '2026-01', '2026-02', '2026-03', '2026-04', '2026-05', '2026-06', '2026-07', '2026-08', '2026-09', '2026-10', '2026-11']);
     expect(await page.locator('[data-page="older"]').textContent()).toBe('33 older months not shown: show them');
-    await page.screenshot({ path: join(SHOTS, 'calendar-paged-latest.png') });
+    await screenshot(page, 'calendar-paged-latest.png');
     await page.click('[data-page="older"]');
     await page.waitForURL(/to=2025-11-30/);
     expect((await labels())[0]).toBe('2024-12');
@@ -164,7 +162,7 @@ describe.skipIf(!haveBrowser)('live pages per pipeline, in Chromium', () => {
     expect(await labels()).toEqual(['2023-03', '2023-04', '2023-05', '2023-06', '2023-07', '2023-08', '2023-09', '2023-10', '2023-11']);
     expect(await page.locator('[data-page="older"]').count()).toBe(0);
     expect(await page.locator('.cal [data-date="2023-03-01"]').getAttribute('class')).toMatch(/\bs-success\b/);
-    await page.screenshot({ path: join(SHOTS, 'calendar-paged-oldest.png') });
+    await screenshot(page, 'calendar-paged-oldest.png');
     await page.click('[data-page="latest"]');
     await page.waitForURL(/\/pipelines\/etl_years\?limit=12$/);
     expect((await labels()).at(-1)).toBe('2026-11');

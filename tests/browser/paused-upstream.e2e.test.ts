@@ -1,20 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { cli } from '../runner/cli-helpers.js';
 import { BIN, servingAddress, tempDir } from '../support/run-cli.js';
-import { haveBrowser, launchChromium } from '../support/chromium.js';
+import { haveBrowser, launchChromium, screenshot } from '../support/chromium.js';
 
 /**
  * Issue 40 item 2 in headless Chromium against a real `runledger serve`: a paused upstream (raw) and the pipeline that
  * waits for it (daily). The overview and raw's page say "paused since … by … — reason"; daily's pending list names the
  * paused upstream as why its dates wait. Then `unpause` and `catchup --all` (the CLI) run both in order, and the pages
- * no longer say paused. Screenshots go to test-output/screenshots/paused-*.png.
+ * no longer say paused. Screenshots go to test-output/screenshots/paused-*.png with RUNLEDGER_TEST_SCREENSHOTS=1.
  */
 
-const SHOTS = resolve(import.meta.dirname, '../../test-output/screenshots');
 const NOW = '2026-11-04T01:00:00Z';
 const PAUSED = 'paused since 2026-11-04T01:00:00+00:00 by ana — vendor outage';
 
@@ -26,7 +25,6 @@ describe.skipIf(!haveBrowser)('a paused upstream in Chromium', () => {
   let run: (args: string[], actor?: string) => ReturnType<typeof cli>;
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     dir = tempDir('runledger-browser-paused-');
     const env = (actor: string) => ({ RUNLEDGER_DB: join(dir, 'l.db'), RUNLEDGER_NOW: NOW, RUNLEDGER_ACTOR: actor });
     run = (args, actor = 'ana') => cli(dir, args, env(actor));
@@ -56,18 +54,18 @@ describe.skipIf(!haveBrowser)('a paused upstream in Chromium', () => {
     await page.goto(`${base}/`);
     expect(await pausedLines(page, 'tr[data-pipeline="raw"]')).toEqual([PAUSED]);
     expect(await pausedLines(page, 'tr[data-pipeline="daily"]')).toEqual([]);
-    await page.screenshot({ path: join(SHOTS, 'paused-overview.png'), fullPage: true });
+    await screenshot(page, 'paused-overview.png', { fullPage: true });
 
     await page.goto(`${base}/pipelines/raw`);
     expect(await pausedLines(page, 'body')).toEqual([PAUSED]);
-    await page.screenshot({ path: join(SHOTS, 'paused-pipeline.png'), fullPage: true });
+    await screenshot(page, 'paused-pipeline.png', { fullPage: true });
 
     // daily is not paused itself; its pending dates wait for raw's, and say raw is paused.
     await page.goto(`${base}/pipelines/daily`);
     expect(await pausedLines(page, 'body')).toEqual([]);
     const details = await page.locator('td[data-detail="upstream"]').allTextContents();
     expect(details).toEqual([`waits for raw 2026-11-02 (missing; raw is ${PAUSED})`, `waits for raw 2026-11-03 (missing; raw is ${PAUSED})`]);
-    await page.screenshot({ path: join(SHOTS, 'paused-downstream.png'), fullPage: true });
+    await screenshot(page, 'paused-downstream.png', { fullPage: true });
 
     expect(run(['unpause', 'raw'], 'bo').stdout).toBe('raw: active\n');
     const both = run(['catchup', '--all']);
@@ -82,7 +80,7 @@ describe.skipIf(!haveBrowser)('a paused upstream in Chromium', () => {
     await page.goto(`${base}/pipelines/daily`);
     expect(await page.locator('td[data-detail="upstream"]').count()).toBe(0);
     expect(await page.locator('.cal [data-date="2026-11-03"]').getAttribute('class')).toMatch(/\bs-success\b/);
-    await page.screenshot({ path: join(SHOTS, 'paused-after-unpause.png'), fullPage: true });
+    await screenshot(page, 'paused-after-unpause.png', { fullPage: true });
     await page.close();
   }, 60_000);
 });

@@ -1,20 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openLedger } from '../../src/open-ledger.js';
 import { BIN, cli, servingAddress, tempDir } from '../support/run-cli.js';
-import { haveBrowser, launchChromium } from '../support/chromium.js';
+import { haveBrowser, launchChromium, screenshot } from '../support/chromium.js';
 
 /**
  * The statuses run control adds, in headless Chromium against a real `runledger serve` and in `report --html`:
  * a date marked skipped and one waiting for its retry, each with its own colour, legend entry and tooltip, and
  * the pending list saying "attempt 2 of 3, next at …" and "waiting for previous". Screenshots go to
- * test-output/screenshots/run-control-*.png.
+ * test-output/screenshots/run-control-*.png with RUNLEDGER_TEST_SCREENSHOTS=1.
  */
 
-const SHOTS = resolve(import.meta.dirname, '../../test-output/screenshots');
 const NOW = '2026-11-08T01:00:00+07:00';
 const env = { RUNLEDGER_NOW: NOW, RUNLEDGER_ACTOR: 'bob' };
 
@@ -26,7 +25,6 @@ describe.skipIf(!haveBrowser)('run-control statuses in Chromium', () => {
   let db = '';
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     dir = tempDir('runledger-browser-rc-');
     db = join(dir, 'runledger.db');
     const ledger = await openLedger({ db, clock: () => Date.parse(NOW), actor: 'alice' });
@@ -74,12 +72,12 @@ describe.skipIf(!haveBrowser)('run-control statuses in Chromium', () => {
     expect(await page.locator('td[data-detail="waitingForPrevious"]').first().textContent()).toBe('waits for 2026-11-04');
     expect(await page.locator('.badge.b-other', { hasText: 'waiting for previous' }).count()).toBeGreaterThan(0);
     expect(await page.locator('.runs [data-retry="2"]').textContent()).toBe('retried: attempt 2 of 3');
-    await page.screenshot({ path: join(SHOTS, 'run-control-pipeline.png'), fullPage: true });
+    await screenshot(page, 'run-control-pipeline.png', { fullPage: true });
     await page.goto(`${base}/`);
     expect(await page.locator('tr[data-pipeline="etl_orders"] .strip .s-skipped').count()).toBe(1);
     expect(await page.locator('tr[data-pipeline="etl_orders"] .strip .s-up_for_retry').count()).toBe(1);
     expect(await page.locator('tr[data-pipeline="etl_orders"]').textContent()).toContain('1 up for retry');
-    await page.screenshot({ path: join(SHOTS, 'run-control-overview.png'), fullPage: true });
+    await screenshot(page, 'run-control-overview.png', { fullPage: true });
     await page.close();
   });
 
@@ -91,7 +89,7 @@ describe.skipIf(!haveBrowser)('run-control statuses in Chromium', () => {
     await page.goto(`file://${out}`);
     expect(await page.locator('#pipeline-etl_orders .cal [data-date="2026-11-03"]').getAttribute('class')).toMatch(/\bs-skipped\b/);
     expect(await page.locator('#pipeline-etl_orders .cal [data-date="2026-11-04"]').getAttribute('class')).toMatch(/\bs-up_for_retry\b/);
-    await page.screenshot({ path: join(SHOTS, 'run-control-report.png'), fullPage: true });
+    await screenshot(page, 'run-control-report.png', { fullPage: true });
     await context.close();
   });
 

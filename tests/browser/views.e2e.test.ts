@@ -1,22 +1,21 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openLedger } from '../../src/open-ledger.js';
 import { BIN, servingAddress, tempDir } from '../support/run-cli.js';
-import { haveBrowser, launchChromium } from '../support/chromium.js';
+import { haveBrowser, launchChromium, screenshot } from '../support/chromium.js';
 
 /**
  * The web view in Chromium at 1,400 and 390 px: calendars that align (an
  * off-schedule run, a fall-back DST day), one status everywhere, the chart's
  * axis, date pages, the whole-history strip of ~90,000 hourly slots, the task
  * × date grid, overview filters, narrow screens, long names and the zone
- * toggle. Screenshots go to test-output/screenshots/web-*.png.
+ * toggle. Screenshots go to test-output/screenshots/web-*.png with RUNLEDGER_TEST_SCREENSHOTS=1.
  */
 
-const SHOTS = resolve(import.meta.dirname, '../../test-output/screenshots');
 const NOW = '2026-11-28T12:00:00+07:00';
 const LONG = `warehouse_${'x'.repeat(90)}`;
 const WIDTHS = [1400, 390] as const;
@@ -29,7 +28,6 @@ describe.skipIf(!haveBrowser)('the web view in Chromium: alignment, status, char
   let stalledRun = '';
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     dir = tempDir('runledger-views-');
     const db = join(dir, 'runledger.db');
     let now = Date.parse('2026-11-20T12:00:00+07:00');
@@ -86,9 +84,9 @@ describe.skipIf(!haveBrowser)('the web view in Chromium: alignment, status, char
       if (m.type() === 'error') errors.push(`${m.text()} ${m.location().url}`);
     });
     await page.goto(`${base}${path}`);
-    await page.screenshot({ path: join(SHOTS, `web-${name}-${width}.png`), fullPage: true });
+    await screenshot(page, `web-${name}-${width}.png`, { fullPage: true });
     // The first screen alone too: what a person sees before scrolling.
-    await page.screenshot({ path: join(SHOTS, `web-${name}-${width}-top.png`) });
+    await screenshot(page, `web-${name}-${width}-top.png`);
     expect(errors, 'no CSP violations or script errors').toEqual([]);
     return page;
   }
@@ -141,7 +139,7 @@ describe.skipIf(!haveBrowser)('the web view in Chromium: alignment, status, char
     expect(await page.locator('table.pending tr', { hasText: '2026-11-25' }).locator('.err').textContent()).toBe('raw file missing');
     await page.locator('.cal [data-date="2026-11-25"]').click();
     await page.waitForURL(/\/pipelines\/etl_orders\/dates\/2026-11-25$/);
-    await page.screenshot({ path: join(SHOTS, `web-date-page-${width}.png`), fullPage: true });
+    await screenshot(page, `web-date-page-${width}.png`, { fullPage: true });
     expect(await page.locator('h1').textContent()).toContain('2026-11-25');
     expect(await page.locator('pre.log').textContent()).toContain('Error: raw file missing');
     expect(await page.locator('table.runs .badge').first().textContent()).toBe('failed');
@@ -160,7 +158,7 @@ describe.skipIf(!haveBrowser)('the web view in Chromium: alignment, status, char
     expect(await strip.locator('a.s-failed').boundingBox()).not.toBeNull();
     await strip.locator('a.s-failed').dispatchEvent('click');
     await page.waitForURL(/from=/);
-    await page.screenshot({ path: join(SHOTS, `web-history-strip-narrowed-${width}.png`) });
+    await screenshot(page, `web-history-strip-narrowed-${width}.png`);
     expect(await page.locator('.range').textContent()).toContain('Showing 2020-');
     expect(await page.locator('.cal .s-failed[data-date="2020-03-01T05:00:00-05:00"]').count()).toBe(1);
     await page.context().close();
@@ -210,7 +208,7 @@ describe.skipIf(!haveBrowser)('the web view in Chromium: alignment, status, char
     await page.click('#zone');
     expect(await first.textContent()).toMatch(/\+01:00$/);
     expect(await page.locator('#zone').textContent()).toBe('Times: Europe/Paris (yours)');
-    await page.screenshot({ path: join(SHOTS, 'web-zone-toggle-browser-1400.png') });
+    await screenshot(page, 'web-zone-toggle-browser-1400.png');
     await page.click('#zone');
     expect(await first.textContent()).toBe(pipelineText);
     await page.context().close();

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { DateState } from '../../projections/date-state.js';
 import { waitingForPlaceText } from '../../src/runner/execute-runs.js';
-import { cli, tempDir } from '../support/run-cli.js';
+import { runCommandLine } from '../../src/cli/run-command-line.js';
+import { tempDir } from '../support/run-cli.js';
 
 describe('a backfill waiting behind a forgotten start', () => {
   test('the wait note names the run, its age, its lease and the commands that end it', () => {
@@ -14,14 +15,23 @@ describe('a backfill waiting behind a forgotten start', () => {
     );
   });
 
-  test('when a run was started and never finished then backfill says so on stderr once, and runs once the lease ends', () => {
+  test('when a run was started and never finished then backfill says so on stderr once, and runs once the lease ends', async () => {
     const db = join(tempDir(), 'ledger.db');
-    const run = (args: string[]) => cli(['--db', db, ...args]);
-    expect(run(['define', 'p', '--schedule', '@daily', '--start', '2026-11-02', '--end', '2026-11-04']).code).toBe(0);
-    const started = run(['start', 'p', '2026-11-02', '--lease', '20s', '--json']);
+    // The CLI's clock (what `main.ts` gives it as Date.now) running 20 times as fast as the real one: the forgotten
+    // start's 20 s lease runs out about a second after it began, while backfill's waits, polls and commands are real.
+    const origin = Date.now();
+    const clock = () => origin + (Date.now() - origin) * 20;
+    const run = async (args: string[]) => {
+      let stdout = '';
+      let stderr = '';
+      const code = await runCommandLine(['--db', db, ...args], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: { RUNLEDGER_ACTOR: 'tester' }, clock, isTTY: false });
+      return { code, stdout, stderr };
+    };
+    expect((await run(['define', 'p', '--schedule', '@daily', '--start', '2026-11-02', '--end', '2026-11-04'])).code).toBe(0);
+    const started = await run(['start', 'p', '2026-11-02', '--lease', '20s', '--json']);
     expect(started.code).toBe(0);
     const runId = (JSON.parse(started.stdout) as { runId: string }).runId;
-    const r = run(['backfill', 'p', '--from', '2026-11-03', '--to', '2026-11-04', '--', process.execPath, '-e', '']);
+    const r = await run(['backfill', 'p', '--from', '2026-11-03', '--to', '2026-11-04', '--', process.execPath, '-e', '']);
     expect(r.code).toBe(0);
     const notes = r.stderr.split('\n').filter((line) => line.includes('waiting for a free place'));
     expect(notes).toHaveLength(1);

@@ -103,9 +103,24 @@ describe('the page of a minutely pipeline since 1970, over a real socket', () =>
     expect(row.slice(0, row.indexOf('</tr>'))).toContain('1 failed');
   });
 
-  test('a junk query parameter is the same page (it is kept under one address)', async () => {
-    const plain = await get('/pipelines/pm');
-    for (const junk of ['?x=1', '?x=2&y=3', '?utm_source=mail']) expect((await get(`/pipelines/pm${junk}`)).text).toBe(plain.text);
+  test('a query parameter no route reads is a 400 naming it and the ones the route takes, before any work', async () => {
+    for (const [path, named, takes] of [
+      ['/pipelines/pm?x=1', "'x'", 'as_of, from, to, until, limit, runs_before'],
+      ['/pipelines/pm?as_off=5&utm_source=mail', "'as_off', 'utm_source'", 'as_of, from'],
+      ['/?as_off=5', "'as_off'", 'as_of, status, q'],
+      ['/api/status?as_of=5', "'as_of'", 'takes pipeline'],
+      ['/audit?page=2', "'page'", 'as_of, before'],
+    ] as const) {
+      const res = await fetch(`${address}${path}`, { headers: { accept: 'application/json' } });
+      const text = await res.text();
+      expect(res.status, path).toBe(400);
+      expect(text).toContain(`unknown query parameter`);
+      expect(text).toContain(named);
+      expect(text).toContain(takes);
+    }
+    // The parameters a route reads, and the read token's, still answer.
+    expect((await get('/pipelines/pm?limit=1&token=x')).status).toBe(200);
+    expect((await get('/api/status?pipeline=pm')).status).toBe(200);
   });
 
   test('an old calendar page costs its rows: a day of 1970, and a limit over the cap refused before any work', async () => {

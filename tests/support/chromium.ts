@@ -1,7 +1,8 @@
 // Headless Chromium for the browser tests: Debian's `chromium` (or RUNLEDGER_CHROMIUM), driven by playwright-core.
 // Without it the browser tests skip, with one line saying how to get it.
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { inject } from 'vitest';
 
 /** The Chromium binary the browser tests drive. */
@@ -26,4 +27,22 @@ export function launchChromium(): Promise<Browser> {
   const shared = inject('chromiumWsEndpoint');
   if (shared) return chromium.connect(shared);
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+/** Where the browser tests' screenshots go (gitignored), for a person to look at. */
+const SHOTS = resolve(import.meta.dirname, '../../test-output/screenshots');
+
+/**
+ * Saves what the page shows as test-output/screenshots/`file`, with RUNLEDGER_TEST_SCREENSHOTS=1 only: the tests
+ * assert on the page itself, and a full-page shot of a long page (the hourly calendar, the 90,000-slot strip) costs
+ * Chromium seconds of CPU that `npm test` has no use for. `RUNLEDGER_TEST_SCREENSHOTS=1 npx vitest run tests/browser`
+ * takes them all.
+ *
+ * @example
+ * await screenshot(page, 'overview.png', { fullPage: true });
+ */
+export async function screenshot(page: Page, file: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  if (process.env['RUNLEDGER_TEST_SCREENSHOTS'] !== '1') return;
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, file), ...options });
 }

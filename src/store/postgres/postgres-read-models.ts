@@ -6,8 +6,8 @@ import { hashedPart } from '../../../events/recorded-event.js';
 import type { DateState, DateStatus } from '../../../projections/date-state.js';
 import type { PipelineSummary } from '../../../projections/pipeline-summary.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
-import { eventsByPipeline, finishAll, noRows, rowFolder, timetableCache, touchedKeys } from '../read-model-fold.js';
-import { writeRows, type RowWrites, type WriterPort } from '../read-model-writer.js';
+import { eventsByPipeline, timetableCache, touchedKeys } from '../read-model-fold.js';
+import { catchUpSteps, rebuildSteps, run, writeSteps, type RowWrites, type WriterPort } from '../read-model-writer.js';
 import { dateOfRow, LIGHT_PAYLOADS, payloadsOfEvents, pipelineRow, runOfRow, STRIP_DATE_SELECT, stripDateOfRow, summaryOfRow, withoutResults, type DateRow, type Payloads, type PipelineRow, type RunRow, type StripDateRow } from '../read-model-rows.js';
 import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
 import { appendRowsFunctionName, appendRowsFunctionSignature, appendRowsFunctionSql, rowHashSql, runOfEventJoin, summaryHashSql } from './postgres-append-rows-function.js';
@@ -214,7 +214,7 @@ export function postgresReadModels(deps: {
 
   /** Folds `events` into the rows under the append lock on `client`: every row read and written there. */
   const applyEvents = (client: pg.PoolClient, events: readonly RecordedEvent[]): Promise<void> =>
-    writeRows({ ...queriedRows(client), ...statusReads(client), write: (rows) => writeRowsOn(client, rows) }, events, timetables);
+    run({ ...queriedRows(client), ...statusReads(client), write: (rows) => writeRowsOn(client, rows) }, writeSteps(events, timetables));
   /** Events as they were stored, folded as every reader decodes them (from their canonical payload), so the rows equal a refold's exactly. */
   const canonicalOf = (events: readonly RecordedEvent[]) =>
     events.map((e) => decodeStoredRow({ position: e.position, payload: canonicalJson(hashedPart(e)), prevHash: e.prevHash, hash: e.hash }));
@@ -222,13 +222,9 @@ export function postgresReadModels(deps: {
     `INSERT INTO ${s}.rm_meta (key, value) VALUES ('position', '${position}') ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`;
 
   const catchUp = async (client: pg.PoolClient, head: number): Promise<void> => {
-    let from = (await metaPosition(client)) + 1;
-    while (from <= head) {
-      const rows = await q<EventRow>(client, `SELECT position, payload, prev_hash, hash FROM ${s}.events WHERE position >= $1 AND position <= $2 ORDER BY position LIMIT 1000`, [from, head]);
-      if (rows.length === 0) break;
-      await applyEvents(client, rows.map(decode));
-      from = Number((rows.at(-1) as EventRow).position) + 1;
-    }
+    const events = async (from: number, to: number) =>
+      (await q<EventRow>(client, `SELECT position, payload, prev_hash, hash FROM ${s}.events WHERE position >= $1 AND position <= $2 ORDER BY position LIMIT 1000`, [from, to])).map(decode);
+    await run({ ...queriedRows(client), ...statusReads(client), write: (rows) => writeRowsOn(client, rows), events }, catchUpSteps((await metaPosition(client)) + 1, head, timetables));
     await setMeta(client, 'position', String(head));
   };
 
@@ -237,25 +233,9 @@ export function postgresReadModels(deps: {
     await client.query(postgresReadModelSql(deps.schema));
     const total = await headOf(client);
     const pipelines = (await q<{ pipeline: string }>(client, `SELECT DISTINCT pipeline FROM ${s}.events ORDER BY pipeline`)).map((r) => r.pipeline);
-    const result: RebuildResult = { pipelines: 0, events: 0, dates: 0, runs: 0 };
-    progress?.(0, total);
-    for (const pipeline of pipelines) {
-      const folder = rowFolder(pipeline, noRows());
-      let from = 1;
-      for (;;) {
-        const rows = await q<EventRow>(client, `SELECT position, payload, prev_hash, hash FROM ${s}.events WHERE pipeline = $1 AND position >= $2 ORDER BY position LIMIT 5000`, [pipeline, from]);
-        if (rows.length === 0) break;
-        folder.add(rows.map(decode));
-        result.events += rows.length;
-        from = Number((rows.at(-1) as EventRow).position) + 1;
-        progress?.(result.events, total);
-      }
-      const folded = finishAll(folder);
-      await writeRowsOn(client, folded);
-      result.pipelines += 1;
-      result.dates += folded.dates.length;
-      result.runs += folded.runs.length;
-    }
+    const pipelineEvents = async (pipeline: string, from: number) =>
+      (await q<EventRow>(client, `SELECT position, payload, prev_hash, hash FROM ${s}.events WHERE pipeline = $1 AND position >= $2 ORDER BY position LIMIT 5000`, [pipeline, from])).map(decode);
+    const result = await run({ pipelineEvents, insert: (rows) => writeRowsOn(client, rows) }, rebuildSteps(pipelines, total, progress));
     await setMeta(client, 'stamp', STAMP);
     await setMeta(client, 'position', String(total));
     ready = true;
@@ -333,7 +313,7 @@ SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
         // Behind (an append that committed without the tables): the rows read are not the ones to fold onto.
         await catchUp(client, headBefore);
         await applyEvents(client, canonical);
-      } else await writeRows({ ...readRows(read), ...statusReads(client), write: (rows) => void writes.push(...writeRowsSql(rows)) }, canonical, timetables);
+      } else await run({ ...readRows(read), ...statusReads(client), write: (rows) => void writes.push(...writeRowsSql(rows)) }, writeSteps(canonical, timetables));
       writes.push(positionSql((events.at(-1) as RecordedEvent).position));
       return writes.join(';\n');
     },
@@ -374,7 +354,7 @@ SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
         ahead.write.summaries.push(pipelineRow(rows.summary));
       };
       // Statuses besides the touched rows are read from the pool: no transaction is open ahead of the lock.
-      await writeRows({ ...readRows(read), ...statusReads(poolDb()), write }, canonicalOf(events), timetables);
+      await run({ ...readRows(read), ...statusReads(poolDb()), write }, writeSteps(canonicalOf(events), timetables));
       return movable ? ahead : null;
     },
     rebuildIn,

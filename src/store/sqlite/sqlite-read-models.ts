@@ -4,8 +4,8 @@ import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { isDone, type DateState, type DateStatus } from '../../../projections/date-state.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
 import { bulkInsert } from './bulk-insert.js';
-import { finishAll, noRows, rowFolder, timetableCache } from '../read-model-fold.js';
-import { writeRowsSync, type WriterPort } from '../read-model-writer.js';
+import { timetableCache } from '../read-model-fold.js';
+import { catchUpSteps, rebuildSteps, runSync, writeSteps, type WriterPort } from '../read-model-writer.js';
 import { dateOfRow, LIGHT_PAYLOADS, payloadsOfEvents, pipelineRow, runOfRow, STRIP_DATE_SELECT, stripDateOfRow, summaryOfRow, withoutResults, type DateRow, type Payloads, type PipelineRow, type RunRow } from '../read-model-rows.js';
 import type { PipelineSummary, RunningDate } from '../../../projections/pipeline-summary.js';
 import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
@@ -212,7 +212,7 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     rows.map((r) => decodeStoredRow({ position: r.position, payload: r.payload, prevHash: r.prev_hash, hash: r.hash }));
 
   /** Folds `events` (in position order, any pipelines) into the rows; `known` are rows known as stored, and take the ones written. */
-  const applyEvents = (s: ReturnType<typeof prepare>, events: readonly RecordedEvent[], known: Written): void => writeRowsSync(writerPort(s, known), events, timetables);
+  const applyEvents = (s: ReturnType<typeof prepare>, events: readonly RecordedEvent[], known: Written): void => runSync(writerPort(s, known), writeSteps(events, timetables));
 
   /**
    * True when every event up to `head` is folded. Every append that keeps the tables first folds whatever is not
@@ -224,13 +224,8 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
   /** Folds every event after the last one the tables took in (another release's appends), up to `head`. */
   const catchUp = (s: ReturnType<typeof prepare>, head: number): void => {
     written = null;
-    let from = (s.foldedThrough.get() as number) + 1;
-    while (from <= head) {
-      const rows = s.eventsFrom.all(from, head) as Array<{ position: number; payload: string; prev_hash: string; hash: string }>;
-      if (rows.length === 0) break;
-      applyEvents(s, decodeRows(rows), noneWritten());
-      from = (rows.at(-1) as { position: number }).position + 1;
-    }
+    const events = (from: number, to: number) => decodeRows(s.eventsFrom.all(from, to) as Array<{ position: number; payload: string; prev_hash: string; hash: string }>);
+    runSync({ ...writerPort(s, noneWritten()), events }, catchUpSteps((s.foldedThrough.get() as number) + 1, head, timetables));
   };
 
   const rebuildInTransaction = (progress?: RebuildProgress): RebuildResult => {
@@ -240,31 +235,21 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     const s = prepare(db);
     const total = (db.prepare('SELECT coalesce(max(position), 0) FROM events').pluck().get() as number) ?? 0;
     const pipelines = db.prepare('SELECT DISTINCT pipeline FROM events ORDER BY pipeline').pluck().all() as string[];
-    const result: RebuildResult = { pipelines: 0, events: 0, dates: 0, runs: 0 };
     // The tables were just created empty: plain inserts, many rows a statement (an upsert per row looked each key up first).
     const dateRows = bulkInsert<DateRow>(db, 'rm_dates', DATE_COLUMNS);
     const runRows = bulkInsert<RunRow>(db, 'rm_runs', RUN_COLUMNS);
-    progress?.(0, total);
-    for (const pipeline of pipelines) {
-      const folder = rowFolder(pipeline, noRows());
-      let from = 1;
-      for (;;) {
-        const rows = s.pipelineEvents.all(pipeline, from) as Array<[position: number, payload: string]>;
-        if (rows.length === 0) break;
+    const result = runSync(
+      {
         // The fold never reads an event's chain link (verify does), so the rebuild leaves the two hashes unread.
-        folder.add(rows.map((r) => decodeStoredRow({ position: r[0], payload: r[1], prevHash: '', hash: '' })));
-        result.events += rows.length;
-        from = (rows.at(-1) as [number, ...unknown[]])[0] + 1;
-        progress?.(result.events, total);
-      }
-      const folded = finishAll(folder);
-      for (const row of folded.dates) dateRows.add(row);
-      for (const row of folded.runs) runRows.add(row);
-      s.putPipeline.run(pipelineRowValues(pipelineRow(folded.summary)));
-      result.pipelines += 1;
-      result.dates += folded.dates.length;
-      result.runs += folded.runs.length;
-    }
+        pipelineEvents: (pipeline, from) => (s.pipelineEvents.all(pipeline, from) as Array<[position: number, payload: string]>).map((r) => decodeStoredRow({ position: r[0], payload: r[1], prevHash: '', hash: '' })),
+        insert(folded) {
+          for (const row of folded.dates) dateRows.add(row);
+          for (const row of folded.runs) runRows.add(row);
+          s.putPipeline.run(pipelineRowValues(pipelineRow(folded.summary)));
+        },
+      },
+      rebuildSteps(pipelines, total, progress),
+    );
     dateRows.flush();
     runRows.flush();
     db.exec(SQLITE_READ_MODEL_INDEXES);
