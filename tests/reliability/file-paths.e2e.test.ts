@@ -4,18 +4,21 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { acceptanceLedger, NOW, tempDir } from '../audit/cli-session.js';
 import { defineOrders } from '../runner/cli-helpers.js';
+import { cli as runCli, type CliResult } from '../support/run-cli.js';
 
 // Files the user names: --out/--html/--textfile write through symlinks and devices without replacing them, a
 // full disk is one line with exit 1, and files read (--metrics @file, --tasks, --expect, ingest) are bounded.
 // Devices are made with mknod inside a temporary directory, never the system's own /dev nodes.
 
-const bin = new URL('../../bin/runledger.js', import.meta.url).pathname;
 const root = process.getuid?.() === 0;
 
-function cli(args: string[]): { code: number; stdout: string; stderr: string } {
-  // A bounded wait: an unbounded read of /dev/zero would otherwise hang the test.
-  const r = spawnSync(process.execPath, [bin, '--now', NOW, ...args], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, RUNLEDGER_ACTOR: 'tester' } });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+/**
+ * The built CLI with the clock at NOW, in the file's CLI server (a process as `bin/runledger.js` is, loaded once):
+ * the files and devices are the subject here, not the process. An unbounded read of /dev/zero fails the test at the
+ * server's two-minute hang guard.
+ */
+function cli(args: string[]): CliResult {
+  return runCli(['--now', NOW, ...args]);
 }
 
 function oneLine(stderr: string): void {
@@ -144,7 +147,7 @@ describe('reading files the user names', () => {
     ['ingest', (file: string) => ['ingest', 'openlineage', file]],
     ['replay --expect', (file: string) => ['replay', join(dir, 'export.jsonl'), '--expect', file]],
   ])('%s of /dev/zero is refused at once, exit 2', (_label, args) => {
-    writeFileSync(join(dir, 'export.jsonl'), spawnSync(process.execPath, [bin, '--db', db, 'export'], { encoding: 'utf8' }).stdout);
+    writeFileSync(join(dir, 'export.jsonl'), cli(['--db', db, 'export']).stdout);
     const r = cli(['--db', db, ...args(zero)]);
     expect(r.code, r.stderr).toBe(2);
     oneLine(r.stderr);
