@@ -8,7 +8,8 @@ export default defineConfig({
     // The user's RUNLEDGER_* variables must not reach the CLIs the tests spawn.
     setupFiles: ['tests/support/isolate-env.ts'],
     // A private TMPDIR for the run; the run fails when a test leaves something in it. One Chromium for the browser files.
-    globalSetup: ['tests/support/private-tmpdir.ts', 'tests/support/shared-chromium.ts'],
+    // One packed tarball for the packaging files, made by the first that asks.
+    globalSetup: ['tests/support/private-tmpdir.ts', 'tests/support/shared-chromium.ts', 'tests/support/shared-pack.ts'],
     // End-to-end tests spawn real processes; on a loaded 2-core machine one CLI call can take a second, and
     // with files side by side a test that starts a dozen of them can take more than a minute.
     // These are hang guards, not speed checks (speed is measured by `npm run bench`).

@@ -35,11 +35,12 @@ const quick = process.argv.includes('--quick');
 const asJson = process.argv.includes('--json');
 const env = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
 const SIZES = {
-  pipelines: env('BENCH_PIPELINES', quick ? 10 : 1000),
+  pipelines: env('BENCH_PIPELINES', quick ? 5 : 1000),
   dates: 1000,
   eventsPerPipeline: 1000,
-  appends: env('BENCH_APPENDS', quick ? 200 : 2000),
-  samples: quick ? 5 : 21,
+  appends: env('BENCH_APPENDS', quick ? 100 : 2000),
+  /** Samples of each CLI and cold-state figure (the median of 3 in quick mode: a smoke reading, not a result). */
+  samples: quick ? 3 : 21,
   // The 1M-event children (rebuild, verify, export, import) run once per side: each takes minutes on this machine.
   rounds: 1,
   pgAppendsPerWriter: quick ? 40 : 300,
@@ -47,18 +48,20 @@ const SIZES = {
   /** The single hourly pipeline: ten years (about 200,000 events), one in quick mode. */
   hourlyYears: env('BENCH_HOURLY_YEARS', quick ? 1 : 10),
   /** start + succeed pairs through `openLedger`, beside Emmett and raw FULL inserts of as many events. */
-  libraryRuns: env('BENCH_LIBRARY_RUNS', quick ? 200 : 1000),
+  libraryRuns: env('BENCH_LIBRARY_RUNS', quick ? 100 : 1000),
   /** serve under load: seconds of each measured run and rounds per side (bench/serve-routes.ts). */
   serveSeconds: env('BENCH_SERVE_SECONDS', quick ? 1 : 5),
   serveRounds: env('BENCH_SERVE_ROUNDS', quick ? 1 : 2),
   /** serve's memory soak on the big ledger (bench/serve-soak.ts): seconds, start + succeed pairs per second, readers. */
-  soakSeconds: env('BENCH_SOAK_SECONDS', quick ? 5 : 600),
+  soakSeconds: env('BENCH_SOAK_SECONDS', quick ? 2 : 600),
   soakWritesPerSecond: env('BENCH_SOAK_WRITES_PER_S', 5),
   soakReaders: env('BENCH_SOAK_READERS', 2),
   /** The scheduler's cost (bench/scheduler-cost.ts): pipelines of the idle ledger, seconds watched, dates due at one instant. */
   schedulerPipelines: env('BENCH_SCHEDULER_PIPELINES', quick ? 200 : 10_000),
   schedulerIdleSeconds: env('BENCH_SCHEDULER_IDLE_SECONDS', quick ? 5 : 300),
-  schedulerBurst: env('BENCH_SCHEDULER_BURST', quick ? 50 : 1000),
+  /** 0 leaves the burst out: its dates fall due at a whole minute at least 30 s ahead (cron slots are whole minutes), so
+   * it waits 30–90 s; --quick leaves it out unless BENCH_SCHEDULER_BURST names a size. */
+  schedulerBurst: env('BENCH_SCHEDULER_BURST', quick ? 0 : 1000),
 };
 /**
  * `BENCH_ONLY=library,appends` runs only those sections (appends, pending, ledger, start, hourly, library, serve, scheduler,
@@ -73,7 +76,11 @@ for (const name of ONLY) if (!SECTIONS.includes(name)) throw new Error(`bench: B
  * building one (five minutes at full size); it must be of this run's sizes. Only sections that read it may use it.
  */
 const KEPT_LEDGER = process.env['BENCH_LEDGER'];
-/** --quick leaves out the hourly ledger (its build and its queries) unless BENCH_ONLY names it: a minute, not three. */
+/**
+ * --quick leaves out the hourly ledger (its build and its queries) unless BENCH_ONLY names it, the scheduler burst
+ * (BENCH_SCHEDULER_BURST=50 brings it back), and the two scan figures without a target (the rebuild beside a floor
+ * that writes, and import's bulk insert alone); it takes 3 samples where a full run takes 21.
+ */
 const QUICK_SKIPS = ['hourly'];
 const selected = (section: string): boolean => (ONLY.length === 0 ? !(quick && QUICK_SKIPS.includes(section)) : ONLY.includes(section));
 const dir = mkdtempSync(join(tmpdir(), 'runledger-bench-'));
@@ -403,8 +410,10 @@ function scans(big: string, events: number): void {
   const rebuild = pair('rebuild', 'raw-scan', () => [big]);
   figures.push(speedFigure('rebuild', `runledger rebuild: the read models dropped and every pipeline refolded and written, ${size}`, rebuild, 'raw scan of every payload + JSON.parse', 0.5, `peak RSS ${rebuild.rss.toFixed(0)} MB`));
   // The scan above writes nothing; a rebuild writes 900,000 rows. Beside a floor that writes them too, what is left is the fold.
-  const rebuildWrites = pair('rebuild', 'raw-rebuild', (side) => (side === 'ours' ? [big] : [big, join(dir, 'raw-rebuild.db')]));
-  figures.push(speedFigure('rebuild-vs-writes', `runledger rebuild beside a floor that also writes its rows, ${size}`, rebuildWrites, 'on a copy of the ledger, in one transaction: the read-model tables dropped, a raw scan of every payload + JSON.parse, the same rows (in memory already) inserted 50 a statement, indexes after', 'measured (no target): how much of the rebuild is the fold'));
+  if (!quick) {
+    const rebuildWrites = pair('rebuild', 'raw-rebuild', (side) => (side === 'ours' ? [big] : [big, join(dir, 'raw-rebuild.db')]));
+    figures.push(speedFigure('rebuild-vs-writes', `runledger rebuild beside a floor that also writes its rows, ${size}`, rebuildWrites, 'on a copy of the ledger, in one transaction: the read-model tables dropped, a raw scan of every payload + JSON.parse, the same rows (in memory already) inserted 50 a statement, indexes after', 'measured (no target): how much of the rebuild is the fold'));
+  }
   const verify = pair('verify', 'raw-verify', () => [big]);
   figures.push(speedFigure('verify', `verify, ${size}`, verify, 'raw scan recomputing the same sha256 chain', 0.5));
   const exported = pair('export', 'raw-export', (side) => [big, join(dir, `export-${side}.jsonl`)]);
@@ -413,6 +422,7 @@ function scans(big: string, events: number): void {
   // `import` reads the export file written just above, as `runledger import` does.
   const imported = pair('import', 'raw-import', (side) => [side === 'ours' ? join(dir, 'export-ours.jsonl') : big, join(dir, `import-${side}-${++n}.db`)]);
   figures.push(speedFigure('import', `import of an export file, ${size} (every line parsed, re-hashed and validated, read models built, one transaction)`, imported, 'raw insert of the same rows, already in memory, in one transaction, no hashing', 0.5));
+  if (quick) return;
   const rows = pair('import-rows', 'raw-import', (side) => [big, join(dir, `import-${side}-${++n}.db`)]);
   figures.push(speedFigure('import-rows', `the store's bulk insert alone (importSealed), rows in memory, ${size} (chain re-hashed, events validated)`, rows, 'raw insert of the same rows in one transaction, no hashing', 'measured (the part of import after the file is read)'));
 }
@@ -633,6 +643,7 @@ async function main(): Promise<void> {
   if ('missing' in pg) {
     if (pg.missing !== '') notes.push(pg.missing);
   } else figures.push(pg.figure);
+  if (quick) notes.push(`--quick: ${SIZES.samples} samples a figure (a full run: 21); left out: the hourly ledger, the rebuild beside a floor that writes, import's bulk insert alone${SIZES.schedulerBurst > 0 ? '' : ', the scheduler burst (it waits for a whole minute; BENCH_SCHEDULER_BURST=50 runs it)'}.`);
   if (ONLY.length > 0) notes.push(`Only these sections ran (BENCH_ONLY): ${ONLY.join(', ')}; a full-size run writes their own section of bench/RESULTS.md, a full run of every section its main table.`);
   const doc = {
     mode: quick ? 'quick' : 'full',

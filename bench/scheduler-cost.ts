@@ -18,7 +18,7 @@ export type SchedulerCostInput = {
   /** Pipelines of the idle ledger (hourly and daily, mixed zones, command `true`). */
   pipelines: number;
   idleSeconds: number;
-  /** Dates that fall due at one instant, one per pipeline. */
+  /** Dates that fall due at one instant, one per pipeline; 0 leaves the burst out. */
   burst: number;
   parallel: number;
   log: (line: string) => void;
@@ -29,7 +29,7 @@ const ZONES = ['UTC', 'Asia/Jakarta', 'America/New_York', 'Europe/Berlin'];
 const CLK_TCK = 100;
 
 export async function schedulerCost(input: SchedulerCostInput): Promise<Figure[]> {
-  return [...(await idleFigures(input)), await burstFigure(input)];
+  return [...(await idleFigures(input)), ...(input.burst > 0 ? [await burstFigure(input)] : [])];
 }
 
 async function idleFigures(input: SchedulerCostInput): Promise<Figure[]> {

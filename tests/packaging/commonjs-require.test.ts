@@ -5,12 +5,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { installOffline, packTarball, run } from './packed-tarball.js';
+import { installOffline, run, sharedTarball } from './packed-tarball.js';
 
 const project = mkdtempSync(join(tmpdir(), 'runledger-cjs-'));
 beforeAll(() => {
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
-  installOffline(project, packTarball(project));
+  installOffline(project, sharedTarball(project));
 }, 120_000);
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 

@@ -7,14 +7,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { guide } from '../docs/console-blocks.js';
 import { driftOf, runChain } from '../docs/run-console-block.js';
-import { installOffline, packTarball, ROOT } from './packed-tarball.js';
+import { installOffline, ROOT, sharedTarball } from './packed-tarball.js';
 
 const DOC = 'docs/openlineage.md';
 const project = mkdtempSync(join(tmpdir(), 'runledger-openlineage-'));
 const work = mkdtempSync(join(tmpdir(), 'runledger-openlineage-doc-'));
 beforeAll(() => {
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
-  installOffline(project, packTarball(work));
+  installOffline(project, sharedTarball(work));
 }, 120_000);
 afterAll(() => {
   rmSync(project, { recursive: true, force: true });

@@ -12,10 +12,14 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Reco
   engines: { node: string };
 };
 
+let listed: string[] | undefined;
+/** What `npm pack` would ship (one dry run per file, read by both describes). */
 function packedFiles(): string[] {
+  if (listed) return listed;
   const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' });
   expect(r.status, r.stderr).toBe(0);
-  return (JSON.parse(r.stdout) as [{ files: { path: string }[] }])[0].files.map((f) => f.path);
+  listed = (JSON.parse(r.stdout) as [{ files: { path: string }[] }])[0].files.map((f) => f.path);
+  return listed;
 }
 
 describe('npm pack ships what a user needs and nothing else', () => {

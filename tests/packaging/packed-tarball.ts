@@ -1,6 +1,7 @@
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { inject } from 'vitest';
 
 /** The checkout under test. */
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -16,6 +17,41 @@ export function run(command: string, args: string[], cwd: string, env: NodeJS.Pr
 export function packTarball(dest: string): string {
   const packed = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dest], ROOT)) as [{ filename: string }];
   return join(dest, packed[0].filename);
+}
+
+/**
+ * The checkout's tarball, packed once per test run into the run's shared directory (tests/support/shared-pack.ts):
+ * the first file to ask packs it, the others wait for it and read the same file. Every caller only reads the
+ * tarball (unpacks or installs it). A file run outside such a run packs into `dest` itself.
+ */
+export function sharedTarball(dest: string): string {
+  const dir = inject('packDir');
+  if (!dir) return packTarball(dest);
+  const done = join(dir, 'tarball.json');
+  try {
+    mkdirSync(join(dir, 'packing'));
+  } catch {
+    // Another file is packing: wait for its answer (a path, or what failed).
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    const until = Date.now() + 300_000;
+    while (!existsSync(done)) {
+      if (Date.now() > until) throw new Error(`the shared tarball in ${dir} never appeared`);
+      Atomics.wait(pause, 0, 0, 100);
+    }
+    const answer = JSON.parse(readFileSync(done, 'utf8')) as { tarball?: string; error?: string };
+    if (answer.error !== undefined) throw new Error(answer.error);
+    return answer.tarball as string;
+  }
+  let answer: { tarball?: string; error?: string };
+  try {
+    answer = { tarball: packTarball(dir) };
+  } catch (e) {
+    answer = { error: (e as Error).message };
+  }
+  writeFileSync(`${done}.tmp`, JSON.stringify(answer));
+  renameSync(`${done}.tmp`, done);
+  if (answer.error !== undefined) throw new Error(answer.error);
+  return answer.tarball as string;
 }
 
 /**

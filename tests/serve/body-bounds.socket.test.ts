@@ -7,11 +7,11 @@ import { installed, nodeFetch, nodeHttp, pythonUrllib, timedGet, type Client } f
 
 // Bodies built to cost the server: many wrong items, deep nesting, long lists. Each is refused with a 4xx that names
 // the cap, nothing is written, and a health probe sent while it is handled is answered. Before, the clear body below
-// cost 3.6 s of CPU and the probe waited 7.7 s; the figures of this version are in docs/performance.md.
+// cost 3.6 s of CPU and the probe waited 7.7 s; how long each takes now is measured by
+// `node scripts/measure-serve-bounds.mjs` (figures in docs/performance.md), not here: a unit test holds no timings.
 
 const NOW = Date.parse('2026-11-10T12:00:00Z');
 const TOKEN = 'w-0123456789abcdef';
-const HANG_GUARD_MS = 5_000;
 
 const apps: FastifyInstance[] = [];
 afterEach(async () => {
@@ -59,19 +59,14 @@ describe('bodies built to cost the server, over a real socket', () => {
     const head = (await ledger.store.head()).position;
     const text = JSON.stringify(body);
     for (const client of clients) {
-      const started = performance.now();
       const answer = client.post({ url: `${address}${path}`, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: text });
       const probes = await Promise.all([timedGet(`${address}/api/health`), timedGet(`${address}/api/health`)]);
       const res = await answer;
-      const took = performance.now() - started;
       expect(res.status, `${client.name}: ${res.body}`).toBe(400);
       const error = (JSON.parse(res.body) as { error: { code: string; message: string } }).error;
       expect(error.code, client.name).toBe(code);
       expect(error.message, client.name).toContain(says);
       expect(probes.map((p) => p.status)).toEqual([200, 200]);
-      // Hang guards, far above the milliseconds these take (figures in docs/performance.md) and below the seconds they took.
-      expect(took, `${client.name}: the refusal took ${took.toFixed(0)} ms`).toBeLessThan(HANG_GUARD_MS);
-      for (const probe of probes) expect(probe.ms, `health took ${probe.ms.toFixed(0)} ms`).toBeLessThan(HANG_GUARD_MS);
     }
     expect((await ledger.store.head()).position).toBe(head);
   });

@@ -11,7 +11,6 @@ import { openMemoryLedger } from '../../src/testing/open-memory-ledger.js';
 const NOW = Date.parse('2026-11-10T12:00:00Z');
 const TOKEN = 'w-0123456789abcdef';
 const RUNS = 40;
-const HANG_GUARD_MS = 1_000;
 const BODY_LIMIT = 1024 * 1024;
 
 let app: FastifyInstance;
@@ -98,12 +97,10 @@ describe('arbitrary bodies at every write route, over a real socket', () => {
         // be sending (fetch then sees the close, not the 413): the body-limit tests cover it.
         fc.pre(Buffer.byteLength(text) <= BODY_LIMIT);
         const head = (await ledger.store.head()).position;
-        const started = performance.now();
+        // A hang fails the request's own 30 s abort; how long answers take is measured by scripts/measure-serve-bounds.mjs.
         const res = await fetch(`${address}${path()}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: text, signal: AbortSignal.timeout(30_000) });
         const answer = (await res.json()) as { error?: { code?: string }; recorded?: number; duplicates?: number };
-        const took = performance.now() - started;
         expect(res.status, JSON.stringify(answer).slice(0, 300)).toBeLessThan(500);
-        expect(took, `answered in ${took.toFixed(0)} ms`).toBeLessThan(HANG_GUARD_MS);
         const written = (await ledger.store.head()).position - head;
         if (res.status >= 400 && !path().startsWith('/api/v1/')) expect(written, JSON.stringify(answer).slice(0, 300)).toBe(0);
         // A lineage batch answers each event: what it says it recorded is all that was written (a schema refusal, none).
