@@ -33,16 +33,17 @@ export function launchChromium(): Promise<Browser> {
 const SHOTS = resolve(import.meta.dirname, '../../test-output/screenshots');
 
 /**
- * Saves what the page shows as test-output/screenshots/`file`, with RUNLEDGER_TEST_SCREENSHOTS=1 only: the tests
- * assert on the page itself, and a full-page shot of a long page (the hourly calendar, the 90,000-slot strip) costs
- * Chromium seconds of CPU that `npm test` has no use for. `RUNLEDGER_TEST_SCREENSHOTS=1 npx vitest run tests/browser`
- * takes them all.
+ * Saves what the page shows as test-output/screenshots/`file`, for a person to open: by default the browser window's
+ * view only (a fraction of a second), since a full-page shot of a long page (the hourly calendar, the 90,000-slot
+ * strip) costs Chromium seconds of CPU; `RUNLEDGER_TEST_SCREENSHOTS=1` takes the full pages the tests ask for, `=0`
+ * takes none.
  *
  * @example
  * await screenshot(page, 'overview.png', { fullPage: true });
  */
 export async function screenshot(page: Page, file: string, options: { fullPage?: boolean } = {}): Promise<void> {
-  if (process.env['RUNLEDGER_TEST_SCREENSHOTS'] !== '1') return;
+  const mode = process.env['RUNLEDGER_TEST_SCREENSHOTS'];
+  if (mode === '0') return;
   mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, file), ...options });
+  await page.screenshot({ path: join(SHOTS, file), fullPage: mode === '1' && options.fullPage === true });
 }
