@@ -1,11 +1,10 @@
 // Pools across schedulers on PostgreSQL (issue 39, items 4 and 5) with the real binary: two schedulers on one
 // PostgreSQL ledger never run more of a pool's runs at once than its size, read from the commands' own start and
 // end lines, and every date runs once. The places are counted from the ledger, which both processes share.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, describe, expect, test, vi } from 'vitest';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { cli, cliAsync, tempDir } from './cli-helpers.js';
+import { loggedCommand, logLines, mostAtOnce } from './run-log-lines.js';
 
 vi.setConfig({ testTimeout: 180_000 });
 
@@ -17,32 +16,7 @@ const NOW = '2026-11-05T01:00:00Z';
 const PIPELINES = ['a', 'b', 'c'];
 const POOL_SIZE = 2;
 
-/** A command that logs its own start and end (nanoseconds, from the shell), with a pause between so runs overlap. */
-const LOGGED = ['sh', '-c', 'echo "start $(date +%s%N) $RUNLEDGER_PIPELINE $RUNLEDGER_DATE" >> runs.log; sleep 0.5; echo "end $(date +%s%N) $RUNLEDGER_PIPELINE $RUNLEDGER_DATE" >> runs.log'];
-
-type Line = { what: 'start' | 'end'; at: bigint; run: string };
-
-function logLines(dir: string): Line[] {
-  return readFileSync(join(dir, 'runs.log'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => {
-      const [what, at, pipeline, date] = line.split(' ');
-      return { what: what as 'start' | 'end', at: BigInt(at as string), run: `${pipeline} ${date}` };
-    });
-}
-
-/** The most runs the log shows at once: a sweep over every start and end, an end first at the same instant. */
-function mostAtOnce(lines: Line[]): number {
-  const sorted = [...lines].sort((a, b) => (a.at === b.at ? (a.what === 'end' ? -1 : 1) : a.at < b.at ? -1 : 1));
-  let now = 0;
-  let most = 0;
-  for (const line of sorted) {
-    now += line.what === 'start' ? 1 : -1;
-    most = Math.max(most, now);
-  }
-  return most;
-}
+const LOGGED = loggedCommand(0.5);
 
 describe.skipIf(schemas === undefined)(schemas === undefined ? pgSkipMessage('scheduler --pool across two schedulers') : 'scheduler --pool across two schedulers on one PostgreSQL ledger', () => {
   test(`when two schedulers share a PostgreSQL ledger and a pool of ${POOL_SIZE} then never more than ${POOL_SIZE} of its runs run at once, and every date runs once`, async () => {

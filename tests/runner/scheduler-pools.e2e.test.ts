@@ -1,42 +1,16 @@
 // Pools and priorities (issue 39, item 5) with the real binary: two schedulers on one ledger never run more
 // of a pool's runs at once than its size (read from the commands' own start and end lines), and when places
 // are short the pipeline of higher priority starts first, then the oldest date.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import { cli, cliAsync, tempDir } from './cli-helpers.js';
+import { loggedCommand, logLines, mostAtOnce } from './run-log-lines.js';
 
 vi.setConfig({ testTimeout: 120_000 });
 
 /** Three UTC days due: 2026-11-01 .. 2026-11-03. */
 const NOW = '2026-11-04T01:00:00Z';
 
-/** A command that logs its own start and end (nanoseconds, from the shell), with a short pause between. */
-const LOGGED = ['sh', '-c', 'echo "start $(date +%s%N) $RUNLEDGER_PIPELINE $RUNLEDGER_DATE" >> runs.log; sleep 0.2; echo "end $(date +%s%N) $RUNLEDGER_PIPELINE $RUNLEDGER_DATE" >> runs.log'];
-
-type Line = { what: 'start' | 'end'; at: bigint; run: string };
-
-function logLines(dir: string): Line[] {
-  return readFileSync(join(dir, 'runs.log'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => {
-      const [what, at, pipeline, date] = line.split(' ');
-      return { what: what as 'start' | 'end', at: BigInt(at as string), run: `${pipeline} ${date}` };
-    });
-}
-
-/** The most runs the log shows at once: a sweep over every start and end, an end first at the same instant. */
-function mostAtOnce(lines: Line[]): number {
-  const sorted = [...lines].sort((a, b) => (a.at === b.at ? (a.what === 'end' ? -1 : 1) : a.at < b.at ? -1 : 1));
-  let now = 0;
-  let most = 0;
-  for (const line of sorted) {
-    now += line.what === 'start' ? 1 : -1;
-    most = Math.max(most, now);
-  }
-  return most;
-}
+const LOGGED = loggedCommand(0.2);
 
 describe('scheduler --pool', () => {
   test('when two schedulers share a ledger and a pool of 2 then never more than 2 of its runs run at once, and every date runs once', async () => {
