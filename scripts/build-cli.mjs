@@ -4,7 +4,7 @@
 // better-sqlite3 is native anyway); the extra command groups stay separate chunks loaded on demand
 // (src/cli/extra-command-loaders.ts), and the audit worker threads are entries of their own, beside the chunk that
 // starts them (src/audit/compiled-worker.ts looks for them there).
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join } from 'node:path';
 import { rolldown } from 'rolldown';
@@ -47,9 +47,11 @@ const bundle = await rolldown({
   platform: 'node',
   logLevel: 'warn',
 });
+// CommonJS, not ES modules: V8 keeps a code cache of a script (bin/runledger.js hands it one on Node 20, which has no
+// compile cache for ES modules), so a start skips most of the parsing and compiling of the core chunk.
 await bundle.write({
   dir: out,
-  format: 'esm',
+  format: 'cjs',
   entryFileNames: '[name].js',
   chunkFileNames: '[name]-[hash].js',
   sourcemap: false,
@@ -61,3 +63,6 @@ await bundle.write({
   },
 });
 await bundle.close();
+// The package is "type": "module"; the folder says its .js files are CommonJS (for the workers and the tests' CLI server,
+// which Node loads itself).
+writeFileSync(join(out, 'package.json'), '{ "type": "commonjs" }\n');
