@@ -12,7 +12,7 @@ const NOW = '2026-11-05T01:00:00+07:00';
 const nodeCaches = Number(process.versions.node.split('.')[0]) >= 22;
 
 function run(args: string[], cacheDir: string, extra: Record<string, string> = {}): { code: number | null; stdout: string; stderr: string } {
-  const env = { ...(process.env as Record<string, string>), RUNLEDGER_ACTOR: 'tester', NODE_COMPILE_CACHE: cacheDir, ...extra };
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), RUNLEDGER_ACTOR: 'tester', NODE_COMPILE_CACHE: cacheDir, ...extra };
   delete env['NODE_DISABLE_COMPILE_CACHE'];
   const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
