@@ -21,10 +21,11 @@ const cacheDir = process.env.NODE_COMPILE_CACHE || join(tmpdir(), `runledger-com
 // `runledger --version` alone is answered by main.js's first few lines: nothing here would pay for itself.
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) require('../dist/cli/main.js');
 else {
-  // A command line is short: V8's optimizing compiler, which starts on a function after ~66 KB of its bytecode ran,
-  // spent more instructions compiling than the code it optimized saved (a third of a cold `status` on 1,000
-  // pipelines). Eight times that budget leaves it to code that runs long (a rebuild, a verify, the server).
-  require('node:v8').setFlagsFromString('--interrupt-budget=524288');
+  // A command line is short: on Node 20, V8's optimizing compiler, which starts on a function after ~66 KB of its
+  // bytecode ran, spent more instructions compiling than the code it optimized saved (a third of a cold `status` on
+  // 1,000 pipelines). Eight times that budget leaves it to code that runs long (a rebuild, a verify, the server).
+  // Node 22 and later tier up through Maglev first, with other flags: left as they are.
+  if (process.versions.node.startsWith('20.')) require('node:v8').setFlagsFromString('--interrupt-budget=524288');
   if (process.env.NODE_DISABLE_COMPILE_CACHE) require('../dist/cli/main.js');
   else if (typeof nodeModule.enableCompileCache === 'function') {
     // Node 22 and later: Node's own compile cache (checksummed), which covers the dependencies too.
