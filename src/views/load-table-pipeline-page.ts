@@ -244,8 +244,13 @@ function aggregatedStrip(timetable: Timetable, keys: Sparse, columns: number): S
   // Rows of each column on no slot (off-schedule runs), counted beside its slots.
   const offSlot: number[] = [];
   let next = 0;
+  // The columns are consecutive: a column's last slot is the slot before the next one's start, looked up once.
+  let lastBefore: { at: number; slot: Slot | undefined } | null = null;
+  const slotAtOrBefore = (ms: number) => (lastBefore !== null && lastBefore.at === ms ? lastBefore.slot : timetable.slotAtOrBefore(ms));
   for (const { fromMs: a, toMs: b, period } of stripSpans(timetable, keys.fromMs, keys.toMs, columns)) {
-    const last = timetable.slotAtOrBefore(b);
+    const before = slotAtOrBefore(a - 1);
+    const last = slotAtOrBefore(b);
+    lastBefore = { at: b, slot: last };
     let status: CellStatus = 'success';
     let failed = 0;
     let onSlot = 0;
@@ -266,9 +271,10 @@ function aggregatedStrip(timetable: Timetable, keys: Sparse, columns: number): S
     // A column with rows, or of a period, counts its slots; one without has some (its last slot is inside it), counted below.
     const slots = !hasSlot ? 0 : rows === 0 && period === undefined ? null : timetable.countSlots(a - 1, b);
     if ((slots === null || slots > onSlot) && STATUS_SEVERITY.missing > STATUS_SEVERITY[status]) status = 'missing';
-    const firstSlot = hasSlot ? (timetable.slotAtOrBefore(a - 1) ? timetable.next(timetable.slotAtOrBefore(a - 1) as Slot) : timetable.first()) : undefined;
-    const from = [firstSlot?.date, first].filter((d): d is string => d !== undefined && d !== null).sort()[0] ?? '';
-    const to = [last?.date, lastKey].filter((d): d is string => d !== undefined && d !== null).sort().at(-1) ?? from;
+    const firstSlot = hasSlot ? (before ? timetable.next(before) : timetable.first()) : undefined;
+    const from = firstSlot === undefined ? (first ?? '') : first === null || firstSlot.date <= first ? firstSlot.date : first;
+    const slotTo = last?.date;
+    const to = slotTo === undefined ? (lastKey ?? from) : lastKey === null || slotTo >= lastKey ? slotTo : lastKey;
     out.push({ from, to, count: slots === null ? -(b - a + 1) : Math.max(slots, onSlot) + (rows - onSlot), status, failed, ...(period === undefined ? {} : { period }) });
     offSlot.push(rows - onSlot);
   }
