@@ -327,7 +327,18 @@ function auditTable(entries: AuditEntry[], links: Links, withPipeline: boolean, 
 }
 
 function auditBody(page: AuditPage, links: Links): Html {
-  const counted = page.total !== null && page.total > page.entries.length ? ` (the ${page.entries.length} most recent of ${page.total})` : '';
+  const count = (n: number) => n.toLocaleString('en');
+  // A served page of now counts every entry (the read models keep the count per pipeline); an older page says how many it lists before its event.
+  const counted =
+    page.total === null
+      ? ''
+      : page.before
+        ? html`; <span data-fact="audit-count" data-total="${String(page.total)}">${count(page.entries.length)} entries recorded before event ${page.before}, of ${count(page.total)} in all</span>`
+        : page.older !== undefined
+          ? html`; <span data-fact="audit-count" data-total="${String(page.total)}">entries ${page.entries.length === 0 ? '0' : '1'}–${count(page.entries.length)} of ${count(page.total)}</span>`
+          : page.total > page.entries.length
+            ? ` (the ${page.entries.length} most recent of ${page.total})`
+            : '';
   const pageOf = (before: number | null) => {
     const base = links.audit();
     return before === null ? base : `${base}${base.includes('?') ? '&' : '?'}before=${before}`;
@@ -335,7 +346,7 @@ function auditBody(page: AuditPage, links: Links): Html {
   const older = page.older ? html`<a href="${pageOf(page.older)}" rel="prev" data-page="older">Older entries</a>` : html``;
   const newest = page.before ? html`${page.older ? ' · ' : ''}<a href="${pageOf(null)}" data-page="latest">Newest entries</a>` : html``;
   const pager = page.older || page.before ? html`<p class="pager">${older}${newest}</p>` : html``;
-  return html`<section id="audit"><h1>Audit timeline</h1><p class="muted">Definitions, redefinitions, clears, forced re-runs, takeovers and abandoned runs of every pipeline, newest first${counted}${page.before ? `, recorded before event ${page.before}` : ''}.</p>${auditTable(page.entries, links, true, (pipeline) => page.zones[pipeline] ?? 'UTC')}${pager}</section>`;
+  return html`<section id="audit"><h1>Audit timeline</h1><p class="muted">Definitions, redefinitions, clears, forced re-runs, takeovers and abandoned runs of every pipeline, newest first${counted}${page.before && page.total === null ? `, recorded before event ${page.before}` : ''}.</p>${auditTable(page.entries, links, true, (pipeline) => page.zones[pipeline] ?? 'UTC')}${pager}</section>`;
 }
 
 function runBody(page: RunPage, links: Links): Html {

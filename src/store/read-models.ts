@@ -94,6 +94,8 @@ export interface ReadModels {
   run(runId: string, pipeline?: string): Promise<(RunRecord & { pipeline: string; seq: number }) | null>;
   /** Every pipeline that has a row, by name. */
   pipelines(): Promise<string[]>;
+  /** The audit entries of every pipeline's events, from the count each pipeline's row keeps (no event is read). */
+  auditEntries(): Promise<number>;
   /** One pipeline's rows as stored (`verify --projections`). */
   storedRows(pipeline: string): Promise<StoredRows>;
 }

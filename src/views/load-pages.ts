@@ -421,7 +421,17 @@ export async function loadAuditPage(ledger: Ledger, asOf: AsOf | undefined, opti
   }
   const zones: Record<string, string> = {};
   for (const definition of await definitionsAt(ledger, time.position)) zones[definition.pipeline] = definition.timezone;
-  return { kind: 'audit', time, entries, total: null, zones, older, before: options.before ?? null };
+  return { kind: 'audit', time, entries, total: await auditTotal(ledger, time), zones, older, before: options.before ?? null };
+}
+
+/**
+ * Every audit entry of the ledger, from the count each pipeline's read-model row keeps (one sum, no event read); null
+ * for a page of the past (the rows count the present) or a store without read models.
+ */
+async function auditTotal(ledger: Ledger, time: PageTime): Promise<number | null> {
+  const models = time.asOf === null ? ledger.store.readModels : undefined;
+  if (models === undefined || !(await models.ensure())) return null;
+  return models.auditEntries();
 }
 
 /**
