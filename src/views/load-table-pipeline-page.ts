@@ -114,6 +114,7 @@ async function loadPastLongPipelinePage(ledger: Ledger, pipeline: string, asOf: 
     chartDates: null,
     audit: history.audit.slice(-(limits.audit ?? 200)).reverse(),
     auditScanned: null,
+    auditTotal: history.audit.length,
   };
 }
 
@@ -536,6 +537,7 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
     chartDates: recent.chartDates,
     audit: audit.entries,
     auditScanned: audit.scanned,
+    auditTotal: summary.auditEntries,
   };
 }
 
