@@ -296,7 +296,8 @@ function* pipelineParts(page: PipelinePage, links: Links): Generator<string> {
 `.html;
   yield html`<h2>Runs</h2><div data-part="runs">${runs()}</div>
 `.html;
-  yield html`<h2>Audit timeline</h2><div data-part="audit">${page.auditScanned === null ? html`` : html`<p class="muted">Entries among the pipeline's last ${page.auditScanned} events; <code>runledger log ${d.pipeline}</code> lists the older ones.</p>`}${auditTable(page.audit, links, false, () => d.timezone)}</div></section>`.html;
+  const auditTotal = page.auditTotal !== undefined && page.auditTotal > page.audit.length ? html`<p class="muted" data-fact="audit-count" data-total="${String(page.auditTotal)}">The ${page.audit.length.toLocaleString('en')} most recent of ${page.auditTotal.toLocaleString('en')} entries.</p>` : html``;
+  yield html`<h2>Audit timeline</h2><div data-part="audit">${auditTotal}${page.auditScanned === null ? html`` : html`<p class="muted">Entries among the pipeline's last ${page.auditScanned} events; <code>runledger log ${d.pipeline}</code> lists the older ones.</p>`}${auditTable(page.audit, links, false, () => d.timezone)}</div></section>`.html;
 }
 
 /** The links to the calendar pages beside this one; they keep the page's `from` (a range's floor) and rows per page. */

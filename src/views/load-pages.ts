@@ -298,6 +298,7 @@ export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf
     chartDates: null,
     audit: folded.audit.slice(-(limits.audit ?? 200)).reverse(),
     auditScanned: null,
+    auditTotal: folded.audit.length,
   };
   return { page, audit: folded.audit };
 }

@@ -71,6 +71,8 @@ export type PipelinePage = {
   audit: AuditEntry[];
   /** Events read back for the audit entries when that stopped before the pipeline's first event, else null. */
   auditScanned: number | null;
+  /** Every audit entry of the pipeline (the fold's, or the count its read-model row keeps), when known; the page lists the newest. */
+  auditTotal?: number;
 };
 
 /** `timeZone`: the pipeline's zone, in which the page shows every instant. */

@@ -116,6 +116,20 @@ describe.each(stores)('the audit total on $name', (store) => {
     expect((await getJson(address, '/api/audit?limit=1')).body.total).toBe(total + 1);
     expect(await (await fetch(`${address}/audit`)).text()).toContain(`data-total="${total + 1}"`);
 
+    // A pipeline page lists its newest 200 entries and says of how many, from its row's count; as of the head (folded
+    // from the events) it says the same.
+    await ledger.define({ pipeline: 'busy', schedule: '@daily', start: '2026-11-01' });
+    for (let i = 0; i < 101; i++) {
+      await ledger.pause({ pipelines: ['busy'], reason: `round ${i}` });
+      await ledger.unpause({ pipelines: ['busy'] });
+    }
+    const busy = await (await fetch(`${address}/pipelines/busy`)).text();
+    expect(busy).toContain('data-total="203"');
+    expect(busy).toContain('The 200 most recent of 203 entries.');
+    const head = (await ledger.store.head()).position;
+    expect(await (await fetch(`${address}/pipelines/busy?as_of=${head}`)).text()).toContain('The 200 most recent of 203 entries.');
+    expect((await getJson(address, '/api/audit?limit=1')).body.total).toBe(total + 1 + 203);
+
     // The count is the fold's: a fresh fold of every pipeline agrees with the rows.
     expect((await verifyProjections(ledger.store)).ok).toBe(true);
   }, 60_000);
