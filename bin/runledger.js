@@ -8,6 +8,7 @@
 // does: a missing cache is compiled past, one V8 rejects (another Node, other flags) is written again, and a folder
 // that cannot be written leaves the CLI running without one.
 'use strict';
+const { isAscii } = require('node:buffer');
 const { closeSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } = require('node:fs');
 const nodeModule = require('node:module');
 const { tmpdir } = require('node:os');
@@ -54,7 +55,9 @@ function cachedRequire(main) {
     if (known !== undefined) return known.exports;
     const module = { exports: {}, filename: file, id: file, loaded: false };
     loaded.set(file, module);
-    const source = readFileSync(file, 'utf8');
+    // The build writes ASCII (scripts/build-cli.mjs): read as such, one byte a character, without decoding UTF-8.
+    const bytes = readFileSync(file);
+    const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
     const hashed = dirOk && /-[\w-]{8}\.js$/.test(file);
     const cacheFile = hashed ? join(cacheDir, `${basename(file, '.js')}-${word}-${process.version}-${process.arch}.v8cache`) : '';
     let cachedData;

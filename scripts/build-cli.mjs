@@ -4,7 +4,7 @@
 // better-sqlite3 is native anyway); the extra command groups stay separate chunks loaded on demand
 // (src/cli/extra-command-loaders.ts), and the audit worker threads are entries of their own, beside the chunk that
 // starts them (src/audit/compiled-worker.ts looks for them there).
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join } from 'node:path';
 import { rolldown } from 'rolldown';
@@ -86,6 +86,20 @@ await bundle.write({
   },
 });
 await bundle.close();
+// Every character past ASCII written as its \u escape (they sit in strings, templates, regular expressions and
+// comments, where the escape means the same). V8 keeps ASCII source as one byte a character; a single `…` makes the
+// whole core chunk two bytes a character, decoded from UTF-8 on every start (bin/runledger.js reads ASCII files as
+// such). After the write: rolldown prints the strings of a chunk again after its renderChunk hooks. An escape after a
+// backslash would change the meaning: that fails the build.
+for (const name of readdirSync(out)) {
+  const file = join(out, name);
+  const code = readFileSync(file, 'utf8');
+  const ascii = code.replace(/[^\0-\x7f]/g, (char, at) => {
+    if (code[at - 1] === '\\') throw new Error(`build-cli: ${name} escapes a non-ASCII character with a backslash at ${at}`);
+    return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+  if (ascii !== code) writeFileSync(file, ascii);
+}
 // The package is "type": "module"; the folder says its .js files are CommonJS (for the workers and the tests' CLI server,
 // which Node loads itself).
 writeFileSync(join(out, 'package.json'), '{ "type": "commonjs" }\n');
