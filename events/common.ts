@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { RunType as PlainRunType, DatasetRef as PlainDatasetRef, RunOutput as PlainRunOutput, RunLog as PlainRunLog } from './types/common.js';
+import type { Equals } from './same-type.js';
 import { INSTANT_PATTERN, PIPELINE_NAME_PATTERN, SHA256_HEX_PATTERN } from './name-patterns.js';
 
 /** Pipeline names: `[a-z0-9][a-z0-9_.-]{0,127}`. */
@@ -10,7 +12,8 @@ export const Instant = z.string().regex(INSTANT_PATTERN);
 export const DataInterval = z.object({ start: Instant, end: Instant });
 
 export const RunType = z.enum(['scheduled', 'manual', 'backfill', 'catchup']);
-export type RunType = z.infer<typeof RunType>;
+export type RunType = PlainRunType;
+true satisfies Equals<RunType, z.infer<typeof RunType>>;
 
 /** The part every run event carries, so projections never need a lookup. */
 export const RunRef = {
@@ -21,7 +24,8 @@ export const RunRef = {
 
 /** A dataset as OpenLineage names it: a namespace (`postgres://db:5432`, `s3://bucket`) and a name within it. */
 export const DatasetRef = z.object({ namespace: z.string().min(1), name: z.string().min(1) });
-export type DatasetRef = z.infer<typeof DatasetRef>;
+export type DatasetRef = PlainDatasetRef;
+true satisfies Equals<DatasetRef, z.infer<typeof DatasetRef>>;
 
 /**
  * The producer's own instant of a run event (OpenLineage's `eventTime`): when the run started or ended
@@ -36,7 +40,8 @@ export const ProducerAt = Instant.optional();
  * may itself hold `/`); older events and `succeed --output` hold a plain text, still read as it is.
  */
 export const RunOutput = z.union([z.string(), z.object({ namespace: z.string().min(1), name: z.string().min(1) })]);
-export type RunOutput = z.infer<typeof RunOutput>;
+export type RunOutput = PlainRunOutput;
+true satisfies Equals<RunOutput, z.infer<typeof RunOutput>>;
 
 /**
  * The per-run log file a runner kept of the command's stdout and stderr: where it was written, and the
@@ -47,4 +52,5 @@ export const RunLog = z.object({
   path: z.string().min(1),
   sha256: z.string().regex(SHA256_HEX_PATTERN),
 });
-export type RunLog = z.infer<typeof RunLog>;
+export type RunLog = PlainRunLog;
+true satisfies Equals<RunLog, z.infer<typeof RunLog>>;

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { EventMetadata as PlainEventMetadata } from './types/event-metadata.js';
+import type { Equals } from './same-type.js';
 
 /** Who recorded an event, from where, and why. */
 export const EventMetadata = z.object({
@@ -8,4 +10,5 @@ export const EventMetadata = z.object({
   reason: z.string().optional(),
   toolVersion: z.string(),
 });
-export type EventMetadata = z.infer<typeof EventMetadata>;
+export type EventMetadata = PlainEventMetadata;
+true satisfies Equals<EventMetadata, z.infer<typeof EventMetadata>>;

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { LedgerEvent as PlainLedgerEvent } from './types/ledger-event.js';
+import type { Equals } from './same-type.js';
 import { PipelineDefined } from './pipeline-defined.js';
 import { PipelinePaused } from './pipeline-paused.js';
 import { PipelineRedefined } from './pipeline-redefined.js';
@@ -35,5 +37,6 @@ export const LedgerEvent = z.discriminatedUnion('type', [
   PipelineRetired,
   PipelineUnretired,
 ]);
-export type LedgerEvent = z.infer<typeof LedgerEvent>;
-export type EventType = LedgerEvent['type'];
+export type LedgerEvent = PlainLedgerEvent;
+true satisfies Equals<LedgerEvent, z.infer<typeof LedgerEvent>>;
+export type { EventType } from './types/ledger-event.js';

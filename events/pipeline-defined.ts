@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { PipelineDefined as PlainPipelineDefined } from './types/pipeline-defined.js';
+import type { Equals } from './same-type.js';
 import { PipelineDefinition } from './pipeline-definition.js';
 
 /** A pipeline came into being. */
@@ -7,4 +9,5 @@ export const PipelineDefined = z.object({
   schemaVersion: z.literal(1),
   data: PipelineDefinition,
 });
-export type PipelineDefined = z.infer<typeof PipelineDefined>;
+export type PipelineDefined = PlainPipelineDefined;
+true satisfies Equals<PipelineDefined, z.infer<typeof PipelineDefined>>;

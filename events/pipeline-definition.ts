@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { OpenLineageJob as PlainOpenLineageJob, Upstream as PlainUpstream, PipelineCommand as PlainPipelineCommand, EarlierTimetable as PlainEarlierTimetable, PipelineDefinition as PlainPipelineDefinition } from './types/pipeline-definition.js';
+import type { Equals } from './same-type.js';
 import { Instant, PipelineName } from './common.js';
 import { MAX_SIZE_CAP_BYTES, MIN_SIZE_CAP_BYTES } from './limits.js';
 import { TaskDefinition } from './task-definition.js';
@@ -6,7 +8,8 @@ import { MAX_PRIORITY, POOL_NAME_PATTERN } from './name-patterns.js';
 
 /** An OpenLineage job: its namespace and its name within it (Airflow: `default` and the dag_id). */
 export const OpenLineageJob = z.object({ namespace: z.string().min(1), job: z.string().min(1) });
-export type OpenLineageJob = z.infer<typeof OpenLineageJob>;
+export type OpenLineageJob = PlainOpenLineageJob;
+true satisfies Equals<OpenLineageJob, z.infer<typeof OpenLineageJob>>;
 
 /**
  * One upstream of a pipeline (`define --upstream a` or `a:previous`): which of
@@ -15,14 +18,16 @@ export type OpenLineageJob = z.infer<typeof OpenLineageJob>;
  * differ); `previous`: the slot of `a` just before the first of those.
  */
 export const Upstream = z.object({ pipeline: PipelineName, mapping: z.enum(['overlap', 'previous']) });
-export type Upstream = z.infer<typeof Upstream>;
+export type Upstream = PlainUpstream;
+true satisfies Equals<Upstream, z.infer<typeof Upstream>>;
 
 /**
  * The command a pipeline's runs execute (`define --command -- cmd args…`), as argv: run with no shell in
  * between unless `shell` (then the words are joined and handed to `sh -c`).
  */
 export const PipelineCommand = z.object({ argv: z.array(z.string()).min(1), shell: z.boolean().optional() });
-export type PipelineCommand = z.infer<typeof PipelineCommand>;
+export type PipelineCommand = PlainPipelineCommand;
+true satisfies Equals<PipelineCommand, z.infer<typeof PipelineCommand>>;
 
 /**
  * A timetable a pipeline followed before a change of schedule, zone, start or timetable kind (`define …
@@ -37,7 +42,8 @@ export const EarlierTimetable = z.object({
   /** The instant the next timetable took effect: the first logical date that is not this one's. */
   until: Instant,
 });
-export type EarlierTimetable = z.infer<typeof EarlierTimetable>;
+export type EarlierTimetable = PlainEarlierTimetable;
+true satisfies Equals<EarlierTimetable, z.infer<typeof EarlierTimetable>>;
 
 /** A pipeline's definition as recorded by `define`. */
 export const PipelineDefinition = z.object({
@@ -118,4 +124,5 @@ export const PipelineDefinition = z.object({
   pool: z.string().regex(POOL_NAME_PATTERN).optional(),
   priority: z.number().int().min(-MAX_PRIORITY).max(MAX_PRIORITY).optional(),
 });
-export type PipelineDefinition = z.infer<typeof PipelineDefinition>;
+export type PipelineDefinition = PlainPipelineDefinition;
+true satisfies Equals<PipelineDefinition, z.infer<typeof PipelineDefinition>>;

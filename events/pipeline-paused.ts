@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { PipelinePaused as PlainPipelinePaused } from './types/pipeline-paused.js';
+import type { Equals } from './same-type.js';
 import { PipelineName } from './common.js';
 
 /**
@@ -10,4 +12,5 @@ export const PipelinePaused = z.object({
   schemaVersion: z.literal(1),
   data: z.object({ pipeline: PipelineName }),
 });
-export type PipelinePaused = z.infer<typeof PipelinePaused>;
+export type PipelinePaused = PlainPipelinePaused;
+true satisfies Equals<PipelinePaused, z.infer<typeof PipelinePaused>>;

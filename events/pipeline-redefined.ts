@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { PipelineRedefined as PlainPipelineRedefined } from './types/pipeline-redefined.js';
+import type { Equals } from './same-type.js';
 import { PipelineDefinition } from './pipeline-definition.js';
 
 /** A pipeline's definition changed; `changes` is the diff against the previous one. */
@@ -11,4 +13,5 @@ export const PipelineRedefined = z.object({
     changes: z.array(z.object({ field: z.string(), from: z.unknown(), to: z.unknown() })),
   }),
 });
-export type PipelineRedefined = z.infer<typeof PipelineRedefined>;
+export type PipelineRedefined = PlainPipelineRedefined;
+true satisfies Equals<PipelineRedefined, z.infer<typeof PipelineRedefined>>;

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { PipelineRetired as PlainPipelineRetired } from './types/pipeline-retired.js';
+import type { Equals } from './same-type.js';
 import { PipelineName } from './common.js';
 
 /**
@@ -10,4 +12,5 @@ export const PipelineRetired = z.object({
   schemaVersion: z.literal(1),
   data: z.object({ pipeline: PipelineName }),
 });
-export type PipelineRetired = z.infer<typeof PipelineRetired>;
+export type PipelineRetired = PlainPipelineRetired;
+true satisfies Equals<PipelineRetired, z.infer<typeof PipelineRetired>>;

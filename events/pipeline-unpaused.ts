@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { PipelineUnpaused as PlainPipelineUnpaused } from './types/pipeline-unpaused.js';
+import type { Equals } from './same-type.js';
 import { PipelineName } from './common.js';
 
 /**
@@ -10,4 +12,5 @@ export const PipelineUnpaused = z.object({
   schemaVersion: z.literal(1),
   data: z.object({ pipeline: PipelineName }),
 });
-export type PipelineUnpaused = z.infer<typeof PipelineUnpaused>;
+export type PipelineUnpaused = PlainPipelineUnpaused;
+true satisfies Equals<PipelineUnpaused, z.infer<typeof PipelineUnpaused>>;

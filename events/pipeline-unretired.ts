@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { PipelineUnretired as PlainPipelineUnretired } from './types/pipeline-unretired.js';
+import type { Equals } from './same-type.js';
 import { PipelineName } from './common.js';
 
 /**
@@ -10,4 +12,5 @@ export const PipelineUnretired = z.object({
   schemaVersion: z.literal(1),
   data: z.object({ pipeline: PipelineName }),
 });
-export type PipelineUnretired = z.infer<typeof PipelineUnretired>;
+export type PipelineUnretired = PlainPipelineUnretired;
+true satisfies Equals<PipelineUnretired, z.infer<typeof PipelineUnretired>>;

@@ -1,5 +1,5 @@
-import type { EventMetadata } from './event-metadata.js';
-import type { LedgerEvent } from './ledger-event.js';
+import type { EventMetadata } from './types/event-metadata.js';
+import type { LedgerEvent } from './types/ledger-event.js';
 
 /** Where and when an event sits in the ledger. */
 export type EventEnvelope = {

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { RetryScheduled as PlainRetryScheduled } from './types/retry-scheduled.js';
+import type { Equals } from './same-type.js';
 import { Instant, RunRef } from './common.js';
 
 /**
@@ -21,4 +23,5 @@ export const RetryScheduled = z.object({
     delayMs: z.number().int().nonnegative(),
   }),
 });
-export type RetryScheduled = z.infer<typeof RetryScheduled>;
+export type RetryScheduled = PlainRetryScheduled;
+true satisfies Equals<RetryScheduled, z.infer<typeof RetryScheduled>>;

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { RunAbandoned as PlainRunAbandoned } from './types/run-abandoned.js';
+import type { Equals } from './same-type.js';
 import { RunRef } from './common.js';
 
 /** A running run whose lease expired was taken over by a new attempt. */
@@ -11,4 +13,5 @@ export const RunAbandoned = z.object({
     supersededBy: z.string(),
   }),
 });
-export type RunAbandoned = z.infer<typeof RunAbandoned>;
+export type RunAbandoned = PlainRunAbandoned;
+true satisfies Equals<RunAbandoned, z.infer<typeof RunAbandoned>>;

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { ClearCause as PlainClearCause, RunCleared as PlainRunCleared } from './types/run-cleared.js';
+import type { Equals } from './same-type.js';
 import { PipelineName, RunRef } from './common.js';
 
 /**
@@ -7,7 +9,8 @@ import { PipelineName, RunRef } from './common.js';
  * are in one append, so they share the actor and the reason.
  */
 export const ClearCause = z.object({ eventId: z.string().min(1), pipeline: PipelineName, date: z.string().min(1) });
-export type ClearCause = z.infer<typeof ClearCause>;
+export type ClearCause = PlainClearCause;
+true satisfies Equals<ClearCause, z.infer<typeof ClearCause>>;
 
 /** A date key was made pending again; closes its generation. The reason is in metadata. */
 export const RunCleared = z.object({
@@ -20,4 +23,5 @@ export const RunCleared = z.object({
     cause: ClearCause.optional(),
   }),
 });
-export type RunCleared = z.infer<typeof RunCleared>;
+export type RunCleared = PlainRunCleared;
+true satisfies Equals<RunCleared, z.infer<typeof RunCleared>>;

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { RunFailed as PlainRunFailed } from './types/run-failed.js';
+import type { Equals } from './same-type.js';
 import { ProducerAt, RunLog, RunRef } from './common.js';
 
 /** A run failed; `code` is the caller's error code (or the runner's exit status). */
@@ -17,4 +19,5 @@ export const RunFailed = z.object({
     unreportedTasks: z.array(z.string()).optional(),
   }),
 });
-export type RunFailed = z.infer<typeof RunFailed>;
+export type RunFailed = PlainRunFailed;
+true satisfies Equals<RunFailed, z.infer<typeof RunFailed>>;

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { RunInterrupted as PlainRunInterrupted } from './types/run-interrupted.js';
+import type { Equals } from './same-type.js';
 import { ProducerAt, RunLog, RunRef } from './common.js';
 
 /**
@@ -21,4 +23,5 @@ export const RunInterrupted = z.object({
     at: ProducerAt,
   }),
 });
-export type RunInterrupted = z.infer<typeof RunInterrupted>;
+export type RunInterrupted = PlainRunInterrupted;
+true satisfies Equals<RunInterrupted, z.infer<typeof RunInterrupted>>;

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { RunMarked as PlainRunMarked } from './types/run-marked.js';
+import type { Equals } from './same-type.js';
 import { DataInterval, Instant, RunRef } from './common.js';
 
 /** What a mark may set a date to: `success` (Airflow's "mark success") or `skipped` (no data to process). */
@@ -24,4 +26,5 @@ export const RunMarked = z.object({
     previousStatus: z.enum(['missing', 'success', 'skipped', 'failed', 'up_for_retry', 'interrupted', 'cleared']),
   }),
 });
-export type RunMarked = z.infer<typeof RunMarked>;
+export type RunMarked = PlainRunMarked;
+true satisfies Equals<RunMarked, z.infer<typeof RunMarked>>;

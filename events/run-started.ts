@@ -1,10 +1,13 @@
 import { z } from 'zod';
+import type { OpenLineageOrigin as PlainOpenLineageOrigin, RunStarted as PlainRunStarted } from './types/run-started.js';
+import type { Equals } from './same-type.js';
 import { DataInterval, Instant, ProducerAt, RunRef, RunType } from './common.js';
 import { POOL_NAME_PATTERN } from './name-patterns.js';
 
 /** Where an ingested run came from: its OpenLineage job and the `eventTime` of the event that started it. */
 export const OpenLineageOrigin = z.object({ namespace: z.string().min(1), job: z.string().min(1), eventTime: Instant });
-export type OpenLineageOrigin = z.infer<typeof OpenLineageOrigin>;
+export type OpenLineageOrigin = PlainOpenLineageOrigin;
+true satisfies Equals<OpenLineageOrigin, z.infer<typeof OpenLineageOrigin>>;
 
 /** A run of one date key began; it opens a new generation for that key. */
 export const RunStarted = z.object({
@@ -41,4 +44,5 @@ export const RunStarted = z.object({
     at: ProducerAt,
   }),
 });
-export type RunStarted = z.infer<typeof RunStarted>;
+export type RunStarted = PlainRunStarted;
+true satisfies Equals<RunStarted, z.infer<typeof RunStarted>>;

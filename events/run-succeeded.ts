@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { RunSucceeded as PlainRunSucceeded } from './types/run-succeeded.js';
+import type { Equals } from './same-type.js';
 import { DatasetRef, ProducerAt, RunLog, RunOutput, RunRef } from './common.js';
 
 /** A run finished well; `metrics` is the user's JSON object (rows, rejected, revenue, …). */
@@ -23,4 +25,5 @@ export const RunSucceeded = z.object({
     inputs: z.array(DatasetRef).optional(),
   }),
 });
-export type RunSucceeded = z.infer<typeof RunSucceeded>;
+export type RunSucceeded = PlainRunSucceeded;
+true satisfies Equals<RunSucceeded, z.infer<typeof RunSucceeded>>;

@@ -1,10 +1,13 @@
 import { z } from 'zod';
+import type { TriggerRule as PlainTriggerRule, TaskDefinition as PlainTaskDefinition } from './types/task-definition.js';
+import type { Equals } from './same-type.js';
 import { TASK_ID_PATTERN } from './name-patterns.js';
 import { TRIGGER_RULES } from './trigger-rules.js';
 
 /** Airflow's trigger rules, with Airflow's names (the values are in trigger-rules.ts). */
 export const TriggerRule = z.enum(TRIGGER_RULES);
-export type TriggerRule = z.infer<typeof TriggerRule>;
+export type TriggerRule = PlainTriggerRule;
+true satisfies Equals<TriggerRule, z.infer<typeof TriggerRule>>;
 
 /** Task ids as Airflow allows them: letters, digits, `_`, `.` and `-`, at most 250 characters. */
 export const TaskId = z.string().regex(TASK_ID_PATTERN);
@@ -24,4 +27,5 @@ export const TaskDefinition = z.object({
   teardown: z.boolean(),
   failRunOnFailure: z.boolean(),
 });
-export type TaskDefinition = z.infer<typeof TaskDefinition>;
+export type TaskDefinition = PlainTaskDefinition;
+true satisfies Equals<TaskDefinition, z.infer<typeof TaskDefinition>>;

@@ -1,11 +1,14 @@
 import { z } from 'zod';
+import type { TaskState as PlainTaskState, TaskStateChanged as PlainTaskStateChanged } from './types/task-state-changed.js';
+import type { Equals } from './same-type.js';
 import { ProducerAt, RunRef } from './common.js';
 import { TaskId } from './task-definition.js';
 import { TASK_STATES } from './task-states.js';
 
 /** Airflow's task instance states that a caller may report (the `None` state is "not reported yet"). */
 export const TaskState = z.enum(TASK_STATES);
-export type TaskState = z.infer<typeof TaskState>;
+export type TaskState = PlainTaskState;
+true satisfies Equals<TaskState, z.infer<typeof TaskState>>;
 
 /**
  * A task of a run changed state. Lives in the run's stream, so it is
@@ -25,4 +28,5 @@ export const TaskStateChanged = z.object({
     at: ProducerAt,
   }),
 });
-export type TaskStateChanged = z.infer<typeof TaskStateChanged>;
+export type TaskStateChanged = PlainTaskStateChanged;
+true satisfies Equals<TaskStateChanged, z.infer<typeof TaskStateChanged>>;

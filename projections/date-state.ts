@@ -1,4 +1,4 @@
-import type { RunOutput, RunType } from '../events/common.js';
+import type { RunOutput, RunType } from '../events/types/common.js';
 import type { DataInterval } from './slot.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { RunCleared } from '../events/run-cleared.js';
+import type { RunCleared } from '../events/types/run-cleared.js';
 import type { PipelineState } from './pipeline-state.js';
 
 export type ClearCommand = { dates: string[]; onlyFailed: boolean };

@@ -1,9 +1,9 @@
-import type { DatasetRef, RunLog, RunOutput } from '../events/common.js';
-import type { RetryScheduled } from '../events/retry-scheduled.js';
-import type { RunFailed } from '../events/run-failed.js';
-import type { RunHeartbeat } from '../events/run-heartbeat.js';
-import type { RunInterrupted } from '../events/run-interrupted.js';
-import type { RunSucceeded } from '../events/run-succeeded.js';
+import type { DatasetRef, RunLog, RunOutput } from '../events/types/common.js';
+import type { RetryScheduled } from '../events/types/retry-scheduled.js';
+import type { RunFailed } from '../events/types/run-failed.js';
+import type { RunHeartbeat } from '../events/types/run-heartbeat.js';
+import type { RunInterrupted } from '../events/types/run-interrupted.js';
+import type { RunSucceeded } from '../events/types/run-succeeded.js';
 import type { PipelineState } from './pipeline-state.js';
 import { accept, refuse, type Decision } from './refusal.js';
 

@@ -1,4 +1,4 @@
-import type { LedgerEvent } from '../events/ledger-event.js';
+import type { LedgerEvent } from '../events/types/ledger-event.js';
 import { pausedText, retiredText, type PipelineControl } from './pipeline-control.js';
 import { accept, refuse, type Decision } from './refusal.js';
 

@@ -1,7 +1,7 @@
-import type { RunType } from '../events/common.js';
-import type { RunAbandoned } from '../events/run-abandoned.js';
-import type { RunFailed } from '../events/run-failed.js';
-import type { RunStarted } from '../events/run-started.js';
+import type { RunType } from '../events/types/common.js';
+import type { RunAbandoned } from '../events/types/run-abandoned.js';
+import type { RunFailed } from '../events/types/run-failed.js';
+import type { RunStarted } from '../events/types/run-started.js';
 import { leaseExpired } from './date-state.js';
 import type { PipelineState } from './pipeline-state.js';
 import { accept, refuse, type Decision } from './refusal.js';

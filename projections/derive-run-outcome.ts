@@ -1,5 +1,5 @@
-import type { TaskDefinition } from '../events/task-definition.js';
-import type { TaskState } from '../events/task-state-changed.js';
+import type { TaskDefinition } from '../events/types/task-definition.js';
+import type { TaskState } from '../events/types/task-state-changed.js';
 import { isTerminalTaskState } from '../events/task-states.js';
 import { runLeaves } from './task-graph.js';
 

@@ -1,5 +1,5 @@
-import type { TaskDefinition, TriggerRule } from '../events/task-definition.js';
-import type { TaskState } from '../events/task-state-changed.js';
+import type { TaskDefinition, TriggerRule } from '../events/types/task-definition.js';
+import type { TaskState } from '../events/types/task-state-changed.js';
 import { evaluateTriggerRule } from './evaluate-trigger-rule.js';
 import { searchMasking } from './search-masking.js';
 import { downstreamOf, runLeaves, topologicalOrder } from './task-graph.js';

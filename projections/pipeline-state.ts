@@ -1,4 +1,4 @@
-import type { PipelineDefinition } from '../events/pipeline-definition.js';
+import type { PipelineDefinition } from '../events/types/pipeline-definition.js';
 import type { RecordedEvent } from '../events/recorded-event.js';
 import { isCurrentRun, type DateState } from './date-state.js';
 import type { PipelineControl } from './pipeline-control.js';

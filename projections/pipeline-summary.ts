@@ -1,9 +1,10 @@
-import type { PipelineDefinition } from '../events/pipeline-definition.js';
+import type { PipelineDefinition } from '../events/types/pipeline-definition.js';
 import type { RecordedEvent } from '../events/recorded-event.js';
 import { isDone, type DateState } from './date-state.js';
 import type { PipelineControl } from './pipeline-control.js';
 import type { DateMark, PipelineState } from './pipeline-state.js';
 import type { RunRecord } from './run-history.js';
+import { auditEntriesOf } from './views/pipeline-history.js';
 import { copyTally, tallyRun, type RunTally } from './views/run-tally.js';
 import { tellingLine } from './views/telling-line.js';
 
@@ -50,6 +51,8 @@ export type PipelineSummary = {
   paused: PipelineControl | null;
   /** Set while the pipeline is retired. */
   retired: PipelineControl | null;
+  /** The audit entries its events make (`auditEntriesOf`), counted as they are folded: an audit page says "of N" without reading them. */
+  auditEntries: number;
 };
 
 /** The summary of a pipeline with no event yet. */
@@ -73,6 +76,7 @@ export function emptySummary(pipeline: string): PipelineSummary {
     latestMs: null,
     paused: null,
     retired: null,
+    auditEntries: 0,
   };
 }
 
@@ -111,6 +115,8 @@ export type RunChange = { before: RunRecord | undefined; after: RunRecord; seq: 
 export type SummaryFolder = {
   /** One event, with the date and the run it changed (null: none), in position order. */
   add(event: Pick<RecordedEvent, 'type'>, date: DateChange | null, run: RunChange | null): void;
+  /** Every event of the pipeline, in position order (also those that change no date or run): its audit entries are counted. */
+  saw(event: RecordedEvent): void;
   /**
    * The summary after every event added. `state` is the pipeline's folded state; `dates` and `runs` are each changed
    * date and run as before its first change and now; `slotKindOf` null leaves the slot counts to be counted again over
@@ -140,7 +146,11 @@ export function summaryFolder(before: PipelineSummary): SummaryFolder {
   let lastFailure = before.lastFailure;
   // Over every state a date takes, event by event: a refold and the appends that made the rows see the same ones.
   let latestMs = before.latestMs;
+  let auditEntries = before.auditEntries;
   return {
+    saw(event) {
+      auditEntries += auditEntriesOf(event).length;
+    },
     add(event, date, run) {
       if (date !== null && date.after.logicalDate !== date.before?.logicalDate) {
         const ms = Date.parse(date.after.logicalDate);
@@ -203,6 +213,7 @@ export function summaryFolder(before: PipelineSummary): SummaryFolder {
         latestMs,
         paused: state.paused,
         retired: state.retired,
+        auditEntries,
       };
       return { summary, lostDone, nowDone };
     },

@@ -1,4 +1,4 @@
-import type { RunLog, RunOutput, RunType } from '../events/common.js';
+import type { RunLog, RunOutput, RunType } from '../events/types/common.js';
 import type { RecordedEvent } from '../events/recorded-event.js';
 import type { DataInterval } from './slot.js';
 

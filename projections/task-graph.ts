@@ -1,6 +1,6 @@
 import { MAX_TASKS } from '../events/limits.js';
 import { TASK_ID_PATTERN } from '../events/name-patterns.js';
-import type { TaskDefinition, TriggerRule } from '../events/task-definition.js';
+import type { TaskDefinition, TriggerRule } from '../events/types/task-definition.js';
 import { isTriggerRule, TRIGGER_RULES } from '../events/trigger-rules.js';
 
 /** One problem with a declared task list, kept as data with its path until the edge, as zod keeps its issues. */

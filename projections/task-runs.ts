@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../events/recorded-event.js';
-import type { TaskState } from '../events/task-state-changed.js';
+import type { TaskState } from '../events/types/task-state-changed.js';
 
 /** The latest reported state of one task in one run (a row of `runs --run`). */
 export type TaskRun = {

@@ -1,4 +1,4 @@
-import type { Upstream } from '../events/pipeline-definition.js';
+import type { Upstream } from '../events/types/pipeline-definition.js';
 import type { DateStatus } from './date-state.js';
 import type { PipelineControl } from './pipeline-control.js';
 import type { PipelineState } from './pipeline-state.js';

@@ -127,16 +127,20 @@ export function buildCalendar(options: CalendarOptions): CalendarView {
       row = { label, cells: [] };
       rows.push(row);
     }
-    const marks = { watermark: date === options.watermark, completeThrough: date === options.completeThrough };
+    const watermark = date === options.watermark;
+    const completeThrough = date === options.completeThrough;
     // Keys arrive in logical-date order, so a key sharing a position comes after the one that holds it.
-    const holder = row.cells.at(-1)?.column === column ? row.cells.at(-1) : row.cells.find((c) => c.column === column);
+    const lastCell = row.cells.at(-1);
+    const holder = lastCell?.column === column ? lastCell : row.cells.find((c) => c.column === column);
     if (holder) {
-      const kind: ExtraKind = offSchedule ? 'off-schedule' : date.slice(0, 19) === holder.date.slice(0, 19) ? 'repeated-hour' : 'same-hour';
-      holder.extras.push({ date, status, kind, ...marks, attempts, error });
+      const kind: ExtraKind = offSchedule ? 'off-schedule' : sameSecond(date, holder.date) ? 'repeated-hour' : 'same-hour';
+      holder.extras.push({ date, status, kind, watermark, completeThrough, attempts, error });
       if (kind === 'same-hour' && STATUS_SEVERITY[status] > STATUS_SEVERITY[holder.status]) holder.status = status;
       return;
     }
-    row.cells.push({ date, status, column, ...marks, attempts, error, note, offSchedule, extras: [], ...(blocked === undefined ? {} : { blocked }) });
+    const cell: CalendarCell = { date, status, column, watermark, completeThrough, attempts, error, note, offSchedule, extras: [] };
+    if (blocked !== undefined) cell.blocked = blocked;
+    row.cells.push(cell);
   };
   for (const d of options.dates) add(d.date, cellStatus(d), d.attempts, d.status === 'failed' || d.status === 'up_for_retry' ? d.error : null, d.offSchedule === true, cellNote(d, options.instant), blockedText(d));
   for (const date of options.notDue ?? []) add(date, 'not-due', 0, null, false, null);
@@ -183,8 +187,17 @@ export const STATUS_SEVERITY: Readonly<Record<CellStatus, number>> = {
   failed: 9,
 };
 
+/** True when two keys name the same wall time to the second (their first 19 characters), compared without slicing either. */
+function sameSecond(a: string, b: string): boolean {
+  const n = Math.min(19, Math.max(a.length, b.length));
+  for (let i = 0; i < n; i++) if (a.charCodeAt(i) !== b.charCodeAt(i)) return false;
+  return true;
+}
+
 /** The words of a row's `blockedBy` and `clearCause`, or undefined when it has neither. */
 function blockedText(row: CalendarInput): string | undefined {
+  // Most rows have neither: no array is made for them (a day of minutes is 1,440 rows).
+  if (!row.clearCause && !row.blockedBy) return undefined;
   const parts = [row.clearCause ? clearedBecause(row.clearCause) : '', row.blockedBy ? waitsForText(row.blockedBy) : ''].filter(Boolean);
   return parts.length === 0 ? undefined : parts.join('; ');
 }

@@ -1,5 +1,5 @@
 import { tellingLine } from './telling-line.js';
-import type { PipelineDefinition } from '../../events/pipeline-definition.js';
+import type { PipelineDefinition } from '../../events/types/pipeline-definition.js';
 import { isDone, leaseExpired, type DateState } from '../date-state.js';
 import type { PendingReason } from '../pending.js';
 import type { PipelineState } from '../pipeline-state.js';

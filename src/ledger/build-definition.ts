@@ -1,7 +1,7 @@
 import { canonicalJson } from '../../events/canonical-json.js';
 import { formatBytes, MAX_SIZE_CAP_BYTES, MIN_SIZE_CAP_BYTES } from '../../events/limits.js';
 import { MAX_PRIORITY, PIPELINE_NAME_PATTERN, POOL_NAME_PATTERN } from '../../events/name-patterns.js';
-import type { EarlierTimetable, OpenLineageJob, PipelineCommand, PipelineDefinition, Upstream } from '../../events/pipeline-definition.js';
+import type { EarlierTimetable, OpenLineageJob, PipelineCommand, PipelineDefinition, Upstream } from '../../events/types/pipeline-definition.js';
 import type { TaskSpec } from '../../projections/task-graph.js';
 import { checkDurationMs } from '../duration.js';
 import { LedgerError } from '../errors.js';

@@ -1,6 +1,6 @@
 import type { PipelineControl } from '../../projections/pipeline-control.js';
-import type { RunOutput, RunType } from '../../events/common.js';
-import type { EventType } from '../../events/ledger-event.js';
+import type { RunOutput, RunType } from '../../events/types/common.js';
+import type { EventType } from '../../events/types/ledger-event.js';
 import type { ClearedBecause, DateStatus, ManualMark, RetryProgress } from '../../projections/date-state.js';
 import type { PendingSlot } from '../../projections/pending.js';
 import type { BlockedBy } from '../../projections/upstream-slots.js';

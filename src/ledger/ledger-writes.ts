@@ -1,7 +1,7 @@
-import type { DatasetRef, RunLog, RunOutput } from '../../events/common.js';
+import type { DatasetRef, RunLog, RunOutput } from '../../events/types/common.js';
 import { INSTANT_PATTERN } from '../../events/name-patterns.js';
-import type { LedgerEvent } from '../../events/ledger-event.js';
-import type { PipelineDefinition } from '../../events/pipeline-definition.js';
+import type { LedgerEvent } from '../../events/types/ledger-event.js';
+import type { PipelineDefinition } from '../../events/types/pipeline-definition.js';
 import { runStream } from '../../events/recorded-event.js';
 import { formatBytes, MAX_SIZE_CAP_BYTES, recordedTextLimits, utf8Bytes } from '../../events/limits.js';
 import { decideClear } from '../../projections/decide-clear.js';

@@ -1,8 +1,8 @@
 /// <reference lib="esnext.disposable" preserve="true" />
 // The ledger is AsyncDisposable (`await using`): the reference keeps the shipped .d.ts compiling for a consumer whose
 // lib stops before esnext and who has no @types/node (TypeScript 6+ no longer loads every @types package by default).
-import type { DatasetRef, RunLog, RunOutput } from '../../events/common.js';
-import type { PipelineDefinition } from '../../events/pipeline-definition.js';
+import type { DatasetRef, RunLog, RunOutput } from '../../events/types/common.js';
+import type { PipelineDefinition } from '../../events/types/pipeline-definition.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
 import type { RunHistory } from '../../projections/run-history.js';

@@ -1,4 +1,4 @@
-import type { PipelineDefinition } from '../../events/pipeline-definition.js';
+import type { PipelineDefinition } from '../../events/types/pipeline-definition.js';
 import { isDone, type DateState, type DateStatus } from '../../projections/date-state.js';
 import { initialState, type PipelineState } from '../../projections/pipeline-state.js';
 import type { PendingReason } from '../../projections/pending.js';

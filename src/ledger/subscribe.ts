@@ -1,4 +1,4 @@
-import type { EventType } from '../../events/ledger-event.js';
+import type { EventType } from '../../events/types/ledger-event.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import { LedgerError } from '../errors.js';
 import { watchAppends } from './watch-appends.js';

@@ -1,4 +1,4 @@
-import type { TaskState } from '../../events/task-state-changed.js';
+import type { TaskState } from '../../events/types/task-state-changed.js';
 import type { RunOutcome } from '../../projections/derive-run-outcome.js';
 import type { RunRecord } from '../../projections/run-history.js';
 import type { TaskGridRow } from '../../projections/task-grid.js';

@@ -1,4 +1,4 @@
-import type { PipelineDefinition } from '../../events/pipeline-definition.js';
+import type { PipelineDefinition } from '../../events/types/pipeline-definition.js';
 import type { DateState } from '../../projections/date-state.js';
 import { LedgerError } from '../errors.js';
 import { parseDateText } from '../timetable/parse-date.js';

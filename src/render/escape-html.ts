@@ -29,9 +29,7 @@ export type Html = { readonly html: string };
  */
 export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
   let out = strings[0] ?? '';
-  values.forEach((value, i) => {
-    out += toHtml(value) + (strings[i + 1] ?? '');
-  });
+  for (let i = 0; i < values.length; i++) out += toHtml(values[i]) + (strings[i + 1] ?? '');
   return { html: out };
 }
 

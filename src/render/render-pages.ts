@@ -143,6 +143,8 @@ function pendingDetail(p: PipelinePage['pending']['pending'][number], zone: stri
   const since = p.retry?.nextAt ? overdue(p.retry.nextAt) : null;
   const late = since === null ? '' : `; overdue since ${inZone(since, zone)}: nobody started it (the runner that waited for it is gone)`;
   const own = p.retry ? `attempt ${p.retry.attempt} of ${p.retry.of}${p.retry.nextAt ? `, next at ${inZone(p.retry.nextAt, zone)}` : ''}${late}` : p.previous ? `waits for ${p.previous}` : '';
+  // Most rows (a missing slot) have no detail: no array is made for them.
+  if (!p.blockedBy && !p.cause) return own;
   return [own, p.blockedBy ? waitsForText(p.blockedBy) : '', p.cause ? clearedBecause(p.cause) : ''].filter(Boolean).join('; ');
 }
 
@@ -263,7 +265,10 @@ function* pipelineParts(page: PipelinePage, links: Links): Generator<string> {
   const overdue = (nextAt: string) => (page.time.asOf === null ? retryOverdueSince(nextAt, d.leaseMs, page.time.nowMs) : null);
   const pending = () => page.pendingTotal > 0 && listed.length > 0
     ? html`${page.pendingTotal > listed.length ? html`<p class="muted">The oldest ${listed.length} of ${page.pendingTotal} pending dates.</p>` : html``}<table class="pending"><thead><tr><th>Date</th><th>Reason</th><th>Due since</th><th>Data interval</th><th>Error</th><th>Detail</th></tr></thead><tbody>${listed.map(
-        (p) => html`<tr><td class="mono">${links.date(d.pipeline, p.date) ? html`<a href="${links.date(d.pipeline, p.date) ?? ''}">${p.date}</a>` : p.date}</td><td>${badge(p.reason)}</td><td class="mono">${timeHtml(p.runAfter, d.timezone)}</td><td class="mono">${p.dataInterval.start} → ${p.dataInterval.end}</td><td>${p.error ? html`<span class="err" title="${p.error}">${tellingLine(p.error)}</span>` : html``}</td><td data-detail="${p.reason}">${pendingDetail(p, d.timezone, overdue)}</td></tr>`,
+        (p) => {
+          const href = links.date(d.pipeline, p.date);
+          return html`<tr><td class="mono">${href ? html`<a href="${href}">${p.date}</a>` : p.date}</td><td>${badge(p.reason)}</td><td class="mono">${timeHtml(p.runAfter, d.timezone)}</td><td class="mono">${p.dataInterval.start} → ${p.dataInterval.end}</td><td>${p.error ? html`<span class="err" title="${p.error}">${tellingLine(p.error)}</span>` : html``}</td><td data-detail="${p.reason}">${pendingDetail(p, d.timezone, overdue)}</td></tr>`;
+        },
       )}</tbody></table>`
     : html`<p>Nothing pending${page.pending.from ? html` from ${page.pending.from} to ${page.pending.to}` : html``}.</p>`;
   const inFlight = page.pending.inFlight.length
@@ -291,7 +296,8 @@ function* pipelineParts(page: PipelinePage, links: Links): Generator<string> {
 `.html;
   yield html`<h2>Runs</h2><div data-part="runs">${runs()}</div>
 `.html;
-  yield html`<h2>Audit timeline</h2><div data-part="audit">${page.auditScanned === null ? html`` : html`<p class="muted">Entries among the pipeline's last ${page.auditScanned} events; <code>runledger log ${d.pipeline}</code> lists the older ones.</p>`}${auditTable(page.audit, links, false, () => d.timezone)}</div></section>`.html;
+  const auditTotal = page.auditTotal !== undefined && page.auditTotal > page.audit.length ? html`<p class="muted" data-fact="audit-count" data-total="${String(page.auditTotal)}">The ${page.audit.length.toLocaleString('en')} most recent of ${page.auditTotal.toLocaleString('en')} entries.</p>` : html``;
+  yield html`<h2>Audit timeline</h2><div data-part="audit">${auditTotal}${page.auditScanned === null ? html`` : html`<p class="muted">Entries among the pipeline's last ${page.auditScanned} events; <code>runledger log ${d.pipeline}</code> lists the older ones.</p>`}${auditTable(page.audit, links, false, () => d.timezone)}</div></section>`.html;
 }
 
 /** The links to the calendar pages beside this one; they keep the page's `from` (a range's floor) and rows per page. */
@@ -327,7 +333,18 @@ function auditTable(entries: AuditEntry[], links: Links, withPipeline: boolean, 
 }
 
 function auditBody(page: AuditPage, links: Links): Html {
-  const counted = page.total !== null && page.total > page.entries.length ? ` (the ${page.entries.length} most recent of ${page.total})` : '';
+  const count = (n: number) => n.toLocaleString('en');
+  // A served page of now counts every entry (the read models keep the count per pipeline); an older page says how many it lists before its event.
+  const counted =
+    page.total === null
+      ? ''
+      : page.before
+        ? html`; <span data-fact="audit-count" data-total="${String(page.total)}">${count(page.entries.length)} entries recorded before event ${page.before}, of ${count(page.total)} in all</span>`
+        : page.older !== undefined
+          ? html`; <span data-fact="audit-count" data-total="${String(page.total)}">entries ${page.entries.length === 0 ? '0' : '1'}–${count(page.entries.length)} of ${count(page.total)}</span>`
+          : page.total > page.entries.length
+            ? ` (the ${page.entries.length} most recent of ${page.total})`
+            : '';
   const pageOf = (before: number | null) => {
     const base = links.audit();
     return before === null ? base : `${base}${base.includes('?') ? '&' : '?'}before=${before}`;
@@ -335,7 +352,7 @@ function auditBody(page: AuditPage, links: Links): Html {
   const older = page.older ? html`<a href="${pageOf(page.older)}" rel="prev" data-page="older">Older entries</a>` : html``;
   const newest = page.before ? html`${page.older ? ' · ' : ''}<a href="${pageOf(null)}" data-page="latest">Newest entries</a>` : html``;
   const pager = page.older || page.before ? html`<p class="pager">${older}${newest}</p>` : html``;
-  return html`<section id="audit"><h1>Audit timeline</h1><p class="muted">Definitions, redefinitions, clears, forced re-runs, takeovers and abandoned runs of every pipeline, newest first${counted}${page.before ? `, recorded before event ${page.before}` : ''}.</p>${auditTable(page.entries, links, true, (pipeline) => page.zones[pipeline] ?? 'UTC')}${pager}</section>`;
+  return html`<section id="audit"><h1>Audit timeline</h1><p class="muted">Definitions, redefinitions, clears, forced re-runs, takeovers and abandoned runs of every pipeline, newest first${counted}${page.before && page.total === null ? `, recorded before event ${page.before}` : ''}.</p>${auditTable(page.entries, links, true, (pipeline) => page.zones[pipeline] ?? 'UTC')}${pager}</section>`;
 }
 
 function runBody(page: RunPage, links: Links): Html {

@@ -1,4 +1,4 @@
-import type { PipelineDefinition } from '../../events/pipeline-definition.js';
+import type { PipelineDefinition } from '../../events/types/pipeline-definition.js';
 import { formatLag } from '../../projections/views/format-lag.js';
 import { checkDelayMs, checkRetries } from '../ledger/build-definition.js';
 // One duration type for the whole library (`"1h"` or milliseconds), as leases and freshness take it.

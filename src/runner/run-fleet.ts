@@ -1,4 +1,4 @@
-import type { PipelineDefinition } from '../../events/pipeline-definition.js';
+import type { PipelineDefinition } from '../../events/types/pipeline-definition.js';
 import { dependencyOrder, withDownstreams, type DependencyGraph } from '../../projections/dependency-graph.js';
 import { planBackfill, type Reprocess } from '../../projections/plan-runs.js';
 import type { PipelineControl } from '../../projections/pipeline-control.js';

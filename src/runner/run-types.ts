@@ -1,4 +1,4 @@
-import type { RunLog, RunType } from '../../events/common.js';
+import type { RunLog, RunType } from '../../events/types/common.js';
 import type { RecordedTextLimits } from '../../events/limits.js';
 import type { PlanReason } from '../../projections/plan-runs.js';
 import type { DataInterval } from '../../projections/slot.js';

@@ -1,4 +1,4 @@
-import type { RunType } from '../../events/common.js';
+import type { RunType } from '../../events/types/common.js';
 import { LedgerError } from '../errors.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { StartInput } from '../ledger/ledger-types.js';

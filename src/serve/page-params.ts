@@ -7,6 +7,8 @@ export type PageCap = { default: number; max: number };
 export const STATE_PAGE: PageCap = { default: 1000, max: 10_000 };
 /** `GET /api/pipelines/:p/runs`: runs per page. */
 export const RUNS_PAGE: PageCap = { default: 100, max: 1000 };
+/** `GET /api/audit`: entries per page (default 500, as the `/audit` page lists). */
+export const AUDIT_PAGE: PageCap = { default: 500, max: 1000 };
 /**
  * The pipeline page's calendar: rows per page, months of days (default 120) or days of hours (default 31;
  * the defaults come with the layout), at most 240 either way.

@@ -29,6 +29,7 @@ export const QUERY_PARAMETERS: Readonly<Record<string, readonly string[]>> = {
   'GET /api/pipelines/:pipeline/runs': ['date', 'limit', 'before', 'as_of'],
   'GET /api/pipelines/:pipeline/runs/:runId': ['as_of'],
   'GET /api/log': ['pipeline', 'date', 'run', 'type', 'actor', 'since', 'until', 'limit', 'as_of'],
+  'GET /api/audit': ['before', 'limit', 'as_of'],
   'GET /api/verify': ['expect_head'],
   'POST /api/pipelines/:pipeline/runs': [],
   'POST /api/runs/:runId/succeed': [],

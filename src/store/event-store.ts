@@ -1,5 +1,5 @@
-import type { EventMetadata } from '../../events/event-metadata.js';
-import type { EventType, LedgerEvent } from '../../events/ledger-event.js';
+import type { EventMetadata } from '../../events/types/event-metadata.js';
+import type { EventType, LedgerEvent } from '../../events/types/ledger-event.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { ReadModels } from './read-models.js';
 

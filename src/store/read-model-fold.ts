@@ -170,6 +170,7 @@ export function rowFolder(pipeline: string, touched: TouchedRows, timetables: Ti
         }
       }
       if (dateChange !== null || runChange !== null) summary.add(event, dateChange, runChange);
+      summary.saw(event);
     }
   };
 

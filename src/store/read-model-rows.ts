@@ -1,4 +1,4 @@
-import type { PipelineDefinition } from '../../events/pipeline-definition.js';
+import type { PipelineDefinition } from '../../events/types/pipeline-definition.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { DateState } from '../../projections/date-state.js';
 import type { PipelineControl } from '../../projections/pipeline-control.js';
@@ -316,6 +316,7 @@ export function summaryOfRow(row: PipelineRow, definition?: PipelineDefinition |
     running: JSON.parse(row.running) as RunningDate[],
     latestMs: row.latest_ms,
     ...controlOfText(row.control),
+    auditEntries: row.audit_entries,
   };
 }
 
@@ -343,6 +344,7 @@ export function pipelineRow(summary: PipelineSummary, definitionText?: string | 
     running: JSON.stringify(summary.running),
     latest_ms: summary.latestMs,
     control: controlText(summary),
+    audit_entries: summary.auditEntries,
   };
 }
 

@@ -22,8 +22,9 @@ import { PROJECTION_VERSION } from '../../projections/projection-version.js';
  * 6: one declaration for both stores: PostgreSQL's `rm_runs` keyed by pipeline and start position as SQLite's are
  *    (a run is found by id through the events' index of runs), one index fewer for every run start to write.
  * 7: `rm_pipelines` keeps the pipeline's pause and retirement (`control`).
+ * 8: `rm_pipelines` counts the audit entries of the pipeline's events (`audit_entries`).
  */
-export const READ_MODEL_VERSION = 7;
+export const READ_MODEL_VERSION = 8;
 
 /** What `rm_meta`'s `stamp` holds for tables this build wrote: the folds' version and the tables'. */
 export const READ_MODEL_STAMP = `${PROJECTION_VERSION}.${READ_MODEL_VERSION}`;
@@ -103,6 +104,8 @@ export const RM_PIPELINES = {
     nullable('latest_ms', 'bigint'),
     // The pipeline's pause and retirement as JSON `{ "paused": { since, by, reason }, "retired": … }` (set ones only), or null for neither.
     nullable('control', 'text'),
+    // The audit entries of its events (definitions, clears, forced re-runs, takeovers, marks, …), for audit pages' "of N".
+    column('audit_entries', 'int'),
   ],
   primaryKey: ['pipeline'],
   indexes: [],

@@ -270,6 +270,7 @@ function onlyPositionMoved(folded: FoldedRows, before: PipelineSummary): boolean
     after.latestMs === before.latestMs &&
     after.misaligned === before.misaligned &&
     after.paused === before.paused &&
-    after.retired === before.retired
+    after.retired === before.retired &&
+    after.auditEntries === before.auditEntries
   );
 }

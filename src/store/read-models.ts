@@ -1,4 +1,4 @@
-import type { PipelineDefinition } from '../../events/pipeline-definition.js';
+import type { PipelineDefinition } from '../../events/types/pipeline-definition.js';
 import type { DateState } from '../../projections/date-state.js';
 import type { RunRecord } from '../../projections/run-history.js';
 import type { PipelineSummary } from '../../projections/pipeline-summary.js';
@@ -94,6 +94,8 @@ export interface ReadModels {
   run(runId: string, pipeline?: string): Promise<(RunRecord & { pipeline: string; seq: number }) | null>;
   /** Every pipeline that has a row, by name. */
   pipelines(): Promise<string[]>;
+  /** The audit entries of every pipeline's events, from the count each pipeline's row keeps (no event is read). */
+  auditEntries(): Promise<number>;
   /** One pipeline's rows as stored (`verify --projections`). */
   storedRows(pipeline: string): Promise<StoredRows>;
 }

@@ -1,5 +1,5 @@
 import { deepStrictEqual, fail } from 'node:assert/strict';
-import type { LedgerEvent } from '../../events/ledger-event.js';
+import type { LedgerEvent } from '../../events/types/ledger-event.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import { decideClear, type ClearCommand } from '../../projections/decide-clear.js';
 import { decideCompletion, type CompletionCommand } from '../../projections/decide-completion.js';

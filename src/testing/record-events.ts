@@ -1,5 +1,5 @@
-import type { EventMetadata } from '../../events/event-metadata.js';
-import type { LedgerEvent } from '../../events/ledger-event.js';
+import type { EventMetadata } from '../../events/types/event-metadata.js';
+import type { LedgerEvent } from '../../events/types/ledger-event.js';
 import { runStream, type RecordedEvent } from '../../events/recorded-event.js';
 import { GENESIS_HASH } from '../../events/hash-chain.js';
 import type { NewEvent, RawEvent } from '../store/event-store.js';

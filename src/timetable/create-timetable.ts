@@ -71,7 +71,8 @@ export function createTimetable(spec: TimetableSpec): Timetable {
   function slotOf(tick: number, nextTick: number): Slot {
     const logicalDate = format(tick);
     const end = isInterval ? format(nextTick) : logicalDate;
-    return { date: keyOf(tick), logicalDate, dataInterval: { start: logicalDate, end }, runAfter: end };
+    // A key finer than a day is the logical date's own text: formatted once, not twice.
+    return { date: dailyKeys ? keyOf(tick) : logicalDate, logicalDate, dataInterval: { start: logicalDate, end }, runAfter: end };
   }
 
   /** The slot at a known tick; undefined outside start/end. */

@@ -195,13 +195,15 @@ export function notDueKeys(timetable: Timetable, state: StateView, nowMs: number
   if (!slot) return [];
   const rowOf = (key: string) => (timetable.dailyKeys ? key.slice(0, 7) : key.slice(0, 10));
   const row = rowOf(last?.date ?? slot.date);
-  const shown = new Set(state.dates.map((d) => d.date));
   const keys: string[] = [];
   // Bounded: a row holds at most a month of days or a day of minutes.
-  for (let n = 0; slot && n < 1500 && rowOf(slot.date) === row; n++, slot = timetable.next(slot)) {
-    if (!shown.has(slot.date)) keys.push(slot.date);
-  }
-  return keys;
+  for (let n = 0; slot && n < 1500 && rowOf(slot.date) === row; n++, slot = timetable.next(slot)) keys.push(slot.date);
+  if (keys.length === 0) return keys;
+  // The rows already shown under those keys, found without a set of every row's key (a day of minutes is 1,440).
+  const candidates = new Set(keys);
+  const shown = new Set<string>();
+  for (const d of state.dates) if (candidates.has(d.date)) shown.add(d.date);
+  return shown.size === 0 ? keys : keys.filter((key) => !shown.has(key));
 }
 
 /** The calendar of a state view, with the not-yet-due rest of its last row. */
@@ -296,6 +298,7 @@ export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf
     chartDates: null,
     audit: folded.audit.slice(-(limits.audit ?? 200)).reverse(),
     auditScanned: null,
+    auditTotal: folded.audit.length,
   };
   return { page, audit: folded.audit };
 }
@@ -421,7 +424,17 @@ export async function loadAuditPage(ledger: Ledger, asOf: AsOf | undefined, opti
   }
   const zones: Record<string, string> = {};
   for (const definition of await definitionsAt(ledger, time.position)) zones[definition.pipeline] = definition.timezone;
-  return { kind: 'audit', time, entries, total: null, zones, older, before: options.before ?? null };
+  return { kind: 'audit', time, entries, total: await auditTotal(ledger, time), zones, older, before: options.before ?? null };
+}
+
+/**
+ * Every audit entry of the ledger, from the count each pipeline's read-model row keeps (one sum, no event read); null
+ * for a page of the past (the rows count the present) or a store without read models.
+ */
+async function auditTotal(ledger: Ledger, time: PageTime): Promise<number | null> {
+  const models = time.asOf === null ? ledger.store.readModels : undefined;
+  if (models === undefined || !(await models.ensure())) return null;
+  return models.auditEntries();
 }
 
 /**

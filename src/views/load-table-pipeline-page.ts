@@ -15,7 +15,7 @@ import type { ReadModels } from '../store/read-models.js';
 import type { Timetable } from '../timetable/timetable.js';
 import type { Slot } from '../../projections/slot.js';
 import { calendarWindow, defaultDayRows } from './calendar-window.js';
-import { stripPeriods } from './strip-periods.js';
+import { stripPeriods, type PeriodColumn } from './strip-periods.js';
 import { calendarPart, loadHistory, loadPipelinePage, pageTime, rangeEnd, runsPart, type PageLimits, type PipelinePageInput } from './load-pages.js';
 import { duePending } from '../ledger/slots.js';
 import { leaseExpired } from '../../projections/date-state.js';
@@ -114,6 +114,7 @@ async function loadPastLongPipelinePage(ledger: Ledger, pipeline: string, asOf: 
     chartDates: null,
     audit: history.audit.slice(-(limits.audit ?? 200)).reverse(),
     auditScanned: null,
+    auditTotal: history.audit.length,
   };
 }
 
@@ -244,8 +245,9 @@ function aggregatedStrip(timetable: Timetable, keys: Sparse, columns: number): S
   // Rows of each column on no slot (off-schedule runs), counted beside its slots.
   const offSlot: number[] = [];
   let next = 0;
+  const kept = keptColumns(timetable);
   for (const { fromMs: a, toMs: b, period } of stripSpans(timetable, keys.fromMs, keys.toMs, columns)) {
-    const last = timetable.slotAtOrBefore(b);
+    const column = kept.of(a, b);
     let status: CellStatus = 'success';
     let failed = 0;
     let onSlot = 0;
@@ -261,14 +263,15 @@ function aggregatedStrip(timetable: Timetable, keys: Sparse, columns: number): S
       first ??= keys.dates[next] as string;
       lastKey = keys.dates[next] as string;
     }
-    const hasSlot = last !== undefined && Date.parse(last.logicalDate) >= a;
+    const hasSlot = column.firstKey !== undefined;
     if (!hasSlot && rows === 0) continue;
     // A column with rows, or of a period, counts its slots; one without has some (its last slot is inside it), counted below.
-    const slots = !hasSlot ? 0 : rows === 0 && period === undefined ? null : timetable.countSlots(a - 1, b);
+    const slots = !hasSlot ? 0 : rows === 0 && period === undefined ? null : kept.count(column, a, b);
     if ((slots === null || slots > onSlot) && STATUS_SEVERITY.missing > STATUS_SEVERITY[status]) status = 'missing';
-    const firstSlot = hasSlot ? (timetable.slotAtOrBefore(a - 1) ? timetable.next(timetable.slotAtOrBefore(a - 1) as Slot) : timetable.first()) : undefined;
-    const from = [firstSlot?.date, first].filter((d): d is string => d !== undefined && d !== null).sort()[0] ?? '';
-    const to = [last?.date, lastKey].filter((d): d is string => d !== undefined && d !== null).sort().at(-1) ?? from;
+    const firstKey = column.firstKey;
+    const from = firstKey === undefined ? (first ?? '') : first === null || firstKey <= first ? firstKey : first;
+    const slotTo = column.lastKey;
+    const to = slotTo === undefined ? (lastKey ?? from) : lastKey === null || slotTo >= lastKey ? slotTo : lastKey;
     out.push({ from, to, count: slots === null ? -(b - a + 1) : Math.max(slots, onSlot) + (rows - onSlot), status, failed, ...(period === undefined ? {} : { period }) });
     offSlot.push(rows - onSlot);
   }
@@ -288,14 +291,83 @@ function aggregatedStrip(timetable: Timetable, keys: Sparse, columns: number): S
   return out;
 }
 
+/**
+ * What a strip column of `[a, b]` needs of the timetable: the key of its first slot (undefined: it holds none), the key
+ * of the last slot at or before `b` (undefined: none yet), and, once asked, how many slots it holds.
+ */
+type ColumnSlots = { firstKey: string | undefined; lastKey: string | undefined; count: number | undefined };
+
+/** Column answers kept per timetable, at most this many (the newest column's end moves with each due slot). */
+const COLUMNS_KEPT = 2048;
+const columnsOfTimetable = new WeakMap<Timetable, Map<string, ColumnSlots>>();
+
+/**
+ * The slots at a strip column's edges, kept per timetable (the store keeps one timetable object per definition): they
+ * depend on the timetable alone, not on the rows, so a view of a long pipeline looks up only the columns it has not
+ * seen (the newest), not two slots of each of its hundreds of columns (a quarter of minutes' slots built each time
+ * were a quarter of a 1970 minutely page's garbage).
+ */
+function keptColumns(timetable: Timetable): { of(a: number, b: number): ColumnSlots; count(column: ColumnSlots, a: number, b: number): number } {
+  let kept = columnsOfTimetable.get(timetable);
+  if (kept === undefined) {
+    kept = new Map();
+    columnsOfTimetable.set(timetable, kept);
+  }
+  const map = kept;
+  // The columns are consecutive: a column's last slot is the slot before the next one's start, looked up once.
+  let lastBefore: { at: number; slot: Slot | undefined } | null = null;
+  const slotAtOrBefore = (ms: number) => (lastBefore !== null && lastBefore.at === ms ? lastBefore.slot : timetable.slotAtOrBefore(ms));
+  return {
+    of(a, b) {
+      const key = `${a} ${b}`;
+      const found = map.get(key);
+      if (found !== undefined) return found;
+      const before = slotAtOrBefore(a - 1);
+      const last = slotAtOrBefore(b);
+      lastBefore = { at: b, slot: last };
+      const hasSlot = last !== undefined && Date.parse(last.logicalDate) >= a;
+      const firstSlot = hasSlot ? (before ? timetable.next(before) : timetable.first()) : undefined;
+      const column: ColumnSlots = { firstKey: firstSlot?.date, lastKey: last?.date, count: undefined };
+      if (map.size >= COLUMNS_KEPT) map.clear();
+      map.set(key, column);
+      return column;
+    },
+    count(column, a, b) {
+      column.count ??= timetable.countSlots(a - 1, b);
+      return column.count;
+    },
+  };
+}
+
 /** The stretches of time a long pipeline's strip draws: its zone's days, months, quarters or years, else equal widths. */
 function stripSpans(timetable: Timetable, fromMs: number, toMs: number, columns: number): Array<{ fromMs: number; toMs: number; period?: StripBucket['period'] }> {
-  const periods = stripPeriods(timetable, fromMs, toMs, columns);
+  const periods = keptPeriods(timetable, fromMs, toMs, columns);
   if (periods !== null) return periods;
   const width = Math.max(1, Math.ceil((toMs - fromMs + 1) / columns));
   const spans: Array<{ fromMs: number; toMs: number }> = [];
   for (let a = fromMs; a <= toMs; a += width) spans.push({ fromMs: a, toMs: Math.min(toMs, a + width - 1) });
   return spans;
+}
+
+/** The period columns last made per timetable, by their range's start, the local day of its end and the columns asked. */
+const periodsOfTimetable = new WeakMap<Timetable, { key: string; columns: PeriodColumn[] | null }>();
+
+/**
+ * `stripPeriods`, kept per timetable while the range's end stays in one local day: which periods and where they
+ * start depend on the range's first and last days only, so a later end of the same day moves only the last column's
+ * end (the columns of 57 years of quarters were made again on every view).
+ */
+function keptPeriods(timetable: Timetable, fromMs: number, toMs: number, columns: number): PeriodColumn[] | null {
+  const key = `${fromMs} ${timetable.formatInstant(toMs).slice(0, 10)} ${columns}`;
+  let kept = periodsOfTimetable.get(timetable);
+  if (kept?.key !== key) {
+    kept = { key, columns: stripPeriods(timetable, fromMs, toMs, columns) };
+    periodsOfTimetable.set(timetable, kept);
+  }
+  const made = kept.columns;
+  const last = made?.at(-1);
+  if (made === null || last === undefined || last.toMs === toMs) return made;
+  return [...made.slice(0, -1), { ...last, toMs }];
 }
 
 /** The oldest `PENDING_LISTED` pending slots of a long pipeline: its slots walked from the first, only as far as the last one listed. */
@@ -465,6 +537,7 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
     chartDates: recent.chartDates,
     audit: audit.entries,
     auditScanned: audit.scanned,
+    auditTotal: summary.auditEntries,
   };
 }
 

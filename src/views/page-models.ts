@@ -71,6 +71,8 @@ export type PipelinePage = {
   audit: AuditEntry[];
   /** Events read back for the audit entries when that stopped before the pipeline's first event, else null. */
   auditScanned: number | null;
+  /** Every audit entry of the pipeline (the fold's, or the count its read-model row keeps), when known; the page lists the newest. */
+  auditTotal?: number;
 };
 
 /** `timeZone`: the pipeline's zone, in which the page shows every instant. */
@@ -78,7 +80,7 @@ export type RunPage = { kind: 'run'; time: PageTime; timeZone: string; grid: Tas
 
 /**
  * `zones`: each listed pipeline's zone, in which its entries' times are shown. `total`: every entry, when counted (a
- * report); `older`: the `before` of the page of older entries on a served page (null: none left); `before`: the one
+ * report; a served page of now, from the counts the read models keep per pipeline); `older`: the `before` of the page of older entries on a served page (null: none left); `before`: the one
  * this page was asked with.
  */
 export type AuditPage = { kind: 'audit'; time: PageTime; entries: AuditEntry[]; total: number | null; zones: Record<string, string>; older?: number | null; before?: number | null };

@@ -188,6 +188,9 @@ function expectChecked(r: Checked, c: Cell): void {
   expect(r.output).toBe('');
   expect(r.files.some((f) => f.endsWith(`/${c.file}`))).toBe(true);
   expect(r.files.filter((f) => f.includes('/node_modules/runledger/dist/')).length).toBeGreaterThan(50);
+  // The declarations name the plain event types (events/types/), never zod's: zod is a runtime dependency only,
+  // and its declaration files were a third of every consumer's check.
+  expect(r.files.filter((f) => f.includes('/node_modules/zod/'))).toEqual([]);
 }
 
 describe('the packed tarball in a fresh project', () => {

@@ -3,8 +3,9 @@ import { parseHead } from '../../audit/verify-chain.js';
 import { verifyLedger } from '../../audit/verify-ledger.js';
 import { logDocument } from '../../ops/log-document.js';
 import { LedgerError } from '../../errors.js';
-import { nextHref, limitOf, RUNS_PAGE, STATE_PAGE } from '../page-params.js';
-import { asOfOf, pick, queryOf } from '../parse-query.js';
+import { nextHref, limitOf, AUDIT_PAGE, RUNS_PAGE, STATE_PAGE } from '../page-params.js';
+import { asOfOf, pick, queryOf, wholeOf } from '../parse-query.js';
+import { loadAuditPage } from '../../views/load-pages.js';
 import type { ServeDeps } from '../serve-options.js';
 import { answerCache } from '../answer-cache.js';
 import { logInput } from '../../ledger/log-input.js';
@@ -29,6 +30,9 @@ const WATERMARKS_KEPT = 1024;
  * - `GET /api/pipelines/:p/runs/:runId?as_of` = `runledger runs p --run <id> --json`
  * - `GET /api/pipelines/:p/watermark?as_of` = `runledger watermark p --json`
  * - `GET /api/log?pipeline&date&run&type&actor&since&until&limit&as_of` = `runledger log --json`
+ * - `GET /api/audit?before&limit&as_of` = the `/audit` page as JSON: its `entries` (newest first, `limit` at most,
+ *   default 500), `total` (every entry of the ledger, from the counts the read models keep per pipeline; null for a
+ *   page of the past) and `next`: the address of the older entries, or null
  * - `GET /api/verify?expect_head` = `runledger verify --json` (HTTP 500 when the chain is broken, as exit 5)
  */
 export function apiRoutes(app: FastifyInstance, deps: ServeDeps): void {
@@ -95,6 +99,14 @@ export function apiRoutes(app: FastifyInstance, deps: ServeDeps): void {
     const { pipeline, run, as_of: asOf, ...rest } = pick(query, ['pipeline', 'date', 'run', 'type', 'actor', 'since', 'until', 'limit', 'as_of'] as const);
     const input = logInput(pipeline, { ...rest, ...(run === undefined ? {} : { run }), ...(asOf === undefined ? {} : { asOf }) });
     return logDocument((await ledger.log(input)).events);
+  });
+
+  app.get('/api/audit', async (request) => {
+    const query = queryOf(request.url);
+    const limit = limitOf(query, AUDIT_PAGE);
+    const before = wholeOf(query, 'before', 1);
+    const page = await loadAuditPage(ledger, asOfOf(query), { limit, ...(before === undefined ? {} : { before }) });
+    return { entries: page.entries, total: page.total, next: page.older === null || page.older === undefined ? null : nextHref(request.url, { before: String(page.older) }) };
   });
 
   app.get('/api/verify', async (request, reply) => {

@@ -395,6 +395,9 @@ SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
     async pipelines() {
       return (await deps.read<{ pipeline: string }>(`SELECT pipeline FROM ${s}.rm_pipelines ORDER BY pipeline COLLATE "C"`, [])).map((r) => r.pipeline);
     },
+    async auditEntries() {
+      return Number((await deps.read<{ n: string | number }>(`SELECT coalesce(sum(audit_entries), 0) AS n FROM ${s}.rm_pipelines`, []))[0]?.n ?? 0);
+    },
     async dates(pipeline, query: DateQuery = {}) {
       let rows: DateRow[];
       if (query.keys !== undefined) {

@@ -362,6 +362,9 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     async pipelines() {
       return readStatements().pipelineNames.all() as string[];
     },
+    async auditEntries() {
+      return Number(readStatements().auditEntries.get());
+    },
     async dates(pipeline, query: DateQuery = {}) {
       const s = readStatements();
       let rows: Array<DateRow & { result_payload?: string | null }>;
@@ -466,6 +469,7 @@ function summaryAt(summary: PipelineSummary, position: number): PipelineSummary 
     latestMs: summary.latestMs,
     paused: summary.paused,
     retired: summary.retired,
+    auditEntries: summary.auditEntries,
   };
 }
 
@@ -504,6 +508,7 @@ function prepare(db: Database.Database) {
     storedSummary: db.prepare('SELECT * FROM rm_pipelines WHERE pipeline = ?'),
     summaries: db.prepare(`SELECT ${PIPELINE_COLUMNS.join(', ')} FROM rm_pipelines ORDER BY pipeline`).raw(true),
     pipelineNames: db.prepare('SELECT pipeline FROM rm_pipelines ORDER BY pipeline').pluck(),
+    auditEntries: db.prepare('SELECT coalesce(sum(audit_entries), 0) FROM rm_pipelines').pluck(),
     definitions: db.prepare('SELECT definition FROM rm_pipelines WHERE definition IS NOT NULL ORDER BY pipeline').pluck(),
     date: db.prepare(`SELECT ${DATE_COLUMNS.join(', ')} FROM rm_dates WHERE pipeline = ? AND date = ?`).raw(true),
     status: db.prepare('SELECT status FROM rm_dates WHERE pipeline = ? AND date = ?').pluck(),
