@@ -1,4 +1,3 @@
-import { setImmediate } from 'node:timers';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { LedgerError } from '../errors.js';

@@ -1,5 +1,4 @@
 import { existsSync, statSync } from 'node:fs';
-import { setImmediate } from 'node:timers';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { GENESIS_HASH } from '../../../events/hash-chain.js';
