@@ -75,6 +75,14 @@ export function deprecated(old: string, instead: string): void {
 }
 
 /**
+ * Forgets which old forms were noted, as a new process would: for a test file that checks the note itself while it
+ * shares its process with other files (the suite runs files without isolation).
+ */
+export function forgetDeprecationNotes(): void {
+  noted.clear();
+}
+
+/**
  * The milliseconds of the duration option `name` (`"5m"` or milliseconds), or of its deprecated `<name>Ms` form (said
  * once per process); undefined when neither is given, null when the one given is null (a redefinition drops it).
  * `zero`: the option may be 0 (`"0"`, `"0s"`: a retry at once).

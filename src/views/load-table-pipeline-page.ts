@@ -548,7 +548,8 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
  */
 async function calendarOfNow(ledger: Ledger, pipeline: string, timetable: Timetable, nowMs: number, limits: PageLimits, input: PipelinePageInput): Promise<Pick<PipelinePage, 'watermark' | 'completeThrough' | 'calendar' | 'calendarPages' | 'calendarRange'>> {
   const window = calendarWindow(timetable, nowMs, { ...input, ...rangeEnd(input) }, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? defaultDayRows(timetable, nowMs)));
-  const state = await ledger.state({ pipeline, ...(window.from === null || window.to === null ? {} : { from: window.from, to: window.to }), limit: CALENDAR_CELLS });
+  // Without metrics: a cell shows none, and a day of minutes' successes would decode 1,440 result payloads.
+  const state = await ledger.state({ pipeline, ...(window.from === null || window.to === null ? {} : { from: window.from, to: window.to }), limit: CALENDAR_CELLS, metrics: false });
   return { watermark: state.watermark, completeThrough: state.completeThrough, ...calendarPart(timetable, state, nowMs, window, input) };
 }
 

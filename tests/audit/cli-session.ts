@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll } from 'vitest';
 import { runCli } from '../../src/cli/create-program.js';
 import { registerAuditCommands } from '../../src/cli/commands/audit-commands.js';
 import { extraCommands } from '../../src/cli/extra-commands.js';
 import type { RawEvent } from '../../src/store/event-store.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-event-store.js';
+import { atFileEnd } from '../support/at-file-end.js';
 
 export type Run = { code: number; stdout: string; stderr: string };
 
@@ -26,15 +26,10 @@ export async function run(args: string[], env: Record<string, string> = {}): Pro
   return { code, stdout, stderr };
 }
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
 /** A fresh temp dir, removed after the test file's tests. */
 export function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'runledger-audit-'));
-  dirs.push(dir);
+  atFileEnd(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 

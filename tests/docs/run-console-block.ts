@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
-import { afterAll } from 'vitest';
+import { atFileEnd } from '../support/at-file-end.js';
 import { BIN } from '../support/run-cli.js';
 import { trimLines, type ConsoleBlock, type ConsoleStep } from './console-blocks.js';
 import type { BlockChain } from './doc-files.js';
@@ -164,6 +164,12 @@ async function takeServer(): Promise<DocCliServer> {
   });
   const server = { port, child };
   liveServers.add(server);
+  // Stopped when the file that started it ends (idle or not).
+  atFileEnd(() => {
+    const at = idleServers.indexOf(server);
+    if (at !== -1) idleServers.splice(at, 1);
+    if (liveServers.has(server)) server.child.kill();
+  });
   child.once('exit', () => {
     liveServers.delete(server);
     const at = idleServers.indexOf(server);
@@ -172,10 +178,6 @@ async function takeServer(): Promise<DocCliServer> {
   return server;
 }
 
-afterAll(() => {
-  idleServers.length = 0;
-  for (const server of liveServers) server.child.kill();
-});
 
 /**
  * Loaded into every Node.js process a block starts (NODE_OPTIONS): appends each DeprecationWarning to the file named

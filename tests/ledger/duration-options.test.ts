@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { commandTask, functionTask, runFleet, runNotifier, webhookDelivery } from '../../src/index.js';
+import { forgetDeprecationNotes } from '../../src/ledger/library-options.js';
 import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import { cli, tempDir } from '../support/run-cli.js';
 
@@ -14,6 +15,8 @@ let warnings: string[];
 const onWarning = (w: Error) => warnings.push(w.message);
 
 beforeEach(async () => {
+  // Each test sees the notes a new process would (other files of this worker may have noted an old form first).
+  forgetDeprecationNotes();
   ledger = await openLedger({ db: join(tempDir(), 'l.db'), clock: () => NOW, actor: 'test' });
   await ledger.define({ pipeline: 'etl', schedule: '@daily', start: '2026-11-02', timezone: 'Asia/Jakarta' });
   warnings = [];

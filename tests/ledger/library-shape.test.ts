@@ -2,6 +2,7 @@
 // a plain JavaScript caller misspells refused in one line; the old forms keep working with a one-time deprecation note.
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { forgetDeprecationNotes } from '../../src/ledger/library-options.js';
 import { openLedger, type Ledger } from '../../src/open-ledger.js';
 import { tempDir } from '../runner/cli-helpers.js';
 
@@ -11,6 +12,8 @@ let warnings: string[];
 const onWarning = (w: Error) => warnings.push(w.message);
 
 beforeEach(async () => {
+  // Each test sees the notes a new process would (other files of this worker may have noted an old form first).
+  forgetDeprecationNotes();
   ledger = await openLedger({ db: join(tempDir(), 'l.db'), clock: () => NOW, actor: 'test' });
   await ledger.define({ pipeline: 'etl', schedule: '@daily', start: '2026-11-02', timezone: 'Asia/Jakarta' });
   warnings = [];
@@ -93,7 +96,7 @@ describe('the old forms still work, with a deprecation note once', () => {
     expect(first.run.date).toBe('2026-11-02');
     await ledger.withRun('etl', '2026-11-03', async () => ({ rows: 1 }));
     await settle();
-    // Each old form is noted at most once per process (another test file may have noted it first).
+    // Each old form is noted at most once per process.
     for (const old of ['ledger.withRun(pipeline, date, fn, options)', 'ledger.withRun({ leaseMs })']) {
       expect(warnings.filter((w) => w.includes(`runledger: ${old} is deprecated`)).length).toBeLessThanOrEqual(1);
     }

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -79,27 +79,38 @@ describe('package.json', () => {
     expect(r.stdout.trim()).toBe('function function');
   });
 
-  // npm pack runs prepack, a full tsc build: past vitest's minute when other files run beside it (a hang guard).
+  // npm pack runs the real prepack (strip `prepare`, remove dist/, build) and postpack (restore) in a copy of the
+  // checkout. The copy's `build` copies the dist/ that `npm test` built from scratch with the same script, instead
+  // of compiling everything a second time (a minute of both cores); that the build works from an empty dist/ is
+  // what every fresh clone's `npm ci` (prepare) and `npm test` show.
   test("a clone's npm ci builds (prepare), while the tarball has no install-time script for consumers to approve", () => {
     expect(pkg.scripts['prepare']).toBe('npm run build');
+    expect(pkg.scripts['prepack']).toMatch(/pack-manifest\.mjs strip.*rmSync\('dist'.*npm run build$/);
     const copy = mkdtempSync(join(tmpdir(), 'runledger-pack-'));
     try {
-      for (const name of ['bin', 'events', 'projections', 'src', 'bench', 'examples', 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'LICENSE', 'CHANGELOG.md']) {
+      for (const name of ['bin', 'events', 'projections', 'src', 'bench', 'examples', 'scripts', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'LICENSE', 'CHANGELOG.md']) {
         cpSync(join(ROOT, name), join(copy, name), { recursive: true });
       }
+      const build = `node -e "require('node:fs').cpSync(process.argv[1], 'dist', { recursive: true })" ${JSON.stringify(join(ROOT, 'dist'))}`;
+      const manifest = `${JSON.stringify({ ...pkg, scripts: { ...pkg.scripts, build } }, null, 2)}\n`;
+      writeFileSync(join(copy, 'package.json'), manifest);
       symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+      // Left by an old build: prepack must remove it with the rest of dist/.
+      mkdirSync(join(copy, 'dist/src'), { recursive: true });
+      writeFileSync(join(copy, 'dist/src/left-by-an-old-build.js'), 'export {};\n');
       const r = spawnSync('npm', ['pack', '--pack-destination', copy], { cwd: copy, encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(0);
       const packed = spawnSync('tar', ['-xOzf', join(copy, 'runledger-0.1.0.tgz'), 'package/package.json'], { encoding: 'utf8' });
       const scripts = (JSON.parse(packed.stdout) as { scripts: Record<string, string> }).scripts;
       for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) expect(scripts, hook).not.toHaveProperty(hook);
       // postpack put the clone's package.json back as it was.
-      expect(readFileSync(join(copy, 'package.json'), 'utf8')).toBe(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-      // prepack built from scratch: no bench, no maps in the tarball.
+      expect(readFileSync(join(copy, 'package.json'), 'utf8')).toBe(manifest);
+      // prepack removed dist/ and built it again; `files` leaves the bench and the maps out of the tarball.
       const listed = spawnSync('tar', ['-tzf', join(copy, 'runledger-0.1.0.tgz')], { encoding: 'utf8' }).stdout;
       expect(listed).toContain('package/dist/src/index.js');
       expect(listed).toContain('package/dist/cli/main.js');
       expect(listed).not.toMatch(/\.map$|dist\/bench/m);
+      expect(listed).not.toContain('left-by-an-old-build');
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }

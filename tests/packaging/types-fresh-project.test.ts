@@ -8,8 +8,14 @@
 // A cell passes when its check reports nothing, as `tsc --noEmit` would. TypeScript 5.9 runs in this process through
 // its API (`createProgram` + `getPreEmitDiagnostics`, what tsc does), with a compiler host that keeps each parsed and
 // bound declaration file for the next cell whose parse inputs are the same: a cell spent most of its time starting
-// tsc and parsing the same 250–400 files again. The latest TypeScript (7, a native binary) runs as `tsc -p` per
-// cell, one at a time beside the in-process checks.
+// tsc and parsing the same 250–400 files again. When runledger adds nothing global to a cell's program (its files
+// are modules that augment nothing, and every other file is also in the program of an empty project with the same
+// options), the other files' semantic diagnostics are left out: TypeScript's lib files and @types/node declare and
+// see the same with runledger or without, so an error in them is not runledger's (checking them was two thirds of
+// an in-process cell). The consumer's file and every runledger declaration are checked in every cell. A cell where
+// runledger adds a lib (es2022 without @types/node: ledger.d.ts references `esnext.disposable`) is checked whole.
+// The latest TypeScript (7, a native binary) runs as `tsc -p` per cell, one at a time beside the in-process checks,
+// on the whole program.
 //
 // This file needs the registry (`npm view typescript version` names "the latest"); npm's own cache makes the
 // install quick after the first run. Without the registry it fails, saying so: a skipped matrix would hide a broken
@@ -44,6 +50,9 @@ beforeAll(() => {
   if (install.status !== 0) throw new Error(`npm install of the packed tarball failed: ${installOutput}`);
   writeFileSync(join(project, 'consumer.ts'), CONSUMER_ESM);
   writeFileSync(join(project, 'consumer.cts'), CONSUMER_CJS);
+  // What a project that does not import runledger holds (see runledgerAddsNothingGlobal).
+  writeFileSync(join(project, 'empty.ts'), 'export {};');
+  writeFileSync(join(project, 'empty.cts'), 'export {};');
   startLatestCells();
 }, 600_000);
 afterAll(async () => {
@@ -92,6 +101,9 @@ function tsconfigOptions(c: Cell): Record<string, unknown> {
 
 type Checked = { output: string; files: string[] };
 
+/** The consumer's file of the cell and runledger's declaration files: what a cell's check is about. */
+const isOwn = (f: { fileName: string }, c: Cell): boolean => f.fileName.includes('/node_modules/runledger/') || f.fileName === join(project, c.file);
+
 /**
  * TypeScript 5.9 in this process: one program per cell, and tsc's pre-emit diagnostics. A declaration file is parsed
  * and bound once per set of inputs that shape its SourceFile: the file, the language version, its module format
@@ -105,6 +117,30 @@ function checkInProcess(): (c: Cell) => Checked {
     String(o.moduleDetection ?? (o.module === ts.ModuleKind.Node16 || o.module === ts.ModuleKind.NodeNext ? 'force' : 'auto'));
   let cache = new Map<string, TypeScript.SourceFile>();
   let cachedVersion: TypeScript.ScriptTarget | undefined;
+  /**
+   * True when runledger's files are modules that augment nothing (no `declare global`, no `declare module`) and every
+   * other file of the program but the consumer's is also in the program of a project that does not import runledger
+   * (the same options, an empty file of the same kind): then the other files declare and see the same with runledger
+   * or without. A runledger file that adds a lib (`/// <reference lib>`, as ledger.d.ts does for `esnext.disposable`
+   * under es2022) or a package's types makes the cell a whole-program check.
+   */
+  const addsNothingGlobal = (program: TypeScript.Program, c: Cell, host: TypeScript.CompilerHost): boolean => {
+    const own = program.getSourceFiles().filter((f) => isOwn(f, c));
+    const augments = (f: TypeScript.SourceFile): boolean =>
+      f.statements.some((s) => ts.isModuleDeclaration(s) && (ts.isStringLiteral(s.name) || s.name.text === 'global'));
+    if (own.some((f) => !ts.isExternalModule(f) || augments(f))) return false;
+    const empty = join(project, c.file === 'consumer.cts' ? 'empty.cts' : 'empty.ts');
+    const without = new Set(ts.createProgram({ rootNames: [empty], options: program.getCompilerOptions(), host }).getSourceFiles().map((f) => f.fileName));
+    return program.getSourceFiles().every((f) => isOwn(f, c) || without.has(f.fileName));
+  };
+  /** What `getPreEmitDiagnostics` gives, with the semantic diagnostics of the given files only. */
+  const preEmitDiagnosticsOf = (program: TypeScript.Program, files: TypeScript.SourceFile[]): TypeScript.Diagnostic[] => [
+    ...program.getConfigFileParsingDiagnostics(),
+    ...program.getOptionsDiagnostics(),
+    ...program.getSyntacticDiagnostics(),
+    ...program.getGlobalDiagnostics(),
+    ...files.flatMap((f) => program.getSemanticDiagnostics(f)),
+  ];
   return (c) => {
     const { options, errors } = ts.convertCompilerOptionsFromJson(tsconfigOptions(c), project);
     const host = ts.createCompilerHost(options);
@@ -120,7 +156,10 @@ function checkInProcess(): (c: Cell) => Checked {
       return parsed;
     };
     const program = ts.createProgram({ rootNames: [join(project, c.file)], options, host });
-    const diagnostics = [...errors, ...ts.getPreEmitDiagnostics(program)];
+    // The semantic diagnostics of the other files (TypeScript's lib files, @types/node) are the same in a project
+    // that does not import runledger when runledger adds nothing to what they see: not runledger's to keep.
+    const own = addsNothingGlobal(program, c, host) ? program.getSourceFiles().filter((f) => isOwn(f, c)) : undefined;
+    const diagnostics = [...errors, ...(own === undefined ? ts.getPreEmitDiagnostics(program) : preEmitDiagnosticsOf(program, own))];
     const format: TypeScript.FormatDiagnosticsHost = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => project, getNewLine: () => '\n' };
     return { output: ts.formatDiagnostics(diagnostics, format), files: program.getSourceFiles().map((f) => f.fileName) };
   };

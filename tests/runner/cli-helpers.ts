@@ -3,10 +3,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll } from 'vitest';
 import { cliServer } from '../support/run-cli.js';
 import { runCli } from '../../src/cli/create-program.js';
 import { extraCommands } from '../../src/cli/extra-commands.js';
+import { atFileEnd } from '../support/at-file-end.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin/runledger.js');
@@ -15,15 +15,10 @@ export const NOW = '2026-11-05T01:00:00+07:00';
 
 export type CliResult = { code: number; stdout: string; stderr: string };
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
 /** A fresh temp dir, removed after the file's tests. */
 export function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'runledger-runner-'));
-  dirs.push(dir);
+  atFileEnd(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { afterAll } from 'vitest';
+import { atFileEnd } from './at-file-end.js';
 
 export const BIN = resolve(import.meta.dirname, '../../bin/runledger.js');
 
@@ -74,12 +74,9 @@ export function cliServer(): CliServer {
     },
   };
   server = started;
+  atFileEnd(() => (server === started ? started.stop() : undefined));
   return started;
 }
-
-afterAll(async () => {
-  await server?.stop();
-});
 
 /** Starts the real binary without waiting, for races. */
 export function cliAsync(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
@@ -93,15 +90,10 @@ export function cliAsync(args: string[], env: Record<string, string> = {}): Prom
   });
 }
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
 /** A fresh temp dir, removed after the test file's tests. */
 export function tempDir(prefix = 'runledger-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(dir);
+  atFileEnd(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
