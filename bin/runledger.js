@@ -1,3 +1,120 @@
 #!/usr/bin/env node
-// The CLI as bundled by `npm run build` (scripts/build-cli.mjs): a few files to load instead of ~140 modules.
-import '../dist/cli/main.js';
+// The CLI as bundled by `npm run build` (scripts/build-cli.mjs): a few CommonJS files in dist/cli/ instead of ~140
+// modules, started with a V8 code cache so that a start does not parse and compile the core chunk all over again.
+// This file is CommonJS too (bin/package.json): an ES module entry costs Node its ESM loader, a fifth of `node -e 0`.
+//
+// The cache (docs/performance.md, "The CLI's code cache") lives in $NODE_COMPILE_CACHE, else in
+// <tmpdir>/runledger-compile-cache-<uid>; NODE_DISABLE_COMPILE_CACHE=1 turns it off. It never changes what a command
+// does: a missing cache is compiled past, one V8 rejects (another Node, other flags) is written again, and a folder
+// that cannot be written leaves the CLI running without one.
+'use strict';
+const { closeSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } = require('node:fs');
+const nodeModule = require('node:module');
+const { tmpdir } = require('node:os');
+const { Script } = require('node:vm');
+const { basename, dirname, join } = require('node:path');
+
+const bundle = join(__dirname, '../dist/cli');
+const argv = process.argv.slice(2);
+const cacheDir = process.env.NODE_COMPILE_CACHE || join(tmpdir(), `runledger-compile-cache-${process.getuid?.() ?? 'user'}`);
+
+// `runledger --version` alone is answered by main.js's first few lines: nothing here would pay for itself.
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) require('../dist/cli/main.js');
+else {
+  // A command line is short: on Node 20, V8's optimizing compiler, which starts on a function after ~66 KB of its
+  // bytecode ran, spent more instructions compiling than the code it optimized saved (a third of a cold `status` on
+  // 1,000 pipelines). Eight times that budget leaves it to code that runs long (a rebuild, a verify, the server).
+  // Node 22 and later tier up through Maglev first, with other flags: left as they are.
+  if (process.versions.node.startsWith('20.')) require('node:v8').setFlagsFromString('--interrupt-budget=524288');
+  if (process.env.NODE_DISABLE_COMPILE_CACHE) require('../dist/cli/main.js');
+  else if (typeof nodeModule.enableCompileCache === 'function') {
+    // Node 22 and later: Node's own compile cache (checksummed), which covers the dependencies too.
+    try {
+      nodeModule.enableCompileCache(cacheDir);
+    } catch {
+      // No cache is no reason to stop.
+    }
+    require('../dist/cli/main.js');
+  } else cachedRequire(join(bundle, 'main.js'));
+}
+
+/**
+ * Node 20 (no compile cache of its own): loads a bundle file as Node's require would (the same wrapper function, the
+ * bundle's own files through this, everything else through Node), compiled with the V8 code cache written beside it
+ * after an earlier start. Only the chunks, whose names carry a hash of their content, are cached: a cache is never
+ * used for other code of the same length (all V8 checks of the source itself).
+ */
+function cachedRequire(main) {
+  const word = commandWord(argv);
+  const loaded = new Map();
+  const written = [];
+  const dirOk = safeCacheDir();
+  const load = (file) => {
+    const known = loaded.get(file);
+    if (known !== undefined) return known.exports;
+    const module = { exports: {}, filename: file, id: file, loaded: false };
+    loaded.set(file, module);
+    const source = readFileSync(file, 'utf8');
+    const hashed = dirOk && /-[\w-]{8}\.js$/.test(file);
+    const cacheFile = hashed ? join(cacheDir, `${basename(file, '.js')}-${word}-${process.version}-${process.arch}.v8cache`) : '';
+    let cachedData;
+    if (hashed) {
+      try {
+        cachedData = readFileSync(cacheFile);
+      } catch {
+        // None yet.
+      }
+    }
+    const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n})`, { filename: file, ...(cachedData ? { cachedData } : {}) });
+    if (hashed && (cachedData === undefined || script.cachedDataRejected)) written.push({ script, cacheFile });
+    const local = (request) => (request.startsWith('./') ? load(join(dirname(file), request)) : require(request));
+    script.runInThisContext()(module.exports, local, module, file, dirname(file));
+    module.loaded = true;
+    return module.exports;
+  };
+  if (dirOk) process.once('exit', () => written.forEach(writeCache));
+  return load(main);
+}
+
+/**
+ * The command a line names (`status`, `state`, …), which a cache is kept for: a cache holds the functions its first run
+ * compiled, and V8 compiles the rest each time (a cache written by `define` would leave most of `status` to compile).
+ */
+function commandWord(argv) {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (['--db', '--now', '--actor', '--max-clock-skew', '--max-event-age'].includes(arg)) i++;
+    else if (!arg.startsWith('-')) return /^[a-z][a-z-]{0,31}$/.test(arg) ? arg : 'other';
+  }
+  return 'other';
+}
+
+/** The cache folder, made if absent, and only when it is this user's alone (no one else's code cache is run). */
+function safeCacheDir() {
+  try {
+    mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
+    const stat = lstatSync(cacheDir);
+    const uid = process.getuid?.();
+    return stat.isDirectory() && (uid === undefined || (stat.uid === uid && (stat.mode & 0o022) === 0));
+  } catch {
+    return false;
+  }
+}
+
+/** The code cache of a script as it stands after this run (with the functions it ran), written whole or not at all. */
+function writeCache({ script, cacheFile }) {
+  const temp = `${cacheFile}.${process.pid}.tmp`;
+  try {
+    const data = script.createCachedData();
+    const fd = openSync(temp, 'wx', 0o600);
+    try {
+      for (let at = 0; at < data.length; ) at += writeSync(fd, data, at);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, cacheFile);
+  } catch {
+    // An unwritable cache is no reason to fail: the next start compiles again.
+    rmSync(temp, { force: true });
+  }
+}

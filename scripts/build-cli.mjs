@@ -4,14 +4,17 @@
 // better-sqlite3 is native anyway); the extra command groups stay separate chunks loaded on demand
 // (src/cli/extra-command-loaders.ts), and the audit worker threads are entries of their own, beside the chunk that
 // starts them (src/audit/compiled-worker.ts looks for them there).
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join } from 'node:path';
 import { rolldown } from 'rolldown';
 
 const root = join(import.meta.dirname, '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const external = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})];
+// commander is bundled: its 125 KB then start from the code cache with ours (bin/runledger.js), instead of being
+// parsed and compiled on every start (a quarter of `node -e 0`).
+const bundled = new Set(['commander']);
+const external = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})].filter((name) => !bundled.has(name));
 const isExternal = (id) => id.startsWith('node:') || builtinModules.includes(id) || external.some((name) => id === name || id.startsWith(`${name}/`));
 
 /**
@@ -33,6 +36,25 @@ function staticGraph(entry) {
 const first = staticGraph(join(root, 'dist/src/main.js'));
 const core = new Set([...staticGraph(join(root, 'dist/src/cli/run-command-line.js'))].filter((file) => !first.has(file)));
 
+/**
+ * commander requires node:child_process at load for the one thing it spawns (a subcommand that is an executable of its
+ * own, which runledger has none of); loading it costs every start a sixth of `node -e 0`. Here it loads on first use.
+ * A commander that no longer reads as expected fails the build instead of loading it silently again.
+ */
+function lazyChildProcess() {
+  const eager = "const childProcess = require('node:child_process');";
+  const lazy = "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };";
+  return {
+    name: 'lazy-child-process',
+    transform(code, id) {
+      if (!id.replaceAll('\\', '/').endsWith('/node_modules/commander/lib/command.js')) return null;
+      const uses = [...code.matchAll(/childProcess\.(\w+)/g)].map((m) => m[1]);
+      if (!code.includes(eager) || uses.some((name) => name !== 'spawn')) throw new Error(`build-cli: commander's use of node:child_process changed (${id}); see lazyChildProcess`);
+      return { code: code.replace(eager, lazy), map: null };
+    },
+  };
+}
+
 const out = join(root, 'dist/cli');
 rmSync(out, { recursive: true, force: true });
 const bundle = await rolldown({
@@ -44,12 +66,15 @@ const bundle = await rolldown({
     'import-worker': join(root, 'dist/src/audit/import-worker.js'),
   },
   external: isExternal,
+  plugins: [lazyChildProcess()],
   platform: 'node',
   logLevel: 'warn',
 });
+// CommonJS, not ES modules: V8 keeps a code cache of a script (bin/runledger.js hands it one on Node 20, which has no
+// compile cache for ES modules), so a start skips most of the parsing and compiling of the core chunk.
 await bundle.write({
   dir: out,
-  format: 'esm',
+  format: 'cjs',
   entryFileNames: '[name].js',
   chunkFileNames: '[name]-[hash].js',
   sourcemap: false,
@@ -61,3 +86,6 @@ await bundle.write({
   },
 });
 await bundle.close();
+// The package is "type": "module"; the folder says its .js files are CommonJS (for the workers and the tests' CLI server,
+// which Node loads itself).
+writeFileSync(join(out, 'package.json'), '{ "type": "commonjs" }\n');

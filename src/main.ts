@@ -27,8 +27,10 @@ const argv = process.argv.slice(2);
 // `runledger --version` alone answers before the commands are loaded (they are most of a start's CPU); with anything
 // else on the line, commander answers as for any command line. Both print the same line.
 const versionOnly = argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V');
-const exitCode = versionOnly ? await printVersion() : await runCommandLine(argv);
-process.exitCode = exitCode;
+// No top-level await: the CLI bundle is also built as CommonJS, which V8 can keep a code cache of (bin/runledger.js).
+void (versionOnly ? printVersion() : runCommandLine(argv)).then((exitCode) => {
+  process.exitCode = exitCode;
+});
 
 async function printVersion(): Promise<number> {
   stdout.write(`${toolVersion}\n`);

@@ -1,0 +1,73 @@
+// bin/runledger.js starts the CLI with a V8 code cache (Node 20: its own, kept per chunk and command; Node 22 and
+// later: Node's). The cache may only ever make a start cheaper: a first start, a start from the cache, a start from a
+// cache that is garbage, truncated or in a folder it cannot write must all print the same bytes and exit the same.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { BIN, tempDir } from '../support/run-cli.js';
+
+const NOW = '2026-11-05T01:00:00+07:00';
+/** Whether this Node caches through its own compile cache (its files are not ours to read). */
+const nodeCaches = Number(process.versions.node.split('.')[0]) >= 22;
+
+function run(args: string[], cacheDir: string, extra: Record<string, string> = {}): { code: number | null; stdout: string; stderr: string } {
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), RUNLEDGER_ACTOR: 'tester', NODE_COMPILE_CACHE: cacheDir, ...extra };
+  delete env['NODE_DISABLE_COMPILE_CACHE'];
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('the code cache never changes what a command does', () => {
+  const dir = tempDir('runledger-compile-cache-');
+  const db = join(dir, 'ledger.db');
+  const status = ['--db', db, '--now', NOW, 'status'];
+
+  test('a first start writes it, later starts read it, and all print the same', () => {
+    const cache = join(dir, 'cache');
+    expect(run(['--db', db, '--now', NOW, 'define', 'etl_orders', '--schedule', '@daily', '--start', '2026-11-02'], cache).code).toBe(0);
+    const first = run(status, cache);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('etl_orders');
+    if (!nodeCaches) expect(readdirSync(cache).filter((name) => name.startsWith('core-') && name.includes('-status-'))).toHaveLength(1);
+    expect(run(status, cache)).toEqual(first);
+    expect(run(status, cache, { NODE_DISABLE_COMPILE_CACHE: '1' })).toEqual(first);
+    // A typo's suggestion and exit code, through the cache too.
+    const typo = run(['stat'], cache);
+    expect(typo.code).toBe(2);
+    expect(run(['stat'], cache)).toEqual(typo);
+  });
+
+  test.skipIf(nodeCaches)('a cache that is garbage or cut short is compiled past and written again', () => {
+    const cache = join(dir, 'broken');
+    const first = run(status, cache);
+    expect(first.code, first.stderr).toBe(0);
+    const files = readdirSync(cache).map((name) => join(cache, name));
+    expect(files.length).toBeGreaterThan(0);
+    for (const [i, file] of files.entries()) {
+      const data = readFileSync(file);
+      writeFileSync(file, i % 2 === 0 ? data.subarray(0, data.length >> 1) : Buffer.alloc(data.length, 0x5a));
+    }
+    expect(run(status, cache)).toEqual(first);
+    // Written again whole: the next start reads it.
+    for (const file of files) expect(readFileSync(file).length).toBeGreaterThan(64);
+    expect(run(status, cache)).toEqual(first);
+  });
+
+  test('a cache folder that cannot be written, or is open to others, leaves the CLI running without one', () => {
+    const locked = join(dir, 'locked');
+    expect(run(status, join(locked, 'cache')).code).toBe(0);
+    chmodSync(locked, 0o500);
+    const open = join(dir, 'open');
+    expect(run(status, open).code).toBe(0);
+    chmodSync(open, 0o777);
+    try {
+      const expected = run(status, join(dir, 'fresh'));
+      expect(run(status, join(locked, 'elsewhere'))).toEqual(expected);
+      expect(run(status, open)).toEqual(expected);
+    } finally {
+      chmodSync(locked, 0o700);
+      chmodSync(open, 0o700);
+    }
+  });
+});
