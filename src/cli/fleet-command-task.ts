@@ -35,9 +35,20 @@ export function fleetCommandTask(setup: FleetCommandSetup, command: PipelineComm
     kill: (pid, signal) => process.kill(pid, signal),
     killGrace: setup.killGraceMs,
     reaper: setup.reaper,
-    env: childEnvironment(env, setup.passLedgerEnv),
+    env: environmentOf(setup),
     ...(logDir === undefined ? {} : { logDir, secrets: knownSecrets(ctx.db, env) }),
     onLogError: (run, error) => ctx.note(`runledger: the log file of ${run.pipeline} ${run.date} could not be written (${error.message}); its outcome is recorded without one`),
     onOutput,
   });
+}
+
+/** The commands' environment of a fleet's setup, made once per setup (the commands only read it). */
+const environments = new WeakMap<FleetCommandSetup, Readonly<Record<string, string | undefined>>>();
+function environmentOf(setup: FleetCommandSetup): Readonly<Record<string, string | undefined>> {
+  let env = environments.get(setup);
+  if (env === undefined) {
+    env = childEnvironment(setup.ctx.deps.env, setup.passLedgerEnv);
+    environments.set(setup, env);
+  }
+  return env;
 }

@@ -38,6 +38,22 @@ export function checkCommand(argv: readonly string[], where: { env: Readonly<Rec
 
 /** Where `spawn` would find `program` (as execvp does), or undefined. */
 function findProgram(program: string, path: string, cwd: string): string | undefined {
+  // Found once in this turn of the event loop, found: a scheduler making the tasks of 10,000 pipelines that run
+  // `true` looked it up 10,000 times. Kept no longer than the turn, so a program removed later is looked up again.
+  const key = `${program}\0${path}\0${cwd}`;
+  const known = foundThisTurn.get(key);
+  if (known !== undefined) return known;
+  const found = lookUp(program, path, cwd);
+  if (found !== undefined) {
+    if (foundThisTurn.size === 0) setImmediate(() => foundThisTurn.clear());
+    foundThisTurn.set(key, found);
+  }
+  return found;
+}
+
+const foundThisTurn = new Map<string, string>();
+
+function lookUp(program: string, path: string, cwd: string): string | undefined {
   const candidates = program.includes('/')
     ? [isAbsolute(program) ? program : resolve(cwd, program)]
     : path.split(delimiter).map((dir) => join(dir === '' ? cwd : resolve(cwd, dir), program));

@@ -10,6 +10,7 @@ import type { Ledger } from '../ledger/ledger.js';
 import { parseRangeEnd, parseRangeStart } from '../timetable/parse-range-end.js';
 import { createLimiter, executeRuns, type Limiter } from './execute-runs.js';
 import { boundedSlots } from '../ledger/slots.js';
+import { timetableOfDefinition } from '../ledger/load-pipeline.js';
 import { planJob, type PlannedJob } from './plan-job.js';
 import type { RunControlOptions } from './retry-policy.js';
 import { durationOption, type Duration } from '../ledger/library-options.js';
@@ -121,13 +122,12 @@ export async function runFleet(ledger: Ledger, request: FleetRequest, options: F
   const runnable: Array<{ job: PlannedJob; task: RunTask; definition: PipelineDefinition }> = [];
   for (const planned of jobs) {
     const job = options.takeSlots ? { ...planned, plan: { ...planned.plan, slots: options.takeSlots(planned.pipeline, planned.plan.slots) } } : planned;
+    // A pipeline with nothing to run needs no task (making one looks its program up on the PATH).
+    if (job.plan.slots.length === 0) continue;
     const definition = definitions.get(job.pipeline) as PipelineDefinition;
     const task = options.taskFor(definition);
-    if (task === null) {
-      if (job.plan.slots.length > 0) withoutCommand.push(job.pipeline);
-      continue;
-    }
-    if (job.plan.slots.length > 0) runnable.push({ job, task, definition });
+    if (task === null) withoutCommand.push(job.pipeline);
+    else runnable.push({ job, task, definition });
   }
   options.onPlanned?.(runnable.map((r) => r.job));
 
@@ -223,7 +223,7 @@ export async function planFleet(ledger: Ledger, request: FleetRequest): Promise<
     paused.push({ pipeline: name, paused: pause });
   }
   const held = new Set(paused.map((p) => p.pipeline));
-  const planned = request.kind === 'catchup' ? await planCatchups(ledger, graph, request.reprocess, held) : await planWithDownstream(ledger, graph, request);
+  const planned = request.kind === 'catchup' ? await planCatchups(ledger, definitions, graph, request.reprocess, held) : await planWithDownstream(ledger, graph, request);
   const jobs = planned.filter((j) => !held.has(j.pipeline) && (only === null || only.has(j.pipeline)));
   return { jobs, definitions, paused };
 }
@@ -238,10 +238,20 @@ export type PausedPipeline = { pipeline: string; paused: PipelineControl };
  * what its own `catchup` would (the latest due date). Dates that wait for upstream stay in the plan:
  * the gate decides at claim time, once the upstream dates of this run have finished.
  */
-async function planCatchups(ledger: Ledger, graph: DependencyGraph, reprocess: Reprocess | undefined, held: ReadonlySet<string>): Promise<PlannedJob[]> {
+async function planCatchups(ledger: Ledger, definitions: ReadonlyMap<string, PipelineDefinition>, graph: DependencyGraph, reprocess: Reprocess | undefined, held: ReadonlySet<string>): Promise<PlannedJob[]> {
   const jobs: PlannedJob[] = [];
   for (const pipeline of dependencyOrder(graph)) {
     if (!graph.has(pipeline) || held.has(pipeline)) continue;
+    // Nothing due yet (its first slot lies ahead): the plan is empty whatever the state holds, so the state is not
+    // loaded. A scheduler over 10,000 pipelines that start tomorrow kept all their states in memory otherwise.
+    const defined = definitions.get(pipeline);
+    if (defined?.catchup) {
+      const timetable = timetableOfDefinition(defined);
+      if (timetable.lastDue(ledger.now()) === undefined) {
+        jobs.push({ pipeline, runType: 'catchup', reprocess: reprocess ?? 'failed', from: null, to: null, plan: { slots: [], inFlight: [], excluded: [], notDueFrom: timetable.first() ?? null } });
+        continue;
+      }
+    }
     const { definition, timetable, state } = await ledger.pipeline(pipeline);
     if (!definition.catchup) {
       jobs.push(await planJob(ledger, { kind: 'catchup', pipeline, waitUpstreamMs: Number.POSITIVE_INFINITY, ...(reprocess ? { reprocess } : {}) }));

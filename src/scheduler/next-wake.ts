@@ -1,5 +1,6 @@
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { Ledger } from '../ledger/ledger.js';
+import { timetableOfDefinition } from '../ledger/load-pipeline.js';
 
 /** When the scheduler has something to do next, and what: a slot falling due, a retry's time, or a live run's lease running out (a takeover, if its runner died). */
 export type NextWake = { atMs: number; pipeline: string; date: string; why: WakeReason } | null;
@@ -20,7 +21,8 @@ export async function nextWake(ledger: Ledger, definitions: readonly PipelineDef
     if (atMs > nowMs && (best === null || atMs < best.atMs)) best = { atMs, pipeline, date, why };
   };
   for (const definition of definitions) {
-    const { timetable } = await ledger.pipeline(definition.pipeline);
+    // From the definition: loading each pipeline's state only for its timetable kept every state in memory.
+    const timetable = timetableOfDefinition(definition);
     const last = timetable.lastDue(nowMs);
     const next = last ? timetable.next(last) : timetable.first();
     if (next) offer(Date.parse(next.runAfter), definition.pipeline, next.date, 'due');

@@ -54,14 +54,16 @@ describe('signals: a stopped runner leaves nothing running', () => {
   ])('when the runner gets $signal mid-run then running dates are recorded as interrupted (pending, not failed) and it exits $code', async ({ signal, code }) => {
     const dir = tempDir();
     await defineOrders(dir, ['--max-active-runs', '2']);
-    const { child, done } = cliAsync(dir, ['--now', NOW, 'backfill', 'etl_orders', '--from', '2026-11-02', '--to', '2026-11-04', '--max-active-runs', '2', '--', 'sh', '-c', 'touch started-{date}; exec sleep 20']);
+    const { child, done } = cliAsync(dir, ['--now', NOW, 'backfill', 'etl_orders', '--from', '2026-11-02', '--to', '2026-11-04', '--max-active-runs', '2', '--', 'sh', '-c', 'touch started-{date}; exec sleep 120']);
     await waitForFile(join(dir, 'started-2026-11-02'));
     await waitForFile(join(dir, 'started-2026-11-03'));
     const sentAt = Date.now();
     child.kill(signal);
     const r = await done;
     expect(r.code).toBe(code);
-    expect(Date.now() - sentAt).toBeLessThan(5000);
+    // The runner stopped its commands rather than waiting for them (they sleep two minutes): a bound set by the
+    // behaviour, not a speed check.
+    expect(Date.now() - sentAt).toBeLessThan(60_000);
     expect(r.stderr).toContain(`stopped by ${signal}`);
     const state = await stateOf(dir);
     expect([...state.values()].filter((d) => d.status === 'running')).toEqual([]);

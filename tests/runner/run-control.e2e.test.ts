@@ -59,13 +59,14 @@ describe('run control, end to end', () => {
     expect(cli(dir, ['--db', db, 'define', 'p', '--schedule', '@daily', '--start', '2026-11-01']).code).toBe(0);
     const began = Date.now();
     // The shell starts a second sleep in the background: the whole process group must go, not only the shell.
-    const r = cli(dir, ['--db', db, 'backfill', 'p', '--from', '2026-11-01', '--to', '2026-11-01', '--timeout', '1s', '--no-logs', '--json', '--', 'sh', '-c', 'echo $$ > pids; sleep 60 & echo $! >> pids; sleep 60']);
+    const r = cli(dir, ['--db', db, 'backfill', 'p', '--from', '2026-11-01', '--to', '2026-11-01', '--timeout', '1s', '--kill-grace', '60s', '--no-logs', '--json', '--', 'sh', '-c', 'echo $$ > pids; sleep 60 & echo $! >> pids; sleep 60']);
     const tookMs = Date.now() - began;
     expect(r.code, r.stderr).toBe(6);
     const summary = JSON.parse(r.stdout) as { runs: Array<{ status: string; error: string; code: string }> };
     expect(summary.runs.map((x) => [x.status, x.error, x.code])).toEqual([['failed', 'timed out after 1s', 'timeout']]);
-    // SIGTERM at one second; SIGKILL would follow ten seconds later: the run ended well inside that grace.
-    expect(tookMs).toBeLessThan(11_000);
+    // SIGTERM at one second; SIGKILL would follow a minute later: the run ended inside that grace, so SIGTERM ended it
+    // (a bound set by the behaviour, not a speed check: a loaded machine takes seconds, the other path 61).
+    expect(tookMs).toBeLessThan(60_000);
     const pids = readFileSync(join(dir, 'pids'), 'utf8').trim().split('\n').map(Number);
     expect(pids).toHaveLength(2);
     expect(pids.filter(running)).toEqual([]);

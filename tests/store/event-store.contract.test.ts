@@ -417,6 +417,37 @@ describe.each(harnesses)('$name event store contract', (harness) => {
     expect(await positions(store)).toEqual([1]);
   });
 
+  test('when appends made together mix new events, a conflict, a repeated append and a refused one then each gets its own answer and only the new events are stored', async () => {
+    // Appends made in one turn of the event loop may share one commit (SQLite): one's refusal or conflict touches no other.
+    const store = await open(harness.fresh());
+    const known = defined('orders');
+    const knownResult = appended(await store.append([request([known], 0)]));
+    const head = await store.head();
+    const twice = started('orders', '2026-11-09');
+    const answers = await Promise.allSettled([
+      store.append([request([started('orders', '2026-11-02')], 0)]),
+      store.append([request([started('orders', '2026-11-03')], 5)]),
+      store.append([request([known])]),
+      store.append([request([known, started('orders', '2026-11-04')])]),
+      store.append([request([twice]), request([{ ...twice, stream: 'orders/2026-11-10' }])]),
+      store.append([request([started('orders', '2026-11-05')], 0)]),
+    ]);
+    const [first, conflict, repeated, mixed, reused, last] = answers;
+    expect(first?.status === 'fulfilled' && first.value.ok && first.value.events.map((e) => e.stream)).toEqual(['orders/2026-11-02']);
+    expect(conflict?.status === 'fulfilled' && conflict.value).toEqual({ ok: false, conflict: { stream: 'orders/2026-11-03', expected: 5, actual: 0 } });
+    expect(repeated?.status === 'fulfilled' && repeated.value).toEqual({ ok: true, events: knownResult, head: expect.anything(), alreadyAppended: true });
+    expect(mixed?.status === 'rejected' && isLedgerError(mixed.reason) && mixed.reason.code).toBe('input.eventIdReused');
+    expect(reused?.status === 'rejected' && isLedgerError(reused.reason) && reused.reason.code).toBe('input.eventIdReused');
+    expect(last?.status === 'fulfilled' && last.value.ok && last.value.events.map((e) => e.stream)).toEqual(['orders/2026-11-05']);
+    expect(await positions(store)).toEqual([head.position, head.position + 1, head.position + 2]);
+    // A later turn commits together too.
+    const again = await Promise.all([store.append([request([started('orders', '2026-11-06')], 0)]), store.append([request([started('orders', '2026-11-07')], 0)]), store.append([request([started('orders', '2026-11-02')], 0)])]);
+    expect(again.map((r) => r.ok)).toEqual([true, true, false]);
+    // In the order they were made on SQLite; PostgreSQL commits concurrent appends in any order.
+    const streams = (await collect(store.read())).all.map((e) => e.stream).sort();
+    expect(streams).toEqual(['orders', 'orders/2026-11-02', 'orders/2026-11-05', 'orders/2026-11-06', 'orders/2026-11-07']);
+  });
+
   test('when reads are batched then batches cross their boundaries in position order, with every filter', async () => {
     const store = await open(harness.fresh());
     const runs: NewEvent[] = [];
