@@ -46,6 +46,11 @@ else {
  * used for other code of the same length (all V8 checks of the source itself).
  */
 function cachedRequire(main) {
+  // V8 checks a cache's version, flags, source length and payload length, but its checksum only with this flag (off in
+  // release builds): without it, a cache of the right length whose bytes went bad (zeroed blocks after a crash, a
+  // disk error) was deserialized as it was and crashed the CLI (SIGSEGV) on every start until the file was removed.
+  // Set before anything is compiled or written, so every cache carries a checksum and is checked against it.
+  require('node:v8').setFlagsFromString('--verify-snapshot-checksum');
   const word = commandWord(argv);
   const loaded = new Map();
   const written = [];
