@@ -29,9 +29,10 @@ else {
   if (process.versions.node.startsWith('20.')) require('node:v8').setFlagsFromString('--interrupt-budget=524288');
   if (process.env.NODE_DISABLE_COMPILE_CACHE) require('../dist/cli/main.js');
   else if (typeof nodeModule.enableCompileCache === 'function') {
-    // Node 22 and later: Node's own compile cache (checksummed), which covers the dependencies too.
+    // Node 22 and later: Node's own compile cache (checksummed), which covers the dependencies too; in a folder that is
+    // this user's alone, as on Node 20 (a folder another user made first in a shared /tmp would run their code cache).
     try {
-      nodeModule.enableCompileCache(cacheDir);
+      if (safeCacheDir()) nodeModule.enableCompileCache(cacheDir);
     } catch {
       // No cache is no reason to stop.
     }
