@@ -5,6 +5,7 @@
 // connection) and injected through the signer, which runs inside each append's savepoint, where it does not.
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
+import { setImmediate as realImmediate } from 'node:timers';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ulid } from 'ulid';
@@ -193,4 +194,24 @@ test('closing the store commits the appends still waiting for their turn, and an
   expect(await storedStreams(reopened)).toEqual(['etl', 'etl/2026-11-01', 'etl/2026-11-02', 'etl/2026-11-03']);
   await expectConsistent(reopened);
   await reopened.close();
+});
+
+test("appends made together are answered under a test's fake timers (the turn's end is Node's own setImmediate)", async () => {
+  // A library user's tests often fake the global timers (vi.useFakeTimers, jest's modern timers fake setImmediate):
+  // the turn's commit must not wait for a timer the test never advances, or the appends are never answered.
+  const path = join(dir, `ledger-${++n}.db`);
+  const store = openSqliteStore({ path, create: true });
+  await store.append(request(defined('etl')));
+  await nextTurn();
+  vi.useFakeTimers();
+  try {
+    let answer: unknown = 'not answered';
+    void Promise.all(['2026-11-01', '2026-11-02', '2026-11-03'].map((date) => store.append(request(started('etl', date))))).then((results) => (answer = results.map((r) => r.ok)));
+    // Two real ends of a turn later, the turn has been committed and every append answered.
+    for (let i = 0; i < 2; i++) await new Promise((resolve) => realImmediate(resolve));
+    expect(answer).toEqual([true, true, true]);
+  } finally {
+    vi.useRealTimers();
+    await store.close();
+  }
 });
