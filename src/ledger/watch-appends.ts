@@ -26,6 +26,12 @@ export async function watchAppends(store: EventStore, onAppend: (head: ChainHead
   let looking = false;
   let again = false;
   const interval = store.listenForAppends ? (options.notifiedIntervalMs ?? 5000) : (options.intervalMs ?? 250);
+  // One timer at a time: a look woken by the listener while a timer was set replaces it, so `stop` clears the only one
+  // (a timer left behind held a stopped PostgreSQL follower's process open for the 5 s of its slow poll).
+  const schedule = () => {
+    if (timer) clearTimeout(timer);
+    timer = stopped ? undefined : setTimeout(look, interval);
+  };
   const look = async () => {
     if (stopped) return;
     // A notification during a look is not lost: the look runs once more right after.
@@ -51,10 +57,11 @@ export async function watchAppends(store: EventStore, onAppend: (head: ChainHead
     } finally {
       looking = false;
     }
-    if (!stopped) timer = setTimeout(look, interval);
+    schedule();
   };
   const unlisten = store.listenForAppends ? await store.listenForAppends(() => void look()) : undefined;
-  timer = setTimeout(look, interval);
+  // Unless the listener's first wake-up is looking already: that look sets the timer when it is done.
+  if (!looking) schedule();
   return async () => {
     stopped = true;
     if (timer) clearTimeout(timer);

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -60,20 +60,51 @@ type WriterReport = {
   unexpected: string[];
 };
 
-function runWriter(db: string, plan: object, index: number): Promise<{ code: number; report: WriterReport | null; stderr: string }> {
-  const planFile = join(dir, `plan-${++files}-${index}.json`);
-  writeFileSync(planFile, JSON.stringify(plan));
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [WRITER, db, planFile]);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => {
-      const line = stdout.trim().split('\n').at(-1) ?? '';
-      done({ code: code ?? -1, report: line.startsWith('{') ? (JSON.parse(line) as WriterReport) : null, stderr });
+type WriterResult = { code: number; report: WriterReport | null; stderr: string };
+
+/**
+ * Starts one writer process per plan; each says `ready` once its ledger is open, and when all have, each is told
+ * `go` on stdin, so they race from their first operation instead of in spawn order.
+ */
+function runWriters(db: string, plans: object[]): Promise<WriterResult[]> {
+  let ready = 0;
+  let went = false;
+  const children: ChildProcess[] = [];
+  const go = () => {
+    if (went) return;
+    went = true;
+    for (const c of children) c.stdin?.end('go\n');
+  };
+  const results = plans.map((plan, index) => {
+    const planFile = join(dir, `plan-${++files}-${index}.json`);
+    writeFileSync(planFile, JSON.stringify(plan));
+    return new Promise<WriterResult>((done) => {
+      const child = spawn(process.execPath, [WRITER, db, planFile], { stdio: ['pipe', 'pipe', 'pipe'] });
+      children.push(child);
+      // A writer that exited already cannot read its `go`; its exit code tells.
+      child.stdin.on('error', () => undefined);
+      let stdout = '';
+      let stderr = '';
+      let said = false;
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        if (!said && stdout.startsWith('ready\n')) {
+          said = true;
+          if (++ready === plans.length) go();
+        }
+      });
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      // A writer that dies before it is ready must not leave the others waiting for `go`.
+      child.on('exit', () => {
+        if (!said) go();
+      });
+      child.on('close', (code) => {
+        const line = stdout.trim().split('\n').at(-1) ?? '';
+        done({ code: code ?? -1, report: line.startsWith('{') ? (JSON.parse(line) as WriterReport) : null, stderr });
+      });
     });
   });
+  return Promise.all(results);
 }
 
 async function allEvents(db: string): Promise<RecordedEvent[]> {
@@ -126,7 +157,7 @@ describe.each(backends)('multi-writer on $name', (backend) => {
 
   describe('8 writer processes interleaving starts, failures, successes and clears', () => {
     let db = '';
-    let results: Array<{ code: number; report: WriterReport | null; stderr: string }> = [];
+    let results: WriterResult[] = [];
     let events: RecordedEvent[] = [];
     const contested = Array.from({ length: CONTESTED }, (_, i) => day(WRITERS * OWN_PER_WRITER + i));
     const ownOf = (writer: number) => Array.from({ length: OWN_PER_WRITER }, (_, i) => day(writer * OWN_PER_WRITER + i));
@@ -134,10 +165,8 @@ describe.each(backends)('multi-writer on $name', (backend) => {
 
     beforeAll(async () => {
       db = await definedLedger(backend);
-      // A shared start instant, so the processes race from the first operation instead of in spawn order.
-      const beginAt = Date.now() + 1500;
-      const plans = Array.from({ length: WRITERS }, (_, writer) => ({ writer, pipeline: PIPELINE, now: NOW, beginAt, own: ownOf(writer), contested }));
-      results = await Promise.all(plans.map((plan, i) => runWriter(db, plan, i)));
+      const plans = Array.from({ length: WRITERS }, (_, writer) => ({ writer, pipeline: PIPELINE, now: NOW, own: ownOf(writer), contested }));
+      results = await runWriters(db, plans);
       events = await allEvents(db);
     });
 

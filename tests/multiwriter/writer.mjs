@@ -6,8 +6,9 @@
 //
 // The plan names this writer's own dates (never touched by another writer, so
 // nothing may refuse them), the contested dates (every writer tries to start
-// each one), the pipeline, a fixed clock and the instant to begin at (so the
-// eight processes start racing together instead of in spawn order). Prints one
+// each one), the pipeline and a fixed clock. Once its ledger is open it prints
+// `ready` and waits for a `go` line on stdin, which the parent sends when all
+// eight are ready (so they start racing together instead of in spawn order). Prints one
 // JSON line: what it did and how many events each operation wrote, counted
 // from the ledger's own answers, for the parent to reconcile with the store.
 import { readFileSync } from 'node:fs';
@@ -18,7 +19,7 @@ if (!db || !planFile) {
   process.stderr.write('usage: node writer.mjs <db> <plan.json>\n');
   process.exit(2);
 }
-/** @type {{ writer: number, pipeline: string, now: string, beginAt: number, own: string[], contested: string[] }} */
+/** @type {{ writer: number, pipeline: string, now: string, own: string[], contested: string[] }} */
 const plan = JSON.parse(readFileSync(planFile, 'utf8'));
 const nowMs = Date.parse(plan.now);
 const ledger = await openLedger({ db, clock: () => nowMs, actor: `writer-${plan.writer}` });
@@ -86,7 +87,18 @@ async function drive(kind, sequence) {
   }
 }
 
-await new Promise((resolve) => setTimeout(resolve, Math.max(0, plan.beginAt - Date.now())));
+// Loaded and connected: say so, and wait for the parent's `go` (sent once all eight are here) on stdin.
+process.stdout.write('ready\n');
+await new Promise((resolve) => {
+  let input = '';
+  process.stdin.on('data', (d) => {
+    input += d.toString();
+    if (input.includes('go\n')) {
+      process.stdin.pause();
+      resolve();
+    }
+  });
+});
 // Two lanes at once on one ledger instance: the contested starts and the own dates' steps
 // interleave inside this process as well as with the seven other processes.
 await Promise.all([

@@ -88,8 +88,9 @@ describe.each(backends)('follow on $name', (backend) => {
     for (const date of ['2026-11-05', '2026-11-06']) await recordFailure(db, date);
     const second = await follow(db, cwd, args);
     await until(() => linesOf(out).length >= 5, 'two more lines');
-    // Give it time to (wrongly) hand anything over twice before looking.
-    await new Promise((r) => setTimeout(r, 1000));
+    // Until it has acknowledged the last one: a second handover of any of them would have run its command before
+    // that (the command ends before its event is acknowledged), and the SIGTERM below lets it finish what it holds.
+    await until(() => consumerPosition(db) >= lastFailurePosition(db), 'the acknowledgement of the last');
     second.child.kill('SIGTERM');
     expect(await second.exit).toBe(0);
     expect(linesOf(out).map((l) => l.data.date)).toEqual(['2026-11-02', '2026-11-03', '2026-11-04', '2026-11-05', '2026-11-06']);
