@@ -1,7 +1,7 @@
 // Issue 10's acceptance steps through the real binary: resume after Ctrl-C, the pipeline's own
 // max_active_runs across two runners (SQLite and PostgreSQL), whole local days for a bare --to,
 // Airflow's cron extensions in America/New_York.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test, vi } from 'vitest';
 import { TEST_PG_URL, pgSchemas, pgSkipMessage } from '../support/pg.js';
@@ -9,13 +9,14 @@ import { cli, cliAsync, tempDir, waitForFile } from './cli-helpers.js';
 
 vi.setConfig({ testTimeout: 60_000 });
 
-/** A child that logs when it starts and ends (with its date), and sleeps in between. */
-const PROBE = `
-import { appendFileSync } from 'node:fs';
-const [date, ms] = process.argv.slice(2);
-appendFileSync('events.log', 'start ' + date + ' ' + Date.now() + '\\n');
-setTimeout(() => appendFileSync('events.log', 'end ' + date + ' ' + Date.now() + '\\n'), Number(ms));
-`;
+/**
+ * A command that logs when it starts and ends (with its date and the millisecond), and sleeps `ms` in between: a shell
+ * and `sleep`, not a Node process, so each of the forty-odd commands costs a fork instead of a Node start.
+ */
+function probe(ms: number): string[] {
+  const line = (kind: string) => `echo "${kind} $1 $(date +%s%3N)" >> events.log`;
+  return ['sh', '-c', `${line('start')}; sleep ${ms / 1000}; ${line('end')}`, 'probe', '{date}'];
+}
 
 /** The most commands alive at once, from start/end lines (an end before a start at the same ms). */
 function maxConcurrent(log: string): number {
@@ -65,10 +66,9 @@ describe('acceptance 2: a backfill interrupted with Ctrl-C resumes with the same
   });
 });
 
-/** Defines `p` (daily, from 2026-11-01, max_active_runs 2) and the probe in a fresh dir; returns the CLI's --db args. */
+/** Defines `p` (daily, from 2026-11-01, max_active_runs 2) in a fresh dir; returns the CLI's --db args. */
 function twoAtOnce(db: string | null): { dir: string; dbArgs: string[]; env: Record<string, string> } {
   const dir = tempDir();
-  writeFileSync(join(dir, 'probe.mjs'), PROBE);
   const dbArgs = db === null ? [] : ['--db', db];
   const env = { RUNLEDGER_NOW: '2026-11-09T12:00:00Z' };
   const r = cli(dir, [...dbArgs, 'define', 'p', '--schedule', '@daily', '--start', '2026-11-01', '--max-active-runs', '2'], env);
@@ -80,7 +80,7 @@ const RANGE = ['--from', '2026-11-01', '--to', '2026-11-06'];
 
 async function twoRunners(db: string | null): Promise<void> {
   const { dir, dbArgs, env } = twoAtOnce(db);
-  const job = [...dbArgs, 'backfill', 'p', ...RANGE, '--json', '--', process.execPath, 'probe.mjs', '{date}', '700'];
+  const job = [...dbArgs, 'backfill', 'p', ...RANGE, '--json', '--', ...probe(700)];
   const a = cliAsync(dir, job, env);
   const b = cliAsync(dir, job, env);
   const [ra, rb] = await Promise.all([a.done, b.done]);
@@ -99,14 +99,14 @@ async function twoRunners(db: string | null): Promise<void> {
 describe("acceptance 3: the pipeline's --max-active-runs is what it says", () => {
   test('one backfill without the flag runs two commands at once', async () => {
     const { dir, env } = twoAtOnce(null);
-    const r = cli(dir, ['backfill', 'p', ...RANGE, '--', process.execPath, 'probe.mjs', '{date}', '700'], env);
+    const r = cli(dir, ['backfill', 'p', ...RANGE, '--', ...probe(700)], env);
     expect(r.code).toBe(0);
     expect(maxConcurrent(readFileSync(join(dir, 'events.log'), 'utf8'))).toBe(2);
   });
 
   test('a larger --max-active-runs cannot exceed it, and the runner says so once', async () => {
     const { dir, env } = twoAtOnce(null);
-    const r = cli(dir, ['backfill', 'p', ...RANGE, '--max-active-runs', '4', '--', process.execPath, 'probe.mjs', '{date}', '500'], env);
+    const r = cli(dir, ['backfill', 'p', ...RANGE, '--max-active-runs', '4', '--', ...probe(500)], env);
     expect(r.code).toBe(0);
     expect(maxConcurrent(readFileSync(join(dir, 'events.log'), 'utf8'))).toBe(2);
     expect(r.stderr.match(/p allows at most 2 live runs at once across every runner \(its --max-active-runs\); running up to 2, not 4/g)).toHaveLength(1);
@@ -114,7 +114,7 @@ describe("acceptance 3: the pipeline's --max-active-runs is what it says", () =>
 
   test('a smaller --max-active-runs is kept', async () => {
     const { dir, env } = twoAtOnce(null);
-    const r = cli(dir, ['backfill', 'p', '--from', '2026-11-01', '--to', '2026-11-03', '--max-active-runs', '1', '--', process.execPath, 'probe.mjs', '{date}', '300'], env);
+    const r = cli(dir, ['backfill', 'p', '--from', '2026-11-01', '--to', '2026-11-03', '--max-active-runs', '1', '--', ...probe(300)], env);
     expect(r.code).toBe(0);
     expect(maxConcurrent(readFileSync(join(dir, 'events.log'), 'utf8'))).toBe(1);
   });
@@ -126,7 +126,7 @@ describe("acceptance 3: the pipeline's --max-active-runs is what it says", () =>
   test('a live manual run takes one of the places', async () => {
     const { dir, env } = twoAtOnce(null);
     expect(cli(dir, ['start', 'p', '2026-11-08', '--type', 'manual'], env).code).toBe(0);
-    const r = cli(dir, ['backfill', 'p', ...RANGE, '--', process.execPath, 'probe.mjs', '{date}', '300'], env);
+    const r = cli(dir, ['backfill', 'p', ...RANGE, '--', ...probe(300)], env);
     expect(r.code).toBe(0);
     expect(maxConcurrent(readFileSync(join(dir, 'events.log'), 'utf8'))).toBe(1);
     // The manual run never ends here, so the runner waits once for its second place and says so once.
