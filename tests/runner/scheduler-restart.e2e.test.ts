@@ -64,9 +64,10 @@ describe('a scheduler killed with SIGKILL and started again', () => {
     const dir = tempDir();
     const start = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
     // Fails until the file `ok` exists; the end is logged before the exit either way. The retry delay is long
-    // enough that the first scheduler is killed before any retry starts, even on a loaded machine.
+    // enough that the first scheduler is killed before any retry starts, even on a loaded machine: the kill follows
+    // the second failure by one look at the state (200 ms), and the two failures are a command start apart.
     const command = LOG('if [ ! -e ok ]; then echo "end $RUNLEDGER_DATE $RUNLEDGER_ATTEMPT $(date +%s%N)" >> attempts.log; exit 1; fi;');
-    expect(cli(dir, ['define', 'flaky', '--schedule', '@daily', '--start', start, '--retries', '2', '--retry-delay', '15s', '--command', '--', 'sh', '-c', command]).code).toBe(0);
+    expect(cli(dir, ['define', 'flaky', '--schedule', '@daily', '--start', start, '--retries', '2', '--retry-delay', '8s', '--command', '--', 'sh', '-c', command]).code).toBe(0);
     const first = cliAsync(dir, ['scheduler', '--no-logs']);
     await until('both dates up for retry', () => dates(dir, 'flaky').filter((d) => d.status === 'up_for_retry').length === 2);
     first.child.kill('SIGKILL');

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { BIN, cli, servingAddress, tempDir } from '../support/run-cli.js';
 import { curl, installed, nodeFetch, pythonUrllib, type Client } from '../support/http-clients.js';
 
@@ -30,6 +30,12 @@ async function withServe<T>(args: string[], env: Record<string, string>, body: (
     child.kill('SIGTERM');
     await exit;
   }
+}
+
+/** `make` called once, on first use; later calls get its first answer. */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
 }
 
 /** The status line and body of a raw request line sent as is (fetch and curl always send origin-form). */
@@ -63,8 +69,10 @@ describe('runledger serve over a real socket', () => {
         const res = await fetch(`${address}${path}`, { headers: { authorization: `Bearer ${BEARER}`, cookie: `runledger_token=${BEARER}` }, redirect: 'manual' });
         await res.arrayBuffer();
       }
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Until the three requests are logged (a line is written when its answer is done, so maybe after fetch returned).
+      for (let i = 0; i < 1000 && (log().match(/limit=5/g) ?? []).length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 10));
       const text = log();
+      expect(text.match(/limit=5/g)).toHaveLength(3);
       expect(text).toContain('limit=5');
       expect(text).toContain('access_token=[redacted]');
       for (const secret of [...Object.values(SECRETS), BEARER]) expect(text, secret).not.toContain(secret);
@@ -99,15 +107,31 @@ describe('runledger serve over a real socket', () => {
   });
 
   const writers: Client[] = [nodeFetch, ...(installed('python3') ? [pythonUrllib] : []), ...(installed('curl') ? [curl] : [])];
+  // One server for every client: a refused write changes nothing, so each client finds the ledger as it was.
+  let release: () => void = () => undefined;
+  let serving: Promise<void> | undefined;
+  const sharedServe = once(
+    () =>
+      new Promise<{ address: string; db: string }>((ready, fail) => {
+        serving = withServe(['--write-token', CI], {}, (address, _child, _log, db) => {
+          ready({ address, db });
+          return new Promise<void>((done) => (release = done));
+        });
+        serving.catch(fail);
+      }),
+  );
+  afterAll(async () => {
+    release();
+    await serving;
+  });
   test.each(writers.map((c) => [c.name, c] as const))('a write in another content type is 415, as documented (%s)', async (_name, client) => {
-    await withServe(['--write-token', CI], {}, async (address, _child, _log, db) => {
-      for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
-        const res = await client.post({ url: `${address}/api/pipelines/p/runs`, headers: { authorization: `Bearer ${CI}`, 'content-type': type }, body: JSON.stringify({ date: '2026-11-02' }) });
-        expect(res.status, type).toBe(415);
-        expect(JSON.parse(res.body).error.code, type).toBe('input.unsupportedMediaType');
-      }
-      expect((JSON.parse(cli(['--db', db, 'log', 'p', '--json']).stdout) as { events: unknown[] }).events).toHaveLength(1);
-    });
+    const { address, db } = await sharedServe();
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+      const res = await client.post({ url: `${address}/api/pipelines/p/runs`, headers: { authorization: `Bearer ${CI}`, 'content-type': type }, body: JSON.stringify({ date: '2026-11-02' }) });
+      expect(res.status, type).toBe(415);
+      expect(JSON.parse(res.body).error.code, type).toBe('input.unsupportedMediaType');
+    }
+    expect((JSON.parse(cli(['--db', db, 'log', 'p', '--json']).stdout) as { events: unknown[] }).events).toHaveLength(1);
   });
 
   test('an absolute-form request line naming another host is 421, as a Host header naming it is', async () => {
