@@ -298,27 +298,54 @@ export function runOfRow(row: RunRow, payloads: Payloads): RunRecord {
 
 /** A pipeline row, decoded; `definition`, when given, is the row's definition already parsed (the table writer keeps the one it wrote). */
 export function summaryOfRow(row: PipelineRow, definition?: PipelineDefinition | null): PipelineSummary {
-  return {
+  const summary = {
     pipeline: row.pipeline,
     definition: definition !== undefined ? definition : row.definition === null ? null : (JSON.parse(row.definition) as PipelineDefinition),
     definedAt: row.defined_at,
     version: row.version,
     watermark: row.watermark_date === null || row.watermark_logical === null ? null : { date: row.watermark_date, logicalDate: row.watermark_logical },
     completeThrough: row.complete_through,
-    counts: JSON.parse(row.counts) as Record<string, number>,
     lastSuccess: row.last_success === null ? null : (JSON.parse(row.last_success) as LastOutcome),
     lastFailure: row.last_failure === null ? null : (JSON.parse(row.last_failure) as LastOutcome),
     slotCounts: JSON.parse(row.slot_counts) as Record<string, number>,
     misaligned: row.misaligned,
     throughSlots: row.through_slots,
-    runTally: JSON.parse(row.run_tally) as RunTally,
     position: row.position,
     running: JSON.parse(row.running) as RunningDate[],
     latestMs: row.latest_ms,
     ...controlOfText(row.control),
     auditEntries: row.audit_entries,
+  } as PipelineSummary;
+  // `counts` and `runTally` are decoded when first read: `status` over 1,000 pipelines reads neither, and parsing
+  // them was two fifths of its JSON. They are ordinary enumerable properties to their readers (spread, JSON,
+  // equality); the accessors are shared by every summary (a closure per row gave each object its own map).
+  undecoded.set(summary, { counts: row.counts, runTally: row.run_tally });
+  return Object.defineProperties(summary, LAZY_COLUMNS);
+}
+
+/** The JSON of a decoded summary's `counts` and `runTally` not read yet; a decoded value replaces its text. */
+const undecoded = new WeakMap<PipelineSummary, { counts: string | Record<string, number>; runTally: string | RunTally }>();
+
+function lazyColumn<K extends 'counts' | 'runTally'>(key: K): PropertyDescriptor {
+  return {
+    enumerable: true,
+    configurable: true,
+    get(this: PipelineSummary): PipelineSummary[K] {
+      const held = undecoded.get(this) as { counts: string | Record<string, number>; runTally: string | RunTally };
+      const value = held[key];
+      if (typeof value !== 'string') return value as PipelineSummary[K];
+      const decoded = JSON.parse(value) as PipelineSummary[K];
+      held[key] = decoded;
+      return decoded;
+    },
+    set(this: PipelineSummary, value: PipelineSummary[K]) {
+      const held = undecoded.get(this) as { counts: string | Record<string, number>; runTally: string | RunTally };
+      held[key] = value;
+    },
   };
 }
+
+const LAZY_COLUMNS: PropertyDescriptorMap = { counts: lazyColumn('counts'), runTally: lazyColumn('runTally') };
 
 /** A pipeline summary as its row; `definitionText`, when given, is its definition's JSON already (the table writer keeps the one it wrote). */
 export function pipelineRow(summary: PipelineSummary, definitionText?: string | null): PipelineRow {

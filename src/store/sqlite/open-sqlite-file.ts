@@ -1,5 +1,6 @@
 import { accessSync, chmodSync, chownSync, closeSync, constants, existsSync, openSync, readFileSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { LedgerError } from '../../errors.js';
 
@@ -21,12 +22,12 @@ export type OpenedSqliteFile = { db: Database.Database; readOnly: boolean };
  */
 export function openSqliteFile(path: string): OpenedSqliteFile {
   if (path !== ':memory:' && !existsSync(path)) createWithUmask(path);
-  if (path === ':memory:' || writable(path)) return { db: new Database(path), readOnly: false };
+  if (path === ':memory:' || writable(path)) return { db: new Database(path, driverOptions()), readOnly: false };
   // No writer has the ledger open: read the file itself. A read-only SQLite open would create -wal and -shm files
   // owned by this user wherever the directory lets it, and the ledger's owner could then no longer write.
   if (!existsSync(`${path}-wal`) && !existsSync(`${path}-shm`)) return readImage(path);
   try {
-    const db = new Database(path, { readonly: true, fileMustExist: true });
+    const db = new Database(path, { ...driverOptions(), readonly: true, fileMustExist: true });
     try {
       // Opening is lazy: the first read is what needs the -shm and -wal files.
       db.prepare('SELECT count(*) FROM sqlite_master').get();
@@ -58,7 +59,7 @@ function readImage(path: string): OpenedSqliteFile {
     image[18] = 1;
     image[19] = 1;
   }
-  return { db: new Database(image, { readonly: true }), readOnly: true };
+  return { db: new Database(image, { ...driverOptions(), readonly: true }), readOnly: true };
 }
 
 /**
@@ -115,4 +116,24 @@ export function shareSidecarFiles(path: string): void {
       // Gone meanwhile (the last connection removed it), or a group this user is not in: nothing to share.
     }
   }
+}
+
+let binding: string | null | undefined;
+
+/**
+ * better-sqlite3's addon by its path where an npm install builds or downloads it: without one, the driver asks the
+ * `bindings` package, which stats a dozen candidate paths and reads a stack trace to find its caller (7-12M
+ * instructions of a cold `status`). Any other layout (no such file) is left to `bindings` as before.
+ */
+function driverOptions(): Database.Options {
+  if (binding === undefined) {
+    binding = null;
+    try {
+      const file = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
+      if (existsSync(file)) binding = file;
+    } catch {
+      // No resolvable package.json: the driver finds its addon itself.
+    }
+  }
+  return binding === null ? {} : { nativeBinding: binding };
 }
