@@ -57,9 +57,26 @@ export async function pipelineStatusesView(core: LedgerCore, names: readonly str
       memos.set(view.timetable, timetable);
     }
     view.timetable = timetable;
-    rows.push(withPause(await statusOfView(models, view, nowMs), view.summary.paused));
+    const row = withPause(await statusOfView(models, view, nowMs), view.summary.paused);
+    rowPools.set(row, view.definition.pool ?? null);
+    rows.push(row);
   }
   return rows;
+}
+
+/** The pool of each row the read models answered, from the definition its summary held (null: in no pool). */
+const rowPools = new WeakMap<PipelineStatus, string | null>();
+
+/**
+ * The pool (`define --pool`) of the pipeline of a row `pipelineStatusesView` gave, as its definition said when the row
+ * was made: null for none, undefined for a row it does not know (another source: ask the definitions). `status`
+ * asks it before reading every definition again only to learn that no pipeline is in a pool.
+ *
+ * @example
+ * const pool = poolOfStatusRow(rows[0]);
+ */
+export function poolOfStatusRow(row: PipelineStatus): string | null | undefined {
+  return rowPools.get(row);
 }
 
 /** A retired pipeline named to `status` or `check`: refused, with where its history still is. */
