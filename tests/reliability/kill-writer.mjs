@@ -2,15 +2,15 @@
 // library (dist/, so `npm run build` first) until it is killed, and prints an acknowledgement
 // line after each call the ledger answered, so the test can check each one is stored.
 //
-//   node kill-writer.mjs <db> <pipeline>
+//   node kill-writer.mjs <db> <pipeline> <leaseMs>
 //
 // Each life continues after the last date the ledger holds (a start that landed but was
 // never acknowledged is there too), so the dates stay contiguous for the final backfill.
 import { isLedgerError, openLedger } from '../../dist/src/index.js';
 
-const [db, pipeline] = process.argv.slice(2);
-if (!db || !pipeline) {
-  process.stderr.write('usage: node kill-writer.mjs <db> <pipeline>\n');
+const [db, pipeline, lease] = process.argv.slice(2);
+if (!db || !pipeline || !lease) {
+  process.stderr.write('usage: node kill-writer.mjs <db> <pipeline> <leaseMs>\n');
   process.exit(2);
 }
 const DAY = 86_400_000;
@@ -24,7 +24,7 @@ for (let i = 0; Date.now() < stopAt; i++, at += DAY) {
   const date = new Date(at).toISOString().slice(0, 10);
   let run;
   try {
-    run = await ledger.start({ pipeline, date, leaseMs: 2000 });
+    run = await ledger.start({ pipeline, date, lease: Number(lease) });
   } catch (error) {
     // Another life's start may have landed without its acknowledgement; never this life's own.
     if (isLedgerError(error) && (error.code === 'ledger.alreadyRunning' || error.code === 'ledger.alreadySucceeded')) continue;
