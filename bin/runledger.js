@@ -29,9 +29,10 @@ else {
   if (process.versions.node.startsWith('20.')) require('node:v8').setFlagsFromString('--interrupt-budget=524288');
   if (process.env.NODE_DISABLE_COMPILE_CACHE) require('../dist/cli/main.js');
   else if (typeof nodeModule.enableCompileCache === 'function') {
-    // Node 22 and later: Node's own compile cache (checksummed), which covers the dependencies too.
+    // Node 22 and later: Node's own compile cache (checksummed), which covers the dependencies too; in a folder that is
+    // this user's alone, as on Node 20 (a folder another user made first in a shared /tmp would run their code cache).
     try {
-      nodeModule.enableCompileCache(cacheDir);
+      if (safeCacheDir()) nodeModule.enableCompileCache(cacheDir);
     } catch {
       // No cache is no reason to stop.
     }
@@ -46,6 +47,11 @@ else {
  * used for other code of the same length (all V8 checks of the source itself).
  */
 function cachedRequire(main) {
+  // V8 checks a cache's version, flags, source length and payload length, but its checksum only with this flag (off in
+  // release builds): without it, a cache of the right length whose bytes went bad (zeroed blocks after a crash, a
+  // disk error) was deserialized as it was and crashed the CLI (SIGSEGV) on every start until the file was removed.
+  // Set before anything is compiled or written, so every cache carries a checksum and is checked against it.
+  require('node:v8').setFlagsFromString('--verify-snapshot-checksum');
   const word = commandWord(argv);
   const loaded = new Map();
   const written = [];

@@ -1,5 +1,9 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+// Node's own, not the global one: an application's tests that fake the global timers (vi.useFakeTimers, jest) would
+// otherwise never reach the end of a turn, and appends made together would never be committed or answered.
+// (`timers` is loaded by Node's bootstrap already: importing it loads nothing more.)
+import { setImmediate } from 'node:timers';
 import Database from 'better-sqlite3';
 import { GENESIS_HASH } from '../../../events/hash-chain.js';
 import type { EventCheck } from '../../../events/decode-trusted-event.js';
