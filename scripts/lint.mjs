@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Architecture lint: the rules of docs/architecture.md that a typechecker cannot see.
 // Prints one line per problem and exits 1 when there is any.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 
 // The checkout to read: this one, or the folder named as the first argument (the lint's own test lints a copy).
@@ -111,6 +111,15 @@ function visit(path, trail) {
 }
 for (const path of graph.keys()) visit(path, []);
 for (const cycle of cycles) problems.push(`import cycle: ${cycle}`);
+
+// The suite runs files without isolation (vitest.config.ts): a shared test helper is loaded once per worker, so a hook
+// at its top level would serve the first file that imported it and leak the others' temp dirs and servers.
+const HOOK_AT_TOP = /^(afterAll|afterEach|beforeAll|beforeEach)\(/m;
+for (const path of existsSync(join(root, 'tests')) ? files(join(root, 'tests')) : []) {
+  const rel = relative(root, path);
+  if (/\.(test|load)\.ts$/.test(rel) || rel === join('tests', 'support', 'file-end-hook.ts')) continue;
+  if (HOOK_AT_TOP.test(readFileSync(path, 'utf8'))) problems.push(`${rel}: a test helper registers a hook at its top level, which runs for the first file that loads it only; register clean-up with atFileEnd (tests/support/at-file-end.ts)`);
+}
 
 for (const problem of problems) console.log(problem);
 if (problems.length > 0) {

@@ -49,3 +49,13 @@ test('when projections/ reads the clock then the lint fails: the core stays pure
   expect(r.status).toBe(1);
   expect(r.stdout).toContain('projections/pending.ts: reads a clock or randomness; projections/ must stay pure');
 });
+
+test('when a shared test helper registers a hook at its top level then the lint fails: it would serve one file only', () => {
+  const root = copyOfCode();
+  cpSync(join(ROOT, 'tests/support'), join(root, 'tests/support'), { recursive: true });
+  expect(lint(root).stdout).toBe('lint: ok\n');
+  appendFileSync(join(root, 'tests/support/pg.ts'), "import { afterAll } from 'vitest';\nafterAll(() => undefined);\n");
+  const r = lint(root);
+  expect(r.status).toBe(1);
+  expect(r.stdout).toContain('tests/support/pg.ts: a test helper registers a hook at its top level');
+});

@@ -3,15 +3,15 @@
 // line after each call the ledger answered, so the test can check each one is stored. Runs are started and ended
 // a few at a time, so appends made together (one SQLite transaction for a turn's appends) are killed too.
 //
-//   node kill-writer.mjs <db> <pipeline>
+//   node kill-writer.mjs <db> <pipeline> <leaseMs>
 //
 // Each life continues after the last date the ledger holds (a start that landed but was
 // never acknowledged is there too); a date a kill left without a run is run by the final backfill.
 import { isLedgerError, openLedger } from '../../dist/src/index.js';
 
-const [db, pipeline] = process.argv.slice(2);
-if (!db || !pipeline) {
-  process.stderr.write('usage: node kill-writer.mjs <db> <pipeline>\n');
+const [db, pipeline, lease] = process.argv.slice(2);
+if (!db || !pipeline || !lease) {
+  process.stderr.write('usage: node kill-writer.mjs <db> <pipeline> <leaseMs>\n');
   process.exit(2);
 }
 const DAY = 86_400_000;
@@ -26,7 +26,7 @@ const stopAt = Date.now() + 20_000;
 const GROUP = 3;
 const startOne = async (date) => {
   try {
-    return await ledger.start({ pipeline, date, lease: 2000 });
+    return await ledger.start({ pipeline, date, lease: Number(lease) });
   } catch (error) {
     // Another life's start may have landed without its acknowledgement; never this life's own.
     if (isLedgerError(error) && (error.code === 'ledger.alreadyRunning' || error.code === 'ledger.alreadySucceeded')) return null;

@@ -92,7 +92,9 @@ describe('a scheduler killed with SIGKILL and started again', () => {
     const dir = tempDir();
     const start = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     const stubborn = `if [ "$RUNLEDGER_ATTEMPT" = 1 ]; then trap "" TERM; echo $$ > leader.pid; sh -c 'trap "" TERM; echo $$ > grandchild.pid; exec sleep 3003' & sleep 3004; fi;`;
-    expect(cli(dir, ['define', 'slow', '--schedule', '@daily', '--start', start, '--lease', '4s', '--command', '--', 'sh', '-c', LOG(stubborn)]).code).toBe(0);
+    // A short lease: nothing else runs the date while the first scheduler lives, and a takeover on this host waits for
+    // the killed run's processes to be gone (runner/old-run-processes.ts), which the overlap check below holds it to.
+    expect(cli(dir, ['define', 'slow', '--schedule', '@daily', '--start', start, '--lease', '2s', '--command', '--', 'sh', '-c', LOG(stubborn)]).code).toBe(0);
     const first = cliAsync(dir, ['scheduler', '--no-logs', '--kill-grace', '1s']);
     await waitForFile(join(dir, 'grandchild.pid'));
     const pids = [Number(readFileSync(join(dir, 'leader.pid'), 'utf8')), Number(readFileSync(join(dir, 'grandchild.pid'), 'utf8'))];
