@@ -9,6 +9,8 @@
  * // "exited with code 1: Error: Cannot find module '/x.js'"
  */
 export function tellingLine(text: string): string {
+  // One line (most errors; every row of `status` asks): the split, trims and filter below would give it trimmed.
+  if (!text.includes('\n')) return text.trim();
   const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
   if (lines.length <= 1) return lines[0] ?? '';
   const ended = /^((?:exited with code \d+|killed by SIG[A-Z]+|ended by SIG[A-Z]+)[^:]*): (.*)$/.exec(lines[0] ?? '');
