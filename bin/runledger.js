@@ -25,11 +25,8 @@ else {
   // A command line is short: on Node 20, V8's optimizing compiler, which starts on a function after ~66 KB of its
   // bytecode ran, spent more instructions compiling than the code it optimized saved (a third of a cold `status` on
   // 1,000 pipelines). Eight times that budget leaves it to code that runs long (a rebuild, a verify, the server).
-  // Its young generation also grows to its cap (16 MB semi-spaces, where `serve` and a rebuild end up anyway) in one step
-  // instead of doubling from 1 MB: the 1,000 summaries of a `status` were copied by eight scavenges on the way (three
-  // with it; 579.6M -> 546.1M instructions of a cold `status`).
   // Node 22 and later tier up through Maglev first, with other flags: left as they are.
-  if (process.versions.node.startsWith('20.')) require('node:v8').setFlagsFromString('--interrupt-budget=524288 --semi-space-growth-factor=16');
+  if (process.versions.node.startsWith('20.')) require('node:v8').setFlagsFromString('--interrupt-budget=524288');
   if (process.env.NODE_DISABLE_COMPILE_CACHE) require('../dist/cli/main.js');
   else if (typeof nodeModule.enableCompileCache === 'function') {
     // Node 22 and later: Node's own compile cache (checksummed), which covers the dependencies too; in a folder that is
