@@ -20,7 +20,8 @@ export async function loadPostgresAdapter(): Promise<typeof openPostgresStore> {
   }
 }
 
+/** Node's "not found" for `pg`: ERR_MODULE_NOT_FOUND from an ES module (the library), MODULE_NOT_FOUND from CommonJS (the bundled CLI). */
 function isMissingPg(error: unknown): boolean {
   const { code, message } = error as { code?: unknown; message?: unknown };
-  return code === 'ERR_MODULE_NOT_FOUND' && typeof message === 'string' && /['"]pg['"]/.test(message);
+  return (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && typeof message === 'string' && /['"]pg['"]/.test(message);
 }
