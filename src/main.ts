@@ -12,6 +12,7 @@ import { StdoutWriter } from './stdout-writer.js';
 // runner still records them, and the failure is reported at the end.
 let runsLive = 0;
 const gone = new Set<'stdout' | 'stderr'>();
+const terminals = new Map<number, boolean>();
 const stdout = new StdoutWriter(stdoutTarget());
 // Each stream gets its listener when something first touches it, not here: making process.stdout or process.stderr
 // loads Node's stream modules (and net for a pipe), a twentieth of a cold `status`'s instructions, which a query whose
@@ -73,16 +74,17 @@ async function runCommandLine(argv: string[]): Promise<number> {
 }
 
 /**
- * What StdoutWriter writes to. A pipe (`runledger status | less`) is written with write(2) itself, as Node's stream
- * would write it, but without making the stream. On the first write that fails (EPIPE: the reader went away; EAGAIN: a
- * non-blocking pipe is full; anything else) the rest of that text and everything after it go to process.stdout,
- * which fails or waits exactly as it always did: the failed write(2) wrote nothing. A terminal, a file or a device
- * (/dev/null, /dev/full) is written through process.stdout as before.
+ * What StdoutWriter writes to. A pipe (`runledger status | less`), a file or a device that is no terminal (/dev/null)
+ * is written with write(2) itself, as Node's stream would write it, but without making the stream. On the first write
+ * that fails (EPIPE: the reader went away; EAGAIN: a non-blocking pipe is full; ENOSPC: /dev/full, a full disk) the
+ * rest of that text and everything after it go to process.stdout, which fails or waits exactly as it always did: the
+ * failed write(2) wrote nothing. A terminal (its columns come from the stream anyway) or a socket gets the stream.
  */
 function stdoutTarget(): { write(text: string, callback: (error?: Error | null) => void): boolean } {
   let direct: boolean;
   try {
-    direct = fstatSync(1).isFIFO();
+    const stat = fstatSync(1);
+    direct = stat.isFIFO() || stat.isFile() || (stat.isCharacterDevice() && !isTerminal(1));
   } catch {
     direct = false;
   }
@@ -124,8 +126,6 @@ function onFirstTouch(name: 'stdout' | 'stderr', first: (stream: NodeJS.WriteStr
     },
   });
 }
-
-const terminals = new Map<number, boolean>();
 
 /**
  * Whether fd 1 or 2 is a terminal, as process.stdout.isTTY and process.stderr.isTTY answer (both ask libuv's
