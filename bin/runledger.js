@@ -75,6 +75,9 @@ function cachedRequire(main) {
   // Set before anything is compiled or written, so every cache carries a checksum and is checked against it.
   setV8Flags('--verify-snapshot-checksum');
   const word = commandWord(argv);
+  // V8 keeps the script's file name in the cache: a cache written by another install of the same build would name
+  // that install's files in every stack trace, so each install (its dist/cli folder) has caches of its own.
+  const install = pathTag(bundle);
   const loaded = new Map();
   const written = [];
   const dirOk = safeCacheDir();
@@ -87,7 +90,7 @@ function cachedRequire(main) {
     const bytes = readFileSync(file);
     const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
     const hashed = dirOk && /-[\w-]{8}\.js$/.test(file);
-    const cacheFile = hashed ? join(cacheDir, `${basename(file, '.js')}-${word}-${process.version}-${process.arch}.v8cache`) : '';
+    const cacheFile = hashed ? join(cacheDir, `${basename(file, '.js')}-${install}-${word}-${process.version}-${process.arch}.v8cache`) : '';
     let cachedData;
     if (hashed) {
       try {
@@ -111,6 +114,13 @@ function cachedRequire(main) {
  * The command a line names (`status`, `state`, …), which a cache is kept for: a cache holds the functions its first run
  * compiled, and V8 compiles the rest each time (a cache written by `define` would leave most of `status` to compile).
  */
+/** A short tag of a folder's path (32-bit FNV-1a, hex): node:crypto would cost more than the cache saves. */
+function pathTag(path) {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < path.length; i++) hash = Math.imul(hash ^ path.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, '0');
+}
+
 function commandWord(argv) {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];

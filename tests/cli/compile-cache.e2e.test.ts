@@ -2,8 +2,8 @@
 // later: Node's). The cache may only ever make a start cheaper: a first start, a start from the cache, a start from a
 // cache that is garbage, truncated or in a folder it cannot write must all print the same bytes and exit the same.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, closeSync, cpSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { BIN, tempDir } from '../support/run-cli.js';
 
@@ -104,5 +104,43 @@ describe('the code cache never changes what a command does', () => {
       chmodSync(shared, 0o700);
     }
     expect(readFileSync(calls, 'utf8')).toBe(`${own}\n`);
+  });
+});
+
+describe('installs that share a cache folder', () => {
+  // V8 keeps a script's file name in its code cache: read by another install of the same build, a cache would name the
+  // first install's files in every stack trace of the second.
+  test('each names its own files in a stack trace', () => {
+    const dir = tempDir('runledger-two-installs-');
+    const cache = join(dir, 'cache');
+    const root = resolve(BIN, '../..');
+    const installs = ['one', 'two'].map((name) => {
+      const at = join(dir, name);
+      for (const part of ['package.json', 'bin', 'dist/cli']) cpSync(join(root, part), join(at, part), { recursive: true });
+      symlinkSync(join(root, 'node_modules'), join(at, 'node_modules'));
+      return at;
+    });
+    // The stack of the CLI's first write to stdout, from inside its bundle (preloaded, so the bundle takes this writeSync).
+    const preload = join(dir, 'stack-of-first-write.cjs');
+    writeFileSync(preload, "const fs = require('node:fs'); const write = fs.writeSync; let told = false;\nfs.writeSync = function (fd, ...rest) { if (fd === 1 && !told) { told = true; write.call(fs, 2, `${new Error('stack').stack}\\n`); } return write.call(fs, fd, ...rest); };\n");
+    const stackOf = (install: string) => {
+      // Into a file: the CLI writes a file with fs.writeSync (a pipe from spawnSync is a socket, written by its stream).
+      const out = openSync(join(dir, 'out.txt'), 'w');
+      const r = spawnSync(process.execPath, ['-r', preload, join(install, 'bin/runledger.js'), '--db', join(dir, 'l.db'), '--now', NOW, 'status'], {
+        encoding: 'utf8',
+        stdio: ['ignore', out, 'pipe'],
+        env: { ...(process.env as Record<string, string>), NODE_COMPILE_CACHE: cache, NODE_DISABLE_COMPILE_CACHE: '' },
+      });
+      closeSync(out);
+      expect(r.status, r.stderr).toBe(0);
+      return r.stderr.split('\n').filter((line) => line.includes('/dist/cli/'));
+    };
+    const [one, two] = installs as [string, string];
+    expect(run(['--db', join(dir, 'l.db'), '--now', NOW, 'define', 'etl_orders', '--schedule', '@daily', '--start', '2026-11-02'], cache).code).toBe(0);
+    stackOf(one);
+    expect(stackOf(one).length).toBeGreaterThan(0);
+    const second = stackOf(two);
+    expect(second.length).toBeGreaterThan(0);
+    for (const line of second) expect(line).toContain(`${two}/dist/cli/`);
   });
 });
