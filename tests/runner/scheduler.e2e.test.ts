@@ -108,3 +108,29 @@ describe('scheduler, running', () => {
     expect(state.dates.map((d) => `${d.date} ${d.status}`)).toEqual(['2026-11-03 interrupted']);
   });
 });
+
+describe('pipelines that run the same command', () => {
+  // The scheduler keeps one command task per distinct command: what differs per pipeline (its timeout) and per run
+  // (RUNLEDGER_PIPELINE, RUNLEDGER_DATE, RUNLEDGER_RUN_ID) must still be each run's own.
+  test('each run gets its own pipeline, date and run id, and a timeout stops only the pipeline that has one', async () => {
+    const dir = tempDir();
+    const env = { RUNLEDGER_NOW: NOW };
+    const command = ['sh', '-c', 'echo "$RUNLEDGER_PIPELINE $RUNLEDGER_DATE $RUNLEDGER_RUN_ID" >> seen.log; sleep 3'];
+    expect(cli(dir, ['define', 'timed', '--schedule', '@daily', '--start', '2026-11-02', '--timeout', '1s', '--command', '--', ...command], env).code).toBe(0);
+    expect(cli(dir, ['define', 'untimed', '--schedule', '@daily', '--start', '2026-11-02', '--command', '--', ...command], env).code).toBe(0);
+    const r = await cliAsync(dir, ['--now', NOW, 'scheduler', '--once', '--no-logs', '--json']).done;
+    expect(r.code).toBe(6);
+    const seen = readFileSync(join(dir, 'seen.log'), 'utf8').trim().split('\n').sort();
+    const expected: string[] = [];
+    for (const pipeline of ['timed', 'untimed']) {
+      const runs = JSON.parse(cli(dir, ['--now', NOW, 'runs', pipeline, '--json']).stdout) as { runs: Array<{ runId: string; date: string; status: string; error: string | null }> };
+      expect(runs.runs.map((run) => run.date).sort()).toEqual(['2026-11-02', '2026-11-03']);
+      for (const run of runs.runs) {
+        expected.push(`${pipeline} ${run.date} ${run.runId}`);
+        if (pipeline === 'timed') expect([run.status, run.error]).toEqual(['failed', 'timed out after 1s']);
+        else expect(run.status).toBe('success');
+      }
+    }
+    expect(seen).toEqual(expected.sort());
+  });
+});

@@ -138,3 +138,37 @@ test('a minutely pipeline since 1970 (30 million slots) gets a page of its windo
     await ledger.close();
   }
 });
+
+describe('the served pipeline page after the schedule changes', () => {
+  // The page keeps a strip's periods and column edges per timetable: the same open ledger, redefined from an instant
+  // on, draws the new schedule's strip, as a ledger opened afresh and the fold do.
+  test('a redefined pipeline is drawn with its new schedule by the ledger that drew the old one', async () => {
+    let now = Date.parse('2026-01-02T12:00:00Z');
+    const clock = () => now;
+    const db = join(dir, `ledger-${++n}.db`);
+    const ledger = await openLedger({ db, clock, actor: 'prop' });
+    try {
+      await ledger.define({ pipeline: 'etl', schedule: '*/5 * * * *', start: '2026-01-01' });
+      const run = await ledger.start({ pipeline: 'etl', date: '2026-01-02T11:00:00Z' });
+      await ledger.succeed({ runId: run.runId });
+      const before = await loadServedPipelinePage(ledger, 'etl', undefined, {}, {});
+      now += 3_600_000;
+      await ledger.define({ pipeline: 'etl', schedule: '@hourly', start: '2026-01-01', effective: '2026-01-02T13:00:00Z' });
+      now += 6 * 3_600_000;
+      const after = await loadServedPipelinePage(ledger, 'etl', undefined, {}, {});
+      const fresh = await openLedger({ db, clock, actor: 'prop' });
+      try {
+        const again = await loadServedPipelinePage(fresh, 'etl', undefined, {}, {});
+        const folded = await loadPipelinePage(new Ledger(foldOnly(fresh.store), clock, 'prop', { checkpointAfter: 0 }), 'etl', undefined, {}, {});
+        expect(after.strip).toEqual(again.strip);
+        expect(after.calendar).toEqual(again.calendar);
+        expect(after.strip).toEqual(folded.strip);
+        expect(after.strip).not.toEqual(before.strip);
+      } finally {
+        await fresh.close();
+      }
+    } finally {
+      await ledger.close();
+    }
+  });
+});
