@@ -8,7 +8,6 @@ import { rmSync } from 'node:fs';
 import { setImmediate as realImmediate } from 'node:timers';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { ulid } from 'ulid';
 import { afterAll, afterEach, expect, test, vi } from 'vitest';
 import { verifyChain } from '../../src/audit/verify-chain.js';
 import { verifyProjections } from '../../src/audit/verify-projections.js';
@@ -17,52 +16,12 @@ import type { AppendRequest, EventStore, NewEvent } from '../../src/store/event-
 import type { EventSigner } from '../../src/store/event-signer.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-event-store.js';
 import { tempDir } from '../support/run-cli.js';
+import { defined, started } from './new-events.js';
 
 const dir = tempDir('runledger-append-turn-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(() => vi.restoreAllMocks());
 let n = 0;
-
-const metadata = { actor: 'turn@test', host: 'test-host', toolVersion: '0.0.0-test' };
-const T0 = '2026-11-01T00:00:00.000Z';
-
-function defined(pipeline: string): NewEvent {
-  return {
-    type: 'PipelineDefined',
-    schemaVersion: 1,
-    eventId: ulid(),
-    stream: pipeline,
-    recordedAt: T0,
-    metadata,
-    data: { pipeline, schedule: '@daily', timetable: 'interval', timezone: 'UTC', start: '2026-11-01T00:00:00Z', end: null, catchup: true, maxActiveRuns: 16, leaseMs: 3_600_000 },
-  };
-}
-
-function started(pipeline: string, date: string): NewEvent {
-  const next = new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().replace('.000Z', 'Z');
-  return {
-    type: 'RunStarted',
-    schemaVersion: 1,
-    eventId: ulid(),
-    stream: `${pipeline}/${date}`,
-    recordedAt: T0,
-    metadata,
-    data: {
-      pipeline,
-      date,
-      runId: ulid(),
-      attempt: 1,
-      runType: 'scheduled',
-      logicalDate: `${date}T00:00:00Z`,
-      dataInterval: { start: `${date}T00:00:00Z`, end: next },
-      runAfter: next,
-      leaseExpiresAt: next,
-      force: false,
-      offSchedule: false,
-      takeoverOf: null,
-    },
-  };
-}
 
 const request = (event: NewEvent): AppendRequest[] => [{ stream: event.stream, expectedVersion: 0, events: [event] }];
 
