@@ -26,7 +26,7 @@ else {
   // bytecode ran, spent more instructions compiling than the code it optimized saved (a third of a cold `status` on
   // 1,000 pipelines). Eight times that budget leaves it to code that runs long (a rebuild, a verify, the server).
   // Node 22 and later tier up through Maglev first, with other flags: left as they are.
-  if (process.versions.node.startsWith('20.')) setV8Flags('--interrupt-budget=524288');
+  if (process.versions.node.startsWith('20.')) require('node:v8').setFlagsFromString('--interrupt-budget=524288');
   if (process.env.NODE_DISABLE_COMPILE_CACHE) require('../dist/cli/main.js');
   else if (typeof nodeModule.enableCompileCache === 'function') {
     // Node 22 and later: Node's own compile cache (checksummed), which covers the dependencies too; in a folder that is
@@ -41,28 +41,6 @@ else {
 }
 
 /**
- * v8.setFlagsFromString without node:v8, which loads Node's stream modules (for its heap snapshot streams): the same
- * binding function, through process.binding, whose deprecation warning (DEP0111: for 'v8' always, once) is held back.
- * A Node without it (24) or that forbids it (the permission model) gets node:v8.
- */
-function setV8Flags(flags) {
-  const own = Object.hasOwn(process, 'noDeprecation');
-  const was = process.noDeprecation;
-  let binding;
-  process.noDeprecation = true;
-  try {
-    binding = process.binding('v8');
-  } catch {
-    // None here: node:v8 below.
-  } finally {
-    if (own) process.noDeprecation = was;
-    else delete process.noDeprecation;
-  }
-  if (typeof binding?.setFlagsFromString === 'function') binding.setFlagsFromString(flags);
-  else require('node:v8').setFlagsFromString(flags);
-}
-
-/**
  * Node 20 (no compile cache of its own): loads a bundle file as Node's require would (the same wrapper function, the
  * bundle's own files through this, everything else through Node), compiled with the V8 code cache written beside it
  * after an earlier start. Only the chunks, whose names carry a hash of their content, are cached: a cache is never
@@ -73,7 +51,7 @@ function cachedRequire(main) {
   // release builds): without it, a cache of the right length whose bytes went bad (zeroed blocks after a crash, a
   // disk error) was deserialized as it was and crashed the CLI (SIGSEGV) on every start until the file was removed.
   // Set before anything is compiled or written, so every cache carries a checksum and is checked against it.
-  setV8Flags('--verify-snapshot-checksum');
+  require('node:v8').setFlagsFromString('--verify-snapshot-checksum');
   const word = commandWord(argv);
   // V8 keeps the script's file name in the cache: a cache written by another install of the same build would name
   // that install's files in every stack trace, so each install (its dist/cli folder) has caches of its own.
