@@ -82,10 +82,8 @@ export async function stateView(core: LedgerCore, input: StateInput): Promise<St
   for (const date of state.dates.values()) {
     const at = Date.parse(date.logicalDate);
     // Off-schedule (manual) runs show even outside the slots: before the start, or after the last due slot,
-    // unless the caller bounded the range. A recorded slot row shows after the last due slot too: a redefinition can
-    // make its slot one that is not due yet (daily to weekly), and what was recorded keeps its state whatever the change.
-    const open = offScheduleBounds(input, fromMs, toMs, rangeEndMs, nowMs);
-    const bounds = date.offSchedule ? open : { from: fromMs, to: open.to };
+    // unless the caller bounded the range.
+    const bounds = date.offSchedule ? offScheduleBounds(input, fromMs, toMs, rangeEndMs, nowMs) : { from: fromMs, to: toMs };
     if (at < bounds.from || at > bounds.to) continue;
     recorded.push({ at, key: date.date, row: dateRow(date, nowMs, input.metrics !== false) });
   }
