@@ -77,7 +77,10 @@ export async function runSharedSchedulers(run: SharedRun): Promise<{ kills: numb
   const db = ['--db', run.db];
   const now = Date.now();
   const start = new Date(Math.floor(now / 3_600_000) * 3_600_000 - run.dates * 3_600_000).toISOString();
-  const common = ['--schedule', '@hourly', '--start', start, '--lease', '3s', '--command', '--', ...command(run.workSeconds)];
+  // Exactly `dates` slots, the last one the hour due now: a run that crosses the top of an hour would otherwise get a
+  // thirteenth date due midway and never see "every date" equal `dates`.
+  const end = new Date(Math.floor(now / 3_600_000) * 3_600_000 - 3_600_000).toISOString();
+  const common = ['--schedule', '@hourly', '--start', start, '--end', end, '--lease', '3s', '--command', '--', ...command(run.workSeconds)];
   const defines = [
     ['define', 'extract', '--max-active-runs', '2', ...common],
     ['define', 'transform', '--upstream', 'extract', ...common],
