@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import type { PipelineCommand } from '../../events/pipeline-definition.js';
 import { commandArgv } from '../runner/command-argv.js';
 import { commandTask, type CommandTask, type CommandTaskOptions } from '../runner/command-task.js';
@@ -30,6 +31,7 @@ export function fleetCommandTask(setup: FleetCommandSetup, command: PipelineComm
   const { env } = ctx.deps;
   return commandTask({
     argv: commandArgv(command),
+    spawn,
     kill: (pid, signal) => process.kill(pid, signal),
     killGrace: setup.killGraceMs,
     reaper: setup.reaper,

@@ -11,7 +11,6 @@ import { metricsProblem } from '../ledger/metrics-problem.js';
 import { durationOption, type Duration } from '../ledger/library-options.js';
 import { cleanStaleRunDirs, RUN_DIR_PREFIX } from './clean-stale-run-dirs.js';
 import type { GroupReaper } from './group-reaper.js';
-import { threadLauncher, type Launcher } from './thread-spawner.js';
 import { openRunLogFile, type RunLogFile } from './run-log-file.js';
 import type { Metrics, RunContext, RunTask, TaskOutcome } from './run-types.js';
 
@@ -43,11 +42,7 @@ export const DEFAULT_KILL_GRACE_MS = 10_000;
 export type CommandTaskOptions = {
   /** The command and its arguments, run with no shell; `{date}` `{start}` `{end}` `{runId}` are replaced in each. */
   argv: readonly string[];
-  /**
-   * Starts the command (default: Node's `child_process.spawn`, called on a worker thread, so a burst of starts does
-   * not hold up this thread while each child forks and execs). One passed here is called on this thread.
-   */
-  spawn?: SpawnFn;
+  spawn: SpawnFn;
   kill: KillFn;
   /** The environment the command starts from; the `RUNLEDGER_*` variables are added to it. */
   env: Readonly<Record<string, string | undefined>>;
@@ -146,10 +141,6 @@ export function commandTask(options: CommandTaskOptions): CommandTask {
     }
   };
 
-  /** The signal of `killAll`, once called: a command still being started gets it as it starts. */
-  let killedWith: StopSignal | undefined;
-  const launch: Launcher = options.spawn === undefined ? threadLauncher : launcherOf(options.spawn);
-
   // Directories left by a runner that was killed (kill -9 skips the cleanup below) go on the next start.
   let cleaned: Promise<unknown> | undefined;
   const task: RunTask = async (run, signal) => {
@@ -206,14 +197,27 @@ export function commandTask(options: CommandTaskOptions): CommandTask {
   type Ended = { exitCode: number | null; signal: NodeJS.Signals | null; stderrTail: string; spawnError?: NodeJS.ErrnoException };
 
   function runChild(command: string, args: string[], env: Record<string, string>, run: RunContext, signal: AbortSignal, log: RunLogFile | null): Promise<Ended> {
-    return new Promise((resolve, reject) => {
-      let pgid: number | undefined;
+    return new Promise((resolve) => {
+      // The public SpawnFn is Node's spawn seen through the subset the runner's types name; its result is a ChildProcess.
+      const child = options.spawn(command, args, {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        // Its own process group: the stop signal reaches the command's children too (e.g. `sh -c 'sleep 60'`).
+        detached: true,
+        ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      }) as ChildProcess;
+      const pgid = child.pid;
+      if (pgid !== undefined) {
+        live.add(pgid);
+        // Before anything else can happen: if the runner dies from here on, the watchdog kills the group.
+        options.reaper?.watch(pgid);
+      }
       let stderrTail = '';
       let killTimer: NodeJS.Timeout | undefined;
       let closeTimer: NodeJS.Timeout | undefined;
       let leader: { exitCode: number | null; signal: NodeJS.Signals | null } | undefined;
       let closed = false;
-      let groupGone = false;
+      let groupGone = pgid === undefined;
       let done = false;
       const finish = (ended: Ended) => {
         if (done) return;
@@ -225,29 +229,32 @@ export function commandTask(options: CommandTaskOptions): CommandTask {
         clearTimeout(killTimer);
         clearTimeout(closeTimer);
         signal.removeEventListener('abort', stop);
-        child.release();
+        child.stdout?.destroy();
+        child.stderr?.destroy();
         resolve(ended);
       };
       const settle = () => {
         if (leader && groupGone && closed) finish({ ...leader, stderrTail });
       };
       const stop = () => {
-        // Not started yet: `started` stops it as it starts.
         if (pgid === undefined) return;
         signalGroup(pgid, signal.reason === 'SIGINT' ? 'SIGINT' : 'SIGTERM');
         // The whole group, whether or not its leader is still there: a member that ignores SIGTERM dies here.
-        killTimer = setTimeout(() => signalGroup(pgid as number, 'SIGKILL'), graceMs);
+        killTimer = setTimeout(() => signalGroup(pgid, 'SIGKILL'), graceMs);
       };
-      const stdout = lineSplitter((line) => {
+      lines(child.stdout, (line) => {
         log?.write(line);
         options.onOutput?.('stdout', run, line);
       });
-      const stderr = lineSplitter((line) => {
+      lines(child.stderr, (line) => {
         stderrTail = `${stderrTail}${line}\n`.slice(-STDERR_TAIL_CHARS);
         log?.write(line);
         options.onOutput?.('stderr', run, line);
       });
-      const leaderExited = (exitCode: number | null, exitSignal: NodeJS.Signals | null) => {
+      child.on('error', (error: NodeJS.ErrnoException) => {
+        if (child.pid === undefined) finish({ exitCode: null, signal: null, stderrTail, spawnError: error });
+      });
+      child.on('exit', (exitCode, exitSignal) => {
         leader = { exitCode, signal: exitSignal };
         // No command outlives its run: what the command left running in its group is stopped now
         // (SIGTERM, then SIGKILL after the grace), and the run ends once the group is empty.
@@ -261,47 +268,14 @@ export function commandTask(options: CommandTaskOptions): CommandTask {
             settle();
           }, 2000);
         });
-      };
-      const child = launch(
-        command,
-        args,
-        {
-          env,
-          stdio: ['ignore', 'pipe', 'pipe'],
-          // Its own process group: the stop signal reaches the command's children too (e.g. `sh -c 'sleep 60'`).
-          detached: true,
-          ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-        },
-        {
-          started: (pid) => {
-            if (pid === undefined) return;
-            pgid = pid;
-            live.add(pid);
-            // Before anything else can happen: if the runner dies from here on, the watchdog kills the group.
-            options.reaper?.watch(pid);
-            if (killedWith !== undefined) signalGroup(pid, killedWith);
-            if (signal.aborted) stop();
-          },
-          output: (stream, chunk) => (stream === 'stdout' ? stdout : stderr).write(chunk),
-          end: (stream) => (stream === 'stdout' ? stdout : stderr).end(),
-          error: (error) => {
-            if (pgid === undefined) finish({ exitCode: null, signal: null, stderrTail, spawnError: error });
-          },
-          exit: leaderExited,
-          close: (exitCode, exitSignal) => {
-            leader ??= { exitCode, signal: exitSignal };
-            closed = true;
-            settle();
-          },
-          thrown: reject,
-          // Nothing more will be heard of the command: its group is stopped, and the run fails as a spawn error.
-          lost: (error) => {
-            closed = true;
-            void emptyGroup(pgid, false).then(() => finish({ exitCode: null, signal: null, stderrTail, spawnError: error }));
-          },
-        },
-      );
-      if (!signal.aborted) signal.addEventListener('abort', stop, { once: true });
+      });
+      child.on('close', (exitCode, exitSignal) => {
+        leader ??= { exitCode, signal: exitSignal };
+        closed = true;
+        settle();
+      });
+      if (signal.aborted) stop();
+      else signal.addEventListener('abort', stop, { once: true });
     });
   }
 
@@ -327,7 +301,6 @@ export function commandTask(options: CommandTaskOptions): CommandTask {
   return {
     task,
     killAll: (signal) => {
-      killedWith = signal;
       for (const pgid of live) signalGroup(pgid, signal);
     },
   };
@@ -395,60 +368,31 @@ async function readMetricsFile(path: string, maxBytes: number): Promise<{ kind: 
   }
 }
 
-/**
- * A synchronous `spawn` (Node's, or one a test or the demo passes) seen as a `Launcher`: its `ChildProcess`'s events
- * passed on as they come, its output decoded as UTF-8.
- */
-function launcherOf(spawn: SpawnFn): Launcher {
-  return (command, args, spawnOptions, events) => {
-    // The public SpawnFn is Node's spawn seen through the subset the runner's types name; its result is a ChildProcess.
-    const child = spawn(command, args, spawnOptions as SpawnOptionsUsed) as ChildProcess;
-    events.started(child.pid);
-    const follow = (stream: Readable | null, name: 'stdout' | 'stderr') => {
-      if (!stream) return;
-      stream.setEncoding('utf8');
-      stream.on('data', (chunk: string) => events.output(name, chunk));
-      stream.on('end', () => events.end(name));
-    };
-    follow(child.stdout, 'stdout');
-    follow(child.stderr, 'stderr');
-    child.on('error', (error: NodeJS.ErrnoException) => events.error(error));
-    child.on('exit', (code, signal) => events.exit(code, signal));
-    child.on('close', (code, signal) => events.close(code, signal));
-    return {
-      release: () => {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-      },
-    };
-  };
-}
-
-/** Calls `onLine` for each complete line of the text written (and the last one, unterminated, at `end`). */
-function lineSplitter(onLine: (line: string) => void): { write(chunk: string): void; end(): void } {
+/** Calls `onLine` for each complete line of a stream (and the last one, unterminated). */
+function lines(stream: Readable | null, onLine: (line: string) => void): void {
+  if (!stream) return;
+  stream.setEncoding('utf8');
   let pending = '';
-  return {
-    write: (chunk) => {
-      // Only the new chunk is searched, so a long line costs its length once, not once per chunk.
-      let from = 0;
-      let newline = chunk.indexOf('\n');
-      while (newline >= 0) {
-        onLine(`${pending}${chunk.slice(from, newline)}`.replace(/\r$/, ''));
-        pending = '';
-        from = newline + 1;
-        newline = chunk.indexOf('\n', from);
-      }
-      pending += chunk.slice(from);
-      // Output that never ends a line (a progress bar redrawn with \r, a binary blob) is passed on in
-      // pieces, so memory stays bounded however long the command writes.
-      while (pending.length >= MAX_LINE_CHARS) {
-        onLine(pending.slice(0, MAX_LINE_CHARS));
-        pending = pending.slice(MAX_LINE_CHARS);
-      }
-    },
-    end: () => {
-      if (pending !== '') onLine(pending);
+  stream.on('data', (chunk: string) => {
+    // Only the new chunk is searched, so a long line costs its length once, not once per chunk.
+    let from = 0;
+    let newline = chunk.indexOf('\n');
+    while (newline >= 0) {
+      onLine(`${pending}${chunk.slice(from, newline)}`.replace(/\r$/, ''));
       pending = '';
-    },
-  };
+      from = newline + 1;
+      newline = chunk.indexOf('\n', from);
+    }
+    pending += chunk.slice(from);
+    // Output that never ends a line (a progress bar redrawn with \r, a binary blob) is passed on in
+    // pieces, so memory stays bounded however long the command writes.
+    while (pending.length >= MAX_LINE_CHARS) {
+      onLine(pending.slice(0, MAX_LINE_CHARS));
+      pending = pending.slice(MAX_LINE_CHARS);
+    }
+  });
+  stream.on('end', () => {
+    if (pending !== '') onLine(pending);
+    pending = '';
+  });
 }

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { Option, type Command } from 'commander';
 import { parseDuration } from '../../duration.js';
 import { ExitCode, LedgerError } from '../../errors.js';
@@ -201,6 +202,7 @@ async function execute(ctx: CliContext, ledger: Ledger, request: JobRequest, opt
   const reaper = groupReaper({ graceMs: limits.killGraceMs ?? DEFAULT_KILL_GRACE_MS });
   const command = commandTask({
     argv,
+    spawn,
     killGrace: limits.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
     reaper,
     // A negative pid signals the command's whole process group.
