@@ -266,7 +266,10 @@ function countPending(view: TableView, at: DueAt, nowMs: number, after: readonly
   pending.up_for_retry = due('up_for_retry');
   pending.interrupted = due('interrupted');
   pending.cleared = due('cleared');
-  for (const date of running) if (Date.parse(date.logicalDate) <= lastMs && isSlot(date) && pendingReason('running', date.leaseExpiresAt, nowMs) === 'stalled') pending.stalled += 1;
+  for (const date of running) {
+    const logicalMs = Date.parse(date.logicalDate);
+    if (logicalMs <= lastMs && timetable.slotKeyAt(logicalMs) === date.date && pendingReason('running', date.leaseExpiresAt, nowMs) === 'stalled') pending.stalled += 1;
+  }
   pending.total = pending.missing + pending.failed + pending.up_for_retry + pending.interrupted + pending.cleared + pending.stalled;
   return { behind, pending, blocked: 0, firstBlocked: null };
 }
