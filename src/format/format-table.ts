@@ -91,11 +91,11 @@ function fitWidths(header: string[], natural: number[], fit: TableFit): number[]
 }
 
 function tableLine(cells: string[], widths: number[], fit: TableFit = {}): string {
-  const flexible = fit.flexible ?? [];
+  const flexible = fit.wide ? undefined : fit.flexible;
   let line = '';
   for (let i = 0; i < cells.length; i++) {
     const cell = cells[i] as string;
-    const text = !fit.wide && flexible.includes(i) ? cut(cell, widths[i] ?? cell.length) : cell;
+    const text = flexible !== undefined && cell.length > (widths[i] ?? cell.length) && flexible.includes(i) ? cut(cell, widths[i] ?? cell.length) : cell;
     line += i === cells.length - 1 ? text : `${text.padEnd(widths[i] ?? 0)}  `;
   }
   return line.trimEnd();
