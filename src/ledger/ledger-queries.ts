@@ -79,11 +79,14 @@ export async function stateView(core: LedgerCore, input: StateInput): Promise<St
     through = () => completeThroughOf(folded, state);
   }
   const recorded: Array<Timed<DateRow>> = [];
+  // Off-schedule (manual) runs show even outside the slots: before the start, or after the last due slot, unless the
+  // caller bounded the range. A recorded slot row shows after the last due slot too (up to now, on the same terms): a
+  // redefinition can make its slot one that is not due yet (daily to @weekly), and nothing recorded leaves `state`.
+  const open = offScheduleBounds(input, fromMs, toMs, rangeEndMs, nowMs);
+  const onSchedule = { from: fromMs, to: open.to };
   for (const date of state.dates.values()) {
     const at = Date.parse(date.logicalDate);
-    // Off-schedule (manual) runs show even outside the slots: before the start, or after the last due slot,
-    // unless the caller bounded the range.
-    const bounds = date.offSchedule ? offScheduleBounds(input, fromMs, toMs, rangeEndMs, nowMs) : { from: fromMs, to: toMs };
+    const bounds = date.offSchedule ? open : onSchedule;
     if (at < bounds.from || at > bounds.to) continue;
     recorded.push({ at, key: date.date, row: dateRow(date, nowMs, input.metrics !== false) });
   }
@@ -213,7 +216,7 @@ export async function pendingView(core: LedgerCore, input: RangeInput): Promise<
   }
   // Pending means due: an explicit --to past now must not list tomorrow as missing.
   // A slot already started early (a manual run) keeps its state visible.
-  const { from, to, pending, inFlight } = duePending(timetable, fromMs, toMs, nowMs, state, definition.dependsOnPast === true);
+  const { from, to, pending, inFlight } = duePending(timetable, fromMs, toMs, nowMs, state, definition.dependsOnPast === true, input.to === undefined);
   markBlocked(pending, state, blocked === undefined ? null : (slot) => blocked(slot.dataInterval));
   return { pipeline: input.pipeline, from, to, pending, inFlight };
 }

@@ -57,6 +57,7 @@ function rangeTooLarge(timetable: Timetable, fromMs: number): LedgerError {
  * to the last due slot: two walks split at its tick, no date parsing. The walk
  * builds no `Slot`, and no object at all for a slot that is done: over ten
  * years of hourly slots, building and keeping them was most of the time.
+ * `openEnd`: the caller gave no end, so runs in flight after the range's end up to now are listed too.
  */
 export function duePending(
   timetable: Timetable,
@@ -65,6 +66,7 @@ export function duePending(
   nowMs: number,
   state: PipelineState,
   dependsOnPast = false,
+  openEnd = false,
 ): PendingReport & { from: string | null; to: string | null } {
   const last = timetable.lastDue(nowMs);
   // Depends on past: each slot is told whether the one before it is done (the range's first asks the timetable).
@@ -102,8 +104,11 @@ export function duePending(
     });
   }
   // Off-schedule running runs are in flight too (the overview counts them); their keys are no slot, so no walk meets them.
-  // Without an explicit end (the range ends at the last due slot), a manual run since then counts too.
-  const extra = offScheduleInFlight(timetable, fromMs, toMs === lastTick ? Math.max(toMs, nowMs) : toMs, nowMs, state);
+  // Without an explicit end (`openEnd`, or the range ends at the last due slot), a manual run since then counts too, and so
+  // does a run recorded on a slot that is not due yet (a redefinition from daily to @weekly made it one), as `state` shows it.
+  const walked = new Set(report.inFlight.map((run) => run.date));
+  const openTo = openEnd || toMs === lastTick ? Math.max(toMs, nowMs) : toMs;
+  const extra = unwalkedInFlight(timetable, fromMs, toMs, openTo, nowMs, state).filter((run) => !walked.has(run.date));
   if (extra.length > 0) {
     const tick = (date: string) => Date.parse(state.dates.get(date)?.logicalDate ?? '');
     report.inFlight = [...report.inFlight, ...extra].sort((a, b) => tick(a.date) - tick(b.date));
@@ -111,12 +116,18 @@ export function duePending(
   return { ...report, from, to };
 }
 
-function offScheduleInFlight(timetable: Timetable, fromMs: number, toMs: number, nowMs: number, state: PipelineState): PendingReport['inFlight'] {
+/**
+ * The running runs (live lease) that neither walk meets: off-schedule ones inside `[fromMs, openTo]` on no slot, and
+ * recorded slot rows after the walked range's end `toMs` up to `openTo` (past it only when the range ends at the last
+ * due slot: a slot a redefinition made not due yet).
+ */
+function unwalkedInFlight(timetable: Timetable, fromMs: number, toMs: number, openTo: number, nowMs: number, state: PipelineState): PendingReport['inFlight'] {
   const out: PendingReport['inFlight'] = [];
   for (const date of state.dates.values()) {
-    if (date.status !== 'running' || !date.offSchedule || leaseExpired(date, nowMs)) continue;
+    if (date.status !== 'running' || leaseExpired(date, nowMs)) continue;
     const tick = Date.parse(date.logicalDate);
-    if (tick < fromMs || tick > toMs || timetable.slotAt(tick)) continue;
+    if (tick < fromMs || tick > openTo) continue;
+    if (date.offSchedule ? timetable.slotAt(tick) : tick <= toMs) continue;
     out.push({ date: date.date, runId: date.runId, leaseExpiresAt: date.leaseExpiresAt });
   }
   return out;

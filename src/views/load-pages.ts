@@ -2,14 +2,14 @@ import { readSchedulers } from '../ops/read-schedulers.js';
 import type { PipelineState } from '../../projections/pipeline-state.js';
 import type { PipelineDefinition } from '../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../events/recorded-event.js';
-import { buildCalendar, cellStatus, type CellStatus } from '../../projections/views/calendar.js';
+import { buildCalendar, cellStatus, type CalendarInput, type CellStatus } from '../../projections/views/calendar.js';
 import { historyStrip } from '../../projections/views/history-strip.js';
 import { compareNames } from '../../projections/views/compare-names.js';
 import { taskDateGrid } from '../../projections/views/task-date-grid.js';
 import { compareWorstFirst, withPause, type PipelineStatus } from '../../projections/views/pipeline-status.js';
 import { statusOfFold } from '../ledger/status-of-fold.js';
 import type { TaskRuns } from '../../projections/task-runs.js';
-import { statusStrip } from '../../projections/views/status-strip.js';
+import { inDueStrip, statusStrip } from '../../projections/views/status-strip.js';
 import { AUDIT_EVENT_TYPES, auditEntriesOf, historyFold, type AuditEntry, type PipelineHistory } from '../../projections/views/pipeline-history.js';
 import { runRows } from '../../projections/views/run-rows.js';
 import { LedgerError } from '../errors.js';
@@ -92,9 +92,13 @@ export async function loadOverview(ledger: Ledger, asOf: AsOf | undefined, defin
     if (status === null) continue;
     // The strip is the last 30 rows of the whole state: of the present read a page at a time without metrics; of the
     // past, the state from 30 slots before the last due one (57 years of minutes would be refused as too many slots).
-    const last: DateRow[] = time.asOf === null ? [] : await lastRowsOfPast(ledger, definition.pipeline, time.asOf, time.nowMs, 30);
+    // A row recorded on a slot not due yet is left out: the strip's columns are due slots (see `inDueStrip`).
+    const { timetable } = await ledger.pipeline(definition.pipeline, time.asOf ?? undefined);
+    const lastDueMs = lastDueTick(timetable, time.nowMs);
+    const last: DateRow[] = time.asOf === null ? [] : await lastRowsOfPast(ledger, definition.pipeline, timetable, time.asOf, time.nowMs, 30);
     if (time.asOf === null) {
       await eachStateRow(ledger, definition.pipeline, time, (row) => {
+        if (!inDueStrip(row, lastDueMs)) return;
         last.push(row);
         if (last.length > 60) last.splice(0, last.length - 30);
       });
@@ -186,37 +190,55 @@ export async function loadHistory(ledger: Ledger, pipeline: string, toPosition: 
 
 /**
  * The keys of the slots after the last due one that fall in the same calendar
- * row (the rest of this month, or of this local day), so the calendar shows
- * what is not due yet.
+ * row (the rest of this month, or of this local day), with their instants, so
+ * the calendar shows what is not due yet. A key `state` shows (a date recorded on
+ * a slot not due yet) is left out: its row is drawn instead.
  */
-export function notDueKeys(timetable: Timetable, state: StateView, nowMs: number): string[] {
+export function notDueKeys(timetable: Timetable, state: StateView, nowMs: number): Array<{ date: string; at: number }> {
   const last = timetable.lastDue(nowMs);
   let slot = last ? timetable.next(last) : timetable.first();
   if (!slot) return [];
   const rowOf = (key: string) => (timetable.dailyKeys ? key.slice(0, 7) : key.slice(0, 10));
   const row = rowOf(last?.date ?? slot.date);
-  const keys: string[] = [];
+  const keys: Array<{ date: string; at: number }> = [];
   // Bounded: a row holds at most a month of days or a day of minutes.
-  for (let n = 0; slot && n < 1500 && rowOf(slot.date) === row; n++, slot = timetable.next(slot)) keys.push(slot.date);
+  for (let n = 0; slot && n < 1500 && rowOf(slot.date) === row; n++, slot = timetable.next(slot)) keys.push({ date: slot.date, at: Date.parse(slot.logicalDate) });
   if (keys.length === 0) return keys;
   // The rows already shown under those keys, found without a set of every row's key (a day of minutes is 1,440).
-  const candidates = new Set(keys);
+  const candidates = new Set(keys.map((k) => k.date));
   const shown = new Set<string>();
   for (const d of state.dates) if (candidates.has(d.date)) shown.add(d.date);
-  return shown.size === 0 ? keys : keys.filter((key) => !shown.has(key));
+  return shown.size === 0 ? keys : keys.filter((key) => !shown.has(key.date));
 }
 
-/** The calendar of a state view, with the not-yet-due rest of its last row. */
+/**
+ * The calendar of a state view, with the not-yet-due rest of its last row: each not-due slot in its place among the
+ * rows by instant (before a row of the same instant, as `state` lists a slot first), so a row after the last due slot
+ * (recorded on a slot not due yet, or off-schedule) keeps its cell and the columns their order.
+ */
 export function calendarOf(timetable: Timetable, state: StateView, nowMs: number, maxRows: number | undefined, explicitTo: boolean) {
+  const notDue = explicitTo ? [] : notDueKeys(timetable, state, nowMs);
+  const dates: CalendarInput[] = [];
+  let next = 0;
+  for (const row of state.dates) {
+    const at = Date.parse(row.logicalDate);
+    for (let key = notDue[next]; key !== undefined && key.at <= at; key = notDue[++next]) dates.push(notDueRow(key.date));
+    dates.push(row);
+  }
+  for (const key of notDue.slice(next)) dates.push(notDueRow(key.date));
   return buildCalendar({
-    dates: state.dates,
-    notDue: explicitTo ? [] : notDueKeys(timetable, state, nowMs),
+    dates,
     dailyKeys: timetable.dailyKeys,
     instant: (iso: string) => timetable.formatInstant(Date.parse(iso)),
     watermark: state.watermark,
     completeThrough: state.completeThrough,
     ...(maxRows === undefined ? {} : { maxRows }),
   });
+}
+
+/** A calendar cell of a slot not due yet, with no row. */
+function notDueRow(date: string): CalendarInput {
+  return { date, status: 'not-due', stalled: false, attempts: 0, error: null };
 }
 
 /**
@@ -231,6 +253,17 @@ export function calendarPart(timetable: Timetable, state: StateView, nowMs: numb
     calendarPages: { older: window.older, newer: window.newer, ...(input.from === undefined ? {} : { from: input.from }), ...(input.rows === undefined ? {} : { limit: input.rows }), ...rangeEnd(input) },
     calendarRange: ranged && state.dates.length > 0 ? { from: state.dates[0]?.date ?? '', to: state.dates.at(-1)?.date ?? '' } : ranged ? { from: input.from ?? '…', to: input.to ?? '…' } : null,
   };
+}
+
+/**
+ * The range of `state` a calendar window reads: the window's; the newest window of a page asked for no range ends open,
+ * as `state` without --to does, so the rows after the last due slot (a date recorded on a slot not due yet, an
+ * off-schedule run since) are drawn in its last row.
+ */
+export function windowRange(window: CalendarWindow, input: CalendarWindowInput): { from?: string; to?: string } {
+  if (window.from === null || window.to === null) return {};
+  const open = window.latest && input.to === undefined && rangeEnd(input).until === undefined;
+  return open ? { from: window.from } : { from: window.from, to: window.to };
 }
 
 /** Where a pipeline page stands in its calendar and runs: the calendar window, and the run the runs table lists the runs before. */
@@ -272,7 +305,7 @@ export async function loadPipelineSection(ledger: Ledger, pipeline: string, asOf
   const time = await pageTime(ledger, asOf);
   const { definition, timetable, tasks, control } = await pageDefinition(ledger, pipeline, time);
   const window = calendarWindow(timetable, time.nowMs, { ...input, ...rangeEnd(input) }, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? defaultDayRows(timetable, time.nowMs)));
-  const state = await ledger.state({ pipeline, ...(window.from === null || window.to === null ? {} : { from: window.from, to: window.to }), limit: CALENDAR_CELLS, ...asOfInput(time) });
+  const state = await ledger.state({ pipeline, ...windowRange(window, input), limit: CALENDAR_CELLS, ...asOfInput(time) });
   // The strip and the task grid span the whole history: one status per date, whatever window the calendar shows.
   // Read without metrics, and dropped once the strip is drawn, before the pending list and the history are read.
   const { strip, withRuns } = await wholeHistoryStrip(ledger, pipeline, time);
@@ -334,14 +367,21 @@ async function wholeHistoryStrip(ledger: Ledger, pipeline: string, time: PageTim
 /**
  * The last `count` rows of a pipeline's whole state as it stood at `asOf`: the state from the slot `count - 1` before the
  * last due one, which ends as the whole state does (its slots, and the off-schedule rows after them); the whole state
- * when the pipeline has fewer slots (its off-schedule rows before the first slot show then too).
+ * when the pipeline has fewer slots (its off-schedule rows before the first slot show then too). Rows recorded on a slot
+ * not due yet are left out, as the strip leaves them out (`inDueStrip`).
  */
-async function lastRowsOfPast(ledger: Ledger, pipeline: string, asOf: AsOf, nowMs: number, count: number): Promise<DateRow[]> {
-  const { timetable } = await ledger.pipeline(pipeline, asOf);
+async function lastRowsOfPast(ledger: Ledger, pipeline: string, timetable: Timetable, asOf: AsOf, nowMs: number, count: number): Promise<DateRow[]> {
   let slot = timetable.lastDue(nowMs);
   for (let i = 1; slot !== undefined && i < count; i++) slot = timetable.slotAtOrBefore(Date.parse(slot.logicalDate) - 1);
   const view = await ledger.state({ pipeline, metrics: false, asOf, ...(slot === undefined ? {} : { from: slot.date }) });
-  return view.dates.slice(-count);
+  const lastDueMs = lastDueTick(timetable, nowMs);
+  return view.dates.filter((row) => inDueStrip(row, lastDueMs)).slice(-count);
+}
+
+/** The last due slot's logical instant, or -Infinity when no slot is due yet. */
+function lastDueTick(timetable: Timetable, nowMs: number): number {
+  const last = timetable.lastDue(nowMs);
+  return last === undefined ? Number.NEGATIVE_INFINITY : Date.parse(last.logicalDate);
 }
 
 /** Rows of a state page read to walk a whole history (a page of the present; one of the past is folded once, whole). */

@@ -16,7 +16,7 @@ import type { Timetable } from '../timetable/timetable.js';
 import type { Slot } from '../../projections/slot.js';
 import { calendarWindow, defaultDayRows } from './calendar-window.js';
 import { stripPeriods, type PeriodColumn } from './strip-periods.js';
-import { calendarPart, loadHistory, loadPipelinePage, pageTime, rangeEnd, runsPart, type PageLimits, type PipelinePageInput } from './load-pages.js';
+import { calendarPart, loadHistory, loadPipelinePage, pageTime, rangeEnd, runsPart, windowRange, type PageLimits, type PipelinePageInput } from './load-pages.js';
 import { duePending } from '../ledger/slots.js';
 import { leaseExpired } from '../../projections/date-state.js';
 import type { PipelinePage } from './page-models.js';
@@ -79,12 +79,12 @@ async function loadPastLongPipelinePage(ledger: Ledger, pipeline: string, asOf: 
   rows.sort((a, b) => a.at - b.at || (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
   const keys: History = { dates: [], statuses: [], at: [], kinds: [] };
   for (const row of rows) {
-    if (!row.onSlot && !row.offSchedule && (row.at < fromMs || row.at > toMs)) continue;
+    if (!row.onSlot && !row.offSchedule && (row.at < fromMs || row.at > Math.max(toMs, time.nowMs))) continue;
     addKey(keys, row.date, row.status, row.at, RECORDED | (row.onSlot ? ON_SLOT : 0) | (row.offSchedule ? OFF_SCHEDULE : 0));
   }
   const sparse: Sparse = { ...keys, fromMs, toMs, slots };
   const window = calendarWindow(timetable, time.nowMs, { ...input, ...rangeEnd(input) }, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? defaultDayRows(timetable, time.nowMs)));
-  const windowState = await ledger.state({ pipeline, ...(window.from === null || window.to === null ? {} : { from: window.from, to: window.to }), limit: CALENDAR_CELLS, asOf });
+  const windowState = await ledger.state({ pipeline, ...windowRange(window, input), limit: CALENDAR_CELLS, asOf });
   // Pending as `pending` lists it, from the same fold, one stretch of slots at a time; counted as the due slots not done.
   const pending = await oldestPendingOfSlots(timetable, sparse, async (stretch) => {
     const [a, b] = rangeOf(timetable, stretch, time.nowMs);
@@ -183,8 +183,9 @@ async function historyKeys(models: ReadModels, pipeline: string, timetable: Time
   const offSlots: Array<{ date: string; status: CellStatus; at: number; kind: number }> = [];
   for (const date of await models.dates(pipeline, { keys: elsewhere, light: true })) {
     const at = Date.parse(date.logicalDate);
-    // As `state` bounds them: off-schedule runs before the start and up to now show, other rows only inside the slots' range.
-    if (date.offSchedule ? at > Math.max(toMs, nowMs) : at < fromMs || at > toMs) continue;
+    // As `state` bounds them: off-schedule runs before the start and up to now show, other rows from the slots' start up to
+    // now (a date recorded on a slot not due yet shows after the last due one).
+    if (date.offSchedule ? at > Math.max(toMs, nowMs) : at < fromMs || at > Math.max(toMs, nowMs)) continue;
     const row = rows.get(date.date);
     offSlots.push({ date: date.date, status: row === undefined ? 'missing' : (rowStatus[row] as CellStatus), at, kind: RECORDED | (date.offSchedule ? OFF_SCHEDULE : 0) });
   }
@@ -226,7 +227,7 @@ async function recordedKeys(models: ReadModels, pipeline: string, timetable: Tim
   rows.sort((a, b) => a.at - b.at || (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
   const keys: History = { dates: [], statuses: [], at: [], kinds: [] };
   for (const row of rows) {
-    if (!row.onSlot && !offSchedule.has(row.date) && (row.at < fromMs || row.at > toMs)) continue;
+    if (!row.onSlot && !offSchedule.has(row.date) && (row.at < fromMs || row.at > Math.max(toMs, nowMs))) continue;
     addKey(keys, row.date, row.status, row.at, RECORDED | (row.onSlot ? ON_SLOT : 0) | (offSchedule.has(row.date) ? OFF_SCHEDULE : 0));
   }
   return { ...keys, fromMs, toMs, slots };
@@ -451,18 +452,21 @@ async function tasksOfDates(ledger: Ledger, pipeline: string, dates: readonly st
 }
 
 /**
- * The runs in flight that `pending` over the whole range lists: on a due slot, or off-schedule inside the range (not a
- * key of an earlier timetable, which `status` counts but no slot of today's meets).
+ * The runs in flight that `pending` over the whole range lists: on a due slot, off-schedule inside the range, or
+ * recorded after the last due slot (a slot a redefinition made not due yet); not a key of an earlier timetable inside
+ * the range, which `status` counts but no slot of today's meets.
  */
 function pendingInFlight(inFlight: PendingView['inFlight'], keys: History, timetable: Timetable, nowMs: number): PendingView['inFlight'] {
   if (inFlight.length === 0) return [];
-  const [fromMs] = rangeOf(timetable, {}, nowMs);
+  const [fromMs, toMs] = rangeOf(timetable, {}, nowMs);
   const running = new Set(inFlight.map((run) => run.date));
   const listed = new Set<string>();
   for (let i = 0; i < keys.dates.length; i++) {
     const kind = keys.kinds[i] as number;
     const date = keys.dates[i] as string;
-    if (running.has(date) && ((kind & ON_SLOT) !== 0 || ((kind & OFF_SCHEDULE) !== 0 && (keys.at[i] as number) >= fromMs))) listed.add(date);
+    const at = keys.at[i] as number;
+    const after = (kind & (ON_SLOT | OFF_SCHEDULE)) === 0 && at > toMs;
+    if (running.has(date) && ((kind & ON_SLOT) !== 0 || ((kind & OFF_SCHEDULE) !== 0 && at >= fromMs) || after)) listed.add(date);
   }
   return inFlight.filter((run) => listed.has(run.date));
 }
@@ -549,7 +553,7 @@ async function loadTablePipelinePage(ledger: Ledger, models: ReadModels, pipelin
 async function calendarOfNow(ledger: Ledger, pipeline: string, timetable: Timetable, nowMs: number, limits: PageLimits, input: PipelinePageInput): Promise<Pick<PipelinePage, 'watermark' | 'completeThrough' | 'calendar' | 'calendarPages' | 'calendarRange'>> {
   const window = calendarWindow(timetable, nowMs, { ...input, ...rangeEnd(input) }, timetable.dailyKeys ? (limits.monthRows ?? 120) : (limits.dayRows ?? defaultDayRows(timetable, nowMs)));
   // Without metrics: a cell shows none, and a day of minutes' successes would decode 1,440 result payloads.
-  const state = await ledger.state({ pipeline, ...(window.from === null || window.to === null ? {} : { from: window.from, to: window.to }), limit: CALENDAR_CELLS, metrics: false });
+  const state = await ledger.state({ pipeline, ...windowRange(window, input), limit: CALENDAR_CELLS, metrics: false });
   return { watermark: state.watermark, completeThrough: state.completeThrough, ...calendarPart(timetable, state, nowMs, window, input) };
 }
 
