@@ -2,25 +2,22 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { hostname, userInfo } from 'node:os';
 
-/** The package's root folder and this build's version: from the nearest parent with runledger's package.json (works from src/ and dist/src/). */
-const own: { root: string; version: string } = (() => {
+/**
+ * This build's version, from package.json (the nearest parent folder's that is runledger's: works from src/ and
+ * dist/src/), recorded in every event's metadata.
+ */
+export const toolVersion: string = (() => {
   for (let dir = import.meta.dirname; ; ) {
     const candidate = join(dir, 'package.json');
     if (existsSync(candidate)) {
       const manifest = JSON.parse(readFileSync(candidate, 'utf8')) as { name?: string; version: string };
-      if (manifest.name === 'runledger') return { root: dir, version: manifest.version };
+      if (manifest.name === 'runledger') return manifest.version;
     }
     const parent = dirname(dir);
     if (parent === dir) throw new Error('runledger: cannot find its own package.json');
     dir = parent;
   }
 })();
-
-/** The package's root folder: the nearest parent with runledger's package.json (works from src/ and dist/src/). */
-export const packageRoot: string = own.root;
-
-/** This build's version, from package.json, recorded in every event's metadata. */
-export const toolVersion: string = own.version;
 
 /** `user@host`, the default actor. */
 export function defaultActor(): string {
