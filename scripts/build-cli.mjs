@@ -95,7 +95,6 @@ function bundledSqliteDriver() {
     load(id) {
       if (id !== driverId) return null;
       return `import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import Bundled from ${JSON.stringify(libIndex)};
 const VERSION = ${JSON.stringify(driver.version)};
@@ -116,7 +115,7 @@ export default function Database(filename, options) {
     }
     if (same) return new Bundled(filename, options);
   }
-  installed ??= createRequire(import.meta.url)('better-sqlite3');
+  installed ??= process.getBuiltinModule('node:module').createRequire(import.meta.url)('better-sqlite3');
   return new installed(filename, options);
 }
 `;
