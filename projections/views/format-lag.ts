@@ -1,9 +1,6 @@
-const UNITS: Array<[string, number]> = [
-  ['d', 86_400_000],
-  ['h', 3_600_000],
-  ['m', 60_000],
-  ['s', 1000],
-];
+/** The units of a lag, largest first, and their sizes in milliseconds. */
+const UNITS = ['d', 'h', 'm', 's'] as const;
+const SIZES = [86_400_000, 3_600_000, 60_000, 1000] as const;
 
 /**
  * A lag in words: its two largest units, rounded down (`2d 1h`, `3h 5m`,
@@ -13,15 +10,22 @@ const UNITS: Array<[string, number]> = [
  * formatLag(176_400_000) // '2d 1h'
  */
 export function formatLag(ms: number): string {
-  const parts: string[] = [];
+  // Index loops and no array of parts: `status` formats one lag per pipeline, before V8 compiles any of this.
+  let text = '';
+  let units = 0;
   let rest = Math.max(0, Math.floor(ms));
-  for (const [unit, size] of UNITS) {
+  for (let i = 0; i < UNITS.length; i++) {
+    const unit = UNITS[i] as string;
+    const size = SIZES[i] as number;
     const amount = Math.floor(rest / size);
-    if (amount > 0 || parts.length > 0) {
-      if (amount > 0) parts.push(`${amount}${unit}`);
+    if (amount > 0 || units > 0) {
+      if (amount > 0) {
+        text = units === 0 ? `${amount}${unit}` : `${text} ${amount}${unit}`;
+        units += 1;
+      }
       rest -= amount * size;
-      if (parts.length === 2 || (parts.length === 1 && amount === 0)) break;
+      if (units === 2 || (units === 1 && amount === 0)) break;
     }
   }
-  return parts.length === 0 ? '0s' : parts.join(' ');
+  return units === 0 ? '0s' : text;
 }

@@ -4,6 +4,11 @@ import type { EventStore } from '../store/event-store.js';
 const UTC_ZONES: ReadonlySet<string> = new Set(['UTC', 'Etc/UTC']);
 const YEAR_1 = Date.parse('0001-01-01T00:00:00Z');
 const YEAR_10000 = Date.parse('+010000-01-01T00:00:00Z');
+/**
+ * `toISOString`'s text of an instant of years 1 to 9999 that is its own UTC wall time. Days 29–31 are left to the
+ * parse, which rolls a day its month lacks into the next month (`2026-02-30` is March 2nd), as the answer must.
+ */
+const CANONICAL_UTC = /^(?!0000)\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
 
 /**
  * An instant as the pipeline's people read it: wall time in its zone with the offset, as date keys and data
@@ -14,6 +19,8 @@ const YEAR_10000 = Date.parse('+010000-01-01T00:00:00Z');
  * inZone('2026-11-04T18:00:00.000Z', 'Asia/Jakarta') // '2026-11-05T01:00:00+07:00'
  */
 export function inZone(iso: string, timeZone: string): string {
+  // A recorded instant is already the ISO text of UTC (`toISOString`): in UTC, its text is the answer, unparsed.
+  if (UTC_ZONES.has(timeZone) && CANONICAL_UTC.test(iso)) return `${iso.slice(0, 19)}${iso.endsWith('.000Z') ? '' : iso.slice(19, 23)}+00:00`;
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) return iso;
   // UTC is its own wall time: the ISO text itself, without asking `Intl` (its first formatter loads the zone data,

@@ -337,7 +337,7 @@ export async function recordTask(core: LedgerCore, input: TaskInput): Promise<Ta
   const bytes = input.error == null ? 0 : errorBytes(input.error, "task's error text");
   return handleCommand<TaskResult>(core, async () => {
     const view = await decidingView(core, found.pipeline, () => [date]);
-    const { definition, state, tasks } = view === null ? await readPipeline(core, found.pipeline) : { ...view, tasks: await tasksOfStream(core, found.stream) };
+    const { definition, state, tasks } = view === null ? await readPipeline(core, found.pipeline) : { definition: view.definition, state: view.state, tasks: await tasksOfStream(core, found.stream) };
     requireTask(definition, input.taskId);
     checkErrorSize(bytes, definition, "task's error text");
     const command = { runId: input.runId, date, taskId: input.taskId, state: taskState, tryNumber, error: input.error ?? null, ...at };
@@ -369,7 +369,7 @@ async function completeRun(
     const view = await decidingView(core, found.pipeline, () => [date]);
     // Task states matter only to a pipeline that records them; they are folded from the key's own stream.
     const tasksOf = async () => (view?.definition.tasks ? tasksOfStream(core, found.stream) : initialTaskRuns());
-    const { definition, state, tasks } = view === null ? await readPipeline(core, found.pipeline) : { ...view, tasks: await tasksOf() };
+    const { definition, state, tasks } = view === null ? await readPipeline(core, found.pipeline) : { definition: view.definition, state: view.state, tasks: await tasksOf() };
     const cmd = command(date, definition);
     const decision = decideCompletion(state, cmd, { nowMs: core.clock() });
     if (!decision.ok) throw refusalError(decision.refusal);

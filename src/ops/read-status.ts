@@ -1,4 +1,4 @@
-import { compareWorstFirst, type PipelineStatus } from '../../projections/views/pipeline-status.js';
+import { sortWorstFirst, type PipelineStatus } from '../../projections/views/pipeline-status.js';
 import { readPoolWaits } from './read-pool-waits.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { poolOfStatusRow } from '../ledger/pipeline-statuses-view.js';
@@ -22,7 +22,7 @@ export async function readStatus(ledger: Ledger, options: { pipelines?: readonly
   const rows = await ledger.pipelineStatuses({ ...(names === undefined ? {} : { pipelines: names }), nowMs });
   await addOverdueRetries(ledger, rows, nowMs);
   await addPoolWaits(ledger, rows, nowMs);
-  return { now: new Date(nowMs).toISOString(), pipelines: rows.sort(compareWorstFirst), schedulers: await readSchedulers(ledger, nowMs) };
+  return { now: new Date(nowMs).toISOString(), pipelines: sortWorstFirst(rows), schedulers: await readSchedulers(ledger, nowMs) };
 }
 
 /**

@@ -70,6 +70,12 @@ export interface ReadModels {
   writtenSummary?(pipeline: string): PipelineSummary | undefined;
   /** Every pipeline's summary, by name. */
   summaries(): Promise<PipelineSummary[]>;
+  /**
+   * Every pipeline's summary, by name, each handed to `visit` as it is read and not kept: `status` over 1,000 pipelines
+   * turns each into its row at once, so the summaries die young instead of being copied through every young-generation
+   * collection of the loop. `visit` must not read the store (SQLite is still stepping through the table).
+   */
+  eachSummary(visit: (summary: PipelineSummary) => void): Promise<void>;
   /** Every defined pipeline's definition, by name: the definition column alone (`pipelines`). */
   definitions(): Promise<PipelineDefinition[]>;
   /** A pipeline's dates the query selects, ascending by logical date. */

@@ -13,7 +13,8 @@ export function memoTimetable(timetable: Timetable): Timetable {
   const lastDue = new Map<number, ReturnType<Timetable['lastDue']>>();
   const slotAt = new Map<number, ReturnType<Timetable['slotAt']>>();
   const parsed = new Map<string, number>();
-  const counted = new Map<string, number>();
+  // By the two instants, numbers both (a text key made two numbers into text for every pipeline asking).
+  const counted = new Map<number, Map<number, number>>();
   let first: { slot: ReturnType<Timetable['first']> } | undefined;
   return {
     ...timetable,
@@ -38,11 +39,15 @@ export function memoTimetable(timetable: Timetable): Timetable {
       return ms;
     },
     countSlots(afterMs, toMs) {
-      const key = `${afterMs} ${toMs}`;
-      let n = counted.get(key);
+      let byEnd = counted.get(afterMs);
+      if (byEnd === undefined) {
+        byEnd = new Map();
+        counted.set(afterMs, byEnd);
+      }
+      let n = byEnd.get(toMs);
       if (n === undefined) {
         n = timetable.countSlots(afterMs, toMs);
-        counted.set(key, n);
+        byEnd.set(toMs, n);
       }
       return n;
     },

@@ -5,7 +5,9 @@ import { evolve, initialState } from '../../projections/pipeline-state.js';
 import { evolveRunHistory, initialRunHistory } from '../../projections/run-history.js';
 import { checkStatus, hasRules } from '../../projections/views/check-status.js';
 import { formatLag } from '../../projections/views/format-lag.js';
-import { compareWorstFirst, pipelineStatus, type PipelineStatus } from '../../projections/views/pipeline-status.js';
+import { compareWorstFirst, pipelineStatus, sortWorstFirst, type PipelineStatus } from '../../projections/views/pipeline-status.js';
+import { compareNames } from '../../projections/views/compare-names.js';
+import fc from 'fast-check';
 import { slotsFrom } from '../../src/ledger/ledger.js';
 import { createTimetableHistory } from '../../src/timetable/timetable-history.js';
 import { recordAll } from '../support/event-factory.js';
@@ -193,5 +195,28 @@ describe('checkStatus', () => {
     expect(hasRules(later(), {})).toBe(false);
     expect(hasRules(statusOf(demo, '2026-11-07T01:00:00+07:00', { freshnessMs: 1000 }), {})).toBe(true);
     expect(hasRules(later(), { noFailed: true })).toBe(true);
+  });
+});
+
+describe('sortWorstFirst', () => {
+  // Rows with only what the order reads; names with `_`, `-`, `.` and digits, whose byte order is not the name order.
+  const row = (pipeline: string, failed: number, stalled: number, lagSeconds: number | null, total: number) =>
+    ({ pipeline, lagSeconds, pending: { failed, total }, stalled: Array.from({ length: stalled }, () => ({})) }) as unknown as PipelineStatus;
+  const arbRows = fc
+    .uniqueArray(fc.stringMatching(/^[a-z0-9_.-]{1,4}$/), { minLength: 0, maxLength: 40 })
+    .chain((names) =>
+      fc.tuple(...names.map((name) => fc.tuple(fc.constant(name), fc.integer({ min: 0, max: 1 }), fc.integer({ min: 0, max: 1 }), fc.option(fc.integer({ min: 0, max: 3 })), fc.integer({ min: 0, max: 3 })))),
+    )
+    .map((tuples) => tuples.map(([name, failed, stalled, lag, total]) => row(name, failed, stalled, lag, total)));
+
+  test('gives the order compareWorstFirst gives, whether or not the rows come by name', () => {
+    fc.assert(
+      fc.property(arbRows, fc.boolean(), (rows, byName) => {
+        const input = byName ? [...rows].sort((a, b) => compareNames(a.pipeline, b.pipeline)) : rows;
+        const expected = [...input].sort(compareWorstFirst).map((r) => r.pipeline);
+        expect(sortWorstFirst([...input]).map((r) => r.pipeline)).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -107,9 +107,13 @@ function pauseNotes(s: PipelineStatus): string[] {
   return notes;
 }
 
+/** The reasons a PENDING cell names first, in this order (then the retries and the pool). */
+const PENDING_SHOWN = ['missing', 'failed', 'cleared', 'stalled', 'upstream'] as const;
+
 function pendingText(s: PipelineStatus): string {
   if (s.pending.total === 0) return '0';
-  const parts = (['missing', 'failed', 'cleared', 'stalled', 'upstream'] as const).filter((r) => s.pending[r] > 0).map((r) => `${s.pending[r]} ${r}`);
+  const parts: string[] = [];
+  for (const r of PENDING_SHOWN) if (s.pending[r] > 0) parts.push(`${s.pending[r]} ${r}`);
   const overdue = s.overdueRetries?.length ?? 0;
   const waiting = s.pending.up_for_retry - overdue;
   if (waiting > 0) parts.push(`${waiting} up for retry`);

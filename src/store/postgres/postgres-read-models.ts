@@ -389,6 +389,9 @@ SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
     async summaries() {
       return (await deps.read<Record<string, unknown>>(`SELECT * FROM ${s}.rm_pipelines ORDER BY pipeline COLLATE "C"`, [])).map((r) => summaryOfRow(pipelineRowOf(r)));
     },
+    async eachSummary(visit) {
+      for (const r of await deps.read<Record<string, unknown>>(`SELECT * FROM ${s}.rm_pipelines ORDER BY pipeline COLLATE "C"`, [])) visit(summaryOfRow(pipelineRowOf(r)));
+    },
     async definitions() {
       return (await deps.read<{ definition: string }>(`SELECT definition FROM ${s}.rm_pipelines WHERE definition IS NOT NULL ORDER BY pipeline COLLATE "C"`, [])).map((r) => JSON.parse(r.definition) as PipelineDefinition);
     },

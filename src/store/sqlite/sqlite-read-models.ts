@@ -357,6 +357,9 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     async summaries() {
       return (readStatements().summaries.all() as unknown[][]).map((cells) => summaryOfRow(pipelineRowOfValues(cells)));
     },
+    async eachSummary(visit) {
+      for (const cells of readStatements().summaries.iterate() as IterableIterator<unknown[]>) visit(summaryOfRow(pipelineRowOfValues(cells)));
+    },
     async definitions() {
       return (readStatements().definitions.all() as string[]).map((text) => JSON.parse(text) as PipelineDefinition);
     },
