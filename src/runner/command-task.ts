@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, open, rm, stat } from 'node:fs/promises';
+import { mkdtemp, open, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { formatBytes } from '../../events/limits.js';
@@ -342,6 +342,9 @@ async function successWithMetrics(path: string, run: RunContext): Promise<TaskOu
 async function readMetricsFile(path: string, maxBytes: number): Promise<{ kind: 'none' } | { kind: 'problem'; why: string } | { kind: 'text'; text: string }> {
   let handle;
   try {
+    // Most commands write no metrics: the run's own directory is listed rather than a stat failing with ENOENT (an
+    // error built with its stack, for each run).
+    if (!(await readdir(dirname(path))).includes(basename(path))) return { kind: 'none' };
     const info = await stat(path);
     if (!info.isFile()) return { kind: 'problem', why: `$RUNLEDGER_METRICS is ${info.isDirectory() ? 'a directory' : 'not a regular file (a device, a FIFO or a socket)'}, not a file of metrics` };
     handle = await open(path, 'r');

@@ -23,7 +23,7 @@ export type GroupReaper = {
    * in that while would leave the command it just spawned unwatched.
    */
   ready(): Promise<void>;
-  /** Watch a command's process group (its leader's pid) from now until `unwatch`. */
+  /** Watch a command's process group (its leader's pid) until `unwatch`, from the end of this turn of the event loop (its run id covers it until then). */
   watch(pgid: number): void;
   unwatch(pgid: number): void;
   /** Before spawning a run's command: stop, at the end, any process carrying this run id, until `unwatchRun`. */
@@ -141,24 +141,45 @@ export function groupReaper(options: GroupReaperOptions): GroupReaper {
       (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
     }
   };
-  const write = (line: string) => {
+  /**
+   * Lines not written yet. Only a run id has to be in the pipe before its command exists, so `watchRun` writes at once,
+   * with whatever waits; the rest waits for the end of this turn of the event loop (a group is already covered by its
+   * run id, an `unwatch` only spares the watchdog a signal to a group that is gone), one write for many lines where
+   * it was four writes a run, each waking the watchdog.
+   */
+  let pending = '';
+  let flushing: NodeJS.Immediate | undefined;
+  const flush = () => {
+    clearImmediate(flushing);
+    flushing = undefined;
+    if (pending === '') return;
+    child?.stdin?.write(pending);
+    pending = '';
+  };
+  const later = (line: string) => {
     start();
-    child?.stdin?.write(line);
+    pending += line;
+    flushing ??= setImmediate(flush).unref();
   };
   return {
     ready: () => {
       start();
       return up ?? Promise.resolve();
     },
-    watch: (pgid) => write(`+ ${pgid}\n`),
+    watch: (pgid) => later(`+ ${pgid}\n`),
     unwatch: (pgid) => {
-      if (child) write(`- ${pgid}\n`);
+      if (child) later(`- ${pgid}\n`);
     },
-    watchRun: (runId) => write(`r+ ${runId}\n`),
+    watchRun: (runId) => {
+      start();
+      pending += `r+ ${runId}\n`;
+      flush();
+    },
     unwatchRun: (runId) => {
-      if (child) write(`r- ${runId}\n`);
+      if (child) later(`r- ${runId}\n`);
     },
     close: () => {
+      flush();
       child?.stdin?.end();
     },
   };

@@ -223,7 +223,7 @@ export async function planFleet(ledger: Ledger, request: FleetRequest): Promise<
     paused.push({ pipeline: name, paused: pause });
   }
   const held = new Set(paused.map((p) => p.pipeline));
-  const planned = request.kind === 'catchup' ? await planCatchups(ledger, definitions, graph, request.reprocess, held) : await planWithDownstream(ledger, graph, request);
+  const planned = request.kind === 'catchup' ? await planCatchups(ledger, definitions, graph, request.reprocess, held, only) : await planWithDownstream(ledger, graph, request);
   const jobs = planned.filter((j) => !held.has(j.pipeline) && (only === null || only.has(j.pipeline)));
   return { jobs, definitions, paused };
 }
@@ -238,10 +238,11 @@ export type PausedPipeline = { pipeline: string; paused: PipelineControl };
  * what its own `catchup` would (the latest due date). Dates that wait for upstream stay in the plan:
  * the gate decides at claim time, once the upstream dates of this run have finished.
  */
-async function planCatchups(ledger: Ledger, definitions: ReadonlyMap<string, PipelineDefinition>, graph: DependencyGraph, reprocess: Reprocess | undefined, held: ReadonlySet<string>): Promise<PlannedJob[]> {
+async function planCatchups(ledger: Ledger, definitions: ReadonlyMap<string, PipelineDefinition>, graph: DependencyGraph, reprocess: Reprocess | undefined, held: ReadonlySet<string>, only: ReadonlySet<string> | null): Promise<PlannedJob[]> {
   const jobs: PlannedJob[] = [];
   for (const pipeline of dependencyOrder(graph)) {
-    if (!graph.has(pipeline) || held.has(pipeline)) continue;
+    // Each pipeline's catchup is planned from its own state: those not asked for are not loaded (the caller drops their jobs).
+    if (!graph.has(pipeline) || held.has(pipeline) || (only !== null && !only.has(pipeline))) continue;
     // Nothing due yet (its first slot lies ahead): the plan is empty whatever the state holds, so the state is not
     // loaded. A scheduler over 10,000 pipelines that start tomorrow kept all their states in memory otherwise.
     const defined = definitions.get(pipeline);

@@ -108,20 +108,22 @@ async function schedule(ledger: Ledger, options: SchedulerOptions, parallel: num
   const release = (key: string, passNo: number) => {
     if (inHand.get(key) === passNo) inHand.delete(key);
   };
-  const pass = async (): Promise<void> => {
+  /** One pass over every pipeline the scheduler runs, or (`scope`) over those only. */
+  const pass = async (scope?: readonly string[]): Promise<void> => {
     const passNo = total.passes + 1;
     const held: string[] = [];
     try {
-      await onePass(passNo, held);
+      await onePass(passNo, held, scope);
     } finally {
       for (const key of held) release(key, passNo);
     }
   };
-  const onePass = async (passNo: number, held: string[]): Promise<void> => {
+  const onePass = async (passNo: number, held: string[], scope: readonly string[] | undefined): Promise<void> => {
     total.passes += 1;
     health.update((row) => ({ ...row, passes: row.passes + 1, lastPassAt: iso() }));
     let started = 0;
-    const summary: FleetSummary = await runFleet(ledger, { kind: 'catchup', ...(options.pipelines ? { pipelines: options.pipelines } : {}) }, {
+    const pipelines = scope ?? options.pipelines;
+    const summary: FleetSummary = await runFleet(ledger, { kind: 'catchup', ...(pipelines ? { pipelines } : {}) }, {
       taskFor: options.taskFor,
       parallel,
       limiter,
@@ -201,58 +203,122 @@ async function schedule(ledger: Ledger, options: SchedulerOptions, parallel: num
   );
   const minGap = options.minPassGapMs ?? 1000;
   let lastPass = 0;
+  /**
+   * A wake by an append alone (no slot fell due, no retry's or lease's time came) passes over only the pipelines
+   * with events since the last pass and those downstream of them: nothing else can have changed. During a burst the
+   * scheduler's own starts and ends wake it about once a second, and a pass over every pipeline each time cost more
+   * than the runs. Every other wake passes over every pipeline.
+   */
+  let scope: string[] | undefined;
+  /** The position up to which the ledger's events were looked at for a pass. */
+  let seenPosition = (await ledger.store.head()).position;
+  /** The next wake over every pipeline: after a pass over some, the sooner of it and theirs. */
+  let wholeWake: NextWake = null;
   try {
     while (!drain.aborted) {
       lastPass = Date.now();
-      const running: Promise<void> = pass()
-        .catch((error: unknown) => {
-          options.onEvent({ event: 'skipped', at: iso(), pipeline: '-', date: '-', reason: 'error', note: error instanceof Error ? error.message : String(error) });
-        })
-        .finally(() => passes.delete(running));
-      passes.add(running);
+      if (scope === undefined || scope.length > 0) {
+        const running: Promise<void> = pass(scope)
+          .catch((error: unknown) => {
+            options.onEvent({ event: 'skipped', at: iso(), pipeline: '-', date: '-', reason: 'error', note: error instanceof Error ? error.message : String(error) });
+          })
+          .finally(() => passes.delete(running));
+        passes.add(running);
+      }
       const definitions = await withCommand(ledger, options);
-      const wake: NextWake = await nextWake(ledger, definitions, ledger.now());
+      const wake: NextWake = scope === undefined ? await nextWake(ledger, definitions, ledger.now()) : sooner(wholeWake, await nextWake(ledger, definitionsIn(definitions, scope), ledger.now()));
+      wholeWake = wake;
       options.onEvent({ event: 'sleep', at: iso(), until: wake ? new Date(wake.atMs).toISOString() : null, pipeline: wake?.pipeline ?? null, date: wake?.date ?? null, why: wake?.why ?? null });
       const seenChange = changedAt;
-      await new Promise<void>((resolve) => {
+      const woken = await new Promise<'append' | 'other'>((resolve) => {
         let finished = false;
-        const done = () => {
+        const done = (why: 'append' | 'other') => {
           if (finished) return;
           finished = true;
           clearTimeout(timer);
           clearTimeout(again);
-          drain.removeEventListener('abort', done);
+          drain.removeEventListener('abort', other);
           poke = undefined;
           recheck = undefined;
-          resolve();
+          resolve(why);
         };
+        const other = () => done('other');
         // The timetable's instant by the ledger's clock; timers hold at most ~24 days, so a far wake is re-planned then.
         const planned = wake === null ? 2_000_000_000 : Math.min(Math.max(0, wake.atMs - ledger.now()), 2_000_000_000);
         const ms = recheckAt === null ? planned : Math.min(planned, Math.max(0, recheckAt - Date.now()));
         recheckAt = null;
-        const timer = setTimeout(done, ms);
+        const timer = setTimeout(other, ms);
         let again: NodeJS.Timeout | undefined;
         // A pass still going may find an old run alive after this sleep began: look again in a second then.
         recheck = () => {
           recheckAt = null;
-          again ??= setTimeout(done, OLD_RUN_RECHECK_MS);
+          again ??= setTimeout(other, OLD_RUN_RECHECK_MS);
         };
-        drain.addEventListener('abort', done, { once: true });
+        drain.addEventListener('abort', other, { once: true });
         poke = () => {
           // Our own starts and ends move the head too: wait for a quiet gap, so a burst makes one pass.
           const wait = Math.max(0, lastPass + minGap - Date.now());
           clearTimeout(timer);
           poke = undefined;
-          setTimeout(done, wait);
+          setTimeout(() => done('append'), wait);
         };
         if (changedAt !== seenChange) poke();
       });
+      // Woken by appends before the wake's instant (which may have come while waiting for the quiet gap): the changes.
+      if (woken === 'append' && recheckAt === null && (wake === null || ledger.now() < wake.atMs)) {
+        const changed = await pipelinesChangedSince(ledger, seenPosition);
+        seenPosition = changed.position;
+        scope = withDownstream(await withCommand(ledger, options), changed.pipelines);
+      } else {
+        seenPosition = (await ledger.store.head()).position;
+        scope = undefined;
+      }
     }
   } finally {
     await stopWatching();
     await Promise.all(passes);
   }
   return total;
+}
+
+/** The pipelines of events after `position`, and the position of the last of them. */
+async function pipelinesChangedSince(ledger: Ledger, position: number): Promise<{ pipelines: Set<string>; position: number }> {
+  const pipelines = new Set<string>();
+  let last = position;
+  for await (const batch of ledger.store.read({ fromPosition: position + 1 })) {
+    for (const event of batch) {
+      last = Math.max(last, event.position);
+      const pipeline = (event.data as { pipeline?: unknown }).pipeline;
+      if (typeof pipeline === 'string') pipelines.add(pipeline);
+    }
+  }
+  return { pipelines, position: last };
+}
+
+/** Of the scheduler's pipelines, those changed and those downstream of one changed (an upstream's success lets them run), in name order. */
+function withDownstream(definitions: readonly PipelineDefinition[], changed: ReadonlySet<string>): string[] {
+  const downstream = new Map<string, string[]>();
+  for (const d of definitions) for (const up of d.upstreams ?? []) downstream.set(up.pipeline, [...(downstream.get(up.pipeline) ?? []), d.pipeline]);
+  const out = new Set<string>();
+  const visit = (name: string) => {
+    if (out.has(name)) return;
+    out.add(name);
+    for (const next of downstream.get(name) ?? []) visit(next);
+  };
+  for (const name of changed) visit(name);
+  const runs = new Set(definitions.map((d) => d.pipeline));
+  return [...out].filter((name) => runs.has(name)).sort();
+}
+
+function definitionsIn(definitions: readonly PipelineDefinition[], names: readonly string[]): PipelineDefinition[] {
+  const wanted = new Set(names);
+  return definitions.filter((d) => wanted.has(d.pipeline));
+}
+
+/** The sooner of two wakes (one already past wakes at once, for a pass over every pipeline). */
+function sooner(kept: NextWake, fresh: NextWake): NextWake {
+  if (kept === null) return fresh;
+  return fresh === null || kept.atMs <= fresh.atMs ? kept : fresh;
 }
 
 /** The pipelines the scheduler runs: those named (each must exist), else every one with a command. */
