@@ -10,7 +10,6 @@
 'use strict';
 const { isAscii } = require('node:buffer');
 const { closeSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } = require('node:fs');
-const nodeModule = require('node:module');
 const { tmpdir } = require('node:os');
 const { Script } = require('node:vm');
 const { basename, dirname, join } = require('node:path');
@@ -28,16 +27,25 @@ else {
   // Node 22 and later tier up through Maglev first, with other flags: left as they are.
   if (process.versions.node.startsWith('20.')) require('node:v8').setFlagsFromString('--interrupt-budget=524288');
   if (process.env.NODE_DISABLE_COMPILE_CACHE) require('../dist/cli/main.js');
-  else if (typeof nodeModule.enableCompileCache === 'function') {
+  else if (typeof compileCacheOfNode() === 'function') {
     // Node 22 and later: Node's own compile cache (checksummed), which covers the dependencies too; in a folder that is
     // this user's alone, as on Node 20 (a folder another user made first in a shared /tmp would run their code cache).
     try {
-      if (safeCacheDir()) nodeModule.enableCompileCache(cacheDir);
+      if (safeCacheDir()) require('node:module').enableCompileCache(cacheDir);
     } catch {
       // No cache is no reason to stop.
     }
     require('../dist/cli/main.js');
   } else cachedRequire(join(bundle, 'main.js'));
+}
+
+/**
+ * Node's module.enableCompileCache (Node 22.1 and later). Node 20 has none, and loading node:module to ask would cost
+ * its every start 5M instructions: asked there only when something loaded node:module already (a preload).
+ */
+function compileCacheOfNode() {
+  if (process.versions.node.startsWith('20.') && !(process.moduleLoadList ?? []).includes('NativeModule module')) return undefined;
+  return require('node:module').enableCompileCache;
 }
 
 /**

@@ -55,6 +55,12 @@ export type PipelineSummary = {
   auditEntries: number;
 };
 
+/**
+ * What `status` reads of a pipeline's summary: everything but its counts, run tally, audit count, definition instant,
+ * version and position, which no status row shows.
+ */
+export type StatusSummary = Pick<PipelineSummary, 'pipeline' | 'definition' | 'watermark' | 'completeThrough' | 'lastSuccess' | 'lastFailure' | 'slotCounts' | 'misaligned' | 'throughSlots' | 'running' | 'latestMs' | 'paused' | 'retired'>;
+
 /** The summary of a pipeline with no event yet. */
 export function emptySummary(pipeline: string): PipelineSummary {
   return {

@@ -5,15 +5,16 @@
 // (src/cli/extra-command-loaders.ts), and the audit worker threads are entries of their own, beside the chunk that
 // starts them (src/audit/compiled-worker.ts looks for them there).
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { builtinModules } from 'node:module';
+import { builtinModules, createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { rolldown } from 'rolldown';
 
 const root = join(import.meta.dirname, '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 // commander is bundled: its 125 KB then start from the code cache with ours (bin/runledger.js), instead of being
-// parsed and compiled on every start (a quarter of `node -e 0`).
-const bundled = new Set(['commander']);
+// parsed and compiled on every start (a quarter of `node -e 0`). So is better-sqlite3's JavaScript (see
+// bundledSqliteDriver); its addon stays where npm installed it.
+const bundled = new Set(['commander', 'better-sqlite3']);
 const external = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})].filter((name) => !bundled.has(name));
 const isExternal = (id) => id.startsWith('node:') || builtinModules.includes(id) || external.some((name) => id === name || id.startsWith(`${name}/`));
 
@@ -35,6 +36,21 @@ function staticGraph(entry) {
 // main.ts's own few modules stay out of it: `--version` answers from them alone.
 const first = staticGraph(join(root, 'dist/src/main.js'));
 const core = new Set([...staticGraph(join(root, 'dist/src/cli/run-command-line.js'))].filter((file) => !first.has(file)));
+// The extra commands' loaders, which every extra command line loads, are a few lines: in the core chunk.
+const loaders = join(root, 'dist/src/cli/extra-command-loaders.js');
+core.add(loaders);
+
+/**
+ * `status`, the query run cold most (a prompt, a cron check, a dashboard), in one chunk with what it loads before it
+ * runs and the core chunk lacks: it read six small files, a sixth of a million instructions each, where it now reads
+ * one. Other commands that load some of those modules (serve, report, backfill) load this chunk for them; what a
+ * worker thread loads stays out of it, so a worker never loads a command's chunk.
+ */
+function statusGroup() {
+  const workers = new Set(['verify-worker', 'import-worker'].flatMap((name) => [...staticGraph(join(root, `dist/src/audit/${name}.js`))]));
+  const own = new Set([...staticGraph(join(root, 'dist/src/cli/commands/status-commands.js'))].filter((file) => !core.has(file) && !first.has(file) && !workers.has(file)));
+  return { name: 'status-commands', test: (id) => own.has(id), priority: 1 };
+}
 
 /**
  * commander requires node:child_process at load for the one thing it spawns (a subcommand that is an executable of its
@@ -55,6 +71,58 @@ function lazyChildProcess() {
   };
 }
 
+/**
+ * better-sqlite3's JavaScript (a dozen small CommonJS files) bundled with ours: Node resolving, reading and compiling
+ * them, without a code cache, cost a cold `status` 18M instructions (a fifth of `node -e 0`). The bundled copy runs
+ * only with the addon of the same version: open-sqlite-file.ts passes the addon it found (`nativeBinding`), and the
+ * package.json beside that addon must name the version bundled here. Anything else (no addon found, which leaves the
+ * driver to look for it, or another version installed) gets the installed driver, required as before.
+ */
+function bundledSqliteDriver() {
+  const driverId = '\0runledger:better-sqlite3';
+  const manifestPath = createRequire(join(root, 'package.json')).resolve('better-sqlite3/package.json');
+  const driver = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  const libIndex = join(dirname(manifestPath), driver.main);
+  const libDir = dirname(libIndex);
+  return {
+    name: 'bundled-sqlite-driver',
+    resolveId(source, importer) {
+      if (source === 'better-sqlite3' && importer !== undefined && !importer.includes('/node_modules/')) return driverId;
+      // Only the driver's own search for its addon asks for it, which the bundled copy never reaches.
+      if (source === 'bindings' && importer?.startsWith(libDir)) return { id: 'bindings', external: true };
+      return null;
+    },
+    load(id) {
+      if (id !== driverId) return null;
+      return `import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Bundled from ${JSON.stringify(libIndex)};
+const VERSION = ${JSON.stringify(driver.version)};
+const sameVersion = new Map();
+let installed;
+/** better-sqlite3's Database: the bundled copy with an addon of its version, else the installed driver. */
+export default function Database(filename, options) {
+  const addon = options?.nativeBinding;
+  if (typeof addon === 'string') {
+    let same = sameVersion.get(addon);
+    if (same === undefined) {
+      try {
+        same = JSON.parse(readFileSync(join(addon, '..', '..', '..', 'package.json'), 'utf8')).version === VERSION;
+      } catch {
+        same = false;
+      }
+      sameVersion.set(addon, same);
+    }
+    if (same) return new Bundled(filename, options);
+  }
+  installed ??= process.getBuiltinModule('node:module').createRequire(import.meta.url)('better-sqlite3');
+  return new installed(filename, options);
+}
+`;
+    },
+  };
+}
+
 const out = join(root, 'dist/cli');
 rmSync(out, { recursive: true, force: true });
 const bundle = await rolldown({
@@ -66,7 +134,7 @@ const bundle = await rolldown({
     'import-worker': join(root, 'dist/src/audit/import-worker.js'),
   },
   external: isExternal,
-  plugins: [lazyChildProcess()],
+  plugins: [lazyChildProcess(), bundledSqliteDriver()],
   platform: 'node',
   logLevel: 'warn',
 });
@@ -82,6 +150,7 @@ await bundle.write({
     groups: [
       { name: 'start', test: (id) => first.has(id) && !id.endsWith('/dist/src/main.js'), priority: 2 },
       { name: 'core', test: (id) => core.has(id), priority: 1 },
+      statusGroup(),
     ],
   },
 });

@@ -1,5 +1,3 @@
-import { createRequire } from 'node:module';
-
 type NodeCrypto = typeof import('node:crypto');
 
 let loaded: NodeCrypto | undefined;
@@ -13,6 +11,7 @@ let loaded: NodeCrypto | undefined;
  * nodeCrypto().createHash('sha256').update(text).digest('hex')
  */
 export function nodeCrypto(): NodeCrypto {
-  loaded ??= createRequire(import.meta.url)('node:crypto') as NodeCrypto;
+  // process.getBuiltinModule, not createRequire: importing node:module would load it at start (5M instructions).
+  loaded ??= process.getBuiltinModule('node:crypto');
   return loaded;
 }

@@ -1,22 +1,23 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { hostname, userInfo } from 'node:os';
 
-/** The package's root folder: the nearest parent with runledger's package.json (works from src/ and dist/src/). */
-export const packageRoot: string = (() => {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
+/**
+ * This build's version, from package.json (the nearest parent folder's that is runledger's: works from src/ and
+ * dist/src/), recorded in every event's metadata.
+ */
+export const toolVersion: string = (() => {
+  for (let dir = import.meta.dirname; ; ) {
     const candidate = join(dir, 'package.json');
-    if (existsSync(candidate) && (JSON.parse(readFileSync(candidate, 'utf8')) as { name?: string }).name === 'runledger') return dir;
+    if (existsSync(candidate)) {
+      const manifest = JSON.parse(readFileSync(candidate, 'utf8')) as { name?: string; version: string };
+      if (manifest.name === 'runledger') return manifest.version;
+    }
     const parent = dirname(dir);
     if (parent === dir) throw new Error('runledger: cannot find its own package.json');
     dir = parent;
   }
 })();
-
-/** This build's version, from package.json, recorded in every event's metadata. */
-export const toolVersion: string = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** `user@host`, the default actor. */
 export function defaultActor(): string {

@@ -23,6 +23,25 @@ export type CommandRegistrar = (program: Command, ctx: CliContext) => void;
  * const program = createProgram({ stdout: console.log, stderr: console.error, env: {}, clock: Date.now, isTTY: false });
  */
 export function createProgram(deps: CliDeps, extra: CommandRegistrar[] = []): Command {
+  return programWith(deps, [...CORE_GROUPS.map((group) => group.register), ...extra]);
+}
+
+/**
+ * The core commands, by the module that registers them (in the order `runledger --help` lists them), with the
+ * names each registers: a command line that names one of them needs only its group (see programFor).
+ */
+const CORE_GROUPS: readonly { register: CommandRegistrar; names: readonly string[] }[] = [
+  { register: registerDefineCommands, names: ['define', 'pipelines'] },
+  { register: registerRunCommands, names: ['start', 'succeed', 'fail', 'heartbeat'] },
+  { register: registerTaskCommands, names: ['task'] },
+  { register: registerClearCommand, names: ['clear'] },
+  { register: registerMarkCommand, names: ['mark'] },
+  { register: registerControlCommands, names: ['pause', 'unpause', 'retire', 'unretire'] },
+  { register: registerQueryCommands, names: ['state', 'watermark', 'pending', 'runs', 'log'] },
+];
+
+/** The program with its global options and the commands of `registrars`. */
+function programWith(deps: CliDeps, registrars: readonly CommandRegistrar[]): Command {
   const program = new Command('runledger');
   const ctx = new CliContext(deps, () => program.opts<GlobalOptions>());
   program
@@ -46,14 +65,7 @@ export function createProgram(deps: CliDeps, extra: CommandRegistrar[] = []): Co
         '  RUN=$(runledger start etl_orders 2026-11-02) && runledger succeed "$RUN" --metrics \'{"rows": 42}\'\n' +
         '  runledger state etl_orders',
     );
-  registerDefineCommands(program, ctx);
-  registerRunCommands(program, ctx);
-  registerTaskCommands(program, ctx);
-  registerClearCommand(program, ctx);
-  registerMarkCommand(program, ctx);
-  registerControlCommands(program, ctx);
-  registerQueryCommands(program, ctx);
-  for (const register of extra) register(program, ctx);
+  for (const register of registrars) register(program, ctx);
   oneLineUsageErrors(program);
   return program;
 }
@@ -93,26 +105,47 @@ export async function runCli(argv: string[], deps: CliDeps, extra: CommandRegist
 }
 
 /**
- * The program for one command line: extra commands given as a loader are
- * loaded only when the line does not name a core command, and the loader is
- * told the word it names (so it loads that command's module, while `--help`
- * or a typo still see every command).
+ * The program for one command line. A line that names its command after nothing but global options (with their
+ * values) gets the global options and that command's group alone, its extra module loaded if it is one: all that
+ * line can print (the command's help, its usage errors, suggestions among its options and the global ones) comes
+ * from them, and building every command's options cost a cold query a tenth of its start. Any other line (`--help`,
+ * a typo, an option first, no command) gets every command, core and extra, so help and "did you mean" see them all;
+ * `--version` alone needs no extra command.
  */
 async function programFor(argv: string[], deps: CliDeps, extra: CommandRegistrar[] | ((word: string | undefined) => Promise<CommandRegistrar[]>)): Promise<Command> {
   if (Array.isArray(extra)) return createProgram(deps, extra);
-  const core = createProgram(deps);
-  const word = commandWord(argv);
-  const versionOnly = word === undefined && (argv.includes('--version') || argv.includes('-V')) && !argv.includes('--help') && !argv.includes('-h');
-  if (versionOnly) return core;
-  if (word !== undefined && core.commands.some((c) => c.name() === word || c.aliases().includes(word))) return core;
-  return createProgram(deps, await extra(word));
+  const word = namedCommand(argv);
+  const group = word === undefined ? undefined : CORE_GROUPS.find((g) => g.names.includes(word));
+  if (group !== undefined) return programWith(deps, [group.register]);
+  if (word !== undefined) {
+    const program = programWith(deps, await extra(word));
+    if (program.commands.some((c) => c.name() === word)) return program;
+  }
+  const versionOnly = commandWord(argv) === undefined && (argv.includes('--version') || argv.includes('-V')) && !argv.includes('--help') && !argv.includes('-h');
+  return createProgram(deps, versionOnly ? [] : await extra(undefined));
+}
+
+const GLOBAL_OPTIONS_WITH_VALUE = ['--db', '--now', '--actor', '--max-clock-skew', '--max-event-age'];
+
+/**
+ * The command a line names when nothing but global options (each with its value) comes before it, as commander
+ * reads the line; undefined for any other line (an unknown or other option first, no command at all).
+ */
+function namedCommand(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (GLOBAL_OPTIONS_WITH_VALUE.includes(arg)) i++;
+    else if (!arg.startsWith('-')) return arg;
+    else if (!GLOBAL_OPTIONS_WITH_VALUE.some((option) => arg.startsWith(`${option}=`))) return undefined;
+  }
+  return undefined;
 }
 
 /** The first word of a command line that is not a global option or its value. */
 function commandWord(argv: string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (arg === '--db' || arg === '--now' || arg === '--actor') i++;
+    if (GLOBAL_OPTIONS_WITH_VALUE.includes(arg)) i++;
     else if (!arg.startsWith('-')) return arg;
   }
   return undefined;

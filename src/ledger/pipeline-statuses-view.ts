@@ -10,7 +10,7 @@ import type { LedgerCore } from './ledger-core.js';
 import { pipelineStatusView } from './ledger-queries.js';
 import { listPipelines } from './load-pipeline.js';
 import { compareNames } from '../../projections/views/compare-names.js';
-import { readModelsFor, statusOfView, statusOfViewNow, viewOfSummary, type TableView } from './read-model-views.js';
+import { readModelsFor, statusOfView, statusOfViewNow, statusView, tableView, viewOfSummary, type StatusView, type TableView } from './read-model-views.js';
 import { memoTimetable } from '../timetable/memo-timetable.js';
 import type { Timetable } from '../timetable/timetable.js';
 
@@ -56,18 +56,20 @@ export async function pipelineStatusesView(core: LedgerCore, names: readonly str
  */
 async function everyStatus(core: LedgerCore, models: ReadModels, nowMs: number): Promise<PipelineStatus[]> {
   const rows: PipelineStatus[] = [];
-  const later: TableView[] = [];
+  const later: string[] = [];
   // Pipelines of one timetable (the cache shares it) ask it the same questions at the same "now".
   const memos = new Map<Timetable, Timetable>();
-  await models.eachSummary((summary) => {
-    if (summary.definition === null || summary.retired !== null) return;
-    const view = viewOfSummary(models, summary.pipeline, summary);
-    const row = view.definition.upstreams ? undefined : statusOfViewNow(memoized(view, memos), nowMs);
-    if (row === undefined) later.push(view);
+  await models.eachStatusSummary((summary) => {
+    const { definition } = summary;
+    if (definition === null || summary.retired !== null) return;
+    const view = memoized(statusView(models, summary, definition), memos);
+    const row = definition.upstreams ? undefined : statusOfViewNow(view, nowMs);
+    if (row === undefined) later.push(summary.pipeline);
     else rows.push(pooled(withPause(row, summary.paused), view));
   });
-  for (const view of later) {
-    const name = view.summary.pipeline;
+  // Rows that read dates or upstreams: their whole summaries, read one by one now that the table is read.
+  for (const name of later) {
+    const view = await tableView(models, name);
     rows.push(view.definition.upstreams ? (await pipelineStatusView(core, name, nowMs)).status : await tableRow(models, view, memos, nowMs));
   }
   // The table's order is the bytes', a listing's is by name (`_` before digits): nearly in order already, a cheap sort.
@@ -81,7 +83,7 @@ async function tableRow(models: ReadModels, view: TableView, memos: Map<Timetabl
   return pooled(withPause(row, view.summary.paused), view);
 }
 
-function memoized(view: TableView, memos: Map<Timetable, Timetable>): TableView {
+function memoized<V extends StatusView>(view: V, memos: Map<Timetable, Timetable>): V {
   let timetable = memos.get(view.timetable);
   if (timetable === undefined) {
     timetable = memoTimetable(view.timetable);
@@ -91,7 +93,7 @@ function memoized(view: TableView, memos: Map<Timetable, Timetable>): TableView 
   return view;
 }
 
-function pooled(row: PipelineStatus, view: TableView): PipelineStatus {
+function pooled(row: PipelineStatus, view: StatusView): PipelineStatus {
   rowPools.set(row, view.definition.pool ?? null);
   return row;
 }

@@ -4,7 +4,7 @@ import { initialState, type PipelineState } from '../../projections/pipeline-sta
 import type { PendingReason } from '../../projections/pending.js';
 import type { Slot } from '../../projections/slot.js';
 import { noPending, pendingReason, pipelineStatus, statusRow, type LastFailure, type LastSuccess, type PipelineStatus, type PipelineStatusInput } from '../../projections/views/pipeline-status.js';
-import type { PipelineSummary, RunningDate } from '../../projections/pipeline-summary.js';
+import type { PipelineSummary, RunningDate, StatusSummary } from '../../projections/pipeline-summary.js';
 import { timetableCache, type TimetableOf } from '../store/read-model-fold.js';
 import type { ReadModels } from '../store/read-models.js';
 import type { Timetable } from '../timetable/timetable.js';
@@ -31,6 +31,19 @@ export async function readModelsFor(core: LedgerCore, asOf: AsOf | undefined): P
 
 /** A pipeline as the tables hold it: its summary, and a folded state holding only the dates read. */
 export type TableView = { summary: PipelineSummary; definition: PipelineDefinition; timetable: Timetable; state: PipelineState };
+
+/** What a status row is made from when it needs no dates read (`statusOfViewNow`): a table view is one. */
+export type StatusView = { summary: StatusSummary; definition: PipelineDefinition; timetable: Timetable };
+
+/**
+ * The status view of a defined pipeline's status summary (`eachStatusSummary`), its timetable from the store's cache.
+ *
+ * @example
+ * const row = statusOfViewNow(statusView(models, summary, definition), nowMs);
+ */
+export function statusView(models: ReadModels, summary: StatusSummary, definition: PipelineDefinition): StatusView {
+  return { summary, definition, timetable: timetablesOf(models)(definition) as Timetable };
+}
 
 /**
  * A pipeline's summary row and timetable, with `dates` as its state's dates; `notFound.pipeline` as a
@@ -179,7 +192,7 @@ export async function statusOfView(models: ReadModels, view: TableView, nowMs: n
  * @example
  * const row = statusOfViewNow(view, nowMs) ?? (await statusOfView(models, view, nowMs));
  */
-export function statusOfViewNow(view: TableView, nowMs: number): PipelineStatus | undefined {
+export function statusOfViewNow(view: StatusView, nowMs: number): PipelineStatus | undefined {
   const { summary, timetable } = view;
   const throughSlot = summary.completeThrough === null ? undefined : timetable.slotAt(timetable.parseDate(summary.completeThrough));
   if (summary.completeThrough !== null && throughSlot === undefined) return undefined;
@@ -192,7 +205,7 @@ export function statusOfViewNow(view: TableView, nowMs: number): PipelineStatus 
 /** Where a status row's counting starts and ends: complete-through's slot and the last due one, as instants. */
 type DueAt = { throughSlot: Slot | undefined; last: Slot | undefined; throughMs: number; lastMs: number; running: RunningState[] };
 
-function dueAt(view: TableView, throughSlot: Slot | undefined, nowMs: number): DueAt {
+function dueAt(view: StatusView, throughSlot: Slot | undefined, nowMs: number): DueAt {
   const { summary, timetable } = view;
   // The runs in flight are the summary row's own: no date row is read for them.
   const running = summary.running.length === 0 ? [] : summary.running.map((date): RunningState => ({ ...date, status: 'running' }));
@@ -203,12 +216,12 @@ function dueAt(view: TableView, throughSlot: Slot | undefined, nowMs: number): D
 }
 
 /** Questions that need the slots one by one (`walkPending`): depends-on-past, or rows keyed under another zone. */
-function mustWalk(view: TableView): boolean {
+function mustWalk(view: StatusView): boolean {
   return view.definition.dependsOnPast === true || view.summary.misaligned > 0;
 }
 
 /** Whether a row was ever dated after the last due slot (`rowsAfterLastDue` reads them). */
-function afterLastDue(summary: PipelineSummary, lastMs: number): boolean {
+function afterLastDue(summary: StatusSummary, lastMs: number): boolean {
   return summary.latestMs !== null && summary.latestMs > lastMs;
 }
 
@@ -217,7 +230,7 @@ async function rowsAfterLastDue(models: ReadModels, summary: PipelineSummary, la
   return afterLastDue(summary, lastMs) ? await models.dates(summary.pipeline, { fromMs: lastMs + 1, light: true }) : [];
 }
 
-function rowOfParts(view: TableView, at: DueAt, part: PendingPart, nowMs: number): PipelineStatus {
+function rowOfParts(view: StatusView, at: DueAt, part: PendingPart, nowMs: number): PipelineStatus {
   const { summary, timetable, definition } = view;
   return statusRow({
     pipeline: summary.pipeline,
@@ -241,7 +254,7 @@ function rowOfParts(view: TableView, at: DueAt, part: PendingPart, nowMs: number
  * The pending counts from the summary's slot counts: no slot is visited, one is counted (by the
  * timetable's arithmetic), and only the rows after the last due slot and the running ones are read.
  */
-function countPending(view: TableView, at: DueAt, nowMs: number, after: readonly DateState[]): PendingPart {
+function countPending(view: StatusView, at: DueAt, nowMs: number, after: readonly DateState[]): PendingPart {
   const { summary, timetable } = view;
   const { throughMs, lastMs, running } = at;
   const isSlot = (date: Pick<DateState, 'date' | 'logicalDate'>) => timetable.slotKeyAt(Date.parse(date.logicalDate)) === date.date;
@@ -318,12 +331,12 @@ async function walkPending(models: ReadModels, view: TableView, throughSlot: Slo
   return { behind, pending, blocked, firstBlocked };
 }
 
-function lastSuccessOf(summary: PipelineSummary): LastSuccess | null {
+function lastSuccessOf(summary: StatusSummary): LastSuccess | null {
   const last = summary.lastSuccess;
   return last === null ? null : { date: last.date, runId: last.runId, at: last.at };
 }
 
-function lastFailureOf(summary: PipelineSummary): LastFailure | null {
+function lastFailureOf(summary: StatusSummary): LastFailure | null {
   const last = summary.lastFailure;
   return last === null ? null : { date: last.date, runId: last.runId, at: last.at, error: last.error ?? '' };
 }

@@ -2,7 +2,7 @@ import type { PipelineDefinition } from '../../events/types/pipeline-definition.
 import type { RecordedEvent } from '../../events/recorded-event.js';
 import type { DateState } from '../../projections/date-state.js';
 import type { PipelineControl } from '../../projections/pipeline-control.js';
-import type { LastOutcome, PipelineSummary, RunningDate } from '../../projections/pipeline-summary.js';
+import type { LastOutcome, PipelineSummary, RunningDate, StatusSummary } from '../../projections/pipeline-summary.js';
 import type { RunRecord } from '../../projections/run-history.js';
 import { sortedTally, type RunTally } from '../../projections/views/run-tally.js';
 import type { RM_DATES, RM_PIPELINES, RM_RUNS, RowOf } from './read-model-schema.js';
@@ -324,6 +324,44 @@ export function summaryOfRow(row: PipelineRow, definition?: PipelineDefinition |
   // equality); the accessors are shared by every summary (a closure per row gave each object its own map).
   undecoded.set(summary, { counts: row.counts, runTally: row.run_tally });
   return Object.defineProperties(summary, LAZY_COLUMNS);
+}
+
+/**
+ * The columns of `rm_pipelines` a status summary is read from, as one select list for both stores: the six JSON
+ * columns joined into one JSON array, so a row is eight values and one `JSON.parse`, not twenty-one values and six
+ * (over 1,000 pipelines, each value a driver hands over and each parse cost more than the bytes they hold).
+ */
+export const STATUS_SUMMARY_SELECT =
+  "pipeline, watermark_date, watermark_logical, complete_through, misaligned, through_slots, latest_ms, '[' || coalesce(definition, 'null') || ',' || coalesce(last_success, 'null') || ',' || coalesce(last_failure, 'null') || ',' || slot_counts || ',' || running || ',' || coalesce(control, 'null') || ']'";
+
+/** A status summary from the eight values of `STATUS_SUMMARY_SELECT`, in its order (a bigint may come as text). */
+export function statusSummaryOfValues(values: readonly unknown[]): StatusSummary {
+  const [definition, lastSuccess, lastFailure, slotCounts, running, control] = JSON.parse(values[7] as string) as [
+    PipelineDefinition | null,
+    LastOutcome | null,
+    LastOutcome | null,
+    Record<string, number>,
+    RunningDate[],
+    { paused?: PipelineControl; retired?: PipelineControl } | null,
+  ];
+  const watermarkDate = values[1] as string | null;
+  const watermarkLogical = values[2] as string | null;
+  const latestMs = values[6] as number | string | null;
+  return {
+    pipeline: values[0] as string,
+    definition,
+    watermark: watermarkDate === null || watermarkLogical === null ? null : { date: watermarkDate, logicalDate: watermarkLogical },
+    completeThrough: values[3] as string | null,
+    lastSuccess,
+    lastFailure,
+    slotCounts,
+    misaligned: Number(values[4]),
+    throughSlots: Number(values[5]),
+    running,
+    latestMs: latestMs === null ? null : Number(latestMs),
+    paused: control?.paused ?? null,
+    retired: control?.retired ?? null,
+  };
 }
 
 /** The JSON of a decoded summary's `counts` and `runTally` not read yet; a decoded value replaces its text. */

@@ -1,7 +1,7 @@
 import type { PipelineDefinition } from '../../events/types/pipeline-definition.js';
 import type { DateState } from '../../projections/date-state.js';
 import type { RunRecord } from '../../projections/run-history.js';
-import type { PipelineSummary } from '../../projections/pipeline-summary.js';
+import type { PipelineSummary, StatusSummary } from '../../projections/pipeline-summary.js';
 import type { DateRow, PipelineRow, RunRow, StripDate } from './read-model-rows.js';
 
 /** Progress of a rebuild: events folded so far of all there are. */
@@ -71,11 +71,11 @@ export interface ReadModels {
   /** Every pipeline's summary, by name. */
   summaries(): Promise<PipelineSummary[]>;
   /**
-   * Every pipeline's summary, by name, each handed to `visit` as it is read and not kept: `status` over 1,000 pipelines
-   * turns each into its row at once, so the summaries die young instead of being copied through every young-generation
+   * Every pipeline's status summary, by name, each handed to `visit` as it is read and not kept: `status` over 1,000
+   * pipelines turns each into its row at once, so they die young instead of being copied through every young-generation
    * collection of the loop. `visit` must not read the store (SQLite is still stepping through the table).
    */
-  eachSummary(visit: (summary: PipelineSummary) => void): Promise<void>;
+  eachStatusSummary(visit: (summary: StatusSummary) => void): Promise<void>;
   /** Every defined pipeline's definition, by name: the definition column alone (`pipelines`). */
   definitions(): Promise<PipelineDefinition[]>;
   /** A pipeline's dates the query selects, ascending by logical date. */

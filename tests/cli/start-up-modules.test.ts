@@ -39,7 +39,7 @@ test('a query loads no schema library, server, PostgreSQL driver or runner befor
   const packages = new Set([...main.packages, ...commandLine.packages]);
   // node:crypto and ulid (which loads it) come on first use: a query hashes nothing and makes no id. node:timers is
   // loaded by Node's own bootstrap before any script (process.moduleLoadList), so importing it costs nothing.
-  expect([...packages].sort()).toEqual(['better-sqlite3', 'commander', 'node:fs', 'node:module', 'node:os', 'node:path', 'node:timers', 'node:url']);
+  expect([...packages].sort()).toEqual(['better-sqlite3', 'commander', 'node:fs', 'node:os', 'node:path', 'node:timers']);
   const heavy = [...files].filter((f) => /^src\/(runner|serve|render|audit|views|ingest\/openlineage\/(?!job-binding))/.test(f) || f === 'events/decode-event.ts');
   expect(heavy).toEqual([]);
   // The walk itself sees what it should: the CLI, the SQLite store and the event types.

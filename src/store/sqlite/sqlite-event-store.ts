@@ -18,6 +18,7 @@ import { sqliteSchedulers } from './sqlite-schedulers.js';
 import type { EventSigner } from '../event-signer.js';
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA, SQLITE_SCHEMA_VERSION } from './sqlite-schema.js';
 import { openSqliteFile, shareSidecarFiles } from './open-sqlite-file.js';
+import { preparedOnUse } from './prepared-on-use.js';
 import { createSqliteReadModelTables, sqliteReadModels, type SqliteReadModels } from './sqlite-read-models.js';
 import { walIndexStamp, type WalIndexStamp } from './wal-index-stamp.js';
 import { BULK_PAGE_CACHE_KIB, PAGE_CACHE_KIB } from './page-cache.js';
@@ -227,28 +228,26 @@ class SqliteEventStore implements EventStore {
 
   #prepare(): Statements {
     const db = this.#db;
-    const statements = {
-      head: db.prepare('SELECT position, hash FROM events ORDER BY position DESC LIMIT 1'),
-      streamVersion: db.prepare('SELECT coalesce(max(stream_version), 0) AS v FROM events WHERE stream = ?').pluck(),
-      // An append's first look-ups in one statement, as [head position, head hash, version of the stream]; no row on an empty ledger.
-      headAndVersion: db
-        .prepare('SELECT position, hash, (SELECT coalesce(max(stream_version), 0) FROM events WHERE stream = ?) FROM events ORDER BY position DESC LIMIT 1')
-        .raw(true),
-      byEventId: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE event_id = ?'),
-      // Positional parameters, bound in `insertSealed`'s order: cheaper to bind than named ones.
-      insert: db.prepare(
-        `INSERT INTO events (position, event_id, stream, stream_version, pipeline, run_id, type, recorded_at, payload, prev_hash, hash${this.#hasSignatureColumn ? ', signature' : ''})
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?${this.#hasSignatureColumn ? ', ?' : ''})`,
-      ),
-      findRun: db.prepare(`SELECT pipeline, stream FROM events WHERE run_id = ? AND type = 'RunStarted' LIMIT 1`),
-      firstAfter: db.prepare('SELECT min(position) AS p FROM events WHERE recorded_at > ?'),
-    };
-    // Made once: better-sqlite3 builds a wrapper per transaction() call.
     const signed = this.#hasSignatureColumn;
-    const readModels = sqliteReadModels(db);
-    const withModels = { ...statements, readModels };
-    const append = db.transaction((requests: AppendRequest[], all: NewEvent[], checkIds: boolean) => appendIn(withModels, this.#signer, signed, requests, all, checkIds));
-    return { ...withModels, append };
+    const statements: Statements = preparedOnUse<Statements>({
+      head: () => db.prepare('SELECT position, hash FROM events ORDER BY position DESC LIMIT 1'),
+      streamVersion: () => db.prepare('SELECT coalesce(max(stream_version), 0) AS v FROM events WHERE stream = ?').pluck(),
+      // An append's first look-ups in one statement, as [head position, head hash, version of the stream]; no row on an empty ledger.
+      headAndVersion: () => db.prepare('SELECT position, hash, (SELECT coalesce(max(stream_version), 0) FROM events WHERE stream = ?) FROM events ORDER BY position DESC LIMIT 1').raw(true),
+      byEventId: () => db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE event_id = ?'),
+      // Positional parameters, bound in `insertSealed`'s order: cheaper to bind than named ones.
+      insert: () =>
+        db.prepare(
+          `INSERT INTO events (position, event_id, stream, stream_version, pipeline, run_id, type, recorded_at, payload, prev_hash, hash${signed ? ', signature' : ''})
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?${signed ? ', ?' : ''})`,
+        ),
+      findRun: () => db.prepare(`SELECT pipeline, stream FROM events WHERE run_id = ? AND type = 'RunStarted' LIMIT 1`),
+      firstAfter: () => db.prepare('SELECT min(position) AS p FROM events WHERE recorded_at > ?'),
+      readModels: () => sqliteReadModels(db),
+      // Made once: better-sqlite3 builds a wrapper per transaction() call.
+      append: () => db.transaction((requests: AppendRequest[], all: NewEvent[], checkIds: boolean) => appendIn(statements, this.#signer, signed, requests, all, checkIds)),
+    });
+    return statements;
   }
 
   #ready() {

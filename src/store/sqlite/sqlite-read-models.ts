@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { preparedOnUse } from './prepared-on-use.js';
 import type { PipelineDefinition } from '../../../events/pipeline-definition.js';
 import type { RecordedEvent } from '../../../events/recorded-event.js';
 import { isDone, type DateState, type DateStatus } from '../../../projections/date-state.js';
@@ -6,7 +7,7 @@ import { decodeStoredRow } from '../decode-stored-row.js';
 import { bulkInsert } from './bulk-insert.js';
 import { timetableCache } from '../read-model-fold.js';
 import { catchUpSteps, rebuildSteps, runSync, writeSteps, type WriterPort } from '../read-model-writer.js';
-import { dateOfRow, LIGHT_PAYLOADS, payloadsOfEvents, pipelineRow, runOfRow, STRIP_DATE_SELECT, stripDateOfRow, summaryOfRow, withoutResults, type DateRow, type Payloads, type PipelineRow, type RunRow } from '../read-model-rows.js';
+import { dateOfRow, LIGHT_PAYLOADS, payloadsOfEvents, pipelineRow, runOfRow, STATUS_SUMMARY_SELECT, statusSummaryOfValues, STRIP_DATE_SELECT, stripDateOfRow, summaryOfRow, withoutResults, type DateRow, type Payloads, type PipelineRow, type RunRow } from '../read-model-rows.js';
 import type { PipelineSummary, RunningDate } from '../../../projections/pipeline-summary.js';
 import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
 import { withBulkPageCache } from './page-cache.js';
@@ -356,8 +357,8 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     async summaries() {
       return (readStatements().summaries.all() as unknown[][]).map((cells) => summaryOfRow(pipelineRowOfValues(cells)));
     },
-    async eachSummary(visit) {
-      for (const cells of readStatements().summaries.iterate() as IterableIterator<unknown[]>) visit(summaryOfRow(pipelineRowOfValues(cells)));
+    async eachStatusSummary(visit) {
+      for (const values of readStatements().statusSummaries.iterate() as IterableIterator<unknown[]>) visit(statusSummaryOfValues(values));
     },
     async definitions() {
       return (readStatements().definitions.all() as string[]).map((text) => JSON.parse(text) as PipelineDefinition);
@@ -495,56 +496,60 @@ function runByIdSql(narrower: string): string {
 }
 
 function prepare(db: Database.Database) {
-  return {
-    putMeta: db.prepare(sqliteUpsertSql(RM_META)),
-    head: db.prepare('SELECT max(position) FROM events').pluck(),
+  return preparedOnUse({
+    putMeta: () => db.prepare(sqliteUpsertSql(RM_META)),
+    head: () => db.prepare('SELECT max(position) FROM events').pluck(),
     // The stamp, the head, and the position the row of the head event's pipeline has reached (the head, when folded).
-    upToDate: db
-      .prepare(
-        `SELECT (SELECT value FROM rm_meta WHERE key = 'stamp'), h.head, (SELECT p.position FROM events e JOIN rm_pipelines p ON p.pipeline = e.pipeline WHERE e.position = h.head) FROM (SELECT max(position) AS head FROM events) h`,
-      )
-      .raw(true),
-    foldedAt: db.prepare('SELECT p.position FROM events e JOIN rm_pipelines p ON p.pipeline = e.pipeline WHERE e.position = ?').pluck(),
-    foldedThrough: db.prepare('SELECT coalesce(max(position), 0) FROM rm_pipelines').pluck(),
-    summary: db.prepare(`SELECT ${PIPELINE_COLUMNS.join(', ')} FROM rm_pipelines WHERE pipeline = ?`).raw(true),
+    upToDate: () =>
+      db
+        .prepare(
+          `SELECT (SELECT value FROM rm_meta WHERE key = 'stamp'), h.head, (SELECT p.position FROM events e JOIN rm_pipelines p ON p.pipeline = e.pipeline WHERE e.position = h.head) FROM (SELECT max(position) AS head FROM events) h`,
+        )
+        .raw(true),
+    foldedAt: () => db.prepare('SELECT p.position FROM events e JOIN rm_pipelines p ON p.pipeline = e.pipeline WHERE e.position = ?').pluck(),
+    foldedThrough: () => db.prepare('SELECT coalesce(max(position), 0) FROM rm_pipelines').pluck(),
+    summary: () => db.prepare(`SELECT ${PIPELINE_COLUMNS.join(', ')} FROM rm_pipelines WHERE pipeline = ?`).raw(true),
     // Named rows, as the table holds them: what `verify --projections` compares with the fold.
-    storedSummary: db.prepare('SELECT * FROM rm_pipelines WHERE pipeline = ?'),
-    summaries: db.prepare(`SELECT ${PIPELINE_COLUMNS.join(', ')} FROM rm_pipelines ORDER BY pipeline`).raw(true),
-    pipelineNames: db.prepare('SELECT pipeline FROM rm_pipelines ORDER BY pipeline').pluck(),
-    auditEntries: db.prepare('SELECT coalesce(sum(audit_entries), 0) FROM rm_pipelines').pluck(),
-    definitions: db.prepare('SELECT definition FROM rm_pipelines WHERE definition IS NOT NULL ORDER BY pipeline').pluck(),
-    date: db.prepare(`SELECT ${DATE_COLUMNS.join(', ')} FROM rm_dates WHERE pipeline = ? AND date = ?`).raw(true),
-    status: db.prepare('SELECT status FROM rm_dates WHERE pipeline = ? AND date = ?').pluck(),
-    slotKeys: db.prepare('SELECT date, status, logical_date FROM rm_dates WHERE pipeline = ?').raw(true),
+    storedSummary: () => db.prepare('SELECT * FROM rm_pipelines WHERE pipeline = ?'),
+    summaries: () => db.prepare(`SELECT ${PIPELINE_COLUMNS.join(', ')} FROM rm_pipelines ORDER BY pipeline`).raw(true),
+    statusSummaries: () => db.prepare(`SELECT ${STATUS_SUMMARY_SELECT} FROM rm_pipelines ORDER BY pipeline`).raw(true),
+    pipelineNames: () => db.prepare('SELECT pipeline FROM rm_pipelines ORDER BY pipeline').pluck(),
+    auditEntries: () => db.prepare('SELECT coalesce(sum(audit_entries), 0) FROM rm_pipelines').pluck(),
+    definitions: () => db.prepare('SELECT definition FROM rm_pipelines WHERE definition IS NOT NULL ORDER BY pipeline').pluck(),
+    date: () => db.prepare(`SELECT ${DATE_COLUMNS.join(', ')} FROM rm_dates WHERE pipeline = ? AND date = ?`).raw(true),
+    status: () => db.prepare('SELECT status FROM rm_dates WHERE pipeline = ? AND date = ?').pluck(),
+    slotKeys: () => db.prepare('SELECT date, status, logical_date FROM rm_dates WHERE pipeline = ?').raw(true),
     // Rows as arrays (raw), made into rows of one shape here: a row object of better-sqlite3's cost 3.4 KB of garbage, an array 0.9 KB.
-    datesBetween: db.prepare(`SELECT ${DATE_COLUMNS.join(', ')} FROM rm_dates WHERE pipeline = ? AND logical_ms BETWEEN ? AND ? ORDER BY logical_ms`).raw(true),
-    stripDates: db.prepare(`SELECT ${STRIP_DATE_SELECT} FROM rm_dates WHERE pipeline = ? AND logical_ms BETWEEN ? AND ? ORDER BY logical_ms`).raw(true),
-    datesWithResults: db
-      .prepare(
-        `SELECT ${DATE_COLUMNS.map((c) => `d.${c}`).join(', ')}, e.payload FROM rm_dates d LEFT JOIN events e ON e.position = d.result_position WHERE d.pipeline = ? AND d.logical_ms BETWEEN ? AND ? ORDER BY d.logical_ms`,
-      )
-      .raw(true),
-    statuses: db.prepare('SELECT date, status, lease_expires_at, logical_ms FROM rm_dates WHERE pipeline = ? AND logical_ms > ?').raw(true),
-    allDates: db.prepare('SELECT * FROM rm_dates WHERE pipeline = ? ORDER BY date'),
-    run: db.prepare(runByIdSql('')).raw(true),
+    datesBetween: () => db.prepare(`SELECT ${DATE_COLUMNS.join(', ')} FROM rm_dates WHERE pipeline = ? AND logical_ms BETWEEN ? AND ? ORDER BY logical_ms`).raw(true),
+    stripDates: () => db.prepare(`SELECT ${STRIP_DATE_SELECT} FROM rm_dates WHERE pipeline = ? AND logical_ms BETWEEN ? AND ? ORDER BY logical_ms`).raw(true),
+    datesWithResults: () =>
+      db
+        .prepare(
+          `SELECT ${DATE_COLUMNS.map((c) => `d.${c}`).join(', ')}, e.payload FROM rm_dates d LEFT JOIN events e ON e.position = d.result_position WHERE d.pipeline = ? AND d.logical_ms BETWEEN ? AND ? ORDER BY d.logical_ms`,
+        )
+        .raw(true),
+    statuses: () => db.prepare('SELECT date, status, lease_expires_at, logical_ms FROM rm_dates WHERE pipeline = ? AND logical_ms > ?').raw(true),
+    allDates: () => db.prepare('SELECT * FROM rm_dates WHERE pipeline = ? ORDER BY date'),
+    run: () => db.prepare(runByIdSql('')).raw(true),
     // Of one pipeline: the run an append folds is its own pipeline's, whatever another pipeline's run of that id.
-    runOfPipeline: db.prepare(runByIdSql(' AND e.pipeline = ?')).raw(true),
-    runsBefore: db.prepare(`SELECT ${RUN_COLUMNS.join(', ')} FROM rm_runs WHERE pipeline = ? AND seq < ? ORDER BY seq DESC LIMIT ?`).raw(true),
+    runOfPipeline: () => db.prepare(runByIdSql(' AND e.pipeline = ?')).raw(true),
+    runsBefore: () => db.prepare(`SELECT ${RUN_COLUMNS.join(', ')} FROM rm_runs WHERE pipeline = ? AND seq < ? ORDER BY seq DESC LIMIT ?`).raw(true),
     // The date's runs picked in the date index (it covers the subquery), then read by key: asked for the rows at once, SQLite
     // read them through the key, which covers every column, walking all of the pipeline's runs.
-    dateRunsBefore: db
-      .prepare(
-        `SELECT ${RUN_COLUMNS.join(', ')} FROM rm_runs WHERE pipeline = ? AND seq IN (SELECT seq FROM rm_runs WHERE pipeline = ? AND date = ? AND seq < ? ORDER BY seq DESC LIMIT ?) ORDER BY seq DESC`,
-      )
-      .raw(true),
-    allRuns: db.prepare('SELECT * FROM rm_runs WHERE pipeline = ? ORDER BY run_id'),
-    putDate: db.prepare(sqliteUpsertSql(RM_DATES)),
-    putDateSameLogical: db.prepare(sqliteUpsertSql(RM_DATES, ['logical_ms'])),
-    putRun: db.prepare(sqliteUpsertSql(RM_RUNS, ['run_id', 'date'])),
-    putPipeline: db.prepare(sqliteUpsertSql(RM_PIPELINES)),
-    putPosition: db.prepare('UPDATE rm_pipelines SET position = ? WHERE pipeline = ?'),
-    eventAt: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE position = ?'),
-    eventsFrom: db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE position >= ? AND position <= ? ORDER BY position LIMIT 1000'),
-    pipelineEvents: db.prepare('SELECT position, payload FROM events WHERE pipeline = ? AND position >= ? ORDER BY position LIMIT 1000').raw(true),
-  };
+    dateRunsBefore: () =>
+      db
+        .prepare(
+          `SELECT ${RUN_COLUMNS.join(', ')} FROM rm_runs WHERE pipeline = ? AND seq IN (SELECT seq FROM rm_runs WHERE pipeline = ? AND date = ? AND seq < ? ORDER BY seq DESC LIMIT ?) ORDER BY seq DESC`,
+        )
+        .raw(true),
+    allRuns: () => db.prepare('SELECT * FROM rm_runs WHERE pipeline = ? ORDER BY run_id'),
+    putDate: () => db.prepare(sqliteUpsertSql(RM_DATES)),
+    putDateSameLogical: () => db.prepare(sqliteUpsertSql(RM_DATES, ['logical_ms'])),
+    putRun: () => db.prepare(sqliteUpsertSql(RM_RUNS, ['run_id', 'date'])),
+    putPipeline: () => db.prepare(sqliteUpsertSql(RM_PIPELINES)),
+    putPosition: () => db.prepare('UPDATE rm_pipelines SET position = ? WHERE pipeline = ?'),
+    eventAt: () => db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE position = ?'),
+    eventsFrom: () => db.prepare('SELECT position, payload, prev_hash, hash FROM events WHERE position >= ? AND position <= ? ORDER BY position LIMIT 1000'),
+    pipelineEvents: () => db.prepare('SELECT position, payload FROM events WHERE pipeline = ? AND position >= ? ORDER BY position LIMIT 1000').raw(true),
+  });
 }
