@@ -149,6 +149,8 @@ export function groupReaper(options: GroupReaperOptions): GroupReaper {
    */
   let pending = '';
   let flushing: NodeJS.Immediate | undefined;
+  /** Whether the watchdog can find a run's processes by its id (`/proc`, on Linux): only then may a group's line wait. */
+  const RUN_IDS_FOUND = process.platform === 'linux';
   const flush = () => {
     clearImmediate(flushing);
     flushing = undefined;
@@ -166,7 +168,13 @@ export function groupReaper(options: GroupReaperOptions): GroupReaper {
       start();
       return up ?? Promise.resolve();
     },
-    watch: (pgid) => later(`+ ${pgid}\n`),
+    watch: (pgid) => {
+      if (RUN_IDS_FOUND) return later(`+ ${pgid}\n`);
+      // Without /proc a run id covers nothing, so a runner killed before this turn ended would leave the group unwatched.
+      start();
+      pending += `+ ${pgid}\n`;
+      flush();
+    },
     unwatch: (pgid) => {
       if (child) later(`- ${pgid}\n`);
     },

@@ -214,19 +214,26 @@ async function schedule(ledger: Ledger, options: SchedulerOptions, parallel: num
   let seenPosition = (await ledger.store.head()).position;
   /** The next wake over every pipeline: after a pass over some, the sooner of it and theirs. */
   let wholeWake: NextWake = null;
+  /** Set when a pass failed: the next wake is a pass over every pipeline, whatever woke it. */
+  let passFailed = false;
   try {
     while (!drain.aborted) {
       lastPass = Date.now();
+      // The next wake is planned from the instant this pass began, not from after it: a slot that fell due while the
+      // pass went over the pipelines (after it had planned that one) is then a wake already due, and a full pass follows.
+      const planNow = ledger.now();
       if (scope === undefined || scope.length > 0) {
         const running: Promise<void> = pass(scope)
           .catch((error: unknown) => {
+            // A pass that failed (a store error) may have left anything undone: the next wake passes over every pipeline.
+            passFailed = true;
             options.onEvent({ event: 'skipped', at: iso(), pipeline: '-', date: '-', reason: 'error', note: error instanceof Error ? error.message : String(error) });
           })
           .finally(() => passes.delete(running));
         passes.add(running);
       }
       const definitions = await withCommand(ledger, options);
-      const wake: NextWake = scope === undefined ? await nextWake(ledger, definitions, ledger.now()) : sooner(wholeWake, await nextWake(ledger, definitionsIn(definitions, scope), ledger.now()));
+      const wake: NextWake = scope === undefined ? await nextWake(ledger, definitions, planNow) : sooner(wholeWake, await nextWake(ledger, definitionsIn(definitions, scope), planNow));
       wholeWake = wake;
       options.onEvent({ event: 'sleep', at: iso(), until: wake ? new Date(wake.atMs).toISOString() : null, pipeline: wake?.pipeline ?? null, date: wake?.date ?? null, why: wake?.why ?? null });
       const seenChange = changedAt;
@@ -265,13 +272,14 @@ async function schedule(ledger: Ledger, options: SchedulerOptions, parallel: num
         if (changedAt !== seenChange) poke();
       });
       // Woken by appends before the wake's instant (which may have come while waiting for the quiet gap): the changes.
-      if (woken === 'append' && recheckAt === null && (wake === null || ledger.now() < wake.atMs)) {
+      if (woken === 'append' && !passFailed && recheckAt === null && (wake === null || ledger.now() < wake.atMs)) {
         const changed = await pipelinesChangedSince(ledger, seenPosition);
         seenPosition = changed.position;
         scope = withDownstream(await withCommand(ledger, options), changed.pipelines);
       } else {
         seenPosition = (await ledger.store.head()).position;
         scope = undefined;
+        passFailed = false;
       }
     }
   } finally {
