@@ -1,4 +1,4 @@
-import { terminalText } from './terminal-text.js';
+import { hasTerminalControls, terminalText } from './terminal-text.js';
 
 /**
  * How a table fits the screen. `width`: the terminal's columns (undefined off a terminal or with `--wide`);
@@ -37,13 +37,10 @@ function flatRows(rows: string[][]): string[][] {
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r] as string[];
     // One test of the row's cells joined by a space (not a control character) instead of one per cell.
-    flat[r] = UNSAFE_OR_LINE.test(row.join(' ')) ? row.map(flatCell) : row;
+    flat[r] = hasTerminalControls(row.join(' ')) ? row.map(flatCell) : row;
   }
   return flat;
 }
-
-/** Any character `flatCell` changes: a line end, or another control (or bidi) character `terminalText` escapes. */
-const UNSAFE_OR_LINE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 /**
  * A cell as one line a terminal shows as text: a line end in it becomes a space, and every other control

@@ -29,6 +29,17 @@ function visible(c: string): string {
 }
 
 /**
+ * Whether `terminalText` would change `text` (line feeds included): most text has nothing to escape, and one test
+ * says so without building anything.
+ *
+ * @example
+ * hasTerminalControls('etl_orders') // false
+ */
+export function hasTerminalControls(text: string): boolean {
+  return UNSAFE_ONE.test(text);
+}
+
+/**
  * `text` with every control character (and bidi control) written as its visible escape; with `keepLines`,
  * line feeds stay line feeds (a multi-line message printed as lines). Text without any is returned as it is.
  *

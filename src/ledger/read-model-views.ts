@@ -168,7 +168,7 @@ export async function statusFromTables(models: ReadModels, pipeline: string, now
 export async function statusOfView(models: ReadModels, view: TableView, nowMs: number, upstream: { blocked?: PipelineStatusInput['blocked'] } = {}, throughRow = false): Promise<PipelineStatus> {
   const { summary, timetable } = view;
   const pipeline = summary.pipeline;
-  const throughSlot = summary.completeThrough === null ? undefined : timetable.slotAt(timetable.parseDate(summary.completeThrough));
+  const throughSlot = throughSlotOf(view);
   if (summary.completeThrough !== null && throughSlot === undefined) {
     // A complete-through key the timetable cannot place (never expected): the plain walk over the rows.
     withDates(view, await models.dates(pipeline, { light: true }));
@@ -178,7 +178,7 @@ export async function statusOfView(models: ReadModels, view: TableView, nowMs: n
   if (throughRow && throughSlot !== undefined) withDates(view, await models.dates(pipeline, { keys: [throughSlot.date], light: true }));
   const at = dueAt(view, throughSlot, nowMs);
   let part: PendingPart;
-  if (at.lastMs <= at.throughMs) part = { behind: 0, pending: noPending(), blocked: 0, firstBlocked: null };
+  if (at.lastMs <= at.throughMs) part = nothingPending();
   else if (upstream.blocked !== undefined || mustWalk(view)) part = await walkPending(models, view, throughSlot, at.lastMs, nowMs, upstream.blocked);
   else part = countPending(view, at, nowMs, await rowsAfterLastDue(models, summary, at.lastMs));
   return rowOfParts(view, at, part, nowMs);
@@ -193,13 +193,23 @@ export async function statusOfView(models: ReadModels, view: TableView, nowMs: n
  * const row = statusOfViewNow(view, nowMs) ?? (await statusOfView(models, view, nowMs));
  */
 export function statusOfViewNow(view: StatusView, nowMs: number): PipelineStatus | undefined {
-  const { summary, timetable } = view;
-  const throughSlot = summary.completeThrough === null ? undefined : timetable.slotAt(timetable.parseDate(summary.completeThrough));
+  const { summary } = view;
+  const throughSlot = throughSlotOf(view);
   if (summary.completeThrough !== null && throughSlot === undefined) return undefined;
   const at = dueAt(view, throughSlot, nowMs);
-  if (at.lastMs <= at.throughMs) return rowOfParts(view, at, { behind: 0, pending: noPending(), blocked: 0, firstBlocked: null }, nowMs);
+  if (at.lastMs <= at.throughMs) return rowOfParts(view, at, nothingPending(), nowMs);
   if (mustWalk(view) || afterLastDue(summary, at.lastMs)) return undefined;
   return rowOfParts(view, at, countPending(view, at, nowMs, []), nowMs);
+}
+
+/** The counted part of a row with no due slot after complete-through. */
+function nothingPending(): PendingPart {
+  return { behind: 0, pending: noPending(), blocked: 0, firstBlocked: null };
+}
+
+/** Complete-through's slot: undefined when nothing is complete, or (never expected) when the timetable cannot place its key. */
+function throughSlotOf({ summary, timetable }: StatusView): Slot | undefined {
+  return summary.completeThrough === null ? undefined : timetable.slotAt(timetable.parseDate(summary.completeThrough));
 }
 
 /** Where a status row's counting starts and ends: complete-through's slot and the last due one, as instants. */
