@@ -4,7 +4,7 @@ import { createCronMatcher, type CronMatcher } from './cron-matcher.js';
 import { countCronTicks } from './count-cron-ticks.js';
 import { parseDateText } from './parse-date.js';
 import { parseSchedule, type Schedule } from './parse-schedule.js';
-import { cronTicks, fixedTicks, type TickSource } from './tick-source.js';
+import { cronTicks, evenCronTicks, fixedTicks, type TickSource } from './tick-source.js';
 import { SlotCursor } from './slot-cursor.js';
 import type { SlotVisitor, Timetable, TimetableSpec } from './timetable.js';
 import { instantFormatter, zoneClock, type ZoneClock } from './zoned-time.js';
@@ -59,8 +59,13 @@ export function createTimetable(spec: TimetableSpec): Timetable {
   const schedule = parseSchedule(spec.schedule);
   const startMs = parseBound(spec.start, 'start', clock);
   const endMs = spec.end === null ? Number.POSITIVE_INFINITY : parseBound(spec.end, 'end', clock);
-  const ticks: TickSource = schedule.kind === 'cron' ? cronTicks(schedule, clock) : fixedTicks(schedule.stepMs, startMs);
   const matcher = schedule.kind === 'cron' ? createCronMatcher(schedule) : null;
+  // A cron whose ticks are evenly spaced instants (a daily or hourly cron in UTC) is answered by arithmetic.
+  const ticks: TickSource =
+    schedule.kind === 'cron' ? (evenCronTicks(matcher as CronMatcher, clock) ?? cronTicks(schedule, clock)) : fixedTicks(schedule.stepMs, startMs);
+  const { stepMs } = ticks;
+  // Evenly spaced ticks step by `ticks.after` (arithmetic), as fixed durations do; the cursor's walk over walls is for the others.
+  const cursorMatcher = stepMs === undefined ? matcher : null;
   const dailyKeys = usesDailyKeys(schedule);
   const isInterval = spec.timetable === 'interval';
   const formatter = instantFormatter(clock);
@@ -91,7 +96,7 @@ export function createTimetable(spec: TimetableSpec): Timetable {
 
   function* slotsBetween(fromMs: number, toMs: number): Generator<Slot> {
     const last = Math.min(toMs, endMs);
-    const cursor = new SlotCursor(matcher, ticks, clock, formatter);
+    const cursor = new SlotCursor(cursorMatcher, ticks, clock, formatter);
     // Each tick is formatted once: it ends one interval and starts the next.
     for (cursor.moveTo(ticks.after(Math.max(fromMs, startMs) - 1)); cursor.tick <= last; ) {
       const text = cursor.text;
@@ -104,7 +109,7 @@ export function createTimetable(spec: TimetableSpec): Timetable {
 
   function eachSlot(fromMs: number, toMs: number, visit: SlotVisitor): void {
     const last = Math.min(toMs, endMs);
-    const cursor = new SlotCursor(matcher, ticks, clock, formatter);
+    const cursor = new SlotCursor(cursorMatcher, ticks, clock, formatter);
     for (cursor.moveTo(ticks.after(Math.max(fromMs, startMs) - 1)); cursor.tick <= last; ) {
       const tick = cursor.tick;
       const text = cursor.text;
@@ -119,6 +124,11 @@ export function createTimetable(spec: TimetableSpec): Timetable {
     const first = ticks.after(Math.max(afterMs, startMs - 1));
     if (first > last) return 0;
     if (schedule.kind !== 'cron') return Math.floor((ticks.atOrBefore(last) - first) / schedule.stepMs) + 1;
+    if (stepMs !== undefined) {
+      // Evenly spaced cron ticks: `first` and the whole steps after it through `last` (by a remainder, exact).
+      const span = last - first;
+      return (span - (span % stepMs)) / stepMs + 1;
+    }
     return countCronTicks(matcher as CronMatcher, clock, schedule.everyHour, first - 1, last);
   }
 

@@ -1,8 +1,9 @@
-import { createCronMatcher } from './cron-matcher.js';
+import { createCronMatcher, type CronMatcher } from './cron-matcher.js';
 import type { CronSchedule } from './parse-schedule.js';
 import type { WallMs, ZoneClock } from './zoned-time.js';
 
 const MINUTE = 60_000;
+const MINUTES_PER_DAY = 1440;
 
 /**
  * The ticks of a schedule as a strictly increasing set of instants, navigable
@@ -17,6 +18,11 @@ export type TickSource = {
   after(ms: number): number;
   /** The latest tick at or before `ms`. */
   atOrBefore(ms: number): number;
+  /**
+   * The spacing when the ticks are evenly spaced (every `stepMs` from a tick, forever, both ways), so that counting
+   * them is a division; undefined when they are not.
+   */
+  readonly stepMs: number | undefined;
 };
 
 /**
@@ -84,7 +90,43 @@ export function cronTicks(schedule: CronSchedule, clock: ZoneClock): TickSource 
     return best;
   }
 
-  return { after, atOrBefore };
+  return { after, atOrBefore, stepMs: undefined };
+}
+
+/**
+ * The ticks of `cronTicks` by arithmetic, when that is exactly what they are: a cron that fires every day at times
+ * of day evenly spaced around the clock (`@daily`, `@hourly`, every 15 minutes, at half past every second hour; not
+ * every 7 minutes, whose hours end on a 4-minute step, nor `0 0 * * 1`) in a zone with one offset for all time (UTC, Etc/GMT+5), where
+ * every wall shows once, at wall minus that offset, so the ticks are the times' walls minus the offset, a whole step
+ * apart. Undefined for any other cron or zone: those keep `cronTicks`, which resolves each wall through the zone.
+ *
+ * @example
+ * evenCronTicks(createCronMatcher(parseSchedule('@daily') as CronSchedule), zoneClock('UTC'))?.stepMs; // 86_400_000
+ * evenCronTicks(createCronMatcher(parseSchedule('@daily') as CronSchedule), zoneClock('Europe/Berlin')); // undefined
+ */
+export function evenCronTicks(matcher: CronMatcher, clock: ZoneClock): TickSource | undefined {
+  const offset = clock.fixedOffset;
+  if (offset === undefined || !matcher.everyDay) return undefined;
+  const { times } = matcher;
+  const first = times[0];
+  const stepMinutes = MINUTES_PER_DAY / times.length;
+  if (first === undefined || !Number.isInteger(stepMinutes)) return undefined;
+  // n times 1440/n apart, the last a step before the next day's first: no other gap.
+  for (let i = 1; i < times.length; i++) if (times[i] !== first + i * stepMinutes) return undefined;
+  return evenTicks(stepMinutes * MINUTE, first * MINUTE - offset);
+}
+
+/**
+ * `originMs + k * stepMs` for every integer k, by a remainder rather than a floored quotient: a remainder of doubles
+ * is exact, so the answer is exact for every integer instant (a quotient rounds up to the next integer for an
+ * instant a millisecond before a tick far enough from the origin).
+ */
+function evenTicks(stepMs: number, originMs: number): TickSource {
+  const atOrBefore = (ms: number): number => {
+    const past = (ms - originMs) % stepMs;
+    return ms - (past < 0 ? past + stepMs : past);
+  };
+  return { atOrBefore, after: (ms) => atOrBefore(ms) + stepMs, stepMs };
 }
 
 /**
@@ -97,5 +139,5 @@ export function cronTicks(schedule: CronSchedule, clock: ZoneClock): TickSource 
  */
 export function fixedTicks(stepMs: number, originMs: number): TickSource {
   const atOrBefore = (ms: number): number => originMs + Math.floor((ms - originMs) / stepMs) * stepMs;
-  return { atOrBefore, after: (ms) => atOrBefore(ms) + stepMs };
+  return { atOrBefore, after: (ms) => atOrBefore(ms) + stepMs, stepMs };
 }

@@ -34,6 +34,12 @@ export type WallFields = {
  */
 export type ZoneClock = {
   readonly zone: string;
+  /**
+   * The zone's offset when the tz database gives it one offset for all time (UTC, Etc/UTC, Etc/GMT+5, …), else
+   * undefined: then every wall shows exactly once, at `wall - fixedOffset`, and arithmetic on walls is arithmetic on
+   * instants. Known from the name, never from sampling offsets (a zone with DST can show one offset for decades).
+   */
+  readonly fixedOffset: number | undefined;
   /** UTC offset in ms at an instant (local = instant + offset). */
   offsetAt(ms: number): number;
   /** The wall value an instant shows on local clocks. */
@@ -199,7 +205,7 @@ function intlOffsets(zone: string): (ms: number) => number {
 /**
  * The clock of a zone over its raw offsets: `intlOffsets(zone)`, or a constant for UTC.
  */
-function createZoneClock(zone: string, rawOffset: (ms: number) => number): ZoneClock {
+function createZoneClock(zone: string, rawOffset: (ms: number) => number, fixedOffset: number | undefined): ZoneClock {
   // Offsets are cached per UTC day, a chunk of 64 days at a time: a timetable asks
   // for the same few years over and over, and one `Intl` call per slot made a
   // ten-year hourly range cost most of a second. Assumes at most one transition
@@ -293,6 +299,7 @@ function createZoneClock(zone: string, rawOffset: (ms: number) => number): ZoneC
 
   return {
     zone,
+    fixedOffset,
     offsetAt,
     constantUntil,
     wallOf: (ms) => ms + offsetAt(ms),
@@ -303,6 +310,27 @@ function createZoneClock(zone: string, rawOffset: (ms: number) => number): ZoneC
 
 /** Names the tz database defines as UTC itself (offset 0, no transitions, ever): known without asking `Intl`. */
 const UTC_ZONES: ReadonlySet<string> = new Set(['UTC', 'Etc/UTC']);
+
+/**
+ * `Etc/GMT+5` and its kind: the tz database's fixed-offset zones, one offset for all time, its sign inverted (POSIX
+ * style: Etc/GMT+5 is UTC-05:00), from Etc/GMT-14 to Etc/GMT+12.
+ */
+const ETC_GMT = /^Etc\/GMT([+-])(\d{1,2})$/;
+
+/**
+ * The offset of a zone the tz database defines with one offset for all time, when the name says so and `Intl`, whose
+ * offsets the clock reports, agrees; else undefined (a zone with DST, or a fixed zone this runtime's ICU reads
+ * otherwise, keeps every offset from `Intl`).
+ */
+function fixedOffsetOf(zone: string, rawOffset: (ms: number) => number): number | undefined {
+  const match = ETC_GMT.exec(zone);
+  if (match === null) return undefined;
+  const hours = Number(match[2]);
+  if (hours > (match[1] === '+' ? 12 : 14)) return undefined;
+  // Etc/GMT+0 is UTC: 0, not -0.
+  const offset = hours === 0 ? 0 : (match[1] === '+' ? -hours : hours) * 3_600_000;
+  return rawOffset(0) === offset ? offset : undefined;
+}
 
 // A pure memo (zone name -> clock): results never change for a zone, so sharing
 // it across timetables is unobservable and saves rebuilding the offset cache.
@@ -318,10 +346,11 @@ export function zoneClock(zone: string): ZoneClock {
   let clock = clocks.get(zone);
   if (clock === undefined) {
     if (UTC_ZONES.has(zone)) {
-      clock = createZoneClock(zone, () => 0);
+      clock = createZoneClock(zone, () => 0, 0);
     } else {
       assertZone(zone);
-      clock = createZoneClock(zone, intlOffsets(zone));
+      const rawOffset = intlOffsets(zone);
+      clock = createZoneClock(zone, rawOffset, fixedOffsetOf(zone, rawOffset));
     }
     clocks.set(zone, clock);
   }
