@@ -70,7 +70,10 @@ export function createTimetable(spec: TimetableSpec): Timetable {
   const isInterval = spec.timetable === 'interval';
   const formatter = instantFormatter(clock);
   const format = formatter.instant;
-  const keyOf = (ms: number): string => (dailyKeys ? formatter.wallDate(clock.wallOf(ms)) : format(ms));
+  // In a zone of one offset the wall is a sum, without the clock's offset lookup (status keys every running date).
+  const { fixedOffset } = clock;
+  const keyOf = (ms: number): string =>
+    dailyKeys ? formatter.wallDate(fixedOffset === undefined ? clock.wallOf(ms) : ms + fixedOffset) : format(ms);
   const inBounds = (ms: number): boolean => ms >= startMs && ms <= endMs;
 
   function slotOf(tick: number, nextTick: number): Slot {
