@@ -16,6 +16,13 @@ export function memoTimetable(timetable: Timetable): Timetable {
   // By the two instants, numbers both (a text key made two numbers into text for every pipeline asking).
   const counted = new Map<number, Map<number, number>>();
   let first: { slot: ReturnType<Timetable['first']> } | undefined;
+  // The last question of each kind and its answer: a fleet's rows ask the same ones in a row, and a lookup by two
+  // numbers hashes both.
+  let lastNow = Number.NaN;
+  let lastDueSlot: ReturnType<Timetable['lastDue']>;
+  let lastAfter = Number.NaN;
+  let lastTo = Number.NaN;
+  let lastCount = 0;
   return {
     ...timetable,
     first() {
@@ -23,8 +30,11 @@ export function memoTimetable(timetable: Timetable): Timetable {
       return first.slot;
     },
     lastDue(nowMs) {
+      if (nowMs === lastNow) return lastDueSlot;
       if (!lastDue.has(nowMs)) lastDue.set(nowMs, timetable.lastDue(nowMs));
-      return lastDue.get(nowMs);
+      lastNow = nowMs;
+      lastDueSlot = lastDue.get(nowMs);
+      return lastDueSlot;
     },
     slotAt(logicalMs) {
       if (!slotAt.has(logicalMs)) slotAt.set(logicalMs, timetable.slotAt(logicalMs));
@@ -39,6 +49,7 @@ export function memoTimetable(timetable: Timetable): Timetable {
       return ms;
     },
     countSlots(afterMs, toMs) {
+      if (afterMs === lastAfter && toMs === lastTo) return lastCount;
       let byEnd = counted.get(afterMs);
       if (byEnd === undefined) {
         byEnd = new Map();
@@ -49,6 +60,9 @@ export function memoTimetable(timetable: Timetable): Timetable {
         n = timetable.countSlots(afterMs, toMs);
         byEnd.set(toMs, n);
       }
+      lastAfter = afterMs;
+      lastTo = toMs;
+      lastCount = n;
       return n;
     },
   };
