@@ -35,7 +35,9 @@ export function registerStatusCommands(program: Command, ctx: CliContext): void 
       const view = await ctx.withLedger(false, (ledger) => readStatus(ledger, { pipelines }));
       if (opts.json) return ctx.json(view);
       if (view.pipelines.length === 0 && view.schedulers.length === 0) return ctx.out('no pipelines yet; define one with `runledger define`');
-      ctx.out(
+      // formatTable's text shows every cell as terminalText does (a control character as its escape): out's own test
+      // of the whole text again would find nothing.
+      ctx.outVerbatim(
         formatTable(
           ['PIPELINE', 'SCHEDULE', 'WATERMARK', 'COMPLETE THROUGH', 'LAG', 'PENDING', 'RUNNING', 'STALLED', 'LAST FAILURE'],
           view.pipelines.map((s) => [
