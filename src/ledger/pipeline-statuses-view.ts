@@ -50,7 +50,7 @@ export async function pipelineStatusesView(core: LedgerCore, names: readonly str
 }
 
 /**
- * Every defined pipeline's row that is not retired, by name. Each summary becomes its row as it is read (most need no
+ * Every defined pipeline's row that is not retired, by name (`compareNames`, the order the table is read in). Each summary becomes its row as it is read (most need no
  * other read), so the summaries of 1,000 pipelines are never all held at once; a pipeline with upstreams (whose
  * blocking rule reads its upstreams' dates) or whose row needs dates read is answered after the table is read.
  */
@@ -72,8 +72,8 @@ async function everyStatus(core: LedgerCore, models: ReadModels, nowMs: number):
     const view = await tableView(models, name);
     rows.push(view.definition.upstreams ? (await pipelineStatusView(core, name, nowMs)).status : await tableRow(models, view, memos, nowMs));
   }
-  // The table's order is the bytes', a listing's is by name (`_` before digits): nearly in order already, a cheap sort.
-  return rows.sort((a, b) => compareNames(a.pipeline, b.pipeline));
+  // The table gives the rows by name (`eachStatusSummary`); only rows answered after it must be put in their places.
+  return later.length === 0 ? rows : rows.sort((a, b) => compareNames(a.pipeline, b.pipeline));
 }
 
 /** A pipeline's row from the tables, its timetable shared with the pipelines of the same one. */
