@@ -337,11 +337,17 @@ function countPending(view: StatusView, at: DueAt, after: readonly DateState[]):
   pending.up_for_retry = (counts['up_for_retry'] ?? 0) - (future['up_for_retry'] ?? 0);
   pending.interrupted = (counts['interrupted'] ?? 0) - (future['interrupted'] ?? 0);
   pending.cleared = (counts['cleared'] ?? 0) - (future['cleared'] ?? 0);
-  // A stalled run (its lease expired at `nowMs`, as `pendingReason` says) of a due slot is pending.
+  // A stalled run (its lease expired at `nowMs`, as `pendingReason` says) of a due slot is pending. The slot counts
+  // say how many running dates are slots (by the same question to the same timetable): when all or none are, none is
+  // asked again (each a key formatted in the pipeline's zone).
   const { stalled } = at.runs;
-  for (let i = 0; i < stalled.length; i++) {
-    const logicalMs = at.stalledMs[i] as number;
-    if (logicalMs <= lastMs && timetable.slotKeyAt(logicalMs) === (stalled[i] as RunsInFlight['stalled'][number]).date) pending.stalled += 1;
+  const runningSlots = counts['running'] ?? 0;
+  const allSlots = runningSlots === summary.running.length;
+  if (runningSlots > 0 || allSlots) {
+    for (let i = 0; i < stalled.length; i++) {
+      const logicalMs = at.stalledMs[i] as number;
+      if (logicalMs <= lastMs && (allSlots || timetable.slotKeyAt(logicalMs) === (stalled[i] as RunsInFlight['stalled'][number]).date)) pending.stalled += 1;
+    }
   }
   pending.total = pending.missing + pending.failed + pending.up_for_retry + pending.interrupted + pending.cleared + pending.stalled;
   return { behind, pending, blocked: 0, firstBlocked: null };
