@@ -192,7 +192,7 @@ export type RunsInFlight = Pick<PipelineStatus, 'inFlight' | 'stalled'>;
  * date, as a `status` row lists them.
  *
  * @example
- * const { inFlight, stalled } = runsInFlight(state.dates.values(), Date.now());
+ * const { inFlight, stalled } = runsInFlight(state.dates.values(), nowMs);
  */
 export function runsInFlight(dates: Iterable<Pick<DateState, 'date' | 'status' | 'runId' | 'leaseExpiresAt' | 'logicalDate'>>, nowMs: number): RunsInFlight {
   const inFlight: Array<PipelineStatus['inFlight'][number] & { at: number }> = [];
