@@ -40,47 +40,52 @@ export async function pipelineStatusesView(core: LedgerCore, names: readonly str
   // Named pipelines read their own rows (`status etl_orders` on a ledger of 1,000 read all 1,000 before).
   const summaries = new Map((await namedSummaries(models, names)).map((summary) => [summary.pipeline, summary]));
   const memos = new Map<Timetable, Timetable>();
+  const pooled = new Set<string>();
   for (const name of names) {
     checkPipelineName(name);
     const view = viewOfSummary(models, name, summaries.get(name) ?? null);
     if (view.summary.retired !== null) refuseRetired(name, view.summary.retired);
+    if (view.definition.pool !== undefined) pooled.add(name);
     rows.push(view.definition.upstreams ? (await pipelineStatusView(core, name, nowMs)).status : await tableRow(models, view, memos, nowMs));
   }
-  return rows;
+  return inPools(rows, pooled);
 }
 
 /**
- * Every defined pipeline's row that is not retired, by name. Each summary becomes its row as it is read (most need no
+ * Every defined pipeline's row that is not retired, by name (`compareNames`, the order the table is read in). Each summary becomes its row as it is read (most need no
  * other read), so the summaries of 1,000 pipelines are never all held at once; a pipeline with upstreams (whose
  * blocking rule reads its upstreams' dates) or whose row needs dates read is answered after the table is read.
  */
 async function everyStatus(core: LedgerCore, models: ReadModels, nowMs: number): Promise<PipelineStatus[]> {
   const rows: PipelineStatus[] = [];
   const later: string[] = [];
+  const pooled = new Set<string>();
   // Pipelines of one timetable (the cache shares it) ask it the same questions at the same "now".
   const memos = new Map<Timetable, Timetable>();
   await models.eachStatusSummary((summary) => {
     const { definition } = summary;
     if (definition === null || summary.retired !== null) return;
+    if (definition.pool !== undefined) pooled.add(summary.pipeline);
     const view = memoized(statusView(models, summary, definition), memos);
     const row = definition.upstreams ? undefined : statusOfViewNow(view, nowMs);
     if (row === undefined) later.push(summary.pipeline);
-    else rows.push(pooled(withPause(row, summary.paused), view));
+    else rows.push(withPause(row, summary.paused));
   });
   // Rows that read dates or upstreams: their whole summaries, read one by one now that the table is read.
   for (const name of later) {
     const view = await tableView(models, name);
+    if (view.definition.pool !== undefined) pooled.add(name);
     rows.push(view.definition.upstreams ? (await pipelineStatusView(core, name, nowMs)).status : await tableRow(models, view, memos, nowMs));
   }
-  // The table's order is the bytes', a listing's is by name (`_` before digits): nearly in order already, a cheap sort.
-  return rows.sort((a, b) => compareNames(a.pipeline, b.pipeline));
+  // The table gives the rows by name (`eachStatusSummary`); only rows answered after it must be put in their places.
+  return inPools(later.length === 0 ? rows : rows.sort((a, b) => compareNames(a.pipeline, b.pipeline)), pooled);
 }
 
 /** A pipeline's row from the tables, its timetable shared with the pipelines of the same one. */
 async function tableRow(models: ReadModels, view: TableView, memos: Map<Timetable, Timetable>, nowMs: number): Promise<PipelineStatus> {
   memoized(view, memos);
   const row = statusOfViewNow(view, nowMs) ?? (await statusOfView(models, view, nowMs));
-  return pooled(withPause(row, view.summary.paused), view);
+  return withPause(row, view.summary.paused);
 }
 
 function memoized<V extends StatusView>(view: V, memos: Map<Timetable, Timetable>): V {
@@ -93,24 +98,26 @@ function memoized<V extends StatusView>(view: V, memos: Map<Timetable, Timetable
   return view;
 }
 
-function pooled(row: PipelineStatus, view: StatusView): PipelineStatus {
-  rowPools.set(row, view.definition.pool ?? null);
-  return row;
+/** `rows`, known to be the rows whose pipelines are in `pooled` in a pool (`define --pool`) and the others in none. */
+function inPools(rows: PipelineStatus[], pooled: ReadonlySet<string>): PipelineStatus[] {
+  listPools.set(rows, pooled);
+  return rows;
 }
 
-/** The pool of each row the read models answered, from the definition its summary held (null: in no pool). */
-const rowPools = new WeakMap<PipelineStatus, string | null>();
+/** For each list of rows the read models answered: its pipelines in a pool, by the definitions their summaries held. */
+const listPools = new WeakMap<readonly PipelineStatus[], ReadonlySet<string>>();
 
 /**
- * The pool (`define --pool`) of the pipeline of a row `pipelineStatusesView` gave, as its definition said when the row
- * was made: null for none, undefined for a row it does not know (another source: ask the definitions). `status`
- * asks it before reading every definition again only to learn that no pipeline is in a pool.
+ * The pipelines in a pool (`define --pool`) among the rows of a list `pipelineStatusesView` gave, as their definitions
+ * said when the rows were made (the others are in none); undefined for a list it does not know (another source: ask
+ * the definitions). `status` asks it before reading every definition again only to learn that no pipeline is in a
+ * pool. One entry per list, not per row: a weak map's entry per row of 1,000 showed in a cold `status`.
  *
  * @example
- * const pool = poolOfStatusRow(rows[0]);
+ * const pooled = pooledOfStatusRows(rows); // Set {} when none is in a pool
  */
-export function poolOfStatusRow(row: PipelineStatus): string | null | undefined {
-  return rowPools.get(row);
+export function pooledOfStatusRows(rows: readonly PipelineStatus[]): ReadonlySet<string> | undefined {
+  return listPools.get(rows);
 }
 
 /** A retired pipeline named to `status` or `check`: refused, with where its history still is. */

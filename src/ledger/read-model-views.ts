@@ -3,7 +3,7 @@ import { isDone, type DateState, type DateStatus } from '../../projections/date-
 import { initialState, type PipelineState } from '../../projections/pipeline-state.js';
 import type { PendingReason } from '../../projections/pending.js';
 import type { Slot } from '../../projections/slot.js';
-import { noPending, pendingReason, pipelineStatus, statusRow, type LastFailure, type LastSuccess, type PipelineStatus, type PipelineStatusInput } from '../../projections/views/pipeline-status.js';
+import { noPending, pendingReason, pipelineStatus, statusRow, type LastFailure, type LastSuccess, type PipelineStatus, type PipelineStatusInput, type RunsInFlight } from '../../projections/views/pipeline-status.js';
 import type { PipelineSummary, RunningDate, StatusSummary } from '../../projections/pipeline-summary.js';
 import { timetableCache, type TimetableOf } from '../store/read-model-fold.js';
 import type { ReadModels } from '../store/read-models.js';
@@ -135,9 +135,6 @@ export function withDates(view: TableView, dates: readonly DateState[]): TableVi
   return view;
 }
 
-/** A running date as `status` reads it from the summary row. */
-type RunningState = RunningDate & { status: 'running' };
-
 /** The counted part of a status row: what the walk over the due slots after complete-through gives. */
 type PendingPart = Pick<PipelineStatus, 'behind' | 'pending' | 'blocked' | 'firstBlocked'>;
 
@@ -180,7 +177,7 @@ export async function statusOfView(models: ReadModels, view: TableView, nowMs: n
   let part: PendingPart;
   if (at.lastMs <= at.throughMs) part = nothingPending();
   else if (upstream.blocked !== undefined || mustWalk(view)) part = await walkPending(models, view, throughSlot, at.lastMs, nowMs, upstream.blocked);
-  else part = countPending(view, at, nowMs, await rowsAfterLastDue(models, summary, at.lastMs));
+  else part = countPending(view, at, await rowsAfterLastDue(models, summary, at.lastMs));
   return rowOfParts(view, at, part, nowMs);
 }
 
@@ -199,7 +196,7 @@ export function statusOfViewNow(view: StatusView, nowMs: number): PipelineStatus
   const at = dueAt(view, throughSlot, nowMs);
   if (at.lastMs <= at.throughMs) return rowOfParts(view, at, nothingPending(), nowMs);
   if (mustWalk(view) || afterLastDue(summary, at.lastMs)) return undefined;
-  return rowOfParts(view, at, countPending(view, at, nowMs, []), nowMs);
+  return rowOfParts(view, at, countPending(view, at, []), nowMs);
 }
 
 /** The counted part of a row with no due slot after complete-through. */
@@ -212,17 +209,68 @@ function throughSlotOf({ summary, timetable }: StatusView): Slot | undefined {
   return summary.completeThrough === null ? undefined : timetable.slotAt(timetable.parseDate(summary.completeThrough));
 }
 
-/** Where a status row's counting starts and ends: complete-through's slot and the last due one, as instants. */
-type DueAt = { throughSlot: Slot | undefined; last: Slot | undefined; throughMs: number; lastMs: number; running: RunningState[] };
+/**
+ * Where a status row's counting starts and ends: complete-through's slot and the last due one, as instants; and the
+ * summary row's runs in flight (no date row is read for them), with the logical instant of each stalled one.
+ */
+type DueAt = { throughSlot: Slot | undefined; last: Slot | undefined; throughMs: number; lastMs: number; runs: RunsInFlight; stalledMs: number[] };
 
 function dueAt(view: StatusView, throughSlot: Slot | undefined, nowMs: number): DueAt {
   const { summary, timetable } = view;
-  // The runs in flight are the summary row's own: no date row is read for them.
-  const running = summary.running.length === 0 ? [] : summary.running.map((date): RunningState => ({ ...date, status: 'running' }));
   const last = timetable.lastDue(nowMs);
-  const throughMs = throughSlot === undefined ? Number.MIN_SAFE_INTEGER : Date.parse(throughSlot.logicalDate);
-  const lastMs = last === undefined ? Number.MIN_SAFE_INTEGER : Date.parse(last.logicalDate);
-  return { throughSlot, last, throughMs, lastMs, running };
+  const throughMs = throughSlot === undefined ? Number.MIN_SAFE_INTEGER : throughLogicalMs(throughSlot.logicalDate);
+  const lastMs = last === undefined ? Number.MIN_SAFE_INTEGER : lastLogicalMs(last.logicalDate);
+  const stalledMs: number[] = [];
+  return { throughSlot, last, throughMs, lastMs, runs: runsOfSummary(summary.running, nowMs, stalledMs), stalledMs };
+}
+
+/**
+ * `Date.parse`, remembering the last text and its instant: the rows of one timetable ask the same slot's instants in
+ * turn (1,000 `@daily` pipelines parsed the last due slot's logical date 1,000 times). One per question asked.
+ */
+function lastParsed(): (text: string) => number {
+  let last: string | undefined;
+  let lastMs = Number.NaN;
+  return (text) => {
+    if (text !== last) {
+      lastMs = Date.parse(text);
+      last = text;
+    }
+    return lastMs;
+  };
+}
+
+const throughLogicalMs = lastParsed();
+const lastLogicalMs = lastParsed();
+const lagFromMs = lastParsed();
+
+/**
+ * The runs in flight of a summary row as `statusRow` lists them (`runsInFlight`), each text parsed once; the logical
+ * instants of the stalled ones go to `stalledMs`, in their order. Most rows have none or one: no sort, no copy.
+ */
+function runsOfSummary(running: readonly RunningDate[], nowMs: number, stalledMs: number[]): RunsInFlight {
+  if (running.length === 0) return { inFlight: [], stalled: [] };
+  if (running.length === 1) {
+    const date = running[0] as RunningDate;
+    const run = [{ date: date.date, runId: date.runId, leaseExpiresAt: date.leaseExpiresAt }];
+    if (!(Date.parse(date.leaseExpiresAt) <= nowMs)) return { inFlight: run, stalled: [] };
+    stalledMs.push(Date.parse(date.logicalDate));
+    return { inFlight: [], stalled: run };
+  }
+  const keyed = running.map((date) => ({ date, at: Date.parse(date.logicalDate), expired: Date.parse(date.leaseExpiresAt) <= nowMs }));
+  // Ordered as `runsInFlight` orders them (a stable sort by the logical instant), the stalled ones with their instants.
+  const inFlight = keyed.filter((run) => !run.expired).sort(byAt);
+  const stalled = keyed.filter((run) => run.expired).sort(byAt);
+  for (const run of stalled) stalledMs.push(run.at);
+  return { inFlight: inFlight.map(plainRun), stalled: stalled.map(plainRun) };
+}
+
+function byAt(a: { at: number }, b: { at: number }): number {
+  return a.at - b.at;
+}
+
+function plainRun({ date }: { date: RunningDate }): RunsInFlight['inFlight'][number] {
+  return { date: date.date, runId: date.runId, leaseExpiresAt: date.leaseExpiresAt };
 }
 
 /** Questions that need the slots one by one (`walkPending`): depends-on-past, or rows keyed under another zone. */
@@ -242,21 +290,23 @@ async function rowsAfterLastDue(models: ReadModels, summary: PipelineSummary, la
 
 function rowOfParts(view: StatusView, at: DueAt, part: PendingPart, nowMs: number): PipelineStatus {
   const { summary, timetable, definition } = view;
+  const firstSlotStart = at.throughSlot === undefined ? (timetable.first()?.dataInterval.start ?? null) : null;
   return statusRow({
     pipeline: summary.pipeline,
     definition,
     watermark: summary.watermark?.date ?? null,
     completeThrough: at.throughSlot ?? null,
-    firstSlotStart: at.throughSlot === undefined ? (timetable.first()?.dataInterval.start ?? null) : null,
+    firstSlotStart,
     anyDue: at.last !== undefined,
     behind: part.behind,
     pending: part.pending,
     blocked: part.blocked,
     firstBlocked: part.firstBlocked,
-    running: at.running,
+    runs: at.runs,
     lastFailure: lastFailureOf(summary),
     lastSuccess: lastSuccessOf(summary),
     nowMs,
+    lagFromMs: lagFromMs(at.throughSlot?.dataInterval.end ?? firstSlotStart ?? ''),
   });
 }
 
@@ -264,20 +314,18 @@ function rowOfParts(view: StatusView, at: DueAt, part: PendingPart, nowMs: numbe
  * The pending counts from the summary's slot counts: no slot is visited, one is counted (by the
  * timetable's arithmetic), and only the rows after the last due slot and the running ones are read.
  */
-function countPending(view: StatusView, at: DueAt, nowMs: number, after: readonly DateState[]): PendingPart {
+function countPending(view: StatusView, at: DueAt, after: readonly DateState[]): PendingPart {
   const { summary, timetable } = view;
-  const { throughMs, lastMs, running } = at;
-  const isSlot = (date: Pick<DateState, 'date' | 'logicalDate'>) => timetable.slotKeyAt(Date.parse(date.logicalDate)) === date.date;
-  // Slot rows dated after the last due slot (`after`): not due, so not pending and not behind.
+  const { throughMs, lastMs } = at;
+  // Slot rows dated after the last due slot (`after`, usually none): not due, so not pending and not behind.
   const future: Record<string, number> = {};
   let futureRows = 0;
   for (const date of after) {
-    if (!isSlot(date)) continue;
+    if (timetable.slotKeyAt(Date.parse(date.logicalDate)) !== date.date) continue;
     future[date.status] = (future[date.status] ?? 0) + 1;
     futureRows += 1;
   }
   const counts = summary.slotCounts;
-  const due = (status: string) => (counts[status] ?? 0) - (future[status] ?? 0);
   let slotRows = 0;
   for (const status in counts) slotRows += counts[status] as number;
   const behind = timetable.countSlots(throughMs, lastMs);
@@ -285,13 +333,21 @@ function countPending(view: StatusView, at: DueAt, nowMs: number, after: readonl
   const rowsBehind = slotRows - summary.throughSlots - futureRows;
   const pending = noPending();
   pending.missing = behind - rowsBehind;
-  pending.failed = due('failed');
-  pending.up_for_retry = due('up_for_retry');
-  pending.interrupted = due('interrupted');
-  pending.cleared = due('cleared');
-  for (const date of running) {
-    const logicalMs = Date.parse(date.logicalDate);
-    if (logicalMs <= lastMs && timetable.slotKeyAt(logicalMs) === date.date && pendingReason('running', date.leaseExpiresAt, nowMs) === 'stalled') pending.stalled += 1;
+  pending.failed = (counts['failed'] ?? 0) - (future['failed'] ?? 0);
+  pending.up_for_retry = (counts['up_for_retry'] ?? 0) - (future['up_for_retry'] ?? 0);
+  pending.interrupted = (counts['interrupted'] ?? 0) - (future['interrupted'] ?? 0);
+  pending.cleared = (counts['cleared'] ?? 0) - (future['cleared'] ?? 0);
+  // A stalled run (its lease expired at `nowMs`, as `pendingReason` says) of a due slot is pending. The slot counts
+  // say how many running dates are slots (by the same question to the same timetable): when all or none are, none is
+  // asked again (each a key formatted in the pipeline's zone).
+  const { stalled } = at.runs;
+  const runningSlots = counts['running'] ?? 0;
+  const allSlots = runningSlots === summary.running.length;
+  if (runningSlots > 0 || allSlots) {
+    for (let i = 0; i < stalled.length; i++) {
+      const logicalMs = at.stalledMs[i] as number;
+      if (logicalMs <= lastMs && (allSlots || timetable.slotKeyAt(logicalMs) === (stalled[i] as RunsInFlight['stalled'][number]).date)) pending.stalled += 1;
+    }
   }
   pending.total = pending.missing + pending.failed + pending.up_for_retry + pending.interrupted + pending.cleared + pending.stalled;
   return { behind, pending, blocked: 0, firstBlocked: null };

@@ -1,7 +1,7 @@
 import { sortWorstFirst, type PipelineStatus } from '../../projections/views/pipeline-status.js';
 import { readPoolWaits } from './read-pool-waits.js';
 import type { Ledger } from '../ledger/ledger.js';
-import { poolOfStatusRow } from '../ledger/pipeline-statuses-view.js';
+import { pooledOfStatusRows } from '../ledger/pipeline-statuses-view.js';
 import { overdueRetry } from '../../projections/overdue-retry.js';
 import type { SchedulerHealthView } from '../../projections/views/scheduler-health.js';
 import { readSchedulers } from './read-schedulers.js';
@@ -22,7 +22,8 @@ export async function readStatus(ledger: Ledger, options: { pipelines?: readonly
   const rows = await ledger.pipelineStatuses({ ...(names === undefined ? {} : { pipelines: names }), nowMs });
   await addOverdueRetries(ledger, rows, nowMs);
   await addPoolWaits(ledger, rows, nowMs);
-  return { now: new Date(nowMs).toISOString(), pipelines: sortWorstFirst(rows), schedulers: await readSchedulers(ledger, nowMs) };
+  // Every pipeline's rows come by name (`pipelineStatuses`): the sort need not check it.
+  return { now: new Date(nowMs).toISOString(), pipelines: sortWorstFirst(rows, names === undefined), schedulers: await readSchedulers(ledger, nowMs) };
 }
 
 /**
@@ -46,7 +47,8 @@ export async function addPoolWaits(ledger: Ledger, rows: PipelineStatus[], nowMs
   const waiting = rows.filter((row) => startable(row) > 0);
   if (waiting.length === 0) return;
   // Rows whose pipelines are known to be in no pool need no definition read (status over 1,000 pipelines parsed each again).
-  if (waiting.every((row) => poolOfStatusRow(row) === null)) return;
+  const pooled = pooledOfStatusRows(rows);
+  if (pooled !== undefined && waiting.every((row) => !pooled.has(row.pipeline))) return;
   const definitions = await ledger.pipelines();
   const poolOf = new Map(definitions.flatMap((d) => (d.pool === undefined ? [] : [[d.pipeline, d.pool] as const])));
   if (poolOf.size === 0) return;

@@ -334,6 +334,13 @@ export function summaryOfRow(row: PipelineRow, definition?: PipelineDefinition |
 export const STATUS_SUMMARY_SELECT =
   "pipeline, watermark_date, watermark_logical, complete_through, misaligned, through_slots, latest_ms, '[' || coalesce(definition, 'null') || ',' || coalesce(last_success, 'null') || ',' || coalesce(last_failure, 'null') || ',' || slot_counts || ',' || running || ',' || coalesce(control, 'null') || ']'";
 
+/**
+ * An `ORDER BY` key that puts pipeline names in the order of `compareNames` when the texts are compared byte by byte
+ * (SQLite's BINARY, PostgreSQL's COLLATE "C"): in the pipeline alphabet (`PIPELINE_NAME_PATTERN`) that order is the
+ * code points' but for `_`, which comes first, as `!` (below `-`, `.`, the digits and the letters) does.
+ */
+export const NAME_ORDER_SQL = "replace(pipeline, '_', '!')";
+
 /** A status summary from the eight values of `STATUS_SUMMARY_SELECT`, in its order (a bigint may come as text). */
 export function statusSummaryOfValues(values: readonly unknown[]): StatusSummary {
   const [definition, lastSuccess, lastFailure, slotCounts, running, control] = JSON.parse(values[7] as string) as [

@@ -71,7 +71,8 @@ export interface ReadModels {
   /** Every pipeline's summary, by name. */
   summaries(): Promise<PipelineSummary[]>;
   /**
-   * Every pipeline's status summary, by name, each handed to `visit` as it is read and not kept: `status` over 1,000
+   * Every pipeline's status summary in the order of `compareNames` (`NAME_ORDER_SQL`: a listing's, so `status` sorts
+   * nothing), each handed to `visit` as it is read and not kept: `status` over 1,000
    * pipelines turns each into its row at once, so they die young instead of being copied through every young-generation
    * collection of the loop. `visit` must not read the store (SQLite is still stepping through the table).
    */

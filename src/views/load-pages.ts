@@ -174,7 +174,8 @@ async function loadTableOverview(ledger: Ledger, models: ReadModels, only?: read
     rows.push({ status: statuses[i] as PipelineStatus, strip: await tableStrip(models, pipeline, timetable, range, time.nowMs, OVERVIEW_STRIP) });
   }
   // Pools are a fact of now: a full pool's pipelines say their dates wait for a place.
-  await addPoolWaits(ledger, rows.map((r) => r.status), time.nowMs);
+  // The list pipelineStatuses gave (the rows' statuses, in its order): it knows which of its pipelines are in a pool.
+  await addPoolWaits(ledger, statuses, time.nowMs);
   // A retry overdue (nobody started it by its time plus the lease) is named in the row, as `status` names it.
   await addOverdueRetries(ledger, rows.map((r) => r.status), time.nowMs);
   rows.sort((a, b) => compareWorstFirst(a.status, b.status));

@@ -219,4 +219,15 @@ describe('sortWorstFirst', () => {
       { numRuns: 300 },
     );
   });
+
+  test('gives the same order when told the rows come by name (a listing of every pipeline)', () => {
+    fc.assert(
+      fc.property(arbRows, (rows) => {
+        const input = [...rows].sort((a, b) => compareNames(a.pipeline, b.pipeline));
+        const expected = [...input].sort(compareWorstFirst).map((r) => r.pipeline);
+        expect(sortWorstFirst([...input], true).map((r) => r.pipeline)).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
 });

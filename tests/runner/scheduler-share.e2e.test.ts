@@ -6,7 +6,10 @@ import { afterAll, describe, expect, test, vi } from 'vitest';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { runSharedSchedulers } from './shared-schedulers.js';
 
-vi.setConfig({ testTimeout: 240_000 });
+// Above the sum of the run's own bounds (a 30 s kill window, two minutes for every date, 30 s for the health rows, a
+// minute for the stops, and the CLI calls between them on a loaded machine), so a run that does not finish fails with
+// its own message (the ledger's status and each scheduler's last lines), not with the test's timeout.
+vi.setConfig({ testTimeout: 420_000 });
 
 const schemas = TEST_PG_URL === undefined ? undefined : pgSchemas(TEST_PG_URL);
 afterAll(async () => schemas?.dropAll());

@@ -100,6 +100,7 @@ export async function runSharedSchedulers(run: SharedRun): Promise<{ kills: numb
     started.child.stderr?.on('data', (d: Buffer) => printed.set(started.child, (printed.get(started.child) ?? '') + d.toString()));
     return started;
   };
+  const tailOf = (child: ChildProcess) => `pid ${child.pid}:\n${(printed.get(child) ?? '').split('\n').slice(-8).join('\n')}`;
   const running: Array<{ child: ChildProcess; done: Promise<CliResult> }> = [];
   for (let i = 0; i < run.schedulers; i++) running.push(launch());
   const outputs: CliResult[] = [];
@@ -116,7 +117,7 @@ export async function runSharedSchedulers(run: SharedRun): Promise<{ kills: numb
     const at = Math.floor(next() * running.length);
     const victim = running[at] as { child: ChildProcess; done: Promise<CliResult> };
     victim.child.kill('SIGKILL');
-    outputs.push(await victim.done);
+    outputs.push(await within(victim.done, 30_000, () => `a SIGKILLed scheduler (pid ${victim.child.pid}) was not reaped within 30 s (seed ${run.seed})`));
     running[at] = launch();
     kills += 1;
   }
@@ -124,7 +125,7 @@ export async function runSharedSchedulers(run: SharedRun): Promise<{ kills: numb
   while (!done()) {
     if (Date.now() > give) {
       const status = cli(dir, [...db, 'status']).stdout;
-      const tails = running.map(({ child }) => `pid ${child.pid}:\n${(printed.get(child) ?? '').split('\n').slice(-8).join('\n')}`).join('\n');
+      const tails = running.map(({ child }) => tailOf(child)).join('\n');
       throw new Error(`not every date succeeded within two minutes of the last kill (seed ${run.seed})\n${status}\n${tails}`);
     }
     await new Promise((r) => setTimeout(r, 500));
@@ -134,11 +135,12 @@ export async function runSharedSchedulers(run: SharedRun): Promise<{ kills: numb
   const wrote = Date.now() + 30_000;
   const live = () => new Set((JSON.parse(cli(dir, [...db, 'status', '--json']).stdout) as { schedulers: Array<{ state: string; pid: number }> }).schedulers.filter((r) => r.state !== 'stopped').map((r) => r.pid));
   while (!running.every(({ child }) => live().has(child.pid as number))) {
-    if (Date.now() > wrote) throw new Error(`a scheduler wrote no health row within 30 s of its start (seed ${run.seed})`);
+    if (Date.now() > wrote) throw new Error(`a scheduler wrote no health row within 30 s of its start (seed ${run.seed})\n${running.map(({ child }) => tailOf(child)).join('\n')}`);
     await new Promise((r) => setTimeout(r, 200));
   }
   for (const { child } of running) child.kill('SIGTERM');
-  for (const { done: exited } of running) outputs.push(await exited);
+  // --drain 30s and --kill-grace 500ms bound a scheduler's stop; one still alive after 60 s is named with what it printed.
+  for (const { child, done: exited } of running) outputs.push(await within(exited, 60_000, () => `scheduler pid ${child.pid} did not exit within 60 s of SIGTERM (seed ${run.seed})\n${tailOf(child)}`));
   for (const out of outputs.slice(-run.schedulers)) expect(out.code).toBe(0);
   // No scheduler said anything but its own lines: a lost race for a date is left quietly, not an error.
   for (const out of outputs) expect(out.stdout).not.toMatch(/"reason":"error"/);
@@ -176,4 +178,14 @@ export async function runSharedSchedulers(run: SharedRun): Promise<{ kills: numb
   const verify = cli(dir, [...db, 'verify']);
   expect(verify.code, verify.stderr).toBe(0);
   return { kills, abandoned, attempts: attempts.length };
+}
+
+/** `promise`, or an error saying `why()` when it has not settled within `ms` (a hang names itself, not the test's timeout). */
+async function within<T>(promise: Promise<T>, ms: number, why: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(why())), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -8,7 +8,7 @@ import type { PipelineSummary } from '../../../projections/pipeline-summary.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
 import { eventsByPipeline, timetableCache, touchedKeys } from '../read-model-fold.js';
 import { catchUpSteps, rebuildSteps, run, writeSteps, type RowWrites, type WriterPort } from '../read-model-writer.js';
-import { dateOfRow, LIGHT_PAYLOADS, payloadsOfEvents, pipelineRow, runOfRow, STATUS_SUMMARY_SELECT, statusSummaryOfValues, STRIP_DATE_SELECT, stripDateOfRow, summaryOfRow, withoutResults, type DateRow, type Payloads, type PipelineRow, type RunRow, type StripDateRow } from '../read-model-rows.js';
+import { dateOfRow, LIGHT_PAYLOADS, NAME_ORDER_SQL, payloadsOfEvents, pipelineRow, runOfRow, STATUS_SUMMARY_SELECT, statusSummaryOfValues, STRIP_DATE_SELECT, stripDateOfRow, summaryOfRow, withoutResults, type DateRow, type Payloads, type PipelineRow, type RunRow, type StripDateRow } from '../read-model-rows.js';
 import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
 import { appendRowsFunctionName, appendRowsFunctionSignature, appendRowsFunctionSql, rowHashSql, runOfEventJoin, summaryHashSql } from './postgres-append-rows-function.js';
 import { quoteIdent } from './postgres-schema.js';
@@ -390,7 +390,7 @@ SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
       return (await deps.read<Record<string, unknown>>(`SELECT * FROM ${s}.rm_pipelines ORDER BY pipeline COLLATE "C"`, [])).map((r) => summaryOfRow(pipelineRowOf(r)));
     },
     async eachStatusSummary(visit) {
-      const rows = await deps.read<Record<string, unknown>>(`SELECT ${STATUS_SUMMARY_SELECT} AS packed FROM ${s}.rm_pipelines ORDER BY pipeline COLLATE "C"`, []);
+      const rows = await deps.read<Record<string, unknown>>(`SELECT ${STATUS_SUMMARY_SELECT} AS packed FROM ${s}.rm_pipelines ORDER BY ${NAME_ORDER_SQL} COLLATE "C"`, []);
       for (const r of rows) visit(statusSummaryOfValues([r['pipeline'], r['watermark_date'], r['watermark_logical'], r['complete_through'], r['misaligned'], r['through_slots'], r['latest_ms'], r['packed']]));
     },
     async definitions() {

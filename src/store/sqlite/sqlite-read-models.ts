@@ -7,7 +7,7 @@ import { decodeStoredRow } from '../decode-stored-row.js';
 import { bulkInsert } from './bulk-insert.js';
 import { timetableCache } from '../read-model-fold.js';
 import { catchUpSteps, rebuildSteps, runSync, writeSteps, type WriterPort } from '../read-model-writer.js';
-import { dateOfRow, LIGHT_PAYLOADS, payloadsOfEvents, pipelineRow, runOfRow, STATUS_SUMMARY_SELECT, statusSummaryOfValues, STRIP_DATE_SELECT, stripDateOfRow, summaryOfRow, withoutResults, type DateRow, type Payloads, type PipelineRow, type RunRow } from '../read-model-rows.js';
+import { dateOfRow, LIGHT_PAYLOADS, NAME_ORDER_SQL, payloadsOfEvents, pipelineRow, runOfRow, STATUS_SUMMARY_SELECT, statusSummaryOfValues, STRIP_DATE_SELECT, stripDateOfRow, summaryOfRow, withoutResults, type DateRow, type Payloads, type PipelineRow, type RunRow } from '../read-model-rows.js';
 import type { PipelineSummary, RunningDate } from '../../../projections/pipeline-summary.js';
 import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
 import { withBulkPageCache } from './page-cache.js';
@@ -512,7 +512,7 @@ function prepare(db: Database.Database) {
     // Named rows, as the table holds them: what `verify --projections` compares with the fold.
     storedSummary: () => db.prepare('SELECT * FROM rm_pipelines WHERE pipeline = ?'),
     summaries: () => db.prepare(`SELECT ${PIPELINE_COLUMNS.join(', ')} FROM rm_pipelines ORDER BY pipeline`).raw(true),
-    statusSummaries: () => db.prepare(`SELECT ${STATUS_SUMMARY_SELECT} FROM rm_pipelines ORDER BY pipeline`).raw(true),
+    statusSummaries: () => db.prepare(`SELECT ${STATUS_SUMMARY_SELECT} FROM rm_pipelines ORDER BY ${NAME_ORDER_SQL}`).raw(true),
     pipelineNames: () => db.prepare('SELECT pipeline FROM rm_pipelines ORDER BY pipeline').pluck(),
     auditEntries: () => db.prepare('SELECT coalesce(sum(audit_entries), 0) FROM rm_pipelines').pluck(),
     definitions: () => db.prepare('SELECT definition FROM rm_pipelines WHERE definition IS NOT NULL ORDER BY pipeline').pluck(),
