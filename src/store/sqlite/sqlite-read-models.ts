@@ -360,8 +360,13 @@ export function sqliteReadModels(db: Database.Database): SqliteReadModels {
     async eachStatusSummary(visit) {
       // All the rows' raw values in one call: iterate()'s step per row (a call into the driver and an iterator result
       // each) cost a cold `status` over 1,000 pipelines more than holding their texts at once.
-      const all = readStatements().statusSummaries.all() as unknown[][];
-      for (let i = 0; i < all.length; i++) visit(statusSummaryOfValues(all[i] as unknown[]));
+      const all = readStatements().statusSummaries.all() as Array<unknown[] | undefined>;
+      for (let i = 0; i < all.length; i++) {
+        const values = all[i] as unknown[];
+        // A visited row's texts die here, not copied by each young-generation collection until the loop ends.
+        all[i] = undefined;
+        visit(statusSummaryOfValues(values));
+      }
     },
     async definitions() {
       return (readStatements().definitions.all() as string[]).map((text) => JSON.parse(text) as PipelineDefinition);
