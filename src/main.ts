@@ -1,3 +1,4 @@
+import { fstatSync } from 'node:fs';
 import { toolVersion } from './runtime.js';
 import { StdoutWriter } from './stdout-writer.js';
 
@@ -11,18 +12,22 @@ import { StdoutWriter } from './stdout-writer.js';
 // runner still records them, and the failure is reported at the end.
 let runsLive = 0;
 const gone = new Set<NodeJS.WriteStream>();
+let stderrTTY: boolean | undefined;
 const stdout = new StdoutWriter(process.stdout);
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') {
-      if (stream === process.stdout) stdout.failed(error);
-      else gone.add(stream);
-      return;
-    }
-    if (runsLive === 0) process.exit(process.exitCode ?? 0);
-    gone.add(stream);
-  });
-}
+const onError = (stream: NodeJS.WriteStream) => (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') {
+    if (stream === process.stdout) stdout.failed(error);
+    else gone.add(stream);
+    return;
+  }
+  if (runsLive === 0) process.exit(process.exitCode ?? 0);
+  gone.add(stream);
+};
+process.stdout.on('error', onError(process.stdout));
+// Node makes process.stderr's stream when it is first asked for, and for a pipe or a terminal that loads net and
+// the socket code behind it (17M instructions of a start): most commands never write to stderr, so its listener
+// is added when something (this file, commander, a warning) first asks for it, rather than asking for it here.
+whenMade('stderr', (stream) => stream.on('error', onError(stream)));
 const argv = process.argv.slice(2);
 // `runledger --version` alone answers before the commands are loaded (they are most of a start's CPU); with anything
 // else on the line, commander answers as for any command line. Both print the same line.
@@ -36,6 +41,44 @@ async function printVersion(): Promise<number> {
   stdout.write(`${toolVersion}\n`);
   await stdout.flush();
   return 0;
+}
+
+/**
+ * Whether stderr is a terminal. A terminal is a character device: where fstat says fd 2 is not one (a pipe, a file, a
+ * socket), the answer is no without making process.stderr's stream; a character device (a terminal, /dev/null) is
+ * asked of the stream, as before. Windows keeps asking the stream.
+ */
+function stderrIsTTY(): boolean {
+  if (process.platform !== 'win32') {
+    try {
+      if (!fstatSync(2).isCharacterDevice()) return false;
+    } catch {
+      // A closed fd 2: Node's stream decides, as it always did.
+    }
+  }
+  return Boolean(process.stderr.isTTY);
+}
+
+/**
+ * Calls `made` with process[name] once it exists, whoever asks for it first, by wrapping Node's lazy getter (which
+ * is put back on first use); a process whose stream is not a configurable getter gets it made at once.
+ */
+function whenMade(name: 'stderr', made: (stream: NodeJS.WriteStream) => void): void {
+  const own = Object.getOwnPropertyDescriptor(process, name);
+  if (own?.get === undefined || own.configurable !== true) {
+    made(process[name]);
+    return;
+  }
+  Object.defineProperty(process, name, {
+    configurable: true,
+    enumerable: own.enumerable ?? true,
+    get() {
+      Object.defineProperty(process, name, own);
+      const stream = process[name];
+      made(stream);
+      return stream;
+    },
+  });
 }
 
 async function runCommandLine(argv: string[]): Promise<number> {
@@ -52,7 +95,9 @@ async function runCommandLine(argv: string[]): Promise<number> {
     flush: () => stdout.flush(),
     env: process.env,
     clock: Date.now,
-    isTTY: Boolean(process.stderr.isTTY),
+    get isTTY() {
+      return (stderrTTY ??= stderrIsTTY());
+    },
     ...(process.stdout.isTTY ? { columns: process.stdout.columns } : {}),
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     signals: {

@@ -113,7 +113,10 @@ export class CliContext {
     this.deps.stdout(safe.endsWith('\n') ? safe : `${safe}\n`);
   }
 
-  /** A document another program reads (Prometheus text) or runledger's own styling (the calendar's colours), as it is. */
+  /**
+   * A document another program reads (Prometheus text), runledger's own styling (the calendar's colours), or a
+   * `formatTable` table (which shows every cell as `terminalText` does already), as it is.
+   */
   outVerbatim(text: string): void {
     this.deps.stdout(text.endsWith('\n') ? text : `${text}\n`);
   }

@@ -23,12 +23,31 @@ export const DEFAULT_MAX_CELL = 100;
  * formatTable(['POS', 'WHAT', 'WHY'], rows, { width: process.stdout.columns, flexible: [1, 2] })
  */
 export function formatTable(header: string[], rows: string[][], fit: TableFit = {}): string {
-  const flat = flatRows(rows);
-  const widths = fitWidths(header, columnWidths(header, flat), fit);
-  // Plain loops and one growing string: a table of 1,000 rows is formatted before V8 compiles any of this.
-  let text = `${tableLine(header, widths)}\n`;
-  for (const row of flat) text += `${tableLine(row, widths, fit)}\n`;
-  return text;
+  // Nearly every table has no control character in any cell: it is laid out from its cells as they are and tested
+  // once, whole. A table with one is laid out again from its cells made flat (`flatCell`), as every table once was.
+  return layOut(header, rows, fit, true) ?? (layOut(header, flatRows(rows), fit, false) as string);
+}
+
+/**
+ * The table's text; with `test`, undefined when a cell holds a control character. What the lines show of every cell
+ * is tested in one pass over them joined by spaces; a cell cut to its column is tested whole when it is cut, so a
+ * control character past the cut is found too. Lines joined once (no string built a cell at a time, then flattened
+ * line by line).
+ */
+function layOut(header: string[], rows: string[][], fit: TableFit, test: boolean): string | undefined {
+  const widths = fitWidths(header, columnWidths(header, rows), fit);
+  const flexible = fit.wide ? undefined : fit.flexible;
+  const lines = new Array<string>(rows.length + 2);
+  lines[0] = tableLine(header, widths) as string;
+  for (let r = 0; r < rows.length; r++) {
+    const line = tableLine(rows[r] as string[], widths, flexible, test);
+    if (line === undefined) return undefined;
+    lines[r + 1] = line;
+  }
+  // The text ends with a line feed: the last line is empty.
+  lines[rows.length + 1] = '';
+  if (test && hasTerminalControls(lines.join(' '))) return undefined;
+  return lines.join('\n');
 }
 
 /** Every cell as `flatCell` gives it; rows without a control character in any cell (nearly all) kept as they are. */
@@ -87,15 +106,31 @@ function fitWidths(header: string[], natural: number[], fit: TableFit): number[]
   return widths;
 }
 
-function tableLine(cells: string[], widths: number[], fit: TableFit = {}): string {
-  const flexible = fit.wide ? undefined : fit.flexible;
-  let line = '';
-  for (let i = 0; i < cells.length; i++) {
+/**
+ * One line: each cell but the last padded to its column and two spaces, a flexible cell longer than its column cut
+ * (undefined when `test` and a cut cell holds a control character), no space at the end.
+ */
+function tableLine(cells: string[], widths: number[], flexible?: readonly number[], test = false): string | undefined {
+  const last = cells.length - 1;
+  // The padded cells joined once: one flat string, where adding them up one by one made a tree of pieces that every
+  // later join walked again.
+  const parts = new Array<string>(cells.length);
+  let text = '';
+  for (let i = 0; i <= last; i++) {
     const cell = cells[i] as string;
-    const text = flexible !== undefined && cell.length > (widths[i] ?? cell.length) && flexible.includes(i) ? cut(cell, widths[i] ?? cell.length) : cell;
-    line += i === cells.length - 1 ? text : `${text.padEnd(widths[i] ?? 0)}  `;
+    text = cell;
+    if (flexible !== undefined && cell.length > (widths[i] ?? cell.length) && flexible.includes(i)) {
+      if (test && hasTerminalControls(cell)) return undefined;
+      text = cut(cell, widths[i] ?? cell.length);
+    }
+    parts[i] = i === last ? text : `${text.padEnd(widths[i] ?? 0)}  `;
   }
-  return line.trimEnd();
+  const line = parts.join('');
+  // A line that ends in a printable ASCII character has no space to trim (trimEnd would copy it first). A trimmed
+  // line is tested before its trim, which would drop a tab or a line break at its end from the test.
+  const end = text.length === 0 ? 0x20 : text.charCodeAt(text.length - 1);
+  if (end > 0x20 && end < 0x7f) return line;
+  return test && hasTerminalControls(line) ? undefined : line.trimEnd();
 }
 
 /** `text` cut to `width` characters, the last one "…" when anything was cut. */
@@ -130,7 +165,7 @@ export class StreamingTable {
   }
 
   add(row: string[]): void {
-    if (this.#sample === null) return this.#write(`${tableLine(row.map(flatCell), this.#widths, this.#fit)}\n`);
+    if (this.#sample === null) return this.#write(`${tableLine(row.map(flatCell), this.#widths, this.#fit.wide ? undefined : this.#fit.flexible) as string}\n`);
     this.#sample.push(row);
     if (this.#sample.length >= SAMPLE_ROWS) this.#flushSample();
   }
