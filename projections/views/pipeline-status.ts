@@ -327,6 +327,7 @@ export function compareWorstFirst(a: PipelineStatus, b: PipelineStatus): number 
 export function sortWorstFirst(rows: PipelineStatus[], knownByName = false): PipelineStatus[] {
   let byName = true;
   if (!knownByName) for (let i = 1; i < rows.length && byName; i++) byName = compareNames((rows[i - 1] as PipelineStatus).pipeline, (rows[i] as PipelineStatus).pipeline) <= 0;
+  if (byName && rows.length > 1 && sortedByPackedKeys(rows)) return rows;
   const keyed = new Array<{ row: PipelineStatus; broken: number; lag: number; total: number }>(rows.length);
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i] as PipelineStatus;
@@ -336,6 +337,48 @@ export function sortWorstFirst(rows: PipelineStatus[], knownByName = false): Pip
   keyed.sort((a, b) => b.broken - a.broken || b.lag - a.lag || b.total - a.total || (byName ? 0 : compareNames(a.row.pipeline, b.row.pipeline)));
   for (let i = 0; i < keyed.length; i++) rows[i] = (keyed[i] as { row: PipelineStatus }).row;
   return rows;
+}
+
+/**
+ * Rows by name sorted worst first in place by one native sort of numbers, not a comparison function called n log n
+ * times (over 1,000 pipelines that was a sixtieth of a cold `status`): each row's lag and pending total are ranked
+ * (largest first) and packed with its broken flag and its index into one number, whose ascending order is
+ * `compareWorstFirst`'s with the index breaking ties. False (rows untouched) when a key is NaN or the packed numbers
+ * would not be exact integers.
+ */
+function sortedByPackedKeys(rows: PipelineStatus[]): boolean {
+  const n = rows.length;
+  const lags = new Float64Array(n);
+  const totals = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const row = rows[i] as PipelineStatus;
+    lags[i] = row.lagSeconds ?? -1;
+    totals[i] = row.pending.total;
+  }
+  const lagRank = descendingRanks(lags);
+  const totalRank = descendingRanks(totals);
+  if (lagRank === undefined || totalRank === undefined || 2 * lagRank.size * totalRank.size * n > Number.MAX_SAFE_INTEGER) return false;
+  const keys = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const worse = 1 - broken(rows[i] as PipelineStatus);
+    keys[i] = ((worse * lagRank.size + (lagRank.of.get(lags[i] as number) as number)) * totalRank.size + (totalRank.of.get(totals[i] as number) as number)) * n + i;
+  }
+  keys.sort();
+  const before = rows.slice();
+  for (let j = 0; j < n; j++) rows[j] = before[(keys[j] as number) % n] as PipelineStatus;
+  return true;
+}
+
+/** Each distinct value's rank, the largest 0 (0 and -0 one value, as a subtraction compares them); undefined when one is NaN. */
+function descendingRanks(values: Float64Array): { of: Map<number, number>; size: number } | undefined {
+  const sorted = values.slice().sort();
+  const of = new Map<number, number>();
+  for (let i = sorted.length - 1; i >= 0; i--) {
+    const value = sorted[i] as number;
+    if (Number.isNaN(value)) return undefined;
+    if (!of.has(value)) of.set(value, of.size);
+  }
+  return { of, size: of.size };
 }
 
 /** 1 for a pipeline with a failed or stalled date, else 0. */

@@ -112,7 +112,9 @@ function fitWidths(header: string[], natural: number[], fit: TableFit): number[]
  */
 function tableLine(cells: string[], widths: number[], flexible?: readonly number[], test = false): string | undefined {
   const last = cells.length - 1;
-  let line = '';
+  // The padded cells joined once: one flat string, where adding them up one by one made a tree of pieces that every
+  // later join walked again.
+  const parts = new Array<string>(cells.length);
   let text = '';
   for (let i = 0; i <= last; i++) {
     const cell = cells[i] as string;
@@ -121,8 +123,9 @@ function tableLine(cells: string[], widths: number[], flexible?: readonly number
       if (test && hasTerminalControls(cell)) return undefined;
       text = cut(cell, widths[i] ?? cell.length);
     }
-    line += i === last ? text : `${text.padEnd(widths[i] ?? 0)}  `;
+    parts[i] = i === last ? text : `${text.padEnd(widths[i] ?? 0)}  `;
   }
+  const line = parts.join('');
   // A line that ends in a printable ASCII character has no space to trim (trimEnd would copy it first). A trimmed
   // line is tested before its trim, which would drop a tab or a line break at its end from the test.
   const end = text.length === 0 ? 0x20 : text.charCodeAt(text.length - 1);

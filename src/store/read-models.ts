@@ -72,9 +72,10 @@ export interface ReadModels {
   summaries(): Promise<PipelineSummary[]>;
   /**
    * Every pipeline's status summary in the order of `compareNames` (`NAME_ORDER_SQL`: a listing's, so `status` sorts
-   * nothing), each handed to `visit` as it is read and not kept: `status` over 1,000
-   * pipelines turns each into its row at once, so they die young instead of being copied through every young-generation
-   * collection of the loop. `visit` must not read the store (SQLite is still stepping through the table).
+   * nothing), each decoded and handed to `visit` in turn and not kept: `status` over 1,000 pipelines turns each into
+   * its row at once, so they die young instead of being copied through every young-generation collection of the loop
+   * (the stores hand over the rows' raw values at once: SQLite's `all()` cost a cold `status` fewer instructions than
+   * a step per row). `visit` must not read the store.
    */
   eachStatusSummary(visit: (summary: StatusSummary) => void): Promise<void>;
   /** Every defined pipeline's definition, by name: the definition column alone (`pipelines`). */

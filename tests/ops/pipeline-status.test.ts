@@ -199,13 +199,14 @@ describe('checkStatus', () => {
 });
 
 describe('sortWorstFirst', () => {
-  // Rows with only what the order reads; names with `_`, `-`, `.` and digits, whose byte order is not the name order.
+  // Rows with only what the order reads; names with `_`, `-`, `.` and digits, whose byte order is not the name order;
+  // lags that tie, lags a millisecond apart and -0 (rows by name are sorted by packed numeric keys).
   const row = (pipeline: string, failed: number, stalled: number, lagSeconds: number | null, total: number) =>
     ({ pipeline, lagSeconds, pending: { failed, total }, stalled: Array.from({ length: stalled }, () => ({})) }) as unknown as PipelineStatus;
   const arbRows = fc
     .uniqueArray(fc.stringMatching(/^[a-z0-9_.-]{1,4}$/), { minLength: 0, maxLength: 40 })
     .chain((names) =>
-      fc.tuple(...names.map((name) => fc.tuple(fc.constant(name), fc.integer({ min: 0, max: 1 }), fc.integer({ min: 0, max: 1 }), fc.option(fc.integer({ min: 0, max: 3 })), fc.integer({ min: 0, max: 3 })))),
+      fc.tuple(...names.map((name) => fc.tuple(fc.constant(name), fc.integer({ min: 0, max: 1 }), fc.integer({ min: 0, max: 1 }), fc.option(fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constantFrom(-0, 0.5, 1.25, 86_400_000.001, 86_400_000.002))), fc.integer({ min: 0, max: 3 })))),
     )
     .map((tuples) => tuples.map(([name, failed, stalled, lag, total]) => row(name, failed, stalled, lag, total)));
 

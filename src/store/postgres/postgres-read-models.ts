@@ -8,12 +8,15 @@ import type { PipelineSummary } from '../../../projections/pipeline-summary.js';
 import { decodeStoredRow } from '../decode-stored-row.js';
 import { eventsByPipeline, timetableCache, touchedKeys } from '../read-model-fold.js';
 import { catchUpSteps, rebuildSteps, run, writeSteps, type RowWrites, type WriterPort } from '../read-model-writer.js';
-import { dateOfRow, LIGHT_PAYLOADS, NAME_ORDER_SQL, payloadsOfEvents, pipelineRow, runOfRow, STATUS_SUMMARY_SELECT, statusSummaryOfValues, STRIP_DATE_SELECT, stripDateOfRow, summaryOfRow, withoutResults, type DateRow, type Payloads, type PipelineRow, type RunRow, type StripDateRow } from '../read-model-rows.js';
+import { dateOfRow, LIGHT_PAYLOADS, NAME_ORDER_SQL, payloadsOfEvents, pipelineRow, runOfRow, statusSummaryOfText, statusSummarySelect, STRIP_DATE_SELECT, stripDateOfRow, summaryOfRow, withoutResults, type DateRow, type Payloads, type PipelineRow, type RunRow, type StripDateRow } from '../read-model-rows.js';
 import type { DateQuery, ReadModels, RebuildProgress, RebuildResult, RunQuery, StoredRows } from '../read-models.js';
 import { appendRowsFunctionName, appendRowsFunctionSignature, appendRowsFunctionSql, rowHashSql, runOfEventJoin, summaryHashSql } from './postgres-append-rows-function.js';
 import { quoteIdent } from './postgres-schema.js';
 import { columnsOfType, READ_MODEL_STAMP, READ_MODEL_TABLES, RM_DATES, RM_PIPELINES, RM_RUNS } from '../read-model-schema.js';
 import { conflictTarget, postgresReadModelSql } from './postgres-read-model-sql.js';
+
+/** The status summaries' select on PostgreSQL: each plain column as JSON text (`to_json` of NULL is NULL: `null`). */
+const STATUS_SUMMARY_SELECT_PG = statusSummarySelect((column) => `coalesce(to_json(${column})::text, 'null')`);
 
 const STAMP = READ_MODEL_STAMP;
 const TABLES = READ_MODEL_TABLES.map((t) => t.name);
@@ -390,8 +393,8 @@ SELECT (SELECT value FROM ${s}.rm_meta WHERE key = 'position') AS meta,
       return (await deps.read<Record<string, unknown>>(`SELECT * FROM ${s}.rm_pipelines ORDER BY pipeline COLLATE "C"`, [])).map((r) => summaryOfRow(pipelineRowOf(r)));
     },
     async eachStatusSummary(visit) {
-      const rows = await deps.read<Record<string, unknown>>(`SELECT ${STATUS_SUMMARY_SELECT} AS packed FROM ${s}.rm_pipelines ORDER BY ${NAME_ORDER_SQL} COLLATE "C"`, []);
-      for (const r of rows) visit(statusSummaryOfValues([r['pipeline'], r['watermark_date'], r['watermark_logical'], r['complete_through'], r['misaligned'], r['through_slots'], r['latest_ms'], r['packed']]));
+      const rows = await deps.read<{ packed: string }>(`SELECT ${STATUS_SUMMARY_SELECT_PG} AS packed FROM ${s}.rm_pipelines ORDER BY ${NAME_ORDER_SQL} COLLATE "C"`, []);
+      for (const r of rows) visit(statusSummaryOfText(r.packed));
     },
     async definitions() {
       return (await deps.read<{ definition: string }>(`SELECT definition FROM ${s}.rm_pipelines WHERE definition IS NOT NULL ORDER BY pipeline COLLATE "C"`, [])).map((r) => JSON.parse(r.definition) as PipelineDefinition);
