@@ -10,6 +10,20 @@ const SIZES = [86_400_000, 3_600_000, 60_000, 1000] as const;
  * formatLag(176_400_000) // '2d 1h'
  */
 export function formatLag(ms: number): string {
+  // The last lag asked is answered again without a word made: `status` over 1,000 pipelines of one timetable and one
+  // complete-through asks the same lag for each row, and each answer (made anew: a few strings) lived in its row until
+  // the table was printed, copied by every young-generation collection on the way.
+  if (ms === lastMs) return lastText;
+  lastText = lagWords(ms);
+  lastMs = ms;
+  return lastText;
+}
+
+/** The last lag `formatLag` answered (NaN, never equal to one, before any) and its words. */
+let lastMs = Number.NaN;
+let lastText = '';
+
+function lagWords(ms: number): string {
   // Index loops and no array of parts: `status` formats one lag per pipeline, before V8 compiles any of this.
   let text = '';
   let units = 0;
