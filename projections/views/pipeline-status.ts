@@ -47,9 +47,9 @@ export type PipelineStatus = {
   blocked: number;
   firstBlocked: { date: string; blockedBy: BlockedBy } | null;
   /** Runs whose lease is still live. */
-  inFlight: ReadonlyArray<{ date: string; runId: string; leaseExpiresAt: string }>;
+  inFlight: Array<{ date: string; runId: string; leaseExpiresAt: string }>;
   /** Runs still `running` whose lease expired: nobody is working on them. */
-  stalled: ReadonlyArray<{ date: string; runId: string; leaseExpiresAt: string }>;
+  stalled: Array<{ date: string; runId: string; leaseExpiresAt: string }>;
   lastFailure: LastFailure | null;
   /** The run that succeeded last (by when its success was recorded), or null. */
   lastSuccess: LastSuccess | null;

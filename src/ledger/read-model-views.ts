@@ -249,13 +249,13 @@ const lagFromMs = lastParsed();
  * instants of the stalled ones go to `stalledMs`, in their order. Most rows have none or one: no sort, no copy.
  */
 function runsOfSummary(running: readonly RunningDate[], nowMs: number, stalledMs: number[]): RunsInFlight {
-  if (running.length === 0) return { inFlight: NO_RUNS, stalled: NO_RUNS };
+  if (running.length === 0) return { inFlight: [], stalled: [] };
   if (running.length === 1) {
     const date = running[0] as RunningDate;
     const run = [{ date: date.date, runId: date.runId, leaseExpiresAt: date.leaseExpiresAt }];
-    if (!(Date.parse(date.leaseExpiresAt) <= nowMs)) return { inFlight: run, stalled: NO_RUNS };
+    if (!(Date.parse(date.leaseExpiresAt) <= nowMs)) return { inFlight: run, stalled: [] };
     stalledMs.push(Date.parse(date.logicalDate));
-    return { inFlight: NO_RUNS, stalled: run };
+    return { inFlight: [], stalled: run };
   }
   const keyed = running.map((date) => ({ date, at: Date.parse(date.logicalDate), expired: Date.parse(date.leaseExpiresAt) <= nowMs }));
   // Ordered as `runsInFlight` orders them (a stable sort by the logical instant), the stalled ones with their instants.
@@ -264,12 +264,6 @@ function runsOfSummary(running: readonly RunningDate[], nowMs: number, stalledMs
   for (const run of stalled) stalledMs.push(run.at);
   return { inFlight: inFlight.map(plainRun), stalled: stalled.map(plainRun) };
 }
-
-/**
- * No runs, one array for every row without any (frozen: a row's lists are read, never changed): each row's own empty
- * arrays lived until the table was printed, copied by every young-generation collection on the way.
- */
-const NO_RUNS: RunsInFlight['inFlight'] = Object.freeze([]);
 
 function byAt(a: { at: number }, b: { at: number }): number {
   return a.at - b.at;

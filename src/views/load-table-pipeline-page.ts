@@ -456,7 +456,7 @@ async function tasksOfDates(ledger: Ledger, pipeline: string, dates: readonly st
  * recorded after the last due slot (a slot a redefinition made not due yet); not a key of an earlier timetable inside
  * the range, which `status` counts but no slot of today's meets.
  */
-function pendingInFlight(inFlight: ReadonlyArray<PendingView['inFlight'][number]>, keys: History, timetable: Timetable, nowMs: number): PendingView['inFlight'] {
+function pendingInFlight(inFlight: PendingView['inFlight'], keys: History, timetable: Timetable, nowMs: number): PendingView['inFlight'] {
   if (inFlight.length === 0) return [];
   const [fromMs, toMs] = rangeOf(timetable, {}, nowMs);
   const running = new Set(inFlight.map((run) => run.date));
