@@ -35,9 +35,10 @@ export type WallFields = {
 export type ZoneClock = {
   readonly zone: string;
   /**
-   * The zone's offset when the tz database gives it one offset for all time (UTC, Etc/UTC, Etc/GMT+5, …), else
-   * undefined: then every wall shows exactly once, at `wall - fixedOffset`, and arithmetic on walls is arithmetic on
-   * instants. Known from the name, never from sampling offsets (a zone with DST can show one offset for decades).
+   * The zone's offset for UTC, Etc/UTC and the Etc/GMT±N zones (one offset for all time in the tz database), else
+   * undefined, also for other names of one offset (GMT, Etc/GMT, UCT, Zulu…), which keep the general path: with it
+   * every wall shows exactly once, at `wall - fixedOffset`, and arithmetic on walls is arithmetic on instants. Known
+   * from the name, never from sampling offsets (a zone with DST can show one offset for decades).
    */
   readonly fixedOffset: number | undefined;
   /** UTC offset in ms at an instant (local = instant + offset). */

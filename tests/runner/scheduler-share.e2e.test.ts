@@ -6,9 +6,10 @@ import { afterAll, describe, expect, test, vi } from 'vitest';
 import { pgSchemas, pgSkipMessage, TEST_PG_URL } from '../support/pg.js';
 import { runSharedSchedulers } from './shared-schedulers.js';
 
-// Above the sum of the run's own bounds (a 30 s kill window, two minutes for every date, 30 s for the health rows, a
-// minute for the stops, and the CLI calls between them on a loaded machine), so a run that does not finish fails with
-// its own message (the ledger's status and each scheduler's last lines), not with the test's timeout.
+// Above the sum of the run's own bounds (a kill window of about 30 s with 10 s for each of the 8 kills to be reaped,
+// two minutes for every date, 30 s for the health rows, a minute for the stops: about 5.5 minutes, and the CLI calls
+// between them on a loaded machine), so a run that does not finish fails with its own message (the ledger's status
+// and each scheduler's last lines), not with the test's timeout. A CLI call that hangs is bounded by neither.
 vi.setConfig({ testTimeout: 420_000 });
 
 const schemas = TEST_PG_URL === undefined ? undefined : pgSchemas(TEST_PG_URL);

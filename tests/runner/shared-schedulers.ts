@@ -104,43 +104,50 @@ export async function runSharedSchedulers(run: SharedRun): Promise<{ kills: numb
   const running: Array<{ child: ChildProcess; done: Promise<CliResult> }> = [];
   for (let i = 0; i < run.schedulers; i++) running.push(launch());
   const outputs: CliResult[] = [];
-
-  const done = () => {
-    const counts = ['extract', 'transform', 'load'].map((p) => (JSON.parse(cli(dir, [...db, 'state', p, '--json']).stdout) as { dates: Array<{ status: string }> }).dates.filter((d) => d.status === 'success').length);
-    return counts.every((n) => n === run.dates);
-  };
-
+  // A run that fails before its schedulers stopped kills them, so none goes on against a schema the test drops.
   let kills = 0;
-  const gap = run.windowMs / run.kills;
-  while (kills < run.kills) {
-    await new Promise((r) => setTimeout(r, gap * (0.5 + next())));
-    const at = Math.floor(next() * running.length);
-    const victim = running[at] as { child: ChildProcess; done: Promise<CliResult> };
-    victim.child.kill('SIGKILL');
-    outputs.push(await within(victim.done, 30_000, () => `a SIGKILLed scheduler (pid ${victim.child.pid}) was not reaped within 30 s (seed ${run.seed})`));
-    running[at] = launch();
-    kills += 1;
-  }
-  const give = Date.now() + 120_000;
-  while (!done()) {
-    if (Date.now() > give) {
-      const status = cli(dir, [...db, 'status']).stdout;
-      const tails = running.map(({ child }) => tailOf(child)).join('\n');
-      throw new Error(`not every date succeeded within two minutes of the last kill (seed ${run.seed})\n${status}\n${tails}`);
+  try {
+    const done = () => {
+      const counts = ['extract', 'transform', 'load'].map((p) => (JSON.parse(cli(dir, [...db, 'state', p, '--json']).stdout) as { dates: Array<{ status: string }> }).dates.filter((d) => d.status === 'success').length);
+      return counts.every((n) => n === run.dates);
+    };
+
+    const gap = run.windowMs / run.kills;
+    while (kills < run.kills) {
+      await new Promise((r) => setTimeout(r, gap * (0.5 + next())));
+      const at = Math.floor(next() * running.length);
+      const victim = running[at] as { child: ChildProcess; done: Promise<CliResult> };
+      victim.child.kill('SIGKILL');
+      outputs.push(await within(victim.done, 10_000, () => `a SIGKILLed scheduler (pid ${victim.child.pid}) was not reaped within 10 s (seed ${run.seed})`));
+      running[at] = launch();
+      kills += 1;
     }
-    await new Promise((r) => setTimeout(r, 500));
+    const give = Date.now() + 120_000;
+    while (!done()) {
+      if (Date.now() > give) {
+        const status = cli(dir, [...db, 'status']).stdout;
+        const tails = running.map(({ child }) => tailOf(child)).join('\n');
+        throw new Error(`not every date succeeded within two minutes of the last kill (seed ${run.seed})\n${status}\n${tails}`);
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    // Every scheduler started last has written its health row before any is stopped: a scheduler forgets this
+    // host's stopped rows when it starts, so one still starting would forget the rows of those stopped before it.
+    const wrote = Date.now() + 30_000;
+    const live = () => new Set((JSON.parse(cli(dir, [...db, 'status', '--json']).stdout) as { schedulers: Array<{ state: string; pid: number }> }).schedulers.filter((r) => r.state !== 'stopped').map((r) => r.pid));
+    while (!running.every(({ child }) => live().has(child.pid as number))) {
+      if (Date.now() > wrote) throw new Error(`a scheduler wrote no health row within 30 s of its start (seed ${run.seed})\n${running.map(({ child }) => tailOf(child)).join('\n')}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    for (const { child } of running) child.kill('SIGTERM');
+    // --drain 30s and --kill-grace 500ms bound a scheduler's stop; the three stop together, and one still alive after 60 s
+    // is named with what it printed.
+    const stopped = await within(Promise.all(running.map(({ done: exited }) => exited)), 60_000, () => `a scheduler did not exit within 60 s of SIGTERM (seed ${run.seed})\n${running.map(({ child }) => tailOf(child)).join('\n')}`);
+    outputs.push(...stopped);
+  } catch (error) {
+    for (const { child } of running) child.kill('SIGKILL');
+    throw error;
   }
-  // Every scheduler started last has written its health row before any is stopped: a scheduler forgets this
-  // host's stopped rows when it starts, so one still starting would forget the rows of those stopped before it.
-  const wrote = Date.now() + 30_000;
-  const live = () => new Set((JSON.parse(cli(dir, [...db, 'status', '--json']).stdout) as { schedulers: Array<{ state: string; pid: number }> }).schedulers.filter((r) => r.state !== 'stopped').map((r) => r.pid));
-  while (!running.every(({ child }) => live().has(child.pid as number))) {
-    if (Date.now() > wrote) throw new Error(`a scheduler wrote no health row within 30 s of its start (seed ${run.seed})\n${running.map(({ child }) => tailOf(child)).join('\n')}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  for (const { child } of running) child.kill('SIGTERM');
-  // --drain 30s and --kill-grace 500ms bound a scheduler's stop; one still alive after 60 s is named with what it printed.
-  for (const { child, done: exited } of running) outputs.push(await within(exited, 60_000, () => `scheduler pid ${child.pid} did not exit within 60 s of SIGTERM (seed ${run.seed})\n${tailOf(child)}`));
   for (const out of outputs.slice(-run.schedulers)) expect(out.code).toBe(0);
   // No scheduler said anything but its own lines: a lost race for a date is left quietly, not an error.
   for (const out of outputs) expect(out.stdout).not.toMatch(/"reason":"error"/);
