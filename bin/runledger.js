@@ -9,7 +9,7 @@
 // that cannot be written leaves the CLI running without one.
 'use strict';
 const { isAscii } = require('node:buffer');
-const { closeSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } = require('node:fs');
+const { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { Script } = require('node:vm');
 const { basename, dirname, join } = require('node:path');
@@ -92,7 +92,13 @@ function cachedRequire(main) {
     module.loaded = true;
     return module.exports;
   };
-  if (dirOk) process.once('exit', () => written.forEach(writeCache));
+  if (dirOk) {
+    process.once('exit', () => {
+      if (written.length === 0) return;
+      written.forEach(writeCache);
+      pruneCache(install);
+    });
+  }
   return load(main);
 }
 
@@ -125,6 +131,24 @@ function safeCacheDir() {
     return stat.isDirectory() && (uid === undefined || (stat.uid === uid && (stat.mode & 0o022) === 0));
   } catch {
     return false;
+  }
+}
+
+/**
+ * Removes this install's caches of chunks it no longer has (an earlier build or release: chunk names carry a hash of
+ * their content), which nothing would read again; asked only after a start wrote a cache, which an upgrade or a build
+ * makes the first start of each command do. Another install's files (its tag differs) are its own to prune.
+ */
+function pruneCache(install) {
+  try {
+    const current = new Set(readdirSync(bundle).filter((name) => /-[\w-]{8}\.js$/.test(name)).map((name) => `${basename(name, '.js')}-${install}-`));
+    for (const name of readdirSync(cacheDir)) {
+      const at = name.indexOf(`-${install}-`);
+      if (at < 0 || !name.endsWith('.v8cache') || current.has(name.slice(0, at + install.length + 2))) continue;
+      rmSync(join(cacheDir, name), { force: true });
+    }
+  } catch {
+    // A cache that cannot be pruned costs disk space, never a command.
   }
 }
 

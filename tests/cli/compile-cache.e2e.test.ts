@@ -70,6 +70,30 @@ describe('the code cache never changes what a command does', () => {
     expect(run(status, cache)).toEqual(first);
   });
 
+  test.skipIf(nodeCaches)("an earlier build's caches of this install are removed when a start writes one; another install's stay", () => {
+    const cache = join(dir, 'pruned');
+    const first = run(status, cache);
+    expect(first.code, first.stderr).toBe(0);
+    const written = readdirSync(cache);
+    // core-<hash>-<install>-status-<node>-<arch>.v8cache: this install's tag from the core chunk's file.
+    const core = written.find((name) => name.startsWith('core-') && name.includes('-status-')) as string;
+    const install = /^core-[\w-]{8}-([0-9a-f]{8})-status-/.exec(core)?.[1] as string;
+    expect(install).toMatch(/^[0-9a-f]{8}$/);
+    const suffix = `status-${process.version}-${process.arch}.v8cache`;
+    const stale = [`core-OLDBUILD-${install}-${suffix}`, `status-commands-OLDBUILD-${install}-${suffix}`];
+    const others = [`core-OLDBUILD-0badcafe-${suffix}`, 'notes.txt'];
+    for (const name of [...stale, ...others]) writeFileSync(join(cache, name), 'x');
+    // A start that reads every cache writes none, and leaves the folder as it is.
+    expect(run(status, cache)).toEqual(first);
+    expect(readdirSync(cache)).toEqual(expect.arrayContaining(stale));
+    // A start that writes one (another command word: its first start) prunes this install's stale files only.
+    expect(run(['--db', db, '--now', NOW, 'pipelines'], cache).code).toBe(0);
+    const after = readdirSync(cache);
+    for (const name of stale) expect(after).not.toContain(name);
+    for (const name of [...others, ...written]) expect(after).toContain(name);
+    expect(run(status, cache)).toEqual(first);
+  });
+
   test('a cache folder that cannot be written, or is open to others, leaves the CLI running without one', () => {
     const locked = join(dir, 'locked');
     expect(run(status, join(locked, 'cache')).code).toBe(0);
