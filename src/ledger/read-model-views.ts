@@ -3,7 +3,7 @@ import { isDone, type DateState, type DateStatus } from '../../projections/date-
 import { initialState, type PipelineState } from '../../projections/pipeline-state.js';
 import type { PendingReason } from '../../projections/pending.js';
 import type { Slot } from '../../projections/slot.js';
-import { noPending, pendingReason, pipelineStatus, statusRow, type LastFailure, type LastSuccess, type PipelineStatus, type PipelineStatusInput, type RunsInFlight } from '../../projections/views/pipeline-status.js';
+import { noPending, pendingReason, pipelineStatus, runsInFlight, statusRow, type LastFailure, type LastSuccess, type PipelineStatus, type PipelineStatusInput, type RunsInFlight } from '../../projections/views/pipeline-status.js';
 import type { PipelineSummary, RunningDate, StatusSummary } from '../../projections/pipeline-summary.js';
 import { timetableCache, type TimetableOf } from '../store/read-model-fold.js';
 import type { ReadModels } from '../store/read-models.js';
@@ -245,8 +245,8 @@ const lastLogicalMs = lastParsed();
 const lagFromMs = lastParsed();
 
 /**
- * The runs in flight of a summary row as `statusRow` lists them (`runsInFlight`), each text parsed once; the logical
- * instants of the stalled ones go to `stalledMs`, in their order. Most rows have none or one: no sort, no copy.
+ * The runs in flight of a summary row as `statusRow` lists them (`runsInFlight`); the logical instants of the stalled
+ * ones go to `stalledMs`, in their order. Most rows have none or one: answered here, each text parsed once.
  */
 function runsOfSummary(running: readonly RunningDate[], nowMs: number, stalledMs: number[]): RunsInFlight {
   if (running.length === 0) return { inFlight: [], stalled: [] };
@@ -257,20 +257,11 @@ function runsOfSummary(running: readonly RunningDate[], nowMs: number, stalledMs
     stalledMs.push(Date.parse(date.logicalDate));
     return { inFlight: [], stalled: run };
   }
-  const keyed = running.map((date) => ({ date, at: Date.parse(date.logicalDate), expired: Date.parse(date.leaseExpiresAt) <= nowMs }));
-  // Ordered as `runsInFlight` orders them (a stable sort by the logical instant), the stalled ones with their instants.
-  const inFlight = keyed.filter((run) => !run.expired).sort(byAt);
-  const stalled = keyed.filter((run) => run.expired).sort(byAt);
-  for (const run of stalled) stalledMs.push(run.at);
-  return { inFlight: inFlight.map(plainRun), stalled: stalled.map(plainRun) };
-}
-
-function byAt(a: { at: number }, b: { at: number }): number {
-  return a.at - b.at;
-}
-
-function plainRun({ date }: { date: RunningDate }): RunsInFlight['inFlight'][number] {
-  return { date: date.date, runId: date.runId, leaseExpiresAt: date.leaseExpiresAt };
+  // Two or more: split and ordered by `runsInFlight` itself (a date is running once), the stalled ones' instants by date.
+  const runs = runsInFlight(running.map((date) => ({ ...date, status: 'running' as const })), nowMs);
+  const logicalMs = new Map(running.map((date) => [date.date, Date.parse(date.logicalDate)]));
+  for (const run of runs.stalled) stalledMs.push(logicalMs.get(run.date) as number);
+  return runs;
 }
 
 /** Questions that need the slots one by one (`walkPending`): depends-on-past, or rows keyed under another zone. */
