@@ -1,6 +1,6 @@
 import { fstatSync } from 'node:fs';
 import { toolVersion } from './runtime.js';
-import { StdoutWriter } from './stdout-writer.js';
+import { directOutput, plainOutput, StdoutWriter } from './stdout-writer.js';
 
 // The one place that touches process: argv in, exit code out.
 
@@ -11,23 +11,28 @@ import { StdoutWriter } from './stdout-writer.js';
 // line with exit 1 (see StdoutWriter); while runs live, their output is dropped instead, so the
 // runner still records them, and the failure is reported at the end.
 let runsLive = 0;
-const gone = new Set<NodeJS.WriteStream>();
+const gone = new Set<'stdout' | 'stderr'>();
 let stderrTTY: boolean | undefined;
-const stdout = new StdoutWriter(process.stdout);
-const onError = (stream: NodeJS.WriteStream) => (error: NodeJS.ErrnoException) => {
+// Node makes process.stdout's and process.stderr's streams when they are first asked for; making one loads Node's
+// stream modules, and for a pipe or a terminal net and the socket code too (20M instructions of a start for a pipe).
+// stdout, when fstat says fd 1 is no terminal (a file, a pipe, a socket, /dev/null), is written with write(2) and its
+// stream made only if a write fails (directOutput); a terminal gets the stream, which knows its width. Most commands
+// never write to stderr. So each stream's listener is added when something (this file, commander, a warning, a
+// failed write) first asks for it, rather than asking for it here.
+const onError = (name: 'stdout' | 'stderr') => (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') {
-    if (stream === process.stdout) stdout.failed(error);
-    else gone.add(stream);
+    if (name === 'stdout') stdout.failed(error);
+    else gone.add(name);
     return;
   }
   if (runsLive === 0) process.exit(process.exitCode ?? 0);
-  gone.add(stream);
+  gone.add(name);
 };
-process.stdout.on('error', onError(process.stdout));
-// Node makes process.stderr's stream when it is first asked for, and for a pipe or a terminal that loads net and
-// the socket code behind it (17M instructions of a start): most commands never write to stderr, so its listener
-// is added when something (this file, commander, a warning) first asks for it, rather than asking for it here.
-whenMade('stderr', (stream) => stream.on('error', onError(stream)));
+whenMade('stdout', (stream) => stream.on('error', onError('stdout')));
+whenMade('stderr', (stream) => stream.on('error', onError('stderr')));
+// After the listeners' hooks: a terminal's stream is made here, and gets its listener as it is made.
+const stdoutDirect = plainOutput(1);
+const stdout = new StdoutWriter(stdoutDirect ? directOutput(1, () => process.stdout) : process.stdout);
 const argv = process.argv.slice(2);
 // `runledger --version` alone answers before the commands are loaded (they are most of a start's CPU); with anything
 // else on the line, commander answers as for any command line. Both print the same line.
@@ -63,7 +68,7 @@ function stderrIsTTY(): boolean {
  * Calls `made` with process[name] once it exists, whoever asks for it first, by wrapping Node's lazy getter (which
  * is put back on first use); a process whose stream is not a configurable getter gets it made at once.
  */
-function whenMade(name: 'stderr', made: (stream: NodeJS.WriteStream) => void): void {
+function whenMade(name: 'stdout' | 'stderr', made: (stream: NodeJS.WriteStream) => void): void {
   const own = Object.getOwnPropertyDescriptor(process, name);
   if (own?.get === undefined || own.configurable !== true) {
     made(process[name]);
@@ -85,12 +90,12 @@ async function runCommandLine(argv: string[]): Promise<number> {
   const { runCommandLine: run } = await import('./cli/run-command-line.js');
   return run(argv, {
     stdout: (text) => {
-      if (gone.has(process.stdout)) return;
+      if (gone.has('stdout')) return;
       if (runsLive > 0 && stdout.failure) return;
       stdout.write(text);
     },
     stderr: (text) => {
-      if (!gone.has(process.stderr)) process.stderr.write(text);
+      if (!gone.has('stderr')) process.stderr.write(text);
     },
     flush: () => stdout.flush(),
     env: process.env,
@@ -98,8 +103,9 @@ async function runCommandLine(argv: string[]): Promise<number> {
     get isTTY() {
       return (stderrTTY ??= stderrIsTTY());
     },
-    ...(process.stdout.isTTY ? { columns: process.stdout.columns } : {}),
-    stdoutIsTTY: Boolean(process.stdout.isTTY),
+    // A file, a pipe, a socket or /dev/null (stdoutDirect) is no terminal: not asked of the stream, which is not made.
+    ...(!stdoutDirect && process.stdout.isTTY ? { columns: process.stdout.columns } : {}),
+    stdoutIsTTY: !stdoutDirect && Boolean(process.stdout.isTTY),
     signals: {
       on: (signal, handler) => {
         runsLive += 1;

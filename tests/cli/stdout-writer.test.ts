@@ -1,5 +1,8 @@
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { StdoutWriter } from '../../src/stdout-writer.js';
+import { directOutput, plainOutput, StdoutWriter } from '../../src/stdout-writer.js';
+import { tempDir } from '../support/run-cli.js';
 
 /** A target that records each write and can be told to fail. */
 function target(fail?: NodeJS.ErrnoException) {
@@ -43,5 +46,52 @@ describe('StdoutWriter', () => {
     const writer = new StdoutWriter(out);
     writer.write('x'.repeat(70_000));
     await expect(writer.flush()).rejects.toThrow(/ENOSPC/);
+  });
+});
+
+describe('directOutput', () => {
+  it('writes a file descriptor itself while writes succeed, never asking for the stream', async () => {
+    const file = join(tempDir('runledger-direct-'), 'out.txt');
+    const fd = openSync(file, 'w');
+    try {
+      expect(plainOutput(fd)).toBe(true);
+      const writer = new StdoutWriter(directOutput(fd, () => { throw new Error('the stream was asked for'); }));
+      const text = `${'\u00e9'.repeat(40_000)}\n`;
+      writer.write('first\n');
+      writer.write(text);
+      await writer.flush();
+    } finally {
+      closeSync(fd);
+    }
+    expect(readFileSync(file, 'utf8')).toBe(`first\n${'\u00e9'.repeat(40_000)}\n`);
+  });
+
+  it('hands the text whose write failed, and every text after it, to the stream, in order', async () => {
+    const file = join(tempDir('runledger-direct-'), 'read-only.txt');
+    writeFileSync(file, '');
+    const fd = openSync(file, 'r'); // write(2) fails: EBADF
+    const out = target();
+    let asked = 0;
+    try {
+      const writer = new StdoutWriter(directOutput(fd, () => ((asked += 1), out)));
+      writer.write('one\n');
+      writer.write('two\n');
+      await writer.flush();
+    } finally {
+      closeSync(fd);
+    }
+    expect(asked).toBe(1);
+    expect(out.pieces).toEqual(['one\n', 'two\n']);
+  });
+
+  it.runIf(process.platform !== 'win32')('takes /dev/null for no terminal, and no other character device', () => {
+    for (const [device, plain] of [['/dev/null', true], ['/dev/zero', false]] as const) {
+      const fd = openSync(device, 'w');
+      try {
+        expect(plainOutput(fd)).toBe(plain);
+      } finally {
+        closeSync(fd);
+      }
+    }
   });
 });
