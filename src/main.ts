@@ -28,11 +28,17 @@ const onError = (name: 'stdout' | 'stderr') => (error: NodeJS.ErrnoException) =>
   if (runsLive === 0) process.exit(process.exitCode ?? 0);
   gone.add(name);
 };
-whenMade('stdout', (stream) => stream.on('error', onError('stdout')));
+let direct: ReturnType<typeof directOutput> | undefined;
+whenMade('stdout', (stream) => {
+  stream.on('error', onError('stdout'));
+  // Made by someone else (commander, a library): from now on all of stdout goes through the stream's one queue.
+  direct?.handOver();
+});
 whenMade('stderr', (stream) => stream.on('error', onError('stderr')));
 // After the listeners' hooks: a terminal's stream is made here, and gets its listener as it is made.
 const stdoutDirect = plainOutput(1);
-const stdout = new StdoutWriter(stdoutDirect ? directOutput(1, () => process.stdout) : process.stdout);
+if (stdoutDirect) direct = directOutput(1, () => process.stdout);
+const stdout = new StdoutWriter(direct ?? process.stdout);
 const argv = process.argv.slice(2);
 // `runledger --version` alone answers before the commands are loaded (they are most of a start's CPU); with anything
 // else on the line, commander answers as for any command line. Both print the same line.

@@ -108,11 +108,16 @@ export function plainOutput(fd: number): boolean {
  * waits in libuv until the reader takes more, nothing lost or reordered, and the event loop keeps running (a retry
  * loop here would block it, and `serve` or a backfill's runs with it); EPIPE, ENOSPC, EIO or EBADF are the stream's
  * to report (its write fails the same way: a write(2) that fails writes nothing), through its callback and 'error'
- * event, as main.ts has always handled them.
+ * event, as main.ts has always handled them. `handOver()` sends every later text to the stream at once: main.ts calls it
+ * when something else made the stream (commander asking for its width, a library writing to it), so that what they
+ * write and what this writes stay in one queue, in order, as when every text went through the stream.
  */
-export function directOutput(fd: number, stream: () => HandOverTarget): WriteTarget {
+export function directOutput(fd: number, stream: () => HandOverTarget): WriteTarget & { handOver(): void } {
   let handedOver: HandOverTarget | undefined;
   return {
+    handOver() {
+      handedOver ??= stream();
+    },
     write(text, callback) {
       if (handedOver) return handedOver.write(text, callback);
       const bytes = Buffer.from(text, 'utf8');

@@ -84,6 +84,24 @@ describe('directOutput', () => {
     expect(out.pieces).toEqual(['one\n', 'two\n']);
   });
 
+  it('sends every text to the stream once told to hand over, though writes would succeed', async () => {
+    const file = join(tempDir('runledger-direct-'), 'out.txt');
+    const fd = openSync(file, 'w');
+    const out = target();
+    try {
+      const direct = directOutput(fd, () => out);
+      const writer = new StdoutWriter(direct);
+      writer.write('mine\n');
+      direct.handOver();
+      writer.write('theirs\n');
+      await writer.flush();
+    } finally {
+      closeSync(fd);
+    }
+    expect(readFileSync(file, 'utf8')).toBe('mine\n');
+    expect(out.pieces).toEqual(['theirs\n']);
+  });
+
   it.runIf(process.platform !== 'win32')('takes /dev/null for no terminal, and no other character device', () => {
     for (const [device, plain] of [['/dev/null', true], ['/dev/zero', false]] as const) {
       const fd = openSync(device, 'w');
