@@ -16,8 +16,8 @@ let stderrTTY: boolean | undefined;
 // Node makes process.stdout's and process.stderr's streams when they are first asked for; making one loads Node's
 // stream modules, and for a pipe or a terminal net and the socket code too (20M instructions of a start for a pipe).
 // stdout, when fstat says fd 1 is no terminal (a file, a pipe, a socket, /dev/null), is written with write(2) and its
-// stream made only if a write fails (directOutput); a terminal gets the stream, which knows its width. Most commands
-// never write to stderr. So each stream's listener is added when something (this file, commander, a warning, a
+// stream made only if a write fails (directOutput) or a command that runs long starts listening for signals (below);
+// a terminal gets the stream, which knows its width. Most commands never write to stderr. So each stream's listener is added when something (this file, commander, a warning, a
 // failed write) first asks for it, rather than asking for it here.
 const onError = (name: 'stdout' | 'stderr') => (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') {
@@ -115,6 +115,10 @@ async function runCommandLine(argv: string[]): Promise<number> {
     signals: {
       on: (signal, handler) => {
         runsLive += 1;
+        // A command that listens for signals runs long (backfill, scheduler, follow, serve): its stdout goes through
+        // the stream, as before, whose writes to a pipe queue while the reader stalls (a pager, a log shipper) where
+        // write(2) would block the event loop, and with it the runs' heartbeats and the children's output.
+        direct?.handOver();
         process.on(signal, handler);
       },
       off: (signal, handler) => {

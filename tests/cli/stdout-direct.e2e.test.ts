@@ -173,6 +173,39 @@ describe('stdout written to fd 1 directly', () => {
     expect(JSON.parse(readFileSync(probeOut, 'utf8')).net).toBe(true);
   }, 120_000);
 
+  test('a backfill whose reader stalls still records its runs: its stdout queues in the stream, as before', async () => {
+    // 3.2 MB of command output, far more than a socket holds: written with write(2), the backfill would block in it.
+    const copy = join(dir, 'stalled.db');
+    writeFileSync(copy, readFileSync(db));
+    const child = spawn(process.execPath, [BIN, '--db', copy, '--now', NOW, 'backfill', 'etl_daily', '--from', '2026-11-02', '--to', '2026-11-02', '--', 'sh', '-c', `yes ${'y'.repeat(64)} | head -n 50000`], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { ...process.env, RUNLEDGER_ACTOR: 'tester' },
+    });
+    child.stdout.pause();
+    const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
+    const status = () => {
+      const r = spawnSync(process.execPath, [BIN, '--db', copy, '--now', NOW, 'state', 'etl_daily', '--json'], { encoding: 'utf8' });
+      return (JSON.parse(r.stdout) as { dates: Array<{ date: string; status: string }> }).dates.find((d) => d.date === '2026-11-02')?.status;
+    };
+    try {
+      // Nothing read yet: the date is done all the same.
+      let done = false;
+      for (let i = 0; i < 60 && !done; i++) {
+        done = status() === 'success';
+        if (!done) await new Promise((wake) => setTimeout(wake, 250));
+      }
+      expect(done).toBe(true);
+      const chunks: Buffer[] = [];
+      child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+      child.stdout.resume();
+      expect(await exited).toBe(0);
+      const lines = Buffer.concat(chunks).toString('utf8').split('\n');
+      expect(lines.filter((line) => line === 'y'.repeat(64)).length).toBe(50_000);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 60_000);
+
   test('stdout and stderr into one file or one pipe interleave as the command wrote them', () => {
     // backfill writes each command's output line on stdout, then the date's progress line on stderr; the table on
     // stdout, then the summary on stderr.
