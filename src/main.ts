@@ -17,8 +17,8 @@ let stderrTTY: boolean | undefined;
 // stream modules, and for a pipe or a terminal net and the socket code too (20M instructions of a start for a pipe).
 // stdout, when fstat says fd 1 is no terminal (a file, a pipe, a socket, /dev/null), is written with write(2) and its
 // stream made only if a write fails (directOutput) or a command that runs long starts listening for signals (below);
-// a terminal gets the stream, which knows its width. Most commands never write to stderr. So each stream's listener is added when something (this file, commander, a warning, a
-// failed write) first asks for it, rather than asking for it here.
+// a terminal gets the stream, which knows its width. Most commands never write to stderr. So each stream's listener
+// is added when something (this file, commander, a warning, a failed write) first asks for it, not here.
 const onError = (name: 'stdout' | 'stderr') => (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') {
     if (name === 'stdout') stdout.failed(error);
