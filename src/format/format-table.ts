@@ -114,7 +114,10 @@ function tableLine(cells: string[], widths: number[], flexible?: readonly number
   const last = cells.length - 1;
   // The padded cells joined once: one flat string, where adding them up one by one made a tree of pieces that every
   // later join walked again.
-  const parts = new Array<string>(cells.length);
+  // Each cell but the last is followed by its padding, one of a few texts of spaces made once: a padded copy of each
+  // cell (and a copy of that with the two spaces) was garbage made 16 times a line.
+  const parts = LINE_PARTS;
+  parts.length = 2 * cells.length - 1;
   let text = '';
   for (let i = 0; i <= last; i++) {
     const cell = cells[i] as string;
@@ -123,7 +126,10 @@ function tableLine(cells: string[], widths: number[], flexible?: readonly number
       if (test && hasTerminalControls(cell)) return undefined;
       text = cut(cell, widths[i] ?? cell.length);
     }
-    parts[i] = i === last ? text : `${text.padEnd(widths[i] ?? 0)}  `;
+    parts[2 * i] = text;
+    if (i === last) break;
+    const short = (widths[i] ?? 0) - text.length;
+    parts[2 * i + 1] = SPACES[short > 0 ? short + 2 : 2] ?? spaces(short > 0 ? short + 2 : 2);
   }
   const line = parts.join('');
   // A line that ends in a printable ASCII character has no space to trim (trimEnd would copy it first). A trimmed
@@ -132,6 +138,17 @@ function tableLine(cells: string[], widths: number[], flexible?: readonly number
   if (end > 0x20 && end < 0x7f) return line;
   return test && hasTerminalControls(line) ? undefined : line.trimEnd();
 }
+
+/** The parts of the line `tableLine` is making, one list for every line (a line is made start to end, nothing between). */
+const LINE_PARTS: string[] = [];
+
+/** `count` spaces (`padEnd`'s padding and the two between columns), each length made once (`SPACES`). */
+function spaces(count: number): string {
+  const text = ' '.repeat(count);
+  SPACES[count] = text;
+  return text;
+}
+const SPACES: string[] = [];
 
 /** `text` cut to `width` characters, the last one "…" when anything was cut. */
 export function cut(text: string, width: number): string {

@@ -129,8 +129,10 @@ export function createTimetable(spec: TimetableSpec): Timetable {
     if (schedule.kind !== 'cron') return Math.floor((ticks.atOrBefore(last) - first) / schedule.stepMs) + 1;
     if (stepMs !== undefined) {
       // Evenly spaced cron ticks: `first` and the whole steps after it through `last` (by a remainder, exact).
+      // Math.floor of a quotient already whole: the same number, made a small integer (V8 boxes a division's result, and
+      // a status row's behind, missing and total then each held a boxed number until the table was printed).
       const span = last - first;
-      return (span - (span % stepMs)) / stepMs + 1;
+      return Math.floor((span - (span % stepMs)) / stepMs) + 1;
     }
     return countCronTicks(matcher as CronMatcher, clock, schedule.everyHour, first - 1, last);
   }
