@@ -142,10 +142,13 @@ function tableLine(cells: string[], widths: number[], flexible?: readonly number
 /** The parts of the line `tableLine` is making, one list for every line (a line is made start to end, nothing between). */
 const LINE_PARTS: string[] = [];
 
-/** `count` spaces (`padEnd`'s padding and the two between columns), each length made once (`SPACES`). */
+/**
+ * `count` spaces (`padEnd`'s padding and the two between columns), each length up to 256 made once (`SPACES`); a
+ * longer padding (a column widened by a long cell, `--wide`) is made each time, so no process keeps every length of it.
+ */
 function spaces(count: number): string {
   const text = ' '.repeat(count);
-  SPACES[count] = text;
+  if (count <= 256) SPACES[count] = text;
   return text;
 }
 const SPACES: string[] = [];

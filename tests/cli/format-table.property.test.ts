@@ -77,3 +77,16 @@ test('formatTable gives the flatten-first layout for any cells and fit', () => {
     { numRuns: 2000 },
   );
 });
+
+test('paddings longer than the kept texts of spaces (a column widened past 256 by a long cell) lay out as padEnd does, twice over', () => {
+  const rows = [
+    ['x'.repeat(300), 'b', 'c'],
+    ['a', 'y'.repeat(1000), 'c'],
+    ['', '', ''],
+    ['short', 'z'.repeat(255), 'end'],
+  ];
+  for (const fit of [{ wide: true }, {}, { flexible: [0, 1], maxCell: 400 }] as TableFit[]) {
+    expect(formatTable(['A', 'B', 'C'], rows, fit)).toBe(flattenFirst(['A', 'B', 'C'], rows, fit));
+    expect(formatTable(['A', 'B', 'C'], rows, fit)).toBe(flattenFirst(['A', 'B', 'C'], rows, fit));
+  }
+});
