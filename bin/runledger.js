@@ -25,7 +25,7 @@ else {
   // bytecode ran, spent more instructions compiling than the code it optimized saved (a third of a cold `status` on
   // 1,000 pipelines). Eight times that budget leaves it to code that runs long (a rebuild, a verify, the server).
   // Node 22 and later tier up through Maglev first, with other flags: left as they are.
-  if (process.versions.node.startsWith('20.')) require('node:v8').setFlagsFromString('--interrupt-budget=524288');
+  if (process.versions.node.startsWith('20.')) setV8Flags('--interrupt-budget=524288');
   if (process.env.NODE_DISABLE_COMPILE_CACHE) require('../dist/cli/main.js');
   else if (typeof compileCacheOfNode() === 'function') {
     // Node 22 and later: Node's own compile cache (checksummed), which covers the dependencies too; in a folder that is
@@ -49,6 +49,29 @@ function compileCacheOfNode() {
 }
 
 /**
+ * V8's flags set from here, on Node 20 (the only Node this file sets any on). `node:v8` would load Node's whole streams
+ * stack with it (its heap snapshot code reads through a Readable: 23 modules, 7M instructions of a cold `status`, which
+ * writes to fd 1 without a stream); its setFlagsFromString is a call into the v8 binding, asked for here directly.
+ * Node 20 warns that process.binding('v8') is deprecated: that warning is not for this call, which no later Node makes
+ * (the binding's API is frozen with Node 20 itself), so it is silenced for this call alone. Where the binding cannot
+ * be had (the permission model refuses process.binding), `node:v8` does it as before.
+ */
+function setV8Flags(flags) {
+  let binding;
+  const quiet = process.noDeprecation;
+  try {
+    process.noDeprecation = true;
+    binding = process.binding('v8');
+  } catch {
+    // Refused: node:v8 below.
+  } finally {
+    process.noDeprecation = quiet;
+  }
+  if (typeof binding?.setFlagsFromString === 'function') binding.setFlagsFromString(flags);
+  else require('node:v8').setFlagsFromString(flags);
+}
+
+/**
  * Node 20 (no compile cache of its own): loads a bundle file as Node's require would (the same wrapper function, the
  * bundle's own files through this, everything else through Node), compiled with the V8 code cache written beside it
  * after an earlier start. Only the chunks, whose names carry a hash of their content, are cached: a cache is never
@@ -59,7 +82,7 @@ function cachedRequire(main) {
   // release builds): without it, a cache of the right length whose bytes went bad (zeroed blocks after a crash, a
   // disk error) was deserialized as it was and crashed the CLI (SIGSEGV) on every start until the file was removed.
   // Set before anything is compiled or written, so every cache carries a checksum and is checked against it.
-  require('node:v8').setFlagsFromString('--verify-snapshot-checksum');
+  setV8Flags('--verify-snapshot-checksum');
   const word = commandWord(argv);
   // V8 keeps the script's file name in the cache: a cache written by another install of the same build would name
   // that install's files in every stack trace, so each install (its dist/cli folder) has caches of its own.

@@ -29,8 +29,9 @@ beforeAll(async () => {
   }
   writeFileSync(
     join(dir, 'probe.cjs'),
-    // Which of the stream's modules the process loaded, written where PROBE_OUT says when it exits.
-    "process.on('exit', () => { const l = process.moduleLoadList; require('node:fs').writeFileSync(process.env.PROBE_OUT, JSON.stringify({ net: l.includes('NativeModule net'), syncWriteStream: l.includes('NativeModule internal/fs/sync_write_stream'), tty: l.includes('NativeModule tty') })); });\n",
+    // Which of the stream's modules the process loaded (stream: Node's streams stack, not even through node:v8, which
+    // bin/runledger.js does not load to set V8's flags), written where PROBE_OUT says when it exits.
+    "process.on('exit', () => { const l = process.moduleLoadList; require('node:fs').writeFileSync(process.env.PROBE_OUT, JSON.stringify({ net: l.includes('NativeModule net'), syncWriteStream: l.includes('NativeModule internal/fs/sync_write_stream'), tty: l.includes('NativeModule tty'), stream: l.includes('NativeModule stream') })); });\n",
   );
   const file = join(dir, 'pending.json');
   const r = sh(`${cli('pending etl_hourly --json')} > ${file}`);
@@ -46,10 +47,10 @@ function cli(args: string): string {
 
 let probes = 0;
 /** Runs a shell line with the probe's file in PROBE_OUT; stdout and stderr are pipes of their own. */
-function sh(line: string, shell = '/bin/sh'): ReturnType<typeof spawnSync> & { stdout: string; stderr: string; probe: () => { net: boolean; syncWriteStream: boolean; tty: boolean } } {
+function sh(line: string, shell = '/bin/sh'): ReturnType<typeof spawnSync> & { stdout: string; stderr: string; probe: () => { net: boolean; syncWriteStream: boolean; tty: boolean; stream: boolean } } {
   const probeOut = join(dir, `probe-${(probes += 1)}.json`);
   const r = spawnSync(shell, ['-c', line], { encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, PROBE_OUT: probeOut, RUNLEDGER_ACTOR: 'tester' } });
-  return Object.assign(r, { probe: () => JSON.parse(readFileSync(probeOut, 'utf8')) as { net: boolean; syncWriteStream: boolean; tty: boolean } });
+  return Object.assign(r, { probe: () => JSON.parse(readFileSync(probeOut, 'utf8')) as { net: boolean; syncWriteStream: boolean; tty: boolean; stream: boolean } });
 }
 
 describe('stdout written to fd 1 directly', () => {
@@ -58,25 +59,25 @@ describe('stdout written to fd 1 directly', () => {
     const toFile = sh(`${cli('status')} > ${file}`);
     expect(toFile.status, toFile.stderr).toBe(0);
     expect(toFile.stderr).toBe('');
-    expect(toFile.probe()).toEqual({ net: false, syncWriteStream: false, tty: false });
+    expect(toFile.probe()).toEqual({ net: false, syncWriteStream: false, tty: false, stream: false });
     const text = readFileSync(file, 'utf8');
     expect(text).toMatch(/^PIPELINE +SCHEDULE[^\n]*\netl_hourly +@hourly/);
 
     const toPipe = sh(`${cli('status')} | cat`);
     expect(toPipe.status, toPipe.stderr).toBe(0);
     expect(toPipe.stdout).toBe(text);
-    expect(toPipe.probe()).toEqual({ net: false, syncWriteStream: false, tty: false });
+    expect(toPipe.probe()).toEqual({ net: false, syncWriteStream: false, tty: false, stream: false });
 
     // A Node parent's `stdio: 'pipe'` is a socket pair.
     const probeOut = join(dir, 'probe-socket.json');
     const toSocket = spawnSync(process.execPath, ['-r', join(dir, 'probe.cjs'), BIN, '--db', db, '--now', NOW, 'status'], { encoding: 'utf8', env: { ...process.env, PROBE_OUT: probeOut } });
     expect(toSocket.status, toSocket.stderr).toBe(0);
     expect(toSocket.stdout).toBe(text);
-    expect(JSON.parse(readFileSync(probeOut, 'utf8'))).toEqual({ net: false, syncWriteStream: false, tty: false });
+    expect(JSON.parse(readFileSync(probeOut, 'utf8'))).toEqual({ net: false, syncWriteStream: false, tty: false, stream: false });
 
     const toNull = sh(`${cli('status')} > /dev/null`);
     expect(toNull.status, toNull.stderr).toBe(0);
-    expect(toNull.probe()).toEqual({ net: false, syncWriteStream: false, tty: false });
+    expect(toNull.probe()).toEqual({ net: false, syncWriteStream: false, tty: false, stream: false });
 
     const version = sh(`${cli('--version')} | cat`);
     expect(version.stdout).toMatch(/^\d+\.\d+\.\d+/);
