@@ -3,7 +3,7 @@ import { isDone, type DateState, type DateStatus } from '../../projections/date-
 import { initialState, type PipelineState } from '../../projections/pipeline-state.js';
 import type { PendingReason } from '../../projections/pending.js';
 import type { Slot } from '../../projections/slot.js';
-import { noPending, pendingReason, pipelineStatus, runsInFlight, statusRow, type LastFailure, type LastSuccess, type PipelineStatus, type PipelineStatusInput, type RunsInFlight } from '../../projections/views/pipeline-status.js';
+import { noPending, pendingReason, pipelineStatus, runsInFlight, statusRowOf, type LastFailure, type LastSuccess, type PipelineStatus, type PipelineStatusInput, type RunsInFlight } from '../../projections/views/pipeline-status.js';
 import type { PipelineSummary, RunningDate, StatusSummary } from '../../projections/pipeline-summary.js';
 import { timetableCache, type TimetableOf } from '../store/read-model-fold.js';
 import type { ReadModels } from '../store/read-models.js';
@@ -282,23 +282,26 @@ async function rowsAfterLastDue(models: ReadModels, summary: PipelineSummary, la
 function rowOfParts(view: StatusView, at: DueAt, part: PendingPart, nowMs: number): PipelineStatus {
   const { summary, timetable, definition } = view;
   const firstSlotStart = at.throughSlot === undefined ? (timetable.first()?.dataInterval.start ?? null) : null;
-  return statusRow({
-    pipeline: summary.pipeline,
+  const throughSlot = at.throughSlot ?? null;
+  // The parts one by one (`statusRowOf`), not an object of them made for each row.
+  return statusRowOf(
+    summary.pipeline,
     definition,
-    watermark: summary.watermark?.date ?? null,
-    completeThrough: at.throughSlot ?? null,
+    summary.watermark?.date ?? null,
+    throughSlot,
     firstSlotStart,
-    anyDue: at.last !== undefined,
-    behind: part.behind,
-    pending: part.pending,
-    blocked: part.blocked,
-    firstBlocked: part.firstBlocked,
-    runs: at.runs,
-    lastFailure: lastFailureOf(summary),
-    lastSuccess: lastSuccessOf(summary),
+    at.last !== undefined,
+    part.behind,
+    part.pending,
+    part.blocked,
+    part.firstBlocked,
+    at.runs.inFlight,
+    at.runs.stalled,
+    lastFailureOf(summary),
+    lastSuccessOf(summary),
     nowMs,
-    lagFromMs: lagFromMs(at.throughSlot?.dataInterval.end ?? firstSlotStart ?? ''),
-  });
+    lagFromMs(throughSlot?.dataInterval.end ?? firstSlotStart ?? ''),
+  );
 }
 
 /**
