@@ -520,7 +520,7 @@ function prepare(db: Database.Database) {
     // Named rows, as the table holds them: what `verify --projections` compares with the fold.
     storedSummary: () => db.prepare('SELECT * FROM rm_pipelines WHERE pipeline = ?'),
     summaries: () => db.prepare(`SELECT ${PIPELINE_COLUMNS.join(', ')} FROM rm_pipelines ORDER BY pipeline`).raw(true),
-    statusSummaries: () => db.prepare(`SELECT ${statusSummarySelect((column) => `json_quote(${column})`)} FROM rm_pipelines ORDER BY ${NAME_ORDER_SQL}`).pluck(true),
+    statusSummaries: () => db.prepare(`SELECT ${statusSummarySelect((column) => `json_quote(${column})`, (column) => `ifnull(${column}, 'null')`)} FROM rm_pipelines ORDER BY ${NAME_ORDER_SQL}`).pluck(true),
     pipelineNames: () => db.prepare('SELECT pipeline FROM rm_pipelines ORDER BY pipeline').pluck(),
     auditEntries: () => db.prepare('SELECT coalesce(sum(audit_entries), 0) FROM rm_pipelines').pluck(),
     definitions: () => db.prepare('SELECT definition FROM rm_pipelines WHERE definition IS NOT NULL ORDER BY pipeline').pluck(),
