@@ -108,7 +108,8 @@ function cachedRequire(main) {
         // None yet.
       }
     }
-    const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n})`, { filename: file, ...(cachedData ? { cachedData } : {}) });
+    // The build wrote each file as the function Node's loader would wrap it in (scripts/build-cli.mjs, `wrapped`).
+    const script = new Script(source, { filename: file, ...(cachedData ? { cachedData } : {}) });
     if (hashed && (cachedData === undefined || script.cachedDataRejected)) written.push({ script, cacheFile });
     const local = (request) => (request.startsWith('./') ? load(join(dirname(file), request)) : require(request));
     script.runInThisContext()(module.exports, local, module, file, dirname(file));
