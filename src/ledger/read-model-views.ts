@@ -243,6 +243,8 @@ function lastParsed(): (text: string) => number {
 const throughLogicalMs = lastParsed();
 const lastLogicalMs = lastParsed();
 const lagFromMs = lastParsed();
+// The runs one scheduler pass started together hold one lease end: their rows ask it in turn.
+const leaseEndMs = lastParsed();
 
 /**
  * The runs in flight of a summary row as `statusRow` lists them (`runsInFlight`); the logical instants of the stalled
@@ -253,7 +255,7 @@ function runsOfSummary(running: readonly RunningDate[], nowMs: number, stalledMs
   if (running.length === 1) {
     const date = running[0] as RunningDate;
     const run = [{ date: date.date, runId: date.runId, leaseExpiresAt: date.leaseExpiresAt }];
-    if (!(Date.parse(date.leaseExpiresAt) <= nowMs)) return { inFlight: run, stalled: [] };
+    if (!(leaseEndMs(date.leaseExpiresAt) <= nowMs)) return { inFlight: run, stalled: [] };
     stalledMs.push(Date.parse(date.logicalDate));
     return { inFlight: [], stalled: run };
   }
