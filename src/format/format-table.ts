@@ -121,14 +121,18 @@ function tableLine(cells: string[], widths: number[], flexible?: readonly number
   let text = '';
   for (let i = 0; i <= last; i++) {
     const cell = cells[i] as string;
+    // The column's width and the cell's length read once each (a line of `status` over 1,000 pipelines is nine cells).
+    const width = widths[i];
+    let length = cell.length;
     text = cell;
-    if (flexible !== undefined && cell.length > (widths[i] ?? cell.length) && flexible.includes(i)) {
+    if (flexible !== undefined && length > (width ?? length) && flexible.includes(i)) {
       if (test && hasTerminalControls(cell)) return undefined;
-      text = cut(cell, widths[i] ?? cell.length);
+      text = cut(cell, width ?? length);
+      length = text.length;
     }
     parts[2 * i] = text;
     if (i === last) break;
-    const short = (widths[i] ?? 0) - text.length;
+    const short = (width ?? 0) - length;
     parts[2 * i + 1] = SPACES[short > 0 ? short + 2 : 2] ?? spaces(short > 0 ? short + 2 : 2);
   }
   const line = parts.join('');
