@@ -411,14 +411,20 @@ function sortedByPackedKeys(rows: PipelineStatus[]): boolean {
   return true;
 }
 
-/** Each distinct value's rank, the largest 0 (0 and -0 one value, as a subtraction compares them); undefined when one is NaN. */
+/**
+ * Each distinct value's rank, the largest 0 (0 and -0 one value, as a subtraction compares them); undefined when one is
+ * NaN. Sorted, equal values are neighbours: a value is new when it differs from the one before it (no lookup for each of
+ * the many equal lags of a fleet).
+ */
 function descendingRanks(values: Float64Array): { of: Map<number, number>; size: number } | undefined {
   const sorted = values.slice().sort();
   const of = new Map<number, number>();
+  let previous = Number.NaN;
   for (let i = sorted.length - 1; i >= 0; i--) {
     const value = sorted[i] as number;
     if (Number.isNaN(value)) return undefined;
-    if (!of.has(value)) of.set(value, of.size);
+    if (value !== previous) of.set(value, of.size);
+    previous = value;
   }
   return { of, size: of.size };
 }
