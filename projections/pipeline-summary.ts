@@ -57,9 +57,11 @@ export type PipelineSummary = {
 
 /**
  * What `status` reads of a pipeline's summary: everything but its counts, run tally, audit count, definition instant,
- * version and position, which no status row shows.
+ * version and position, which no status row shows, and its watermark's logical date (a row shows the key alone).
  */
-export type StatusSummary = Pick<PipelineSummary, 'pipeline' | 'definition' | 'watermark' | 'completeThrough' | 'lastSuccess' | 'lastFailure' | 'slotCounts' | 'misaligned' | 'throughSlots' | 'running' | 'latestMs' | 'paused' | 'retired'>;
+export type StatusSummary = Pick<PipelineSummary, 'pipeline' | 'definition' | 'completeThrough' | 'lastSuccess' | 'lastFailure' | 'slotCounts' | 'misaligned' | 'throughSlots' | 'running' | 'latestMs' | 'paused' | 'retired'> & {
+  watermark: Pick<DateMark, 'date'> | null;
+};
 
 /** The summary of a pipeline with no event yet. */
 export function emptySummary(pipeline: string): PipelineSummary {

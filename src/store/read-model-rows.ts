@@ -327,8 +327,8 @@ export function summaryOfRow(row: PipelineRow, definition?: PipelineDefinition |
 }
 
 /**
- * The columns of `rm_pipelines` a status summary is read from, as one expression: a JSON array of the seven plain
- * columns (each as JSON by `json`, which gives `null` for NULL) and the six JSON ones, so a row is one value and one
+ * The columns of `rm_pipelines` a status summary is read from, as one expression: a JSON array of the six plain
+ * values (each as JSON by `json`, which gives `null` for NULL) and the six JSON columns, so a row is one value and one
  * `JSON.parse`, not twenty-one values and six (over 1,000 pipelines, each value a driver hands over and each parse
  * cost more than the bytes they hold; eight values a row cost a cold `status` 4.9M instructions more than one).
  * `number`, when given, writes the three integer columns instead: an integer's text is its JSON already, so SQLite
@@ -338,11 +338,13 @@ export function summaryOfRow(row: PipelineRow, definition?: PipelineDefinition |
  * db.prepare(`SELECT ${statusSummarySelect((c) => `json_quote(${c})`)} FROM rm_pipelines`).pluck(true)
  */
 export function statusSummarySelect(json: (column: string) => string, number: (column: string) => string = json): string {
-  const plain = [...['pipeline', 'watermark_date', 'watermark_logical', 'complete_through'].map(json), ...['misaligned', 'through_slots', 'latest_ms'].map(number)];
+  // The watermark's key alone (a status row shows no logical date), null unless both are set, as a summary decodes it.
+  const watermark = 'CASE WHEN watermark_logical IS NULL THEN NULL ELSE watermark_date END';
+  const plain = [...['pipeline', watermark, 'complete_through'].map(json), ...['misaligned', 'through_slots', 'latest_ms'].map(number)];
   const texts = ["coalesce(definition, 'null')", "coalesce(last_success, 'null')", "coalesce(last_failure, 'null')", 'slot_counts', 'running', "coalesce(control, 'null')"];
   // One concat_ws, not a chain of `||`: each `||` copied the text made so far (thirteen copies of a growing row,
   // 17% of the statement over 1,000 pipelines in SQLite). No value is NULL (the plain columns are quoted, the texts
-  // coalesced or NOT NULL), so concat_ws, which skips NULLs, joins all thirteen, in SQLite and PostgreSQL alike.
+  // coalesced or NOT NULL), so concat_ws, which skips NULLs, joins all twelve, in SQLite and PostgreSQL alike.
   return `concat('[', concat_ws(',', ${[...plain, ...texts].join(', ')}), ']')`;
 }
 
@@ -356,22 +358,20 @@ export const NAME_ORDER_SQL = "replace(pipeline, '_', '!')";
 /** A status summary from the text of `statusSummarySelect` (a bigint may come as text). */
 export function statusSummaryOfText(text: string): StatusSummary {
   const values = JSON.parse(text) as unknown[];
-  const definition = values[7] as PipelineDefinition | null;
-  const control = values[12] as { paused?: PipelineControl; retired?: PipelineControl } | null;
+  const control = values[11] as { paused?: PipelineControl; retired?: PipelineControl } | null;
   const watermarkDate = values[1] as string | null;
-  const watermarkLogical = values[2] as string | null;
-  const latestMs = values[6] as number | string | null;
+  const latestMs = values[5] as number | string | null;
   return {
     pipeline: values[0] as string,
-    definition,
-    watermark: watermarkDate === null || watermarkLogical === null ? null : { date: watermarkDate, logicalDate: watermarkLogical },
-    completeThrough: values[3] as string | null,
-    lastSuccess: values[8] as LastOutcome | null,
-    lastFailure: values[9] as LastOutcome | null,
-    slotCounts: values[10] as Record<string, number>,
-    misaligned: Number(values[4]),
-    throughSlots: Number(values[5]),
-    running: values[11] as RunningDate[],
+    definition: values[6] as PipelineDefinition | null,
+    watermark: watermarkDate === null ? null : { date: watermarkDate },
+    completeThrough: values[2] as string | null,
+    lastSuccess: values[7] as LastOutcome | null,
+    lastFailure: values[8] as LastOutcome | null,
+    slotCounts: values[9] as Record<string, number>,
+    misaligned: Number(values[3]),
+    throughSlots: Number(values[4]),
+    running: values[10] as RunningDate[],
     latestMs: latestMs === null ? null : Number(latestMs),
     paused: control?.paused ?? null,
     retired: control?.retired ?? null,
