@@ -5,10 +5,11 @@ const UTC_ZONES: ReadonlySet<string> = new Set(['UTC', 'Etc/UTC']);
 const YEAR_1 = Date.parse('0001-01-01T00:00:00Z');
 const YEAR_10000 = Date.parse('+010000-01-01T00:00:00Z');
 /**
- * `toISOString`'s text of an instant of years 1 to 9999 that is its own UTC wall time. Days 29–31 are left to the
- * parse, which rolls a day its month lacks into the next month (`2026-02-30` is March 2nd), as the answer must.
+ * `toISOString`'s text of an instant of years 1 to 9999 that is its own UTC wall time: days 1–28 of any month, 29 and
+ * 30 of any but February, 31 of the months that have one. February 29th is left to the parse, which rolls it into
+ * March in a common year (as it does `2026-02-30`), as the answer must.
  */
-const CANONICAL_UTC = /^(?!0000)\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+const CANONICAL_UTC = /^(?!0000)\d{4}-(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
 
 /**
  * An instant as the pipeline's people read it: wall time in its zone with the offset, as date keys and data

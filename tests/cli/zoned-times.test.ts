@@ -24,6 +24,8 @@ describe('inZone', () => {
   test('UTC and Etc/UTC read as Intl reads a zone of offset 0, milliseconds, year 1 and year 9999 included', () => {
     // A day its month lacks (which Date.parse rolls into the next month) is read as every other zone reads it.
     const instants = ['0001-01-01T00:00:00Z', '0099-12-31T23:59:59.999Z', '1969-12-31T23:59:59.001Z', '1970-01-01T00:00:00Z', '2026-03-29T01:00:00.5Z', '9999-12-31T23:59:59Z', '2026-02-30T10:00:00.000Z', '2026-04-31T00:00:00.000Z'];
+    // Days 29–31 of every month, in a common year and a leap year (those a month has are read from their text).
+    for (const year of ['2026', '2024', '1900', '2000']) for (let month = 1; month <= 12; month++) for (const day of [29, 30, 31]) instants.push(`${year}-${String(month).padStart(2, '0')}-${day}T23:59:59.999Z`);
     for (let i = 0; i < 200; i++) instants.push(new Date(Date.UTC(1900, 0, 1) + i * 7_919_999_999_987).toISOString());
     for (const iso of instants) {
       expect(inZone(iso, 'UTC'), iso).toBe(inZone(iso, 'Etc/GMT'));
