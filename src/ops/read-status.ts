@@ -44,10 +44,12 @@ export async function addOverdueRetries(ledger: Ledger, rows: PipelineStatus[], 
  * place. Only a ledger with pools has its definitions and live runs read for it.
  */
 export async function addPoolWaits(ledger: Ledger, rows: PipelineStatus[], nowMs: number): Promise<void> {
+  // Rows whose pipelines are known to be in no pool need no definition read (status over 1,000 pipelines parsed each
+  // again); when none is in a pool, no row is even looked at.
+  const pooled = pooledOfStatusRows(rows);
+  if (pooled !== undefined && pooled.size === 0) return;
   const waiting = rows.filter((row) => startable(row) > 0);
   if (waiting.length === 0) return;
-  // Rows whose pipelines are known to be in no pool need no definition read (status over 1,000 pipelines parsed each again).
-  const pooled = pooledOfStatusRows(rows);
   if (pooled !== undefined && waiting.every((row) => !pooled.has(row.pipeline))) return;
   const definitions = await ledger.pipelines();
   const poolOf = new Map(definitions.flatMap((d) => (d.pool === undefined ? [] : [[d.pipeline, d.pool] as const])));
