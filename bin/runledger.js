@@ -58,14 +58,16 @@ function compileCacheOfNode() {
  */
 function setV8Flags(flags) {
   let binding;
-  const quiet = process.noDeprecation;
+  // Under --no-deprecation the flag is already set, and read-only: left alone. One that cannot be set (read-only and
+  // false) throws here, and node:v8 does the work instead.
+  const silence = !process.noDeprecation;
   try {
-    process.noDeprecation = true;
+    if (silence) process.noDeprecation = true;
     binding = process.binding('v8');
   } catch {
     // Refused: node:v8 below.
   } finally {
-    process.noDeprecation = quiet;
+    if (silence) process.noDeprecation = false;
   }
   if (typeof binding?.setFlagsFromString === 'function') binding.setFlagsFromString(flags);
   else require('node:v8').setFlagsFromString(flags);
@@ -117,8 +119,11 @@ function cachedRequire(main) {
     return module.exports;
   };
   if (dirOk) {
-    process.once('exit', () => {
-      if (written.length === 0) return;
+    process.once('exit', (code) => {
+      // Only a run that succeeded writes: a cache holds what its run compiled, so one written by a run that stopped
+      // early (a mistyped --db, a missing addon) would be accepted by every later start and leave most of the
+      // command to compile each time, until the next upgrade.
+      if (written.length === 0 || code !== 0) return;
       written.forEach(writeCache);
       pruneCache(install);
     });

@@ -38,6 +38,16 @@ describe('the code cache never changes what a command does', () => {
     expect(run(['stat'], cache)).toEqual(typo);
   });
 
+  test.skipIf(nodeCaches)('a start that fails writes no cache (it would hold too little); the next one that succeeds does', () => {
+    const cache = join(dir, 'failed-first');
+    const missing = run(['--db', join(dir, 'no-such-ledger.db'), '--now', NOW, 'status'], cache);
+    expect(missing.code).toBe(4);
+    expect(readdirSync(cache).filter((name) => name.includes('-status-'))).toEqual([]);
+    const ok = run(status, cache);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(readdirSync(cache).filter((name) => name.startsWith('core-') && name.includes('-status-'))).toHaveLength(1);
+  });
+
   test.skipIf(nodeCaches)('a cache that is garbage or cut short is compiled past and written again', () => {
     const cache = join(dir, 'broken');
     const first = run(status, cache);

@@ -11,9 +11,9 @@ const run = (nodeArgs: string[], args: string[], env: Record<string, string> = {
   spawnSync(process.execPath, [...nodeArgs, BIN, ...args], { encoding: 'utf8', env: { ...process.env, RUNLEDGER_ACTOR: 'tester', ...env } });
 
 describe('V8 flags set without node:v8', () => {
-  test('no deprecation warning reaches stderr, not even under --throw-deprecation or --pending-deprecation', () => {
+  test('no deprecation warning reaches stderr, under --throw-deprecation, --pending-deprecation or --no-deprecation (read-only then) alike', () => {
     const db = join(tempDir('runledger-v8-flags-'), 'ledger.db');
-    for (const options of ['', '--throw-deprecation', '--pending-deprecation']) {
+    for (const options of ['', '--throw-deprecation', '--pending-deprecation', '--no-deprecation']) {
       const define = run([], ['--db', db, 'define', 'etl', '--schedule', '@daily', '--start', '2026-11-02'], { NODE_OPTIONS: options });
       expect(define.status, define.stderr).toBe(0);
       expect(define.stderr).toBe('');
@@ -22,6 +22,15 @@ describe('V8 flags set without node:v8', () => {
       expect(status.stderr).toBe('');
       expect(status.stdout).toMatch(/^PIPELINE +SCHEDULE[^\n]*\netl +@daily/);
     }
+  });
+
+  test('--no-deprecation given to node itself: every command runs', () => {
+    const db = join(tempDir('runledger-v8-flags-'), 'ledger.db');
+    const define = run(['--no-deprecation'], ['--db', db, 'define', 'etl', '--schedule', '@daily', '--start', '2026-11-02']);
+    expect(define.status, define.stderr).toBe(0);
+    const status = run(['--no-deprecation'], ['--db', db, '--now', '2026-11-05T00:00:00Z', 'status']);
+    expect(status.status, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/^PIPELINE +SCHEDULE[^\n]*\netl +@daily/);
   });
 
   test.runIf(process.versions.node.startsWith('20.'))('where the permission model refuses the binding, node:v8 sets the flags and the command runs', () => {
