@@ -48,6 +48,16 @@ describe('the code cache never changes what a command does', () => {
     expect(readdirSync(cache).filter((name) => name.startsWith('core-') && name.includes('-status-'))).toHaveLength(1);
   });
 
+  test.skipIf(nodeCaches)('a check that does not hold (exit 7) ran its whole command: it writes its cache, and the next start reads it', () => {
+    const cache = join(dir, 'check-7');
+    expect(run(['--db', db, '--now', NOW, 'define', 'etl_check', '--schedule', '@daily', '--start', '2026-11-02'], cache).code).toBe(0);
+    const check = ['--db', db, '--now', NOW, 'check', 'etl_check', '--max-pending', '0'];
+    const first = run(check, cache);
+    expect(first.code, first.stderr).toBe(7);
+    expect(readdirSync(cache).filter((name) => name.startsWith('core-') && name.includes('-check-'))).toHaveLength(1);
+    expect(run(check, cache)).toEqual(first);
+  });
+
   test.skipIf(nodeCaches)('a cache that is garbage or cut short is compiled past and written again', () => {
     const cache = join(dir, 'broken');
     const first = run(status, cache);
