@@ -60,14 +60,18 @@ function setV8Flags(flags) {
   let binding;
   // Under --no-deprecation the flag is already set, and read-only: left alone. One that cannot be set (read-only and
   // false) throws here, and node:v8 does the work instead.
-  const silence = !process.noDeprecation;
+  let silenced = false;
   try {
-    if (silence) process.noDeprecation = true;
+    if (!process.noDeprecation) {
+      process.noDeprecation = true;
+      silenced = true;
+    }
     binding = process.binding('v8');
   } catch {
     // Refused: node:v8 below.
   } finally {
-    if (silence) process.noDeprecation = false;
+    // Put back only what was set here: a flag that could not be set (read-only and false) would throw again.
+    if (silenced) process.noDeprecation = false;
   }
   if (typeof binding?.setFlagsFromString === 'function') binding.setFlagsFromString(flags);
   else require('node:v8').setFlagsFromString(flags);

@@ -3,6 +3,7 @@
 // warn that process.binding is deprecated: the warning is silenced for that call alone, so no command prints it or,
 // under --throw-deprecation, dies of it; where the binding is refused (the permission model), node:v8 sets them.
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { BIN, tempDir } from '../support/run-cli.js';
@@ -31,6 +32,15 @@ describe('V8 flags set without node:v8', () => {
     const status = run(['--no-deprecation'], ['--db', db, '--now', '2026-11-05T00:00:00Z', 'status']);
     expect(status.status, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/^PIPELINE +SCHEDULE[^\n]*\netl +@daily/);
+  });
+
+  test('a process.noDeprecation that is read-only and false (a preload froze it): the command runs', () => {
+    const dir = tempDir('runledger-v8-flags-');
+    const preload = join(dir, 'frozen.cjs');
+    writeFileSync(preload, "Object.defineProperty(process, 'noDeprecation', { value: false, writable: false, configurable: true });\n");
+    const define = run(['--require', preload], ['--db', join(dir, 'ledger.db'), 'define', 'etl', '--schedule', '@daily', '--start', '2026-11-02']);
+    expect(define.status, define.stderr).toBe(0);
+    expect(define.stderr).toBe('');
   });
 
   test.runIf(process.versions.node.startsWith('20.'))('where the permission model refuses the binding, node:v8 sets the flags and the command runs', () => {
