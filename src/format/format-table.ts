@@ -117,7 +117,8 @@ function tableLine(cells: string[], widths: number[], flexible?: readonly number
   // Each cell but the last is followed by its padding, one of a few texts of spaces made once: a padded copy of each
   // cell (and a copy of that with the two spaces) was garbage made 16 times a line.
   const parts = LINE_PARTS;
-  parts.length = 2 * cells.length - 1;
+  // A line of no cells (an empty header or row) is an empty line, as before; its length of -1 would throw.
+  parts.length = Math.max(0, 2 * cells.length - 1);
   let text = '';
   for (let i = 0; i <= last; i++) {
     const cell = cells[i] as string;

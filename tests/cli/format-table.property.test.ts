@@ -90,3 +90,8 @@ test('paddings longer than the kept texts of spaces (a column widened past 256 b
     expect(formatTable(['A', 'B', 'C'], rows, fit)).toBe(flattenFirst(['A', 'B', 'C'], rows, fit));
   }
 });
+
+test('a line of no cells (an empty header, an empty row) is an empty line, not a RangeError', () => {
+  expect(formatTable([], [])).toBe('\n');
+  expect(formatTable(['A', 'B'], [[]])).toBe('A  B\n\n');
+});
