@@ -46,6 +46,11 @@ describe('the code cache never changes what a command does', () => {
     const ok = run(status, cache);
     expect(ok.code, ok.stderr).toBe(0);
     expect(readdirSync(cache).filter((name) => name.startsWith('core-') && name.includes('-status-'))).toHaveLength(1);
+    // A check that does not hold (exit 7) did all its work, and may fail from cron for days: it writes its cache.
+    expect(run(['--db', db, '--now', NOW, 'define', 'etl_late', '--schedule', '@daily', '--start', '2026-10-01'], cache).code).toBe(0);
+    const failing = run(['--db', db, '--now', NOW, 'check', '--max-pending', '0'], cache);
+    expect(failing.code, failing.stderr).toBe(7);
+    expect(readdirSync(cache).filter((name) => name.startsWith('core-') && name.includes('-check-'))).toHaveLength(1);
   });
 
   test.skipIf(nodeCaches)('a cache that is garbage or cut short is compiled past and written again', () => {
