@@ -124,10 +124,11 @@ function cachedRequire(main) {
   };
   if (dirOk) {
     process.once('exit', (code) => {
-      // Only a run that got through its command writes: a cache holds what its run compiled, so one written by a run
-      // that stopped early (a mistyped --db, a missing addon: 1 to 4) would be accepted by every later start and leave
-      // most of the command to compile each time, until the next upgrade. 5, 6 and 7 are answers, not early stops: a
-      // `check` that does not hold (7) is what a monitor runs every few minutes, and must get its cache too.
+      // Only a run that went to its end writes: a cache holds what its run compiled, so one written by a run that
+      // stopped early (a mistyped --db: exit 4, bad input: 2, a refusal: 3, a crash: 1) would be accepted by every
+      // later start and leave most of the command to compile each time, until the next upgrade. A verify that found
+      // damage (5), a backfill with a failed run (6) and a check that does not hold (7) did all their work: a
+      // `check` run from cron may fail for days.
       if (written.length === 0 || !(code === 0 || code === 5 || code === 6 || code === 7)) return;
       written.forEach(writeCache);
       pruneCache(install);
