@@ -262,6 +262,10 @@ async function schedule(ledger: Ledger, options: SchedulerOptions, parallel: num
           again ??= setTimeout(other, OLD_RUN_RECHECK_MS);
         };
         drain.addEventListener('abort', other, { once: true });
+        // A drain that came while this pass planned its wake (a SIGTERM during nextWake, or an onEvent that drains on
+        // 'sleep') fired before the listener was there: without this the scheduler slept until its wake, or for ~23
+        // days with nothing due, and never stopped.
+        if (drain.aborted) other();
         poke = () => {
           // Our own starts and ends move the head too: wait for a quiet gap, so a burst makes one pass.
           const wait = Math.max(0, lastPass + minGap - Date.now());

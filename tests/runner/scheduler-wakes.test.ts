@@ -84,3 +84,22 @@ describe('a scheduler woken by appends', () => {
   });
 });
 
+describe('a scheduler asked to stop', () => {
+  test('when the drain comes while it plans its sleep (nothing due: it would sleep for weeks) then it stops at once', { timeout: 30_000 }, async () => {
+    const { scheduler } = await ledgers();
+    const drain = new AbortController();
+    const events: SchedulerEvent[] = [];
+    // Drained from the 'sleep' event itself: after the pass checked the drain, before the sleep listens for it (as a
+    // SIGTERM during the wake's planning is). A scheduler that missed it hung here until the test's timeout.
+    await runScheduler(scheduler, {
+      taskFor: () => null,
+      drain: drain.signal,
+      onEvent: (event) => {
+        events.push(event);
+        if (event.event === 'sleep') drain.abort();
+      },
+    });
+    expect(events.filter((e) => e.event === 'sleep')).toHaveLength(1);
+    expect(events.at(-1)?.event).toBe('sleep');
+  });
+});
