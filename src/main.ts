@@ -36,8 +36,7 @@ whenMade('stdout', (stream) => {
 });
 whenMade('stderr', (stream) => stream.on('error', onError('stderr')));
 // After the listeners' hooks: a terminal's stream is made here, and gets its listener as it is made.
-const stdoutDirect = plainOutput(1);
-if (stdoutDirect) direct = directOutput(1, () => process.stdout);
+if (plainOutput(1)) direct = directOutput(1, () => process.stdout);
 const stdout = new StdoutWriter(direct ?? process.stdout);
 const argv = process.argv.slice(2);
 // `runledger --version` alone answers before the commands are loaded (they are most of a start's CPU); with anything
@@ -109,9 +108,9 @@ async function runCommandLine(argv: string[]): Promise<number> {
     get isTTY() {
       return (stderrTTY ??= stderrIsTTY());
     },
-    // A file, a pipe, a socket or /dev/null (stdoutDirect) is no terminal: not asked of the stream, which is not made.
-    ...(!stdoutDirect && process.stdout.isTTY ? { columns: process.stdout.columns } : {}),
-    stdoutIsTTY: !stdoutDirect && Boolean(process.stdout.isTTY),
+    // A file, a pipe, a socket or /dev/null (written directly) is no terminal: not asked of the stream, which is not made.
+    ...(direct === undefined && process.stdout.isTTY ? { columns: process.stdout.columns } : {}),
+    stdoutIsTTY: direct === undefined && Boolean(process.stdout.isTTY),
     signals: {
       on: (signal, handler) => {
         runsLive += 1;
